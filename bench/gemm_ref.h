@@ -1,0 +1,36 @@
+/* bench/gemm_ref.h - the double-precision reference a GEMM result is checked against.
+ *
+ * Affordable at any size: when M*N*K <= GEMM_REF_FULL_LIMIT every element is
+ * computed; above it, every element of 16 rows (first, last, evenly spaced)
+ * and of 10 columns (likewise) -- so every row and column position, edge tiles
+ * included, is covered by some checked element, at a cost of (16N + 10M)K
+ * multiply-adds instead of MNK. Each element comes from gemm_ref_element
+ * (cpu/gemm_naive.c), accumulated in double.
+ */
+#ifndef BENCH_GEMM_REF_H
+#define BENCH_GEMM_REF_H
+
+#include <stddef.h>
+#include "check.h"
+
+#define GEMM_REF_FULL_LIMIT (512.0 * 512.0 * 512.0)
+
+typedef struct gemm_ref {
+    int M, N, K;
+    size_t n;       /* checked elements */
+    long *idx;      /* i*N + j of each */
+    double *val;    /* reference values */
+    float *gather;  /* scratch for the result's checked elements */
+} gemm_ref;
+
+/* Builds the reference of alpha*A*B + beta*C0 (C0 ignored when beta == 0),
+ * A MxK, B KxN, C MxN, contiguous row-major. Returns 0, -1 out of memory. */
+int gemm_ref_build(gemm_ref *r, int M, int N, int K, float alpha, const float *A,
+                   const float *B, float beta, const float *C0);
+
+/* Checks C (MxN contiguous) against the reference with the dtype's tolerance. */
+check_result gemm_ref_check(const gemm_ref *r, const float *C, dtype_t dtype);
+
+void gemm_ref_free(gemm_ref *r);
+
+#endif

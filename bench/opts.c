@@ -1,0 +1,235 @@
+/* bench/opts.c - parsing the bench command line (syntax; suites and
+ * backends are checked against the suite table in main.c). */
+#define _POSIX_C_SOURCE 200809L
+#include "opts.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void opts_usage(FILE *f)
+{
+    fputs(
+        "usage: bench [options]\n"
+        "Runs the same work on CPU and GPU backends, checks every result against a\n"
+        "double-precision reference, and writes results.csv, report.md and charts.\n"
+        "\n"
+        "  --suite LIST       comma-separated suites, or all (default all; see --list)\n"
+        "  --backend LIST     comma-separated backends (default: every backend of each suite)\n"
+        "  --sizes LIST       GEMM sizes: N (square) or MxNxK, comma-separated\n"
+        "  --quick            a few small sizes (a smoke run, well under a minute)\n"
+        "  --reps N           exactly N timed repetitions per case\n"
+        "  --min-time S       keep repeating until S seconds are measured (default 0.25)\n"
+        "  --threads N        CPU threads for OpenMP and OpenBLAS (default: all cores)\n"
+        "  --baseline NAME    backend speedups are measured against (default cpu-blas)\n"
+        "  --out DIR          run folder (default results/<UTC time>, and results/latest)\n"
+        "  --json FILE        also write the run as Google Benchmark JSON\n"
+        "  --no-plots         do not render charts\n"
+        "  --plot DIR         re-render the charts and report of an earlier run, then exit\n"
+        "  --emulate          run GPU cases on the CUDA host emulator (correctness only)\n"
+        "  --device N         GPU to use (default 0)\n"
+        "  --cuda-sync        synchronize after every GPU launch (debugging)\n"
+        "  --list             list suites and backends\n"
+        "  --info             print the machine: CPU, memory, BLAS, GPUs\n"
+        "  --help, --version\n"
+        "\n"
+        "Exit status: 0 every check passed, 1 a check failed or a case errored,\n"
+        "2 bad usage.\n",
+        f);
+}
+
+static int fail(char *err, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, cap, fmt, ap);
+    va_end(ap);
+    return 2;
+}
+
+/* A positive int: digits only, no sign, no overflow. */
+static int parse_pos_int(const char *s, long max, long *out)
+{
+    if (!s || !*s) return -1;
+    for (const char *p = s; *p; p++)
+        if (*p < '0' || *p > '9') return -1;
+    errno = 0;
+    long v = strtol(s, NULL, 10);
+    if (errno || v < 1 || v > max) return -1;
+    *out = v;
+    return 0;
+}
+
+int opts_parse_shape(const char *s, gemm_shape *out)
+{
+    char buf[128];
+    if (strlen(s) >= sizeof buf) return -1;
+    strcpy(buf, s);
+    long v[3];
+    int n = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, "x", &save); tok; tok = strtok_r(NULL, "x", &save)) {
+        if (n == 3 || parse_pos_int(tok, INT_MAX, &v[n])) return -1;
+        n++;
+    }
+    /* strtok_r skips empty tokens: reject "4xx4" and "x4" explicitly */
+    if (strstr(s, "xx") || s[0] == 'x' || s[strlen(s) - 1] == 'x') return -1;
+    if (n == 1) {
+        out->M = out->N = out->K = (int)v[0];
+    } else if (n == 3) {
+        out->M = (int)v[0];
+        out->N = (int)v[1];
+        out->K = (int)v[2];
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+/* Splits a comma list in place into items (pointers into s). */
+static int split_list(char *s, const char **items, int max, int *n)
+{
+    *n = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (*n == max) return -1;
+        items[(*n)++] = tok;
+    }
+    return *n ? 0 : -1;
+}
+
+int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap)
+{
+    memset(o, 0, sizeof *o);
+    o->min_time_s = -1;
+    o->baseline = "cpu-blas";
+    static char suites_buf[1024], backends_buf[1024];
+    size_t used = 0;
+    for (int i = 0; i < argc && used + 2 < sizeof o->command; i++)
+        used += (size_t)snprintf(o->command + used, sizeof o->command - used, "%s%s",
+                                 i ? " " : "", argv[i]);
+    int have_suite = 0;
+    for (int i = 1; i < argc; i++) {
+        char *a = argv[i];
+        char *val = NULL;
+        char name[64];
+        char *eq = strchr(a, '=');
+        if (strncmp(a, "--", 2) == 0 && eq && (size_t)(eq - a) < sizeof name) {
+            memcpy(name, a, (size_t)(eq - a));
+            name[eq - a] = '\0';
+            val = eq + 1;
+        } else {
+            snprintf(name, sizeof name, "%s", a);
+        }
+#define FLAG(n) (strcmp(name, n) == 0)
+#define NEED_VAL()                                                              \
+    do {                                                                        \
+        if (!val) {                                                             \
+            if (i + 1 >= argc) return fail(err, errcap, "bench: %s needs a value", name); \
+            val = argv[++i];                                                    \
+        }                                                                       \
+    } while (0)
+        if (FLAG("--help") || FLAG("-h")) {
+            o->help = 1;
+        } else if (FLAG("--version")) {
+            o->version = 1;
+        } else if (FLAG("--list")) {
+            o->list = 1;
+        } else if (FLAG("--info")) {
+            o->info = 1;
+        } else if (FLAG("--quick")) {
+            o->quick = 1;
+        } else if (FLAG("--no-plots")) {
+            o->no_plots = 1;
+        } else if (FLAG("--emulate")) {
+            o->emulate = 1;
+        } else if (FLAG("--cuda-sync")) {
+            o->cuda_sync = 1;
+        } else if (FLAG("--suite")) {
+            NEED_VAL();
+            snprintf(suites_buf, sizeof suites_buf, "%s", val);
+            if (split_list(suites_buf, o->suites, OPT_MAX_LIST, &o->nsuites))
+                return fail(err, errcap, "bench: bad --suite '%s'", val);
+            have_suite = 1;
+        } else if (FLAG("--backend")) {
+            NEED_VAL();
+            snprintf(backends_buf, sizeof backends_buf, "%s", val);
+            if (split_list(backends_buf, o->backends, OPT_MAX_LIST, &o->nbackends))
+                return fail(err, errcap, "bench: bad --backend '%s'", val);
+        } else if (FLAG("--sizes")) {
+            NEED_VAL();
+            char buf[1024];
+            const char *items[OPT_MAX_LIST];
+            snprintf(buf, sizeof buf, "%s", val);
+            if (split_list(buf, items, OPT_MAX_LIST, &o->nsizes))
+                return fail(err, errcap, "bench: bad --sizes '%s' (a list of N or MxNxK)", val);
+            for (int k = 0; k < o->nsizes; k++)
+                if (opts_parse_shape(items[k], &o->sizes[k]))
+                    return fail(err, errcap,
+                                "bench: bad size '%s' in --sizes (want a positive N or MxNxK)",
+                                items[k]);
+        } else if (FLAG("--reps")) {
+            NEED_VAL();
+            long v;
+            if (parse_pos_int(val, 1000000, &v))
+                return fail(err, errcap, "bench: bad --reps '%s' (want an integer >= 1)", val);
+            o->reps = (int)v;
+        } else if (FLAG("--threads")) {
+            NEED_VAL();
+            long v;
+            if (parse_pos_int(val, 4096, &v))
+                return fail(err, errcap, "bench: bad --threads '%s' (want an integer >= 1)", val);
+            o->threads = (int)v;
+        } else if (FLAG("--device")) {
+            NEED_VAL();
+            long v;
+            if (strcmp(val, "0") == 0) v = 0;
+            else if (parse_pos_int(val, 1024, &v))
+                return fail(err, errcap, "bench: bad --device '%s' (want an integer >= 0)", val);
+            o->device = (int)v;
+        } else if (FLAG("--min-time")) {
+            NEED_VAL();
+            char *end = NULL;
+            errno = 0;
+            double v = strtod(val, &end);
+            if (errno || end == val || *end || !isfinite(v) || v < 0 || v > 3600)
+                return fail(err, errcap, "bench: bad --min-time '%s' (want seconds, 0..3600)", val);
+            o->min_time_s = v;
+        } else if (FLAG("--baseline")) {
+            NEED_VAL();
+            o->baseline = val;
+        } else if (FLAG("--out")) {
+            NEED_VAL();
+            if (!*val || strlen(val) >= sizeof o->out)
+                return fail(err, errcap, "bench: bad --out '%s'", val);
+            snprintf(o->out, sizeof o->out, "%s", val);
+        } else if (FLAG("--json")) {
+            NEED_VAL();
+            if (!*val || strlen(val) >= sizeof o->json)
+                return fail(err, errcap, "bench: bad --json '%s'", val);
+            snprintf(o->json, sizeof o->json, "%s", val);
+        } else if (FLAG("--plot")) {
+            NEED_VAL();
+            if (!*val || strlen(val) >= sizeof o->plot_dir)
+                return fail(err, errcap, "bench: bad --plot '%s'", val);
+            snprintf(o->plot_dir, sizeof o->plot_dir, "%s", val);
+        } else {
+            return fail(err, errcap, "bench: unknown option '%s' (see bench --help)", a);
+        }
+        if (val && !(FLAG("--suite") || FLAG("--backend") || FLAG("--sizes") ||
+                     FLAG("--reps") || FLAG("--threads") || FLAG("--device") ||
+                     FLAG("--min-time") || FLAG("--baseline") || FLAG("--out") ||
+                     FLAG("--json") || FLAG("--plot")))
+            return fail(err, errcap, "bench: option '%s' takes no value", name);
+#undef FLAG
+#undef NEED_VAL
+    }
+    if (!have_suite) {
+        o->suites[0] = "all";
+        o->nsuites = 1;
+    }
+    return 0;
+}

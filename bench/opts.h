@@ -1,0 +1,48 @@
+/* bench/opts.h - the bench command line: parsing and validation.
+ * Everything a person can get wrong is rejected here, with one line naming
+ * the bad value, before any work starts (exit code 2). */
+#ifndef BENCH_OPTS_H
+#define BENCH_OPTS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define OPT_MAX_LIST 32
+#define OPT_PATH 1024
+
+typedef struct gemm_shape {
+    int M, N, K;
+} gemm_shape;
+
+typedef struct bench_opts {
+    const char *suites[OPT_MAX_LIST];   /* expanded: "all" -> every suite */
+    int nsuites;
+    const char *backends[OPT_MAX_LIST]; /* empty: every backend of each suite */
+    int nbackends;
+    gemm_shape sizes[OPT_MAX_LIST];     /* empty: each suite's default sweep */
+    int nsizes;
+    int quick;
+    int reps;            /* 0: harness default (count and time) */
+    double min_time_s;   /* < 0: harness default */
+    int threads;         /* CPU threads */
+    const char *baseline;
+    char out[OPT_PATH];  /* "" -> results/<UTC time> */
+    char json[OPT_PATH];
+    char plot_dir[OPT_PATH];
+    int no_plots;
+    int list, info, help, version;
+    int emulate;
+    int device;
+    int cuda_sync;
+    char command[2048];  /* the command line, for the record */
+} bench_opts;
+
+/* Parses argv into o. On bad input writes one line to err and returns 2. */
+int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap);
+
+/* Parses "512" or "MxNxK"; 0 on success. */
+int opts_parse_shape(const char *s, gemm_shape *out);
+
+void opts_usage(FILE *f);
+
+#endif

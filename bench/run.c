@@ -1,0 +1,83 @@
+/* bench/run.c - emitting rows, filling timing columns, the summary table. */
+#include "run.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int run_emit(bench_run *r, const result_row *row)
+{
+    int rc = csv_write_row(r->csv, row);
+    if (rc) r->io_error = 1;
+    if (strcmp(row->check, "fail") == 0) r->failed++;
+    if (r->nrows == r->cap) {
+        int cap = r->cap ? r->cap * 2 : 64;
+        result_row *p = realloc(r->rows, (size_t)cap * sizeof *p);
+        if (!p) return -1;
+        r->rows = p;
+        r->cap = cap;
+    }
+    r->rows[r->nrows] = *row;
+    r->rows[r->nrows].samples = NULL;
+    r->rows[r->nrows].nsamples = 0;
+    r->nrows++;
+    return rc;
+}
+
+void run_fill_timing(result_row *row, const measure_result *m, double flops, double bytes)
+{
+    const stats_summary *s = &m->stats;
+    row->reps = s->n;
+    row->median_ms = s->median;
+    row->min_ms = s->min;
+    row->max_ms = s->max;
+    row->mad_ms = s->mad;
+    row->samples = m->samples;
+    row->nsamples = m->n;
+    if (s->median > 0) {
+        if (flops > 0) row->gflops = flops / (s->median * 1e6);
+        if (bytes > 0) row->gbps = bytes / (s->median * 1e6);
+    }
+    double spread = stats_rel_spread(s);
+    size_t used = strlen(row->note);
+    if (spread > STATS_SPREAD_WARN)
+        used += (size_t)snprintf(row->note + used, sizeof row->note - used,
+                                 "%shigh spread: MAD %.1f%% of median", used ? "; " : "",
+                                 100.0 * spread);
+    if (m->hit_budget && used < sizeof row->note)
+        snprintf(row->note + used, sizeof row->note - used,
+                 "%stime budget reached after %d reps", used ? "; " : "", s->n);
+}
+
+static void fmt_num(char *buf, size_t cap, double v, const char *fmt)
+{
+    if (isnan(v)) snprintf(buf, cap, "-");
+    else snprintf(buf, cap, fmt, v);
+}
+
+void run_print_summary(const bench_run *r, FILE *f)
+{
+    fprintf(f, "%-9s %-16s %-15s %-11s %-15s %10s %10s %9s %-5s\n", "suite", "case", "shape",
+            "backend", "mode", "median_ms", "GFLOP/s", "speedup", "check");
+    for (int i = 0; i < r->nrows; i++) {
+        const result_row *w = &r->rows[i];
+        char med[24], gf[24], sp[24];
+        fmt_num(med, sizeof med, w->median_ms, "%.4g");
+        fmt_num(gf, sizeof gf, isnan(w->gflops) ? w->gbps : w->gflops, "%.4g");
+        fmt_num(sp, sizeof sp, w->speedup, "%.3gx");
+        fprintf(f, "%-9s %-16s %-15s %-11s %-15s %10s %10s %9s %-5s%s\n", w->suite,
+                w->case_name, w->shape, w->backend, w->mode, med, gf, sp, w->check,
+                w->emulated ? " (emulated)" : "");
+    }
+    int skipped = 0;
+    for (int i = 0; i < r->nrows; i++) skipped += strcmp(r->rows[i].check, "skip") == 0;
+    fprintf(f, "%d rows: %d passed, %d failed, %d skipped\n", r->nrows,
+            r->nrows - r->failed - skipped, r->failed, skipped);
+}
+
+void run_free(bench_run *r)
+{
+    free(r->rows);
+    r->rows = NULL;
+    r->nrows = r->cap = 0;
+}

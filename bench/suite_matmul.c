@@ -1,0 +1,263 @@
+/* bench/suite_matmul.c - the matmul suite: C = A*B (fp32, row-major) on every
+ * CPU backend, over a square sweep and real-model layer shapes.
+ * Each backend x shape is checked against the double reference, then timed;
+ * speedup = baseline median / this median, same shape, same run. */
+#include "suite.h"
+#include "gemm_backends.h"
+#include "gemm_ref.h"
+#include "check.h"
+#include "errmsg.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct named_shape {
+    const char *name;
+    int M, N, K;
+} named_shape;
+
+/* MxNxK: C is MxN, the reduction is K. Model layers: M = tokens or batch. */
+static const named_shape DEFAULT_SHAPES[] = {
+    {"square-128", 128, 128, 128},     {"square-256", 256, 256, 256},
+    {"square-512", 512, 512, 512},     {"square-1024", 1024, 1024, 1024},
+    {"square-2048", 2048, 2048, 2048},
+    {"mlp-fc1", 256, 512, 784},        /* MNIST MLP, batch 256: 784 -> 512 */
+    {"mlp-fc2", 256, 10, 512},         /* 512 -> 10 classes */
+    {"gpt2-qkv", 1024, 2304, 768},     /* GPT-2 small, 1024 tokens: x W_qkv */
+    {"gpt2-attn-out", 1024, 768, 768}, /* attention output projection */
+    {"gpt2-mlp-up", 1024, 3072, 768},  /* MLP 768 -> 3072 */
+    {"gpt2-mlp-down", 1024, 768, 3072},/* MLP 3072 -> 768 */
+};
+static const named_shape QUICK_SHAPES[] = {
+    {"square-64", 64, 64, 64},
+    {"square-128", 128, 128, 128},
+    {"square-256", 256, 256, 256},
+    {"odd-67x45x129", 67, 45, 129},
+    {"mlp-fc1", 256, 512, 784},
+};
+
+#define NSHAPES(a) ((int)(sizeof a / sizeof a[0]))
+
+static int shape_list(const bench_opts *o, named_shape *out, char (*names)[64])
+{
+    if (o->nsizes) {
+        for (int i = 0; i < o->nsizes; i++) {
+            const gemm_shape *s = &o->sizes[i];
+            if (s->M == s->N && s->N == s->K) snprintf(names[i], 64, "square-%d", s->M);
+            else snprintf(names[i], 64, "gemm-%dx%dx%d", s->M, s->N, s->K);
+            out[i] = (named_shape){names[i], s->M, s->N, s->K};
+        }
+        return o->nsizes;
+    }
+    const named_shape *src = o->quick ? QUICK_SHAPES : DEFAULT_SHAPES;
+    int n = o->quick ? NSHAPES(QUICK_SHAPES) : NSHAPES(DEFAULT_SHAPES);
+    memcpy(out, src, (size_t)n * sizeof *out);
+    return n;
+}
+
+/* Bytes the case needs: operands, output, and the (possibly full) reference. */
+static double shape_bytes(const named_shape *s)
+{
+    double mk = (double)s->M * s->K, kn = (double)s->K * s->N, mn = (double)s->M * s->N;
+    return 4.0 * (mk + kn + mn) + 20.0 * mn;
+}
+
+static int matmul_plan(const bench_opts *o, int *ncases, char *err, size_t errcap)
+{
+    named_shape shapes[OPT_MAX_LIST];
+    char names[OPT_MAX_LIST][64];
+    int ns = shape_list(o, shapes, names);
+    double mem = env_memory_bytes();
+    for (int i = 0; i < ns; i++) {
+        const named_shape *s = &shapes[i];
+        double biggest = fmax((double)s->M * s->K, fmax((double)s->K * s->N, (double)s->M * s->N));
+        if (biggest > (double)INT32_MAX) {
+            snprintf(err, errcap, "bench: size %dx%dx%d too large (a matrix over 2^31 elements)",
+                     s->M, s->N, s->K);
+            return 2;
+        }
+        if (mem > 0 && shape_bytes(s) > 0.75 * mem) {
+            snprintf(err, errcap,
+                     "bench: size %dx%dx%d needs %.1f GiB, more than this machine's %.1f GiB allows",
+                     s->M, s->N, s->K, shape_bytes(s) / 1073741824.0, mem / 1073741824.0);
+            return 2;
+        }
+    }
+    int nb = 0;
+    for (int b = 0; GEMM_CPU_IMPLS[b].name; b++) nb += suite_backend_selected(o, GEMM_CPU_IMPLS[b].name);
+    *ncases = nb * ns;
+    return 0;
+}
+
+typedef struct timed_ctx {
+    const gemm_impl *impl;
+    const named_shape *s;
+    float **A, **B, *C;
+    int nsets, next;
+} timed_ctx;
+
+static int timed_rep(void *p, double *ms)
+{
+    timed_ctx *c = p;
+    int k = c->next;
+    c->next = (c->next + 1) % c->nsets;
+    (void)ms; /* host clock: CPU work is finished when fn returns */
+    return c->impl->fn(c->s->M, c->s->N, c->s->K, 1.0f, c->A[k], c->s->K, c->B[k], c->s->N,
+                       0.0f, c->C, c->s->N);
+}
+
+static float *alloc_floats(size_t n)
+{
+    size_t bytes = (n * sizeof(float) + 63) / 64 * 64;
+    return aligned_alloc(64, bytes ? bytes : 64);
+}
+
+/* Test hook: BENCH_PLANT_FAULT=<backend> corrupts one element of that
+ * backend's checked result, so tests can watch a wrong answer fail end to end. */
+static void plant_fault(const char *backend, float *C, size_t n)
+{
+    const char *f = getenv("BENCH_PLANT_FAULT");
+    if (f && strcmp(f, backend) == 0) C[n / 2] += 1.0f;
+}
+
+/* Runs one backend on one shape: check, then time; fills row. */
+static void run_backend(bench_run *r, const gemm_impl *impl, const named_shape *s,
+                        timed_ctx *ctx, const gemm_ref *ref, result_row *row)
+{
+    const bench_opts *o = r->opt;
+    int named = o->nbackends > 0;
+    double flops = 2.0 * s->M * s->N * s->K;
+    if (!named && !o->nsizes && impl->default_max_flops > 0 && flops > impl->default_max_flops) {
+        snprintf(row->check, sizeof row->check, "skip");
+        snprintf(row->note, sizeof row->note,
+                 "%s skipped above %.3g FLOP in default sweeps; name it with --backend to run",
+                 impl->name, impl->default_max_flops);
+        return;
+    }
+    /* validate before timing: poisoned output, set 0 */
+    check_poison(ctx->C, (size_t)s->M * s->N);
+    err_clear();
+    if (impl->fn(s->M, s->N, s->K, 1.0f, ctx->A[0], s->K, ctx->B[0], s->N, 0.0f, ctx->C, s->N)) {
+        snprintf(row->check, sizeof row->check, "fail");
+        snprintf(row->note, sizeof row->note, "error: %s", *err_get() ? err_get() : "backend failed");
+        return;
+    }
+    plant_fault(impl->name, ctx->C, (size_t)s->M * s->N);
+    check_result cr = gemm_ref_check(ref, ctx->C, DTYPE_FP32);
+    row->max_abs_err = cr.max_abs_err;
+    row->rel_err = cr.rel_err;
+    row->tolerance = cr.tolerance;
+    if (!cr.pass) {
+        snprintf(row->check, sizeof row->check, "fail");
+        long w = cr.worst_index >= 0 ? ref->idx[cr.worst_index] : -1;
+        snprintf(row->note, sizeof row->note,
+                 "check failed: %ld non-finite; worst C[%ld,%ld] = %.7g, reference %.7g",
+                 cr.nonfinite, w >= 0 ? w / s->N : -1, w >= 0 ? w % s->N : -1,
+                 w >= 0 ? ctx->C[w] : NAN, cr.worst_index >= 0 ? ref->val[cr.worst_index] : NAN);
+        return;
+    }
+    snprintf(row->check, sizeof row->check, "pass");
+    measure_result m;
+    ctx->impl = impl;
+    ctx->next = 0;
+    int rc = measure_run(&r->mcfg, timed_rep, ctx, &m);
+    if (rc) {
+        snprintf(row->check, sizeof row->check, "fail");
+        snprintf(row->note, sizeof row->note, "error while timing: %s", err_get());
+        return;
+    }
+    run_fill_timing(row, &m, flops, 0);
+}
+
+static int matmul_run(bench_run *r)
+{
+    const bench_opts *o = r->opt;
+    named_shape shapes[OPT_MAX_LIST];
+    char names[OPT_MAX_LIST][64];
+    int ns = shape_list(o, shapes, names);
+    /* baseline first, so every other row's speedup is known when it is written */
+    const gemm_impl *order[8];
+    int nb = 0;
+    for (int b = 0; GEMM_CPU_IMPLS[b].name; b++)
+        if (strcmp(GEMM_CPU_IMPLS[b].name, o->baseline) == 0 &&
+            suite_backend_selected(o, GEMM_CPU_IMPLS[b].name))
+            order[nb++] = &GEMM_CPU_IMPLS[b];
+    int have_baseline = nb == 1;
+    for (int b = 0; GEMM_CPU_IMPLS[b].name; b++)
+        if (strcmp(GEMM_CPU_IMPLS[b].name, o->baseline) != 0 &&
+            suite_backend_selected(o, GEMM_CPU_IMPLS[b].name))
+            order[nb++] = &GEMM_CPU_IMPLS[b];
+    if (!have_baseline && nb)
+        fprintf(stderr, "bench: matmul: baseline %s not selected: speedups left empty\n",
+                o->baseline);
+
+    for (int si = 0; si < ns; si++) {
+        const named_shape *s = &shapes[si];
+        size_t mk = (size_t)s->M * s->K, kn = (size_t)s->K * s->N, mn = (size_t)s->M * s->N;
+        /* rotate input sets while one set would sit in the last-level cache */
+        double set_bytes = 4.0 * (double)(mk + kn);
+        int nsets = (int)fmin(4.0, fmax(1.0, ceil(2.0 * r->env.llc_bytes / set_bytes)));
+        float *A[4] = {0}, *B[4] = {0}, *C = alloc_floats(mn);
+        gemm_ref ref = {0};
+        int ok = C != NULL;
+        for (int k = 0; k < nsets && ok; k++) {
+            A[k] = alloc_floats(mk);
+            B[k] = alloc_floats(kn);
+            ok = A[k] && B[k];
+            if (ok) {
+                rng_fill_uniform(A[k], mk, 1000003ULL * (unsigned)si + 2 * k + 1);
+                rng_fill_uniform(B[k], kn, 1000003ULL * (unsigned)si + 2 * k + 2);
+            }
+        }
+        if (ok) ok = gemm_ref_build(&ref, s->M, s->N, s->K, 1.0f, A[0], B[0], 0.0f, NULL) == 0;
+        double base_median = NAN;
+        timed_ctx ctx = {NULL, s, A, B, C, nsets, 0};
+        for (int b = 0; b < nb; b++) {
+            const gemm_impl *impl = order[b];
+            result_row row;
+            result_row_init(&row);
+            snprintf(row.suite, sizeof row.suite, "matmul");
+            snprintf(row.case_name, sizeof row.case_name, "%s", s->name);
+            snprintf(row.backend, sizeof row.backend, "%s", impl->name);
+            snprintf(row.mode, sizeof row.mode, "host");
+            snprintf(row.dtype, sizeof row.dtype, "fp32");
+            snprintf(row.shape, sizeof row.shape, "%dx%dx%d", s->M, s->N, s->K);
+            snprintf(row.device, sizeof row.device, "%s", r->env.cpu);
+            row.threads = impl->serial ? 1 : cpu_threads_get();
+            char label[160];
+            snprintf(label, sizeof label, "matmul %s %s", row.shape, impl->name);
+            progress_start(&r->prog, label);
+            if (!ok) {
+                snprintf(row.check, sizeof row.check, "fail");
+                snprintf(row.note, sizeof row.note, "error: out of memory for %s", row.shape);
+            } else {
+                run_backend(r, impl, s, &ctx, &ref, &row);
+            }
+            if (have_baseline) {
+                snprintf(row.baseline, sizeof row.baseline, "%s", o->baseline);
+                if (b == 0) base_median = row.median_ms;
+                row.speedup = base_median / row.median_ms; /* NAN when either is missing */
+            }
+            run_emit(r, &row);
+            free(row.samples);
+            progress_finish_one(&r->prog);
+        }
+        gemm_ref_free(&ref);
+        for (int k = 0; k < nsets; k++) {
+            free(A[k]);
+            free(B[k]);
+        }
+        free(C);
+    }
+    return 0;
+}
+
+const suite_def SUITE_MATMUL = {
+    "matmul",
+    "fp32 GEMM, square sweep and model-layer shapes, every backend checked then timed",
+    GEMM_CPU_NAMES,
+    matmul_plan,
+    matmul_run,
+};

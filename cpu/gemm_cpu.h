@@ -1,0 +1,48 @@
+/* cpu/gemm_cpu.h - CPU single-precision GEMM backends.
+ *
+ * Contract (shared with kernels/gemm_cuda.h):
+ *   C[M x N] = alpha * A[M x K] * B[K x N] + beta * C[M x N]
+ *   row-major fp32; lda >= K, ldb >= N, ldc >= N (elements, not bytes);
+ *   any M, N, K >= 1 (no multiple-of-tile requirement); all pointers host memory.
+ *   beta == 0 means C is write-only: its old contents (even NaN) are ignored,
+ *   as in BLAS.
+ * Each function returns 0 on success, non-zero on a failure it can report
+ * (e.g. an allocation for packing buffers that failed).
+ * Threads: cpu-omp and cpu-blas use cpu_threads_set()'s count; cpu-naive is serial.
+ */
+#ifndef GEMM_CPU_H
+#define GEMM_CPU_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef int (*gemm_fn)(int M, int N, int K, float alpha,
+                       const float *A, int lda, const float *B, int ldb,
+                       float beta, float *C, int ldc);
+
+/* One element of the reference, in double:
+ *   alpha * sum_k A[i,k] * B[k,j] + beta * c_old   (beta == 0: c_old ignored).
+ * The checker's reference and cpu-naive are both built from this. */
+double gemm_ref_element(int i, int j, int K, double alpha, const float *A, int lda,
+                        const float *B, int ldb, double beta, float c_old);
+
+/* The reference backend: the plain triple loop, accumulating in double. */
+int gemm_cpu_naive(int M, int N, int K, float alpha, const float *A, int lda,
+                   const float *B, int ldb, float beta, float *C, int ldc);
+/* Hand-written OpenMP + SIMD: blocking, packing, register-blocked micro-kernel. */
+int gemm_cpu_omp(int M, int N, int K, float alpha, const float *A, int lda,
+                 const float *B, int ldb, float beta, float *C, int ldc);
+/* OpenBLAS cblas_sgemm. */
+int gemm_cpu_blas(int M, int N, int K, float alpha, const float *A, int lda,
+                  const float *B, int ldb, float beta, float *C, int ldc);
+
+/* Sets the thread count of both OpenMP (cpu-omp) and OpenBLAS (cpu-blas).
+ * They never run at once, so each gets all n threads without oversubscribing. */
+void cpu_threads_set(int n);
+int cpu_threads_get(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

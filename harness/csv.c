@@ -1,0 +1,415 @@
+/* harness/csv.c - the one CSV writer and a small RFC 4180 reader (see csv.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "csv.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const CSV_COLUMNS[] = {
+    "suite", "case", "backend", "mode", "dtype", "shape", "threads", "reps",
+    "median_ms", "min_ms", "max_ms", "mad_ms", "gflops", "gbps", "baseline",
+    "speedup", "max_abs_err", "rel_err", "tolerance", "check", "device", "emulated",
+    /* extra columns */
+    "h2d_ms", "compute_ms", "d2h_ms", "overlap_eff", "peak_dev_mb", "alloc_ms",
+    "bytes", "note", "samples_ms",
+};
+const int CSV_NCOLUMNS = (int)(sizeof CSV_COLUMNS / sizeof CSV_COLUMNS[0]);
+
+struct csv_writer {
+    FILE *f;
+    int failed;
+};
+
+void result_row_init(result_row *r)
+{
+    memset(r, 0, sizeof *r);
+    r->median_ms = r->min_ms = r->max_ms = r->mad_ms = NAN;
+    r->gflops = r->gbps = r->speedup = NAN;
+    r->max_abs_err = r->rel_err = r->tolerance = NAN;
+    r->h2d_ms = r->compute_ms = r->d2h_ms = r->overlap_eff = NAN;
+    r->peak_dev_mb = r->alloc_ms = r->bytes = NAN;
+}
+
+int csv_quote(const char *field, char *out, size_t cap)
+{
+    size_t n = 0;
+    int quote = strpbrk(field, ",\"\r\n") != NULL;
+    if (quote) {
+        if (n + 1 >= cap) return -1;
+        out[n++] = '"';
+    }
+    for (const char *p = field; *p; p++) {
+        size_t need = (*p == '"' && quote) ? 2 : 1;
+        if (n + need >= cap) return -1;
+        if (*p == '"' && quote) out[n++] = '"';
+        out[n++] = *p;
+    }
+    if (quote) {
+        if (n + 1 >= cap) return -1;
+        out[n++] = '"';
+    }
+    out[n] = '\0';
+    return (int)n;
+}
+
+/* A growable line buffer: rows are assembled whole, then written at once. */
+typedef struct {
+    char *s;
+    size_t n, cap;
+} linebuf;
+
+static int lb_put(linebuf *b, const char *s, size_t len)
+{
+    if (b->n + len + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 512;
+        while (b->n + len + 1 > cap) cap *= 2;
+        char *p = realloc(b->s, cap);
+        if (!p) return -1;
+        b->s = p;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->n, s, len);
+    b->n += len;
+    b->s[b->n] = '\0';
+    return 0;
+}
+
+static int lb_field(linebuf *b, const char *field, int first)
+{
+    size_t len = strlen(field);
+    size_t cap = 2 * len + 3;
+    char *q = malloc(cap);
+    if (!q) return -1;
+    int rc = (first ? 0 : lb_put(b, ",", 1));
+    int qn = csv_quote(field, q, cap);
+    if (rc == 0) rc = lb_put(b, q, (size_t)qn);
+    free(q);
+    return rc;
+}
+
+static int lb_num(linebuf *b, double v)
+{
+    char tmp[40] = "";
+    if (!isnan(v)) snprintf(tmp, sizeof tmp, "%.6g", v);
+    return lb_field(b, tmp, 0);
+}
+
+static int lb_int(linebuf *b, int v)
+{
+    char tmp[24];
+    snprintf(tmp, sizeof tmp, "%d", v);
+    return lb_field(b, tmp, 0);
+}
+
+csv_writer *csv_writer_open(const char *path, const char *const *context, int ncontext)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return NULL;
+    csv_writer *w = calloc(1, sizeof *w);
+    if (!w) {
+        fclose(f);
+        errno = ENOMEM;
+        return NULL;
+    }
+    w->f = f;
+    for (int i = 0; i < ncontext; i++) {
+        /* context lines must stay one line each */
+        fputs("# ", f);
+        for (const char *p = context[i]; *p; p++) fputc(*p == '\n' || *p == '\r' ? ' ' : *p, f);
+        fputc('\n', f);
+    }
+    for (int i = 0; i < CSV_NCOLUMNS; i++) {
+        fputs(CSV_COLUMNS[i], f);
+        fputc(i + 1 < CSV_NCOLUMNS ? ',' : '\n', f);
+    }
+    if (fflush(f) != 0 || ferror(f)) w->failed = 1;
+    return w;
+}
+
+int csv_write_row(csv_writer *w, const result_row *r)
+{
+    linebuf b = {0};
+    int rc = 0;
+    rc |= lb_field(&b, r->suite, 1);
+    rc |= lb_field(&b, r->case_name, 0);
+    rc |= lb_field(&b, r->backend, 0);
+    rc |= lb_field(&b, r->mode, 0);
+    rc |= lb_field(&b, r->dtype, 0);
+    rc |= lb_field(&b, r->shape, 0);
+    rc |= lb_int(&b, r->threads);
+    rc |= lb_int(&b, r->reps);
+    rc |= lb_num(&b, r->median_ms);
+    rc |= lb_num(&b, r->min_ms);
+    rc |= lb_num(&b, r->max_ms);
+    rc |= lb_num(&b, r->mad_ms);
+    rc |= lb_num(&b, r->gflops);
+    rc |= lb_num(&b, r->gbps);
+    rc |= lb_field(&b, r->baseline, 0);
+    rc |= lb_num(&b, r->speedup);
+    rc |= lb_num(&b, r->max_abs_err);
+    rc |= lb_num(&b, r->rel_err);
+    rc |= lb_num(&b, r->tolerance);
+    rc |= lb_field(&b, r->check, 0);
+    rc |= lb_field(&b, r->device, 0);
+    rc |= lb_int(&b, r->emulated);
+    rc |= lb_num(&b, r->h2d_ms);
+    rc |= lb_num(&b, r->compute_ms);
+    rc |= lb_num(&b, r->d2h_ms);
+    rc |= lb_num(&b, r->overlap_eff);
+    rc |= lb_num(&b, r->peak_dev_mb);
+    rc |= lb_num(&b, r->alloc_ms);
+    rc |= lb_num(&b, r->bytes);
+    rc |= lb_field(&b, r->note, 0);
+    {
+        linebuf s = {0};
+        char tmp[40];
+        for (int i = 0; i < r->nsamples && rc == 0; i++) {
+            int n = snprintf(tmp, sizeof tmp, "%s%.6g", i ? ";" : "", r->samples[i]);
+            rc |= lb_put(&s, tmp, (size_t)n);
+        }
+        rc |= lb_field(&b, s.s ? s.s : "", 0);
+        free(s.s);
+    }
+    rc |= lb_put(&b, "\n", 1);
+    if (rc == 0) {
+        if (fwrite(b.s, 1, b.n, w->f) != b.n || fflush(w->f) != 0) rc = -1;
+    }
+    free(b.s);
+    if (rc) w->failed = 1;
+    return rc ? -1 : 0;
+}
+
+int csv_writer_close(csv_writer *w)
+{
+    if (!w) return 0;
+    int rc = w->failed ? -1 : 0;
+    if (fclose(w->f) != 0) rc = -1;
+    free(w);
+    return rc;
+}
+
+/* ---- reader ------------------------------------------------------------ */
+
+static void set_err(char *err, size_t cap, const char *fmt, ...)
+{
+    if (!err || !cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, cap, fmt, ap);
+    va_end(ap);
+}
+
+static char *dup_range(const char *s, size_t n)
+{
+    char *p = malloc(n + 1);
+    if (!p) return NULL;
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+static int push_ptr(void ***arr, int *n, int *cap, void *p)
+{
+    if (*n == *cap) {
+        int c = *cap ? *cap * 2 : 16;
+        void **q = realloc(*arr, (size_t)c * sizeof *q);
+        if (!q) return -1;
+        *arr = q;
+        *cap = c;
+    }
+    (*arr)[(*n)++] = p;
+    return 0;
+}
+
+/* Parses one record starting at *pp (may span lines inside quotes).
+ * Returns the fields (count in *nf) and advances *pp and *line. */
+static char **parse_record(const char **pp, int *nf, int *line, int *bad)
+{
+    const char *p = *pp;
+    void **fields = NULL;
+    int n = 0, cap = 0;
+    linebuf cur = {0};
+    *bad = 0;
+    for (;;) {
+        cur.n = 0;
+        if (cur.s) cur.s[0] = '\0';
+        if (*p == '"') {
+            p++;
+            for (;;) {
+                if (*p == '\0') { *bad = 1; break; }
+                if (*p == '"') {
+                    if (p[1] == '"') { lb_put(&cur, "\"", 1); p += 2; continue; }
+                    p++;
+                    break;
+                }
+                if (*p == '\n') (*line)++;
+                lb_put(&cur, p, 1);
+                p++;
+            }
+            if (!*bad && *p != ',' && *p != '\n' && *p != '\r' && *p != '\0') *bad = 1;
+        } else {
+            const char *s = p;
+            while (*p && *p != ',' && *p != '\n' && *p != '\r') {
+                if (*p == '"') *bad = 1;
+                p++;
+            }
+            lb_put(&cur, s, (size_t)(p - s));
+        }
+        push_ptr(&fields, &n, &cap, dup_range(cur.s ? cur.s : "", cur.n));
+        if (*bad) break;
+        if (*p == ',') { p++; continue; }
+        break;
+    }
+    if (*p == '\r') p++;
+    if (*p == '\n') p++;
+    free(cur.s);
+    *pp = p;
+    *nf = n;
+    return (char **)fields;
+}
+
+static void free_fields(char **f, int n)
+{
+    for (int i = 0; i < n; i++) free(f[i]);
+    free(f);
+}
+
+csv_table *csv_read(const char *path, char *err, size_t errcap)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        set_err(err, errcap, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    linebuf text = {0};
+    char chunk[65536];
+    size_t got;
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (lb_put(&text, chunk, got)) {
+            fclose(f);
+            free(text.s);
+            set_err(err, errcap, "%s: out of memory", path);
+            return NULL;
+        }
+    }
+    int rerr = ferror(f);
+    fclose(f);
+    if (rerr) {
+        free(text.s);
+        set_err(err, errcap, "%s: read error", path);
+        return NULL;
+    }
+    csv_table *t = calloc(1, sizeof *t);
+    const char *p = text.s ? text.s : "";
+    int line = 1, ctxcap = 0, rowcap = 0;
+    int *lines = NULL;
+    while (*p) {
+        int start = line;
+        if (*p == '#') {
+            const char *e = strchr(p, '\n');
+            size_t len = e ? (size_t)(e - p) : strlen(p);
+            const char *s = p + 1;
+            if (*s == ' ') s++;
+            size_t sl = len - (size_t)(s - p);
+            if (sl && s[sl - 1] == '\r') sl--;
+            push_ptr((void ***)&t->context, &t->ncontext, &ctxcap, dup_range(s, sl));
+            p += len + (e ? 1 : 0);
+            line++;
+            continue;
+        }
+        if (*p == '\n' || (*p == '\r' && p[1] == '\n')) { /* blank line */
+            p += (*p == '\r') ? 2 : 1;
+            line++;
+            continue;
+        }
+        int nf, bad;
+        char **fields = parse_record(&p, &nf, &line, &bad);
+        line++;
+        if (bad) {
+            free_fields(fields, nf);
+            set_err(err, errcap, "%s:%d: malformed quoted field", path, start);
+            goto fail;
+        }
+        if (!t->header) {
+            t->header = fields;
+            t->ncols = nf;
+            continue;
+        }
+        if (nf > t->ncols) {
+            free_fields(fields, nf);
+            set_err(err, errcap, "%s:%d: %d fields, header has %d", path, start, nf, t->ncols);
+            goto fail;
+        }
+        if (nf < t->ncols) { /* pad missing trailing cells with "" */
+            char **g = realloc(fields, (size_t)t->ncols * sizeof *g);
+            if (!g) { free_fields(fields, nf); goto oom; }
+            fields = g;
+            for (int i = nf; i < t->ncols; i++) fields[i] = dup_range("", 0);
+        }
+        int oldcap = rowcap;
+        if (push_ptr((void ***)&t->rows, &t->nrows, &rowcap, fields)) goto oom;
+        if (rowcap != oldcap) {
+            int *l = realloc(lines, (size_t)rowcap * sizeof *l);
+            if (!l) goto oom;
+            lines = l;
+        }
+        lines[t->nrows - 1] = start;
+    }
+    t->line = lines;
+    free(text.s);
+    if (!t->header) {
+        set_err(err, errcap, "%s:%d: no header line", path, line);
+        csv_table_free(t);
+        return NULL;
+    }
+    return t;
+oom:
+    set_err(err, errcap, "%s: out of memory", path);
+fail:
+    t->line = lines;
+    free(text.s);
+    csv_table_free(t);
+    return NULL;
+}
+
+void csv_table_free(csv_table *t)
+{
+    if (!t) return;
+    if (t->header) free_fields(t->header, t->ncols);
+    for (int r = 0; r < t->nrows; r++) free_fields(t->rows[r], t->ncols);
+    free(t->rows);
+    free(t->line);
+    for (int i = 0; i < t->ncontext; i++) free(t->context[i]);
+    free(t->context);
+    free(t);
+}
+
+int csv_col(const csv_table *t, const char *name)
+{
+    for (int i = 0; i < t->ncols; i++)
+        if (strcmp(t->header[i], name) == 0) return i;
+    return -1;
+}
+
+const char *csv_field(const csv_table *t, int row, int col)
+{
+    if (col < 0 || col >= t->ncols || row < 0 || row >= t->nrows) return "";
+    return t->rows[row][col];
+}
+
+const char *csv_context(const csv_table *t, const char *key)
+{
+    size_t kl = strlen(key);
+    for (int i = 0; i < t->ncontext; i++) {
+        const char *c = t->context[i];
+        if (strncmp(c, key, kl) == 0 && c[kl] == ':') {
+            c += kl + 1;
+            while (*c == ' ') c++;
+            return c;
+        }
+    }
+    return NULL;
+}

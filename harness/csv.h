@@ -1,0 +1,58 @@
+/* harness/csv.h - the one CSV writer (results.csv) and a small CSV reader.
+ * Writer: '#'-prefixed context lines, then the header, then one row per
+ * measurement, each written with a single fwrite and flushed, so an
+ * interrupted run keeps every finished row and never a torn one.
+ * Quoting follows RFC 4180: a field with a comma, quote, CR or LF is quoted,
+ * quotes doubled.  Reader: skips '#' lines, first other line is the header.
+ */
+#ifndef HARNESS_CSV_H
+#define HARNESS_CSV_H
+
+#include <stdio.h>
+#include "result.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Column names, in order; the first 22 are the agreed fixed columns. */
+extern const char *const CSV_COLUMNS[];
+extern const int CSV_NCOLUMNS;
+
+typedef struct csv_writer csv_writer;
+
+/* Opens path for writing and writes the context lines ("# key: value" each;
+ * context may be NULL) and the header.  Returns NULL with errno set on failure. */
+csv_writer *csv_writer_open(const char *path, const char *const *context, int ncontext);
+/* Appends one row and flushes. Returns 0 on success, -1 on an I/O error. */
+int csv_write_row(csv_writer *w, const result_row *r);
+/* Closes; returns 0 or -1 when a write had failed. */
+int csv_writer_close(csv_writer *w);
+
+/* Quotes one field into out (size cap); returns the length or -1 if it does not fit. */
+int csv_quote(const char *field, char *out, size_t cap);
+
+typedef struct csv_table {
+    int ncols, nrows;
+    char **header;      /* ncols names */
+    char ***rows;       /* nrows x ncols fields ("" for missing trailing cells) */
+    int *line;          /* source line number of each row, for error messages */
+    int ncontext;
+    char **context;     /* the '#' lines, without the leading "# " */
+} csv_table;
+
+/* Reads a whole CSV file. On failure returns NULL and writes a one-line reason
+ * naming the file and line into err (size errcap). */
+csv_table *csv_read(const char *path, char *err, size_t errcap);
+void csv_table_free(csv_table *t);
+/* Index of a column by name, or -1. */
+int csv_col(const csv_table *t, const char *name);
+/* Field of row i in column c ("" when c < 0). */
+const char *csv_field(const csv_table *t, int row, int col);
+/* Value of a "key: value" context line, or NULL. */
+const char *csv_context(const csv_table *t, const char *key);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

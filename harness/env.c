@@ -1,0 +1,119 @@
+/* harness/env.c - CPU, memory, compiler, OpenBLAS and OpenMP facts. */
+#define _GNU_SOURCE
+#include "env.h"
+
+#include <cblas.h>
+#include <omp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef BENCH_VERSION
+#define BENCH_VERSION "0.0.0"
+#endif
+#include "git_rev.h"   /* generated at build time: BENCH_GIT_REV */
+
+double env_memory_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return (pages > 0 && size > 0) ? (double)pages * (double)size : 0.0;
+}
+
+static void cpu_from_proc(env_info *e)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[8192];
+    int have_model = 0, have_flags = 0;
+    snprintf(e->cpu, sizeof e->cpu, "unknown CPU");
+    if (!f) return;
+    while (fgets(line, sizeof line, f) && !(have_model && have_flags)) {
+        char *colon = strchr(line, ':');
+        if (!colon) continue;
+        char *val = colon + 1;
+        while (*val == ' ') val++;
+        val[strcspn(val, "\n")] = '\0';
+        if (!have_model && strncmp(line, "model name", 10) == 0) {
+            snprintf(e->cpu, sizeof e->cpu, "%s", val);
+            have_model = 1;
+        } else if (!have_flags && strncmp(line, "flags", 5) == 0) {
+            static const char *const want[] = {"sse4_2", "avx", "avx2", "fma", "avx512f",
+                                               "avx512bw", "avx512vl", "avx512_bf16",
+                                               "avx512_fp16", "amx_tile"};
+            size_t used = 0;
+            for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+                char pat[32];
+                snprintf(pat, sizeof pat, " %s ", want[i]);
+                char padded[8200];
+                snprintf(padded, sizeof padded, " %s ", val);
+                if (strstr(padded, pat) && used + strlen(want[i]) + 2 < sizeof e->simd)
+                    used += (size_t)snprintf(e->simd + used, sizeof e->simd - used, "%s%s",
+                                             used ? " " : "", want[i]);
+            }
+            have_flags = 1;
+        }
+    }
+    fclose(f);
+}
+
+void env_collect(env_info *e)
+{
+    memset(e, 0, sizeof *e);
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(e->utc, sizeof e->utc, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    snprintf(e->version, sizeof e->version, "%s", BENCH_VERSION);
+    snprintf(e->git, sizeof e->git, "%s", BENCH_GIT_REV);
+    struct utsname u;
+    if (uname(&u) == 0) {
+        snprintf(e->host, sizeof e->host, "%s", u.nodename);
+        snprintf(e->os, sizeof e->os, "%s %s %s", u.sysname, u.release, u.machine);
+    }
+    cpu_from_proc(e);
+    e->cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    e->memory_gb = env_memory_bytes() / (1024.0 * 1024.0 * 1024.0);
+    long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (llc <= 0) llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    e->llc_bytes = llc > 0 ? (double)llc : 32.0 * 1024 * 1024;
+#if defined(__clang__)
+    snprintf(e->compiler, sizeof e->compiler, "clang %s", __clang_version__);
+#elif defined(__GNUC__)
+    snprintf(e->compiler, sizeof e->compiler, "gcc %s", __VERSION__);
+#else
+    snprintf(e->compiler, sizeof e->compiler, "unknown");
+#endif
+    const char *cfg = openblas_get_config();
+    snprintf(e->openblas, sizeof e->openblas, "%s", cfg ? cfg : "unknown");
+    e->openblas[strcspn(e->openblas, "\n")] = '\0';
+    const char *core = openblas_get_corename();
+    snprintf(e->openblas_core, sizeof e->openblas_core, "%s", core ? core : "unknown");
+    e->openblas_threads = openblas_get_num_threads();
+    e->omp_threads = omp_get_max_threads();
+}
+
+void env_context_lines(const env_info *e, const char *command,
+                       char (*lines)[ENV_LINE], int *n, int max)
+{
+#define ADD(...)                                                   \
+    do {                                                           \
+        if (*n < max) snprintf(lines[(*n)++], ENV_LINE, __VA_ARGS__); \
+    } while (0)
+    ADD("utc: %s", e->utc);
+    ADD("bench_version: %s", e->version);
+    ADD("git: %s", e->git);
+    ADD("host: %s", e->host);
+    ADD("os: %s", e->os);
+    ADD("cpu: %s", e->cpu);
+    ADD("cores: %d", e->cores);
+    ADD("simd: %s", e->simd);
+    ADD("memory_gb: %.1f", e->memory_gb);
+    ADD("compiler: %s", e->compiler);
+    ADD("openblas: %s", e->openblas);
+    ADD("openblas_core: %s", e->openblas_core);
+    ADD("openblas_threads: %d", e->openblas_threads);
+    ADD("omp_threads: %d", e->omp_threads);
+    if (command) ADD("command: %s", command);
+#undef ADD
+}

@@ -1,0 +1,46 @@
+/* harness/env.h - the machine a number was measured on.
+ * Recorded with every run (CSV context lines, report, JSON) and printed by
+ * bench --info. GPU lines are added by the GPU layer. */
+#ifndef HARNESS_ENV_H
+#define HARNESS_ENV_H
+
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ENV_LINE 512
+
+typedef struct env_info {
+    char utc[32];
+    char version[32];
+    char git[64];
+    char host[64];
+    char os[128];
+    char cpu[128];
+    int cores;             /* online logical CPUs */
+    char simd[128];        /* the vector extensions this CPU has */
+    double memory_gb;
+    double llc_bytes;      /* last-level cache, for buffer rotation */
+    char compiler[96];
+    char openblas[160];    /* openblas_get_config() */
+    char openblas_core[48];
+    int openblas_threads;
+    int omp_threads;
+} env_info;
+
+void env_collect(env_info *e);
+
+/* Appends "key: value" lines (without "# ") describing e and the command line
+ * to lines[*n...], at most max lines in all. */
+void env_context_lines(const env_info *e, const char *command,
+                       char (*lines)[ENV_LINE], int *n, int max);
+
+/* Physical memory in bytes (0 when unknown). */
+double env_memory_bytes(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,30 @@
+/* harness/errmsg.h - the one place a failure's text is kept.
+ * Library code records why it failed (err_set) and returns a status; the
+ * caller that decides what to do (skip a case, fail a row, exit) reads it
+ * with err_get.  Only main() exits.
+ */
+#ifndef HARNESS_ERRMSG_H
+#define HARNESS_ERRMSG_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* printf-style; replaces the previous message. Thread-safe (thread-local). */
+void err_set(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+const char *err_get(void);   /* "" when nothing was recorded */
+void err_clear(void);
+
+/* Debug switch: when non-zero, GPU code synchronizes after every launch so an
+ * asynchronous fault is reported at the launch that caused it.  Set from
+ * BENCH_CUDA_SYNC=1 or bench --cuda-sync. */
+extern int bench_cuda_sync_launches;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

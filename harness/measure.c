@@ -1,0 +1,76 @@
+/* harness/measure.c - warm-up, repeat to count and time, keep every sample. */
+#include "measure.h"
+#include "timer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+measure_cfg measure_cfg_default(void)
+{
+    measure_cfg c = {.warmup = 2, .min_reps = 5, .max_reps = 1000,
+                     .min_time_s = 0.25, .budget_s = 10.0};
+    return c;
+}
+
+static int one_rep(measure_fn fn, void *ctx, double *ms)
+{
+    double self = -1.0;
+    double t0 = timer_now_ms();
+    int rc = fn(ctx, &self);
+    double t1 = timer_now_ms();
+    *ms = self >= 0 ? self : t1 - t0;
+    return rc;
+}
+
+int measure_run(const measure_cfg *cfg, measure_fn fn, void *ctx, measure_result *out)
+{
+    memset(out, 0, sizeof *out);
+    double start = timer_now_ms();
+    double budget_ms = cfg->budget_s * 1e3;
+    double ms;
+    for (int i = 0; i < cfg->warmup; i++) {
+        int rc = one_rep(fn, ctx, &ms);
+        if (rc) return rc;
+        if (timer_now_ms() - start > budget_ms / 2) break; /* slow case: keep time for samples */
+    }
+    int cap = 64;
+    out->samples = malloc((size_t)cap * sizeof *out->samples);
+    if (!out->samples) return -1;
+    double measured = 0;
+    for (;;) {
+        int done = out->n >= cfg->min_reps && measured >= cfg->min_time_s * 1e3;
+        if (done || out->n >= cfg->max_reps) break;
+        if (out->n >= 1 && timer_now_ms() - start > budget_ms) {
+            out->hit_budget = 1;
+            break;
+        }
+        int rc = one_rep(fn, ctx, &ms);
+        if (rc) {
+            measure_result_free(out);
+            return rc;
+        }
+        if (out->n == cap) {
+            cap *= 2;
+            double *p = realloc(out->samples, (size_t)cap * sizeof *p);
+            if (!p) {
+                measure_result_free(out);
+                return -1;
+            }
+            out->samples = p;
+        }
+        out->samples[out->n++] = ms;
+        measured += ms;
+    }
+    if (stats_summarize(out->samples, out->n, &out->stats)) {
+        measure_result_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+void measure_result_free(measure_result *r)
+{
+    free(r->samples);
+    r->samples = NULL;
+    r->n = 0;
+}

@@ -1,0 +1,51 @@
+/* harness/measure.h - the one timing loop.
+ *
+ * Warm-up runs first (untimed: module load, handle creation, page faults stay
+ * out of the numbers), then repetitions until BOTH min_reps samples and
+ * min_time_s of measured time are reached, stopping early only at max_reps or
+ * when the case's budget_s of wall time is spent (then at least one sample).
+ * Every sample is kept.
+ *
+ * A repetition is one call of the callable. A callable that times itself
+ * (CUDA events around device work) stores its time in *ms; otherwise it leaves
+ * *ms negative and the harness times the call with the monotonic host clock,
+ * so the callable must have finished its work (synchronized) when it returns.
+ */
+#ifndef HARNESS_MEASURE_H
+#define HARNESS_MEASURE_H
+
+#include "stats.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct measure_cfg {
+    int warmup;          /* untimed calls first */
+    int min_reps;
+    int max_reps;
+    double min_time_s;   /* measured time to accumulate */
+    double budget_s;     /* wall-time cap for the case, warm-up included */
+} measure_cfg;
+
+/* Defaults: 2 warm-ups, >= 5 reps and >= 0.25 s, <= 1000 reps, 10 s budget. */
+measure_cfg measure_cfg_default(void);
+
+/* One repetition: returns 0 on success (non-zero aborts the measurement). */
+typedef int (*measure_fn)(void *ctx, double *ms);
+
+typedef struct measure_result {
+    double *samples;     /* ms, owned */
+    int n;
+    stats_summary stats;
+    int hit_budget;      /* stopped by budget_s before min_reps/min_time */
+} measure_result;
+
+/* Returns 0, or the callable's non-zero status (or -1 out of memory). */
+int measure_run(const measure_cfg *cfg, measure_fn fn, void *ctx, measure_result *out);
+void measure_result_free(measure_result *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

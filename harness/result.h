@@ -1,0 +1,46 @@
+/* harness/result.h - one measurement row: what a case measured and how it checked.
+ * The CSV schema that these fields map to is documented in results/README.md.
+ * Doubles that do not apply are NAN and written as empty cells.
+ */
+#ifndef HARNESS_RESULT_H
+#define HARNESS_RESULT_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct result_row {
+    char suite[32];
+    char case_name[64];
+    char backend[32];
+    char mode[32];      /* "host" for CPU rows; resident, sync-pinned, ... for GPU rows */
+    char dtype[16];     /* fp32, tf32, ... */
+    char shape[64];     /* MxNxK for GEMM */
+    int threads;        /* CPU threads used (0 when not applicable) */
+    int reps;           /* number of timed samples */
+    double median_ms, min_ms, max_ms, mad_ms;
+    double gflops, gbps;
+    char baseline[32];  /* backend the speedup is against ("" when none) */
+    double speedup;     /* baseline median / this median */
+    double max_abs_err, rel_err, tolerance;
+    char check[8];      /* pass | fail | skip */
+    char device[128];   /* CPU model or GPU name */
+    int emulated;       /* 1 when run on the CUDA host emulator */
+    /* extra columns (after the fixed 22) */
+    double h2d_ms, compute_ms, d2h_ms;   /* end-to-end split, GPU modes */
+    double overlap_eff;                  /* streams-N: ideal / measured, 0..1 */
+    double peak_dev_mb;                  /* peak device memory the case used */
+    double alloc_ms;                     /* pinned allocation, timed apart */
+    double bytes;                        /* bytes moved per repetition */
+    char note[256];                      /* skip reason, error text, warning */
+    int nsamples;
+    double *samples;                     /* every timed sample in ms; not owned */
+} result_row;
+
+/* Sets every double to NAN, strings to "", ints to 0. */
+void result_row_init(result_row *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,65 @@
+/* kernels/cuda_check.h - checking every CUDA and cuBLAS call and launch.
+ *
+ * Library code returns a status and cleans up along one goto path:
+ *
+ *     int f(void) {
+ *         float *d = NULL;
+ *         CUDA_TRY(cudaMalloc((void **)&d, bytes));
+ *         LAUNCH_TRY(cudaLaunchKernelEx(&cfg, kernel, d, n));
+ *         cudaFree(d);
+ *         return 0;
+ *     fail:
+ *         cudaFree(d);
+ *         return -1;
+ *     }
+ *
+ * A failure records "cudaMalloc((void **)&d, bytes): cudaErrorMemoryAllocation
+ * (out of memory) at kernels/x.cu:12" with err_set (harness/errmsg.h) and jumps
+ * to `fail`.  LAUNCH_TRY checks the launch's own return, then
+ * cudaGetLastError(), and, when bench_cuda_sync_launches is set (BENCH_CUDA_SYNC=1,
+ * bench --cuda-sync), synchronizes so an asynchronous fault lands on its launch.
+ *
+ * Works with the real toolkit and with emu/ (whose headers define __CUDAEMU__).
+ * DYNAMIC_SHARED(T, name) declares dynamic shared memory: under nvcc it is
+ * `extern __shared__ T name[]`; emu/include/cuda_runtime.h defines its own.
+ */
+#ifndef KERNELS_CUDA_CHECK_H
+#define KERNELS_CUDA_CHECK_H
+
+#include <cuda_runtime.h>
+#include <cublas_v2.h>
+#include "../harness/errmsg.h"
+
+#ifndef DYNAMIC_SHARED
+#define DYNAMIC_SHARED(T, name) extern __shared__ T name[]
+#endif
+
+#define CUDA_TRY(call)                                                         \
+    do {                                                                       \
+        cudaError_t e_ = (call);                                               \
+        if (e_ != cudaSuccess) {                                               \
+            err_set("%s: %s (%s) at %s:%d", #call, cudaGetErrorName(e_),       \
+                    cudaGetErrorString(e_), __FILE__, __LINE__);               \
+            goto fail;                                                         \
+        }                                                                      \
+    } while (0)
+
+#define CUBLAS_TRY(call)                                                       \
+    do {                                                                       \
+        cublasStatus_t s_ = (call);                                            \
+        if (s_ != CUBLAS_STATUS_SUCCESS) {                                     \
+            err_set("%s: %s (%s) at %s:%d", #call, cublasGetStatusName(s_),    \
+                    cublasGetStatusString(s_), __FILE__, __LINE__);            \
+            goto fail;                                                         \
+        }                                                                      \
+    } while (0)
+
+#define LAUNCH_TRY(launch)                                                     \
+    do {                                                                       \
+        CUDA_TRY(launch);                                                      \
+        CUDA_TRY(cudaGetLastError());                                          \
+        if (bench_cuda_sync_launches)                                          \
+            CUDA_TRY(cudaDeviceSynchronize());                                 \
+    } while (0)
+
+#endif

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# tests/cli_test.sh BENCH - the bench CLI end to end:
+#  - every kind of bad input exits 2 with one line naming the bad value, and
+#    leaves no file behind;
+#  - a quick run writes a CSV with the agreed columns, every check passing;
+#  - a planted wrong result makes the run exit 1 with the row marked fail;
+#  - an interrupted run keeps whole rows only.
+set -u
+bench=$(realpath "$1")
+work=$(mktemp -d)
+fix=$(mktemp -d)   # fixtures live outside the folder that must stay empty
+trap 'rm -rf "$work" "$fix"' EXIT
+cd "$work"
+fails=0
+fail() { echo "FAILED: $*" >&2; fails=$((fails + 1)); }
+
+expect_usage() { # expect_usage WORD ARGS... : exit 2, one stderr line containing WORD
+  local word=$1
+  shift
+  local out rc
+  out=$("$bench" "$@" 2>&1 >/dev/null)
+  rc=$?
+  [ "$rc" -eq 2 ] || fail "bench $* exited $rc, want 2"
+  [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] || fail "bench $*: want one line, got: $out"
+  printf '%s' "$out" | grep -qF -- "$word" || fail "bench $*: message does not name '$word': $out"
+  [ -z "$(ls -A "$work")" ] || { fail "bench $* left files: $(ls -A "$work")"; rm -rf "${work:?}"/*; }
+}
+
+expect_usage nosuch      --suite nosuch
+expect_usage gpu-magic   --backend gpu-magic
+expect_usage nosuch      --baseline nosuch
+expect_usage "'0'"       --sizes 0
+expect_usage "'-5'"      --sizes -5
+expect_usage "'abc'"     --sizes abc
+expect_usage "'4x4'"     --sizes 4x4
+expect_usage "'2xx3'"    --sizes 2xx3
+expect_usage 100000x100000x100000 --sizes 100000x100000x100000
+expect_usage "'0'"       --reps 0
+expect_usage "'-1'"      --threads -1
+expect_usage "'x'"       --min-time x
+expect_usage "--frobnicate" --frobnicate
+expect_usage "--reps"    --reps
+expect_usage /proc/nope  --suite matmul --out /proc/nope/run
+mkdir -p "$fix/ro" && chmod 555 "$fix/ro"
+if [ "$(id -u)" -ne 0 ]; then expect_usage "$fix/ro/run" --out "$fix/ro/run"; fi
+echo notadir > "$fix/plainfile"
+expect_usage plainfile   --out "$fix/plainfile/run"
+expect_usage plainfile   --suite matmul --json "$fix/plainfile/x.json"
+
+# a quick run: agreed columns, every check passing
+"$bench" --suite matmul --quick --min-time 0.01 --out run1 --no-plots >out.txt 2>err.txt
+rc=$?
+[ "$rc" -eq 0 ] || fail "quick run exited $rc: $(cat err.txt)"
+want="suite,case,backend,mode,dtype,shape,threads,reps,median_ms,min_ms,max_ms,mad_ms,gflops,gbps,baseline,speedup,max_abs_err,rel_err,tolerance,check,device,emulated"
+header=$(grep -v '^#' run1/results.csv | head -1)
+[ "${header#"$want"}" != "$header" ] || fail "header does not start with the agreed columns: $header"
+grep -q '^# cpu: ' run1/results.csv || fail "no cpu context line"
+grep -q '^# command: ' run1/results.csv || fail "no command context line"
+rows=$(grep -vc '^#' run1/results.csv)
+[ "$rows" -eq 16 ] || fail "want 15 rows + header, got $rows lines"
+grep -v '^#' run1/results.csv | tail -n +2 | grep -v ',pass,' && fail "a row did not pass"
+grep -q 'cpu-omp' out.txt || fail "no summary table on stdout"
+
+# the same run with a planted wrong result: exit 1, that row fails, others pass
+BENCH_PLANT_FAULT=cpu-omp "$bench" --suite matmul --sizes 33x17x9 --out run2 --no-plots >out2.txt 2>&1
+rc=$?
+[ "$rc" -eq 1 ] || fail "planted fault: exit $rc, want 1"
+grep -q '^matmul,.*,cpu-omp,.*,fail,' run2/results.csv || fail "planted fault: cpu-omp row not marked fail"
+[ "$(grep -c ',pass,' run2/results.csv)" -eq 2 ] || fail "planted fault: other rows should pass"
+
+# an interrupted run keeps its finished rows, none torn
+"$bench" --suite matmul --sizes 64,96,128,160,192,224,256,288,320,352,384 --min-time 0.3 \
+  --out run3 --no-plots >/dev/null 2>&1 &
+pid=$!
+sleep 2
+kill -INT "$pid"
+wait "$pid"
+[ -s run3/results.csv ] || fail "interrupted run left no CSV"
+[ "$(tail -c 1 run3/results.csv | od -An -c | tr -d ' ')" = '\n' ] || fail "interrupted run left a torn row"
+done_rows=$(grep -vc '^#' run3/results.csv)
+[ "$done_rows" -ge 2 ] || fail "interrupted run kept no finished row"
+awk -F, '!/^#/ && NF < 31 { bad = 1 } END { exit bad }' run3/results.csv || fail "a short row after interrupt"
+
+echo "cli: $fails failed"
+[ "$fails" -eq 0 ]
