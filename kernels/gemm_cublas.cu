@@ -1,0 +1,118 @@
+/* kernels/gemm_cublas.cu - cuda-cublas and cuda-cublas-tf32: the library
+ * baselines (contract: kernels/gemm_cuda.h).
+ *
+ * Row-major to column-major.  cuBLAS is column-major.  A row-major M x N
+ * matrix C with leading dimension ldc has the same memory as the
+ * column-major N x M matrix C^T with leading dimension ldc, likewise A (K x M
+ * column-major, lda) and B (N x K column-major, ldb).  Row-major C = A*B is
+ * therefore column-major C^T = B^T * A^T, computed without any transpose by
+ *     cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m = N, n = M, k = K,
+ *                 &alpha, B, ldb, A, lda, &beta, C, ldc)
+ * i.e. the shape (N, M, K), B first with ldb, then A with lda, C with ldc.
+ *
+ * Handles: one per device, created on the first call on that device (so a
+ * warm-up call absorbs its cost) and cached; each call sets the stream
+ * (cublasSetStream) and the math mode.  gemm_cublas_release destroys them.
+ * The cache is guarded by a mutex, so host threads may share it.
+ */
+#include <pthread.h>
+
+#include "gemm_cuda.h"
+#include "gemm_launch.h"
+#include "cuda_check.h"
+
+#define GEMM_CUBLAS_MAX_DEVICES 64
+
+static cublasHandle_t g_handles[GEMM_CUBLAS_MAX_DEVICES];
+static pthread_mutex_t g_handles_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The cached handle of the current device, created on first use. */
+static int cublas_handle(cublasHandle_t *out)
+{
+    int dev = -1;
+    cublasHandle_t h = NULL;
+    CUDA_TRY(cudaGetDevice(&dev));
+    if (dev < 0 || dev >= GEMM_CUBLAS_MAX_DEVICES) {
+        err_set("gemm_cublas: device %d beyond the %d handles cached", dev,
+                GEMM_CUBLAS_MAX_DEVICES);
+        return -1;
+    }
+    pthread_mutex_lock(&g_handles_lock);
+    if (!g_handles[dev]) {
+        cublasStatus_t s = cublasCreate(&h);
+        if (s != CUBLAS_STATUS_SUCCESS) {
+            pthread_mutex_unlock(&g_handles_lock);
+            err_set("cublasCreate on device %d: %s (%s) at %s:%d", dev,
+                    cublasGetStatusName(s), cublasGetStatusString(s), __FILE__, __LINE__);
+            return -1;
+        }
+        g_handles[dev] = h;
+    }
+    *out = g_handles[dev];
+    pthread_mutex_unlock(&g_handles_lock);
+    return 0;
+fail:
+    return -1;
+}
+
+extern "C" int gemm_cublas(int M, int N, int K, float alpha, const float *dA, int lda,
+                           const float *dB, int ldb, float beta, float *dC, int ldc,
+                           cudaStream_t stream)
+{
+    cublasHandle_t h = NULL;
+    if (!gemm_cuda_args_ok("gemm_cublas", M, N, K, dA, lda, dB, ldb, dC, ldc))
+        return -1;
+    if (cublas_handle(&h) != 0)
+        return -1;
+    CUBLAS_TRY(cublasSetStream(h, stream));
+    CUBLAS_TRY(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH)); /* fp32 FMA, no TF32 */
+    /* row-major C = A*B as column-major C^T = B^T * A^T: (N, M, K), B, A, C */
+    CUBLAS_TRY(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, dB, ldb, dA, lda,
+                           &beta, dC, ldc));
+    if (bench_cuda_sync_launches)
+        CUDA_TRY(cudaStreamSynchronize(stream));
+    return 0;
+fail:
+    return -1;
+}
+
+extern "C" int gemm_cublas_tf32(int M, int N, int K, float alpha, const float *dA, int lda,
+                                const float *dB, int ldb, float beta, float *dC, int ldc,
+                                cudaStream_t stream)
+{
+    cublasHandle_t h = NULL;
+    if (!gemm_cuda_args_ok("gemm_cublas_tf32", M, N, K, dA, lda, dB, ldb, dC, ldc))
+        return -1;
+    if (cublas_handle(&h) != 0)
+        return -1;
+    CUBLAS_TRY(cublasSetStream(h, stream));
+    CUBLAS_TRY(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH)); /* the compute type decides */
+    /* same mapping as gemm_cublas; inputs rounded to TF32, fp32 accumulation */
+    CUBLAS_TRY(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha,
+                            dB, CUDA_R_32F, ldb, dA, CUDA_R_32F, lda, &beta,
+                            dC, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F_FAST_TF32,
+                            CUBLAS_GEMM_DEFAULT));
+    if (bench_cuda_sync_launches)
+        CUDA_TRY(cudaStreamSynchronize(stream));
+    return 0;
+fail:
+    return -1;
+}
+
+/* Best effort (nothing to report to): each handle is destroyed on its own
+ * device, and the caller's current device is restored. */
+extern "C" void gemm_cublas_release(void)
+{
+    int cur = -1;
+    const int have_cur = cudaGetDevice(&cur) == cudaSuccess;
+    pthread_mutex_lock(&g_handles_lock);
+    for (int d = 0; d < GEMM_CUBLAS_MAX_DEVICES; ++d)
+        if (g_handles[d]) {
+            if (cudaSetDevice(d) == cudaSuccess)
+                cublasDestroy(g_handles[d]);
+            g_handles[d] = NULL;
+        }
+    pthread_mutex_unlock(&g_handles_lock);
+    if (have_cur)
+        cudaSetDevice(cur);
+}

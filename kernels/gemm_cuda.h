@@ -1,0 +1,73 @@
+/* kernels/gemm_cuda.h - CUDA single-precision GEMM backends.
+ *
+ * Contract (shared with cpu/gemm_cpu.h):
+ *   C[M x N] = alpha * A[M x K] * B[K x N] + beta * C[M x N]
+ *   row-major fp32; lda >= K, ldb >= N, ldc >= N (elements, not bytes);
+ *   any M, N, K >= 1 (no multiple-of-tile requirement); all pointers DEVICE
+ *   memory.  beta == 0 means C is write-only: its old contents (even NaN) are
+ *   ignored, as in BLAS.
+ * Asynchronous: the work is queued on `stream` and the function returns once
+ * it is enqueued; it never synchronizes (except under bench_cuda_sync_launches,
+ * the debug switch of kernels/cuda_check.h).  A caller synchronizes the stream
+ * (or records an event) before reading C.
+ * Each function returns 0 on success, -1 on failure (bad arguments, a failed
+ * launch or cuBLAS call) with the reason recorded by err_set (harness/errmsg.h).
+ * Includable from C and C++; needs neither CUDA header from C.
+ */
+#ifndef KERNELS_GEMM_CUDA_H
+#define KERNELS_GEMM_CUDA_H
+
+#if defined(__CUDACC__) || (defined(__CUDAEMU__) && defined(__cplusplus))
+#include <cuda_runtime_api.h> /* cudaStream_t (real or emulated runtime) */
+#else
+/* The same typedef as CUDA's driver_types.h (a repeat of it is allowed). */
+typedef struct CUstream_st *cudaStream_t;
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef int (*gemm_cuda_fn)(int M, int N, int K, float alpha,
+                            const float *dA, int lda, const float *dB, int ldb,
+                            float beta, float *dC, int ldc, cudaStream_t stream);
+
+/* One thread per element of C, the k loop straight from global memory
+ * (kernels/gemm_naive.cu): the readable GPU reference. */
+int gemm_cuda_naive(int M, int N, int K, float alpha, const float *dA, int lda,
+                    const float *dB, int ldb, float beta, float *dC, int ldc,
+                    cudaStream_t stream);
+
+/* 32x32 shared-memory tiles, one thread per element (kernels/gemm_tiled.cu). */
+int gemm_cuda_tiled(int M, int N, int K, float alpha, const float *dA, int lda,
+                    const float *dB, int ldb, float beta, float *dC, int ldc,
+                    cudaStream_t stream);
+
+/* 128x128x8 block tiles, 8x8 outputs per thread in registers, transposed A
+ * tile, double-buffered shared memory, 16-byte loads and stores when
+ * lda, ldb, ldc are multiples of 4 and the pointers 16-byte aligned
+ * (kernels/gemm_regtile.cu). */
+int gemm_cuda_regtile(int M, int N, int K, float alpha, const float *dA, int lda,
+                      const float *dB, int ldb, float beta, float *dC, int ldc,
+                      cudaStream_t stream);
+
+/* cublasSgemm, fp32 math (CUBLAS_DEFAULT_MATH: no TF32 tensor cores unless
+ * NVIDIA_TF32_OVERRIDE=1 is set in the environment). */
+int gemm_cublas(int M, int N, int K, float alpha, const float *dA, int lda,
+                const float *dB, int ldb, float beta, float *dC, int ldc,
+                cudaStream_t stream);
+
+/* cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32: inputs rounded to TF32
+ * (10-bit mantissa), fp32 accumulation, tensor cores.  Check with DTYPE_TF32. */
+int gemm_cublas_tf32(int M, int N, int K, float alpha, const float *dA, int lda,
+                     const float *dB, int ldb, float beta, float *dC, int ldc,
+                     cudaStream_t stream);
+
+/* Destroys the cuBLAS handles gemm_cublas* created (one per device, lazily on
+ * first use).  Call once all their work is done, e.g. before cudaDeviceReset. */
+void gemm_cublas_release(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
