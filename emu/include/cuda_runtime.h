@@ -1,0 +1,418 @@
+/* emu/include/cuda_runtime.h - drop-in CUDA runtime header of the host emulator (emu/).
+ *
+ * Put emu/include first on the include path and compile an unchanged .cu file
+ * with g++ -std=c++17 -x c++; link the static library `cudaemu`.  This header
+ * declares the runtime subset the emulator implements (see emu/README.md),
+ * with CUDA's type names, enum values and semantics, and brings in the kernel
+ * language (cudaemu/device_functions.h) and the launch templates.
+ *
+ * Every API function is declared with C++ linkage inside the inline namespace
+ * `cudaemu_api`, so its mangled symbol never clashes with libcudart's C symbols:
+ * a program may contain the real and the emulated flavour in different
+ * binaries of one build without any link-time ambiguity.
+ */
+#ifndef CUDAEMU_CUDA_RUNTIME_H
+#define CUDAEMU_CUDA_RUNTIME_H
+
+#ifndef __cplusplus
+#error "the CUDA host emulator is C++: compile .cu files (and host files that include cuda_runtime.h) as C++17"
+#endif
+#ifndef __CUDAEMU__
+#define __CUDAEMU__ 1
+#endif
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+/* The toolkit version whose API and values this header follows. */
+#define CUDART_VERSION 13000
+#define __CUDART_API_VERSION CUDART_VERSION
+#define CUDAEMU_VERSION 100
+
+#include "cudaemu/cuda_enums.h"
+#include "cudaemu/vector_types.h"
+#include "cudaemu/device_functions.h"
+
+/* ---- handles, flags, structures ----------------------------------------- */
+typedef struct CUstream_st *cudaStream_t;
+typedef struct CUevent_st *cudaEvent_t;
+typedef void (*cudaHostFn_t)(void *userData);
+
+#define cudaStreamLegacy ((cudaStream_t)0x1)
+#define cudaStreamPerThread ((cudaStream_t)0x2)
+#define cudaHostAllocDefault 0x00
+#define cudaHostAllocPortable 0x01
+#define cudaHostAllocMapped 0x02
+#define cudaHostAllocWriteCombined 0x04
+#define cudaHostRegisterDefault 0x00
+#define cudaHostRegisterPortable 0x01
+#define cudaHostRegisterMapped 0x02
+#define cudaHostRegisterIoMemory 0x04
+#define cudaHostRegisterReadOnly 0x08
+#define cudaStreamDefault 0x00
+#define cudaStreamNonBlocking 0x01
+#define cudaEventDefault 0x00
+#define cudaEventBlockingSync 0x01
+#define cudaEventDisableTiming 0x02
+#define cudaEventInterprocess 0x04
+#define cudaEventRecordDefault 0x00
+#define cudaEventWaitDefault 0x00
+
+enum cudaMemcpyKind {
+    cudaMemcpyHostToHost = 0,
+    cudaMemcpyHostToDevice = 1,
+    cudaMemcpyDeviceToHost = 2,
+    cudaMemcpyDeviceToDevice = 3,
+    cudaMemcpyDefault = 4
+};
+
+enum cudaMemoryType {
+    cudaMemoryTypeUnregistered = 0,
+    cudaMemoryTypeHost = 1,
+    cudaMemoryTypeDevice = 2,
+    cudaMemoryTypeManaged = 3
+};
+
+struct CUuuid_st { char bytes[16]; };
+typedef struct CUuuid_st cudaUUID_t;
+
+/* Field names and layout as in CUDA 13.0's driver_types.h. */
+struct cudaDeviceProp
+{
+    char         name[256];
+    cudaUUID_t   uuid;
+    char         luid[8];
+    unsigned int luidDeviceNodeMask;
+    size_t       totalGlobalMem;
+    size_t       sharedMemPerBlock;
+    int          regsPerBlock;
+    int          warpSize;
+    size_t       memPitch;
+    int          maxThreadsPerBlock;
+    int          maxThreadsDim[3];
+    int          maxGridSize[3];
+    size_t       totalConstMem;
+    int          major;
+    int          minor;
+    size_t       textureAlignment;
+    size_t       texturePitchAlignment;
+    int          multiProcessorCount;
+    int          integrated;
+    int          canMapHostMemory;
+    int          maxTexture1D;
+    int          maxTexture1DMipmap;
+    int          maxTexture2D[2];
+    int          maxTexture2DMipmap[2];
+    int          maxTexture2DLinear[3];
+    int          maxTexture2DGather[2];
+    int          maxTexture3D[3];
+    int          maxTexture3DAlt[3];
+    int          maxTextureCubemap;
+    int          maxTexture1DLayered[2];
+    int          maxTexture2DLayered[3];
+    int          maxTextureCubemapLayered[2];
+    int          maxSurface1D;
+    int          maxSurface2D[2];
+    int          maxSurface3D[3];
+    int          maxSurface1DLayered[2];
+    int          maxSurface2DLayered[3];
+    int          maxSurfaceCubemap;
+    int          maxSurfaceCubemapLayered[2];
+    size_t       surfaceAlignment;
+    int          concurrentKernels;
+    int          ECCEnabled;
+    int          pciBusID;
+    int          pciDeviceID;
+    int          pciDomainID;
+    int          tccDriver;
+    int          asyncEngineCount;
+    int          unifiedAddressing;
+    int          memoryBusWidth;
+    int          l2CacheSize;
+    int          persistingL2CacheMaxSize;
+    int          maxThreadsPerMultiProcessor;
+    int          streamPrioritiesSupported;
+    int          globalL1CacheSupported;
+    int          localL1CacheSupported;
+    size_t       sharedMemPerMultiprocessor;
+    int          regsPerMultiprocessor;
+    int          managedMemory;
+    int          isMultiGpuBoard;
+    int          multiGpuBoardGroupID;
+    int          hostNativeAtomicSupported;
+    int          pageableMemoryAccess;
+    int          concurrentManagedAccess;
+    int          computePreemptionSupported;
+    int          canUseHostPointerForRegisteredMem;
+    int          cooperativeLaunch;
+    size_t       sharedMemPerBlockOptin;
+    int          pageableMemoryAccessUsesHostPageTables;
+    int          directManagedMemAccessFromHost;
+    int          maxBlocksPerMultiProcessor;
+    int          accessPolicyMaxWindowSize;
+    size_t       reservedSharedMemPerBlock;
+    int          hostRegisterSupported;
+    int          sparseCudaArraySupported;
+    int          hostRegisterReadOnlySupported;
+    int          timelineSemaphoreInteropSupported;
+    int          memoryPoolsSupported;
+    int          gpuDirectRDMASupported;
+    unsigned int gpuDirectRDMAFlushWritesOptions;
+    int          gpuDirectRDMAWritesOrdering;
+    unsigned int memoryPoolSupportedHandleTypes;
+    int          deferredMappingCudaArraySupported;
+    int          ipcEventSupported;
+    int          clusterLaunch;
+    int          unifiedFunctionPointers;
+    int          deviceNumaConfig;
+    int          deviceNumaId;
+    int          mpsEnabled;
+    int          hostNumaId;
+    unsigned int gpuPciDeviceID;
+    unsigned int gpuPciSubsystemID;
+    int          hostNumaMultinodeIpcSupported;
+    int          reserved[56];
+};
+
+struct cudaFuncAttributes
+{
+   size_t sharedSizeBytes;
+   size_t constSizeBytes;
+   size_t localSizeBytes;
+   int maxThreadsPerBlock;
+   int numRegs;
+   int ptxVersion;
+   int binaryVersion;
+   int cacheModeCA;
+   int maxDynamicSharedSizeBytes;
+   int preferredShmemCarveout;
+   int clusterDimMustBeSet;
+   int requiredClusterWidth;
+   int requiredClusterHeight;
+   int requiredClusterDepth;
+   int clusterSchedulingPolicyPreference;
+   int nonPortableClusterSizeAllowed;
+   int reserved[16];
+};
+
+struct cudaPointerAttributes
+{
+    enum cudaMemoryType type;
+    int device;
+    void *devicePointer;
+    void *hostPointer;
+    long reserved[8];
+};
+
+
+/* Launch attributes: the emulator accepts them and ignores all but
+ * cudaLaunchAttributeCooperative and cudaLaunchAttributeClusterDimension,
+ * which it refuses (cudaErrorNotSupported) as the emulated device lacks them. */
+union cudaLaunchAttributeValue {
+    char pad[64];
+    int cooperative;
+    unsigned int priority;
+    int programmaticStreamSerializationAllowed;
+    unsigned char memSyncDomain;
+    struct { unsigned int x, y, z; } clusterDim;
+};
+typedef struct cudaLaunchAttribute_st {
+    cudaLaunchAttributeID id;
+    char pad[8 - sizeof(cudaLaunchAttributeID)];
+    cudaLaunchAttributeValue val;
+} cudaLaunchAttribute;
+
+typedef struct cudaLaunchConfig_st {
+    dim3 gridDim;
+    dim3 blockDim;
+    size_t dynamicSmemBytes;
+    cudaStream_t stream;
+    cudaLaunchAttribute *attrs;
+    unsigned int numAttrs;
+} cudaLaunchConfig_t;
+
+/* ---- the runtime API ---------------------------------------------------- */
+inline namespace cudaemu_api {
+/* errors */
+cudaError_t cudaGetLastError();
+cudaError_t cudaPeekAtLastError();
+const char *cudaGetErrorName(cudaError_t error);
+const char *cudaGetErrorString(cudaError_t error);
+
+/* versions and devices */
+cudaError_t cudaDriverGetVersion(int *driverVersion);
+cudaError_t cudaRuntimeGetVersion(int *runtimeVersion);
+cudaError_t cudaGetDeviceCount(int *count);
+cudaError_t cudaSetDevice(int device);
+cudaError_t cudaGetDevice(int *device);
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device);
+cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int device);
+cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority);
+cudaError_t cudaDeviceSynchronize();
+cudaError_t cudaDeviceReset();
+cudaError_t cudaMemGetInfo(size_t *free, size_t *total);
+
+/* memory */
+cudaError_t cudaMalloc(void **devPtr, size_t size);
+cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height);
+cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags = 1);
+cudaError_t cudaFree(void *devPtr);
+cudaError_t cudaMallocHost(void **ptr, size_t size);
+cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags);
+cudaError_t cudaFreeHost(void *ptr);
+cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags);
+cudaError_t cudaHostUnregister(void *ptr);
+cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags);
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *attributes, const void *ptr);
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind);
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpyKind kind,
+                            cudaStream_t stream = 0);
+cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
+                         size_t width, size_t height, cudaMemcpyKind kind);
+cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
+                              size_t width, size_t height, cudaMemcpyKind kind,
+                              cudaStream_t stream = 0);
+cudaError_t cudaMemset(void *devPtr, int value, size_t count);
+cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream = 0);
+
+/* streams and events */
+cudaError_t cudaStreamCreate(cudaStream_t *pStream);
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags);
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority);
+cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags);
+cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority);
+cudaError_t cudaStreamDestroy(cudaStream_t stream);
+cudaError_t cudaStreamSynchronize(cudaStream_t stream);
+cudaError_t cudaStreamQuery(cudaStream_t stream);
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags = 0);
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData);
+cudaError_t cudaEventCreate(cudaEvent_t *event);
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags);
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = 0);
+cudaError_t cudaEventSynchronize(cudaEvent_t event);
+cudaError_t cudaEventQuery(cudaEvent_t event);
+/* Host time (ms) between the moments the two records executed on the host,
+ * never GPU time: emulated timings mean nothing. */
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
+cudaError_t cudaEventDestroy(cudaEvent_t event);
+
+/* functions: the C forms take the kernel's address */
+cudaError_t cudaFuncSetAttribute(const void *func, cudaFuncAttribute attr, int value);
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, const void *func);
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func,
+                                                          int blockSize, size_t dynamicSMemSize);
+} // inline namespace cudaemu_api
+
+namespace cudaemu {
+namespace detail {
+/* Type-erased kernel call: the arguments, converted to the kernel's parameter
+ * types, are captured by value at launch; run() calls the kernel once for the
+ * CUDA thread the scheduler has made current. */
+struct KernelCall {
+    virtual ~KernelCall() = default;
+    virtual void run() = 0;
+};
+template <typename... P> struct KernelCallT final : KernelCall {
+    void (*fn)(P...);
+    std::tuple<typename std::decay<P>::type...> args;
+    template <typename... A>
+    explicit KernelCallT(void (*f)(P...), A &&...a) : fn(f), args(std::forward<A>(a)...) {}
+    void run() override { std::apply(fn, args); }
+};
+cudaError_t launch(const cudaLaunchConfig_t *config, const void *func,
+                   std::unique_ptr<KernelCall> call);
+cudaError_t memcpy_symbol(void *sym, size_t symSize, const void *src, size_t count,
+                          size_t offset, cudaMemcpyKind kind, bool to_symbol,
+                          bool async, cudaStream_t stream);
+} // namespace detail
+} // namespace cudaemu
+
+inline namespace cudaemu_api {
+/* CUDA 12+'s typed extensible launch: our single launch idiom. */
+template <typename... ExpTypes, typename... ActTypes>
+inline cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t *config,
+                                      void (*kernel)(ExpTypes...), ActTypes &&...args)
+{
+    return [&](ExpTypes... coercedArgs) {
+        return ::cudaemu::detail::launch(
+            config, reinterpret_cast<const void *>(kernel),
+            std::unique_ptr<::cudaemu::detail::KernelCall>(
+                new ::cudaemu::detail::KernelCallT<ExpTypes...>(kernel, coercedArgs...)));
+    }(std::forward<ActTypes>(args)...);
+}
+
+} // inline namespace cudaemu_api
+
+namespace cudaemu {
+namespace detail {
+template <typename... P, std::size_t... I>
+inline cudaError_t launch_from_array(const cudaLaunchConfig_t *cfg, void (*kernel)(P...),
+                                     void **args, std::index_sequence<I...>)
+{
+    return cudaLaunchKernelEx(cfg, kernel,
+                              *static_cast<typename std::decay<P>::type *>(args[I])...);
+}
+} // namespace detail
+} // namespace cudaemu
+
+inline namespace cudaemu_api {
+/* cudaLaunchKernel with the kernel's type known: args[i] points at parameter i. */
+template <typename... ExpTypes>
+inline cudaError_t cudaLaunchKernel(void (*kernel)(ExpTypes...), dim3 gridDim, dim3 blockDim,
+                                    void **args, size_t sharedMem = 0, cudaStream_t stream = 0)
+{
+    cudaLaunchConfig_t cfg{gridDim, blockDim, sharedMem, stream, nullptr, 0};
+    if (sizeof...(ExpTypes) > 0 && args == nullptr)
+        return cudaErrorInvalidValue;
+    return ::cudaemu::detail::launch_from_array(&cfg, kernel, args,
+                                                std::index_sequence_for<ExpTypes...>{});
+}
+
+template <class T>
+inline cudaError_t cudaFuncSetAttribute(T *entry, cudaFuncAttribute attr, int value)
+{ return cudaFuncSetAttribute(reinterpret_cast<const void *>(entry), attr, value); }
+template <class T>
+inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, T *entry)
+{ return cudaFuncGetAttributes(attr, reinterpret_cast<const void *>(entry)); }
+template <class T>
+inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, T func,
+                                                                 int blockSize,
+                                                                 size_t dynamicSMemSize)
+{
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        numBlocks, reinterpret_cast<const void *>(func), blockSize, dynamicSMemSize);
+}
+template <class T>
+inline cudaError_t cudaMallocHost(T **ptr, size_t size)
+{ return cudaMallocHost(reinterpret_cast<void **>(ptr), size); }
+template <class T>
+inline cudaError_t cudaMalloc(T **devPtr, size_t size)
+{ return cudaMalloc(reinterpret_cast<void **>(devPtr), size); }
+template <class T>
+inline cudaError_t cudaHostAlloc(T **ptr, size_t size, unsigned int flags)
+{ return cudaHostAlloc(reinterpret_cast<void **>(ptr), size, flags); }
+
+/* __constant__ / __device__ variables are ordinary globals under the emulator. */
+template <class T>
+inline cudaError_t cudaMemcpyToSymbol(const T &symbol, const void *src, size_t count,
+                                      size_t offset = 0,
+                                      cudaMemcpyKind kind = cudaMemcpyHostToDevice)
+{
+    return ::cudaemu::detail::memcpy_symbol(const_cast<T *>(&symbol), sizeof(T), src, count,
+                                            offset, kind, true, false, 0);
+}
+template <class T>
+inline cudaError_t cudaMemcpyFromSymbol(void *dst, const T &symbol, size_t count,
+                                        size_t offset = 0,
+                                        cudaMemcpyKind kind = cudaMemcpyDeviceToHost)
+{
+    return ::cudaemu::detail::memcpy_symbol(const_cast<T *>(&symbol), sizeof(T), dst, count,
+                                            offset, kind, false, false, 0);
+}
+} // inline namespace cudaemu_api
+
+#endif

@@ -1,0 +1,366 @@
+/* emu/include/cudaemu/device_functions.h - the CUDA kernel language on the host.
+ *
+ * Execution-space qualifiers become nothing (__shared__ becomes `static`, so a
+ * block's shared arrays are ordinary statics that AddressSanitizer guards; the
+ * emulator runs one block at a time), threadIdx/blockIdx/blockDim/gridDim are
+ * references to the running fiber's coordinates, and the synchronizing
+ * primitives (__syncthreads, __syncwarp, __shfl_*_sync, __ballot_sync, ...)
+ * call into the fiber scheduler (emu/src/scheduler.cpp).  Atomics are plain
+ * read-modify-writes: fibers only switch inside those primitives, so no other
+ * CUDA thread can run in between.  Math intrinsics map onto <cmath>.
+ * Included by cuda_runtime.h; do not include directly.
+ */
+#ifndef CUDAEMU_DEVICE_FUNCTIONS_H
+#define CUDAEMU_DEVICE_FUNCTIONS_H
+
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <ctime>
+#include <limits>
+#include <type_traits>
+
+/* ---- qualifiers --------------------------------------------------------- */
+#define __global__
+#define __device__
+#define __host__
+#define __constant__
+#define __managed__
+#define __grid_constant__
+#define __device_builtin__
+#define __shared__ static
+#define __forceinline__ __inline__ __attribute__((always_inline))
+#define __noinline__ __attribute__((noinline))
+#define __align__(n) __attribute__((aligned(n)))
+#define __launch_bounds__(...)
+#define __maxnreg__(n)
+#define __cluster_dims__(...)
+#define __CUDACC_EMU_RESTRICT__ __restrict__
+
+/* Dynamic shared memory: under nvcc `extern __shared__ T name[]`; here a
+ * pointer to the launch's dynamicSmemBytes buffer (filled with 0xFF bytes
+ * before every block).  Use inside the kernel body. */
+#define DYNAMIC_SHARED(T, name)                                                \
+    [[maybe_unused]] T *const name = static_cast<T *>(::cudaemu::detail::g_dyn_smem)
+
+namespace cudaemu {
+namespace detail {
+/* Set by the scheduler before a fiber runs; read through the builtins below. */
+inline uint3 g_threadIdx = {0, 0, 0};
+inline uint3 g_blockIdx = {0, 0, 0};
+inline dim3 g_blockDim;
+inline dim3 g_gridDim;
+inline void *g_dyn_smem = nullptr;
+
+enum WarpOp {
+    WOP_SYNC, WOP_IDX, WOP_UP, WOP_DOWN, WOP_XOR, WOP_BALLOT, WOP_ANY, WOP_ALL,
+    WOP_MATCH_ANY, WOP_MATCH_ALL, WOP_RADD, WOP_RMIN_S, WOP_RMAX_S, WOP_RMIN_U,
+    WOP_RMAX_U, WOP_RAND, WOP_ROR, WOP_RXOR
+};
+enum BlockOp { BOP_SYNC, BOP_COUNT, BOP_AND, BOP_OR };
+
+int block_barrier(int op, int pred);
+unsigned long long warp_collective(int op, unsigned mask, unsigned long long value,
+                                   int arg, int width);
+unsigned active_mask();
+[[noreturn]] void trap();
+
+template <typename T>
+inline T warp_exchange(int op, unsigned mask, T var, int arg, int width)
+{
+    static_assert(sizeof(T) <= 8 && std::is_trivially_copyable<T>::value,
+                  "cudaemu: warp shuffles take values of at most 8 bytes");
+    unsigned long long bits = 0;
+    std::memcpy(&bits, &var, sizeof(T));
+    bits = warp_collective(op, mask, bits, arg, width);
+    T out;
+    std::memcpy(&out, &bits, sizeof(T));
+    return out;
+}
+} // namespace detail
+
+namespace builtin {
+inline const uint3 &threadIdx = ::cudaemu::detail::g_threadIdx;
+inline const uint3 &blockIdx = ::cudaemu::detail::g_blockIdx;
+inline const dim3 &blockDim = ::cudaemu::detail::g_blockDim;
+inline const dim3 &gridDim = ::cudaemu::detail::g_gridDim;
+constexpr int warpSize = 32;
+} // namespace builtin
+} // namespace cudaemu
+
+using cudaemu::builtin::threadIdx;
+using cudaemu::builtin::blockIdx;
+using cudaemu::builtin::blockDim;
+using cudaemu::builtin::gridDim;
+using cudaemu::builtin::warpSize;
+
+/* ---- block and warp synchronization ------------------------------------- */
+inline void __syncthreads() { cudaemu::detail::block_barrier(cudaemu::detail::BOP_SYNC, 0); }
+inline int __syncthreads_count(int p) { return cudaemu::detail::block_barrier(cudaemu::detail::BOP_COUNT, p); }
+inline int __syncthreads_and(int p) { return cudaemu::detail::block_barrier(cudaemu::detail::BOP_AND, p); }
+inline int __syncthreads_or(int p) { return cudaemu::detail::block_barrier(cudaemu::detail::BOP_OR, p); }
+inline void __syncwarp(unsigned mask = 0xffffffffu)
+{ cudaemu::detail::warp_collective(cudaemu::detail::WOP_SYNC, mask, 0, 0, 32); }
+inline unsigned __activemask() { return cudaemu::detail::active_mask(); }
+[[noreturn]] inline void __trap() { cudaemu::detail::trap(); }
+inline void __threadfence() { __asm__ __volatile__("" ::: "memory"); }
+inline void __threadfence_block() { __asm__ __volatile__("" ::: "memory"); }
+inline void __threadfence_system() { __asm__ __volatile__("" ::: "memory"); }
+inline void __nanosleep(unsigned) {}
+inline long long clock64() { return (long long)std::clock(); }
+
+template <typename T>
+inline T __shfl_sync(unsigned mask, T var, int srcLane, int width = 32)
+{ return cudaemu::detail::warp_exchange(cudaemu::detail::WOP_IDX, mask, var, srcLane, width); }
+template <typename T>
+inline T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = 32)
+{ return cudaemu::detail::warp_exchange(cudaemu::detail::WOP_UP, mask, var, (int)delta, width); }
+template <typename T>
+inline T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = 32)
+{ return cudaemu::detail::warp_exchange(cudaemu::detail::WOP_DOWN, mask, var, (int)delta, width); }
+template <typename T>
+inline T __shfl_xor_sync(unsigned mask, T var, int laneMask, int width = 32)
+{ return cudaemu::detail::warp_exchange(cudaemu::detail::WOP_XOR, mask, var, laneMask, width); }
+
+inline unsigned __ballot_sync(unsigned mask, int pred)
+{ return (unsigned)cudaemu::detail::warp_collective(cudaemu::detail::WOP_BALLOT, mask, pred != 0, 0, 32); }
+inline int __any_sync(unsigned mask, int pred)
+{ return (int)cudaemu::detail::warp_collective(cudaemu::detail::WOP_ANY, mask, pred != 0, 0, 32); }
+inline int __all_sync(unsigned mask, int pred)
+{ return (int)cudaemu::detail::warp_collective(cudaemu::detail::WOP_ALL, mask, pred != 0, 0, 32); }
+template <typename T>
+inline unsigned __match_any_sync(unsigned mask, T value)
+{ return (unsigned)cudaemu::detail::warp_exchange(cudaemu::detail::WOP_MATCH_ANY, mask, (unsigned long long)value, 0, 32); }
+template <typename T>
+inline unsigned __match_all_sync(unsigned mask, T value, int *pred)
+{
+    unsigned long long r = cudaemu::detail::warp_exchange(
+        cudaemu::detail::WOP_MATCH_ALL, mask, (unsigned long long)value, 0, 32);
+    *pred = (int)(r >> 32);
+    return (unsigned)r;
+}
+inline unsigned __reduce_add_sync(unsigned mask, unsigned v)
+{ return (unsigned)cudaemu::detail::warp_collective(cudaemu::detail::WOP_RADD, mask, v, 0, 32); }
+inline int __reduce_add_sync(unsigned mask, int v)
+{ return (int)(unsigned)cudaemu::detail::warp_collective(cudaemu::detail::WOP_RADD, mask, (unsigned)v, 0, 32); }
+inline unsigned __reduce_min_sync(unsigned mask, unsigned v)
+{ return (unsigned)cudaemu::detail::warp_collective(cudaemu::detail::WOP_RMIN_U, mask, v, 0, 32); }
+inline int __reduce_min_sync(unsigned mask, int v)
+{ return (int)(unsigned)cudaemu::detail::warp_collective(cudaemu::detail::WOP_RMIN_S, mask, (unsigned)v, 0, 32); }
+inline unsigned __reduce_max_sync(unsigned mask, unsigned v)
+{ return (unsigned)cudaemu::detail::warp_collective(cudaemu::detail::WOP_RMAX_U, mask, v, 0, 32); }
+inline int __reduce_max_sync(unsigned mask, int v)
+{ return (int)(unsigned)cudaemu::detail::warp_collective(cudaemu::detail::WOP_RMAX_S, mask, (unsigned)v, 0, 32); }
+inline unsigned __reduce_and_sync(unsigned mask, unsigned v)
+{ return (unsigned)cudaemu::detail::warp_collective(cudaemu::detail::WOP_RAND, mask, v, 0, 32); }
+inline unsigned __reduce_or_sync(unsigned mask, unsigned v)
+{ return (unsigned)cudaemu::detail::warp_collective(cudaemu::detail::WOP_ROR, mask, v, 0, 32); }
+inline unsigned __reduce_xor_sync(unsigned mask, unsigned v)
+{ return (unsigned)cudaemu::detail::warp_collective(cudaemu::detail::WOP_RXOR, mask, v, 0, 32); }
+
+/* ---- atomics (no fiber switch can happen inside one) -------------------- */
+inline int atomicAdd(int *a, int v) { int o = *a; *a = (int)((unsigned)o + (unsigned)v); return o; }
+inline unsigned atomicAdd(unsigned *a, unsigned v) { unsigned o = *a; *a = o + v; return o; }
+inline unsigned long long atomicAdd(unsigned long long *a, unsigned long long v)
+{ unsigned long long o = *a; *a = o + v; return o; }
+inline float atomicAdd(float *a, float v) { float o = *a; *a = o + v; return o; }
+inline double atomicAdd(double *a, double v) { double o = *a; *a = o + v; return o; }
+inline float2 atomicAdd(float2 *a, float2 v) { float2 o = *a; a->x += v.x; a->y += v.y; return o; }
+inline float4 atomicAdd(float4 *a, float4 v)
+{ float4 o = *a; a->x += v.x; a->y += v.y; a->z += v.z; a->w += v.w; return o; }
+inline int atomicSub(int *a, int v) { int o = *a; *a = (int)((unsigned)o - (unsigned)v); return o; }
+inline unsigned atomicSub(unsigned *a, unsigned v) { unsigned o = *a; *a = o - v; return o; }
+#define CUDAEMU_ATOMIC_MINMAX(T)                                               \
+    inline T atomicMin(T *a, T v) { T o = *a; if (v < o) *a = v; return o; }   \
+    inline T atomicMax(T *a, T v) { T o = *a; if (v > o) *a = v; return o; }
+CUDAEMU_ATOMIC_MINMAX(int)
+CUDAEMU_ATOMIC_MINMAX(unsigned)
+CUDAEMU_ATOMIC_MINMAX(long long)
+CUDAEMU_ATOMIC_MINMAX(unsigned long long)
+#undef CUDAEMU_ATOMIC_MINMAX
+#define CUDAEMU_ATOMIC_BITS(T)                                                 \
+    inline T atomicExch(T *a, T v) { T o = *a; *a = v; return o; }             \
+    inline T atomicCAS(T *a, T cmp, T v) { T o = *a; if (o == cmp) *a = v; return o; } \
+    inline T atomicAnd(T *a, T v) { T o = *a; *a = o & v; return o; }          \
+    inline T atomicOr(T *a, T v) { T o = *a; *a = o | v; return o; }           \
+    inline T atomicXor(T *a, T v) { T o = *a; *a = o ^ v; return o; }
+CUDAEMU_ATOMIC_BITS(int)
+CUDAEMU_ATOMIC_BITS(unsigned)
+CUDAEMU_ATOMIC_BITS(unsigned long long)
+#undef CUDAEMU_ATOMIC_BITS
+inline unsigned short atomicCAS(unsigned short *a, unsigned short cmp, unsigned short v)
+{ unsigned short o = *a; if (o == cmp) *a = v; return o; }
+inline float atomicExch(float *a, float v) { float o = *a; *a = v; return o; }
+inline unsigned atomicInc(unsigned *a, unsigned lim) { unsigned o = *a; *a = (o >= lim) ? 0 : o + 1; return o; }
+inline unsigned atomicDec(unsigned *a, unsigned lim)
+{ unsigned o = *a; *a = (o == 0 || o > lim) ? lim : o - 1; return o; }
+template <typename T, typename U> inline T atomicAdd_block(T *a, U v) { return atomicAdd(a, (T)v); }
+template <typename T, typename U> inline T atomicAdd_system(T *a, U v) { return atomicAdd(a, (T)v); }
+template <typename T, typename U> inline T atomicMax_block(T *a, U v) { return atomicMax(a, (T)v); }
+template <typename T, typename U> inline T atomicMin_block(T *a, U v) { return atomicMin(a, (T)v); }
+template <typename T, typename U> inline T atomicExch_block(T *a, U v) { return atomicExch(a, (T)v); }
+template <typename T, typename U> inline T atomicCAS_block(T *a, U c, U v) { return atomicCAS(a, (T)c, (T)v); }
+
+/* ---- cached / streaming loads and stores -------------------------------- */
+template <typename T> inline T __ldg(const T *p) { return *p; }
+template <typename T> inline T __ldca(const T *p) { return *p; }
+template <typename T> inline T __ldcg(const T *p) { return *p; }
+template <typename T> inline T __ldcs(const T *p) { return *p; }
+template <typename T> inline T __ldlu(const T *p) { return *p; }
+template <typename T> inline T __ldcv(const T *p) { return *p; }
+template <typename T> inline void __stwb(T *p, T v) { *p = v; }
+template <typename T> inline void __stcg(T *p, T v) { *p = v; }
+template <typename T> inline void __stcs(T *p, T v) { *p = v; }
+template <typename T> inline void __stwt(T *p, T v) { *p = v; }
+
+/* ---- min / max: CUDA's overload set (crt/math_functions.hpp) ------------ */
+#define CUDAEMU_MINMAX(R, A, B)                                                \
+    inline R min(const A a, const B b) { return ((R)a < (R)b) ? (R)a : (R)b; } \
+    inline R max(const A a, const B b) { return ((R)a > (R)b) ? (R)a : (R)b; }
+CUDAEMU_MINMAX(int, int, int)
+CUDAEMU_MINMAX(unsigned int, unsigned int, unsigned int)
+CUDAEMU_MINMAX(unsigned int, int, unsigned int)
+CUDAEMU_MINMAX(unsigned int, unsigned int, int)
+CUDAEMU_MINMAX(long, long, long)
+CUDAEMU_MINMAX(unsigned long, unsigned long, unsigned long)
+CUDAEMU_MINMAX(unsigned long, long, unsigned long)
+CUDAEMU_MINMAX(unsigned long, unsigned long, long)
+CUDAEMU_MINMAX(long long, long long, long long)
+CUDAEMU_MINMAX(unsigned long long, unsigned long long, unsigned long long)
+CUDAEMU_MINMAX(unsigned long long, long long, unsigned long long)
+CUDAEMU_MINMAX(unsigned long long, unsigned long long, long long)
+#undef CUDAEMU_MINMAX
+inline float min(const float a, const float b) { return std::fmin(a, b); }
+inline float max(const float a, const float b) { return std::fmax(a, b); }
+inline double min(const double a, const double b) { return std::fmin(a, b); }
+inline double max(const double a, const double b) { return std::fmax(a, b); }
+inline double min(const float a, const double b) { return std::fmin((double)a, b); }
+inline double max(const float a, const double b) { return std::fmax((double)a, b); }
+inline double min(const double a, const float b) { return std::fmin(a, (double)b); }
+inline double max(const double a, const float b) { return std::fmax(a, (double)b); }
+
+/* ---- float intrinsics ----------------------------------------------------
+ * glibc's math.h already declares __expf & co. (extern "C", noexcept, not
+ * exported); these inline definitions complete those declarations. */
+inline float __expf(float x) noexcept { return ::expf(x); }
+inline float __exp10f(float x) noexcept { return ::powf(10.0f, x); }
+inline float __logf(float x) noexcept { return ::logf(x); }
+inline float __log2f(float x) noexcept { return ::log2f(x); }
+inline float __log10f(float x) noexcept { return ::log10f(x); }
+inline float __powf(float x, float y) noexcept { return ::powf(x, y); }
+inline float __sinf(float x) noexcept { return ::sinf(x); }
+inline float __cosf(float x) noexcept { return ::cosf(x); }
+inline float __tanf(float x) noexcept { return ::tanf(x); }
+inline void __sincosf(float x, float *s, float *c) noexcept { *s = ::sinf(x); *c = ::cosf(x); }
+inline float __fdividef(float a, float b) { return a / b; }
+inline float fdividef(float a, float b) { return a / b; }
+inline float rsqrtf(float x) { return 1.0f / ::sqrtf(x); }
+inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
+inline float rcbrtf(float x) { return 1.0f / ::cbrtf(x); }
+inline float __saturatef(float x) { return x != x ? 0.0f : (x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x)); }
+inline float __frcp_rn(float x) { return 1.0f / x; }
+inline float __fsqrt_rn(float x) { return ::sqrtf(x); }
+inline float __frsqrt_rn(float x) { return 1.0f / ::sqrtf(x); }
+inline float __fadd_rn(float a, float b) { return a + b; }
+inline float __fsub_rn(float a, float b) { return a - b; }
+inline float __fmul_rn(float a, float b) { return a * b; }
+inline float __fdiv_rn(float a, float b) { return a / b; }
+inline float __fmaf_rn(float a, float b, float c) { return ::fmaf(a, b, c); }
+inline double __dadd_rn(double a, double b) { return a + b; }
+inline double __dmul_rn(double a, double b) { return a * b; }
+inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
+
+namespace cudaemu {
+namespace detail {
+/* Saturating float->integer conversion as PTX cvt does (NaN gives 0). */
+template <typename I, typename F> inline I cvt_sat(F r)
+{
+    if (r != r) return 0;
+    if (r <= (F)std::numeric_limits<I>::min()) return std::numeric_limits<I>::min();
+    if (r >= (F)std::numeric_limits<I>::max()) return std::numeric_limits<I>::max();
+    return (I)r;
+}
+template <typename To, typename From> inline To bit_cast(From f)
+{
+    static_assert(sizeof(To) == sizeof(From), "bit_cast size");
+    To t;
+    std::memcpy(&t, &f, sizeof t);
+    return t;
+}
+} // namespace detail
+} // namespace cudaemu
+
+inline int __float2int_rn(float x) { return cudaemu::detail::cvt_sat<int>(::rintf(x)); }
+inline int __float2int_rz(float x) { return cudaemu::detail::cvt_sat<int>(::truncf(x)); }
+inline int __float2int_rd(float x) { return cudaemu::detail::cvt_sat<int>(::floorf(x)); }
+inline int __float2int_ru(float x) { return cudaemu::detail::cvt_sat<int>(::ceilf(x)); }
+inline unsigned __float2uint_rn(float x) { return cudaemu::detail::cvt_sat<unsigned>(::rintf(x)); }
+inline unsigned __float2uint_rz(float x) { return cudaemu::detail::cvt_sat<unsigned>(::truncf(x)); }
+inline long long __float2ll_rn(float x) { return cudaemu::detail::cvt_sat<long long>(::rintf(x)); }
+inline long long __float2ll_rz(float x) { return cudaemu::detail::cvt_sat<long long>(::truncf(x)); }
+inline int __double2int_rn(double x) { return cudaemu::detail::cvt_sat<int>(std::rint(x)); }
+inline int __double2int_rz(double x) { return cudaemu::detail::cvt_sat<int>(std::trunc(x)); }
+inline float __double2float_rn(double x) { return (float)x; }
+inline float __int2float_rn(int x) { return (float)x; }
+inline float __uint2float_rn(unsigned x) { return (float)x; }
+inline float __ll2float_rn(long long x) { return (float)x; }
+inline double __int2double_rn(int x) { return (double)x; }
+inline int __float_as_int(float x) { return cudaemu::detail::bit_cast<int>(x); }
+inline unsigned __float_as_uint(float x) { return cudaemu::detail::bit_cast<unsigned>(x); }
+inline float __int_as_float(int x) { return cudaemu::detail::bit_cast<float>(x); }
+inline float __uint_as_float(unsigned x) { return cudaemu::detail::bit_cast<float>(x); }
+inline long long __double_as_longlong(double x) { return cudaemu::detail::bit_cast<long long>(x); }
+inline double __longlong_as_double(long long x) { return cudaemu::detail::bit_cast<double>(x); }
+inline int __double2hiint(double x) { return (int)(unsigned)((unsigned long long)__double_as_longlong(x) >> 32); }
+inline int __double2loint(double x) { return (int)(unsigned)(unsigned long long)__double_as_longlong(x); }
+inline double __hiloint2double(int hi, int lo)
+{ return __longlong_as_double((long long)(((unsigned long long)(unsigned)hi << 32) | (unsigned)lo)); }
+
+/* ---- integer intrinsics ------------------------------------------------- */
+inline int __popc(unsigned x) { return __builtin_popcount(x); }
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz((unsigned)x); }
+inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll((unsigned long long)x); }
+inline int __ffs(int x) { return __builtin_ffs(x); }
+inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+inline unsigned __brev(unsigned x)
+{
+    unsigned r = 0;
+    for (int i = 0; i < 32; ++i) r |= ((x >> i) & 1u) << (31 - i);
+    return r;
+}
+inline unsigned long long __brevll(unsigned long long x)
+{ return ((unsigned long long)__brev((unsigned)x) << 32) | __brev((unsigned)(x >> 32)); }
+inline int __mul24(int a, int b)
+{ return (int)((unsigned)((int)((unsigned)a << 8) >> 8) * (unsigned)((int)((unsigned)b << 8) >> 8)); }
+inline unsigned __umul24(unsigned a, unsigned b) { return (a & 0xffffffu) * (b & 0xffffffu); }
+inline int __mulhi(int a, int b) { return (int)(((long long)a * b) >> 32); }
+inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
+inline long long __mul64hi(long long a, long long b) { return (long long)(((__int128)a * b) >> 64); }
+inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b)
+{ return (unsigned long long)(((unsigned __int128)a * b) >> 64); }
+inline int __hadd(int a, int b) { return (int)(((long long)a + b) >> 1); }
+inline int __rhadd(int a, int b) { return (int)(((long long)a + b + 1) >> 1); }
+inline unsigned __uhadd(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a + b) >> 1); }
+inline unsigned __urhadd(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a + b + 1) >> 1); }
+inline unsigned __sad(int a, int b, unsigned c)
+{ return c + (unsigned)(a > b ? (long long)a - b : (long long)b - a); }
+inline unsigned __usad(unsigned a, unsigned b, unsigned c) { return c + (a > b ? a - b : b - a); }
+inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s)
+{
+    unsigned long long v = ((unsigned long long)y << 32) | x;
+    unsigned r = 0;
+    for (int i = 0; i < 4; ++i) r |= (unsigned)((v >> (8 * ((s >> (4 * i)) & 7u))) & 0xffu) << (8 * i);
+    return r;
+}
+inline unsigned __funnelshift_l(unsigned lo, unsigned hi, unsigned s)
+{ return (unsigned)(((((unsigned long long)hi << 32) | lo) << (s & 31u)) >> 32); }
+inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned s)
+{ return (unsigned)((((unsigned long long)hi << 32) | lo) >> (s & 31u)); }
+inline unsigned __funnelshift_lc(unsigned lo, unsigned hi, unsigned s)
+{ return (unsigned)(((((unsigned long long)hi << 32) | lo) << (s > 32 ? 32 : s)) >> 32); }
+inline unsigned __funnelshift_rc(unsigned lo, unsigned hi, unsigned s)
+{ return (unsigned)((((unsigned long long)hi << 32) | lo) >> (s > 32 ? 32 : s)); }
+
+#endif

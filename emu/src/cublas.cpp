@@ -1,0 +1,448 @@
+/* emu/src/cublas.cpp - the cuBLAS subset of the CUDA host emulator, on OpenBLAS.
+ *
+ * Arguments are checked as cuBLAS checks them (negative sizes, leading
+ * dimensions below max(1, rows), unknown operations: CUBLAS_STATUS_INVALID_VALUE;
+ * a null handle: CUBLAS_STATUS_NOT_INITIALIZED); the operation is then queued
+ * on the handle's stream and runs when that stream is drained, column-major as
+ * cuBLAS.  Host-pointer-mode scalars are read at call time, device-pointer-mode
+ * ones when the operation runs; results returned to host memory (dot, nrm2)
+ * make the call blocking, as in cuBLAS.  An operand that is not device (or
+ * pinned) memory makes the operation fail when it runs, with a message and
+ * the sticky cudaErrorIllegalAddress a GPU would give.  TF32 compute
+ * (CUBLAS_COMPUTE_32F_FAST_TF32 or CUBLAS_TF32_TENSOR_OP_MATH) rounds A and B
+ * to a 10-bit mantissa (round to nearest even) in scratch copies first.
+ */
+#include "internal.h"
+
+#include <cublas_v2.h>
+#include <cblas.h>
+
+#include <cmath>
+#include <cstring>
+#include <set>
+
+struct cublasContext {
+    int device = 0;
+    cudaStream_t stream = nullptr;
+    cublasPointerMode_t pmode = CUBLAS_POINTER_MODE_HOST;
+    cublasMath_t math = CUBLAS_DEFAULT_MATH;
+};
+
+namespace cudaemu {
+namespace {
+
+std::set<cublasContext *> &handles()
+{
+    static std::set<cublasContext *> *h = new std::set<cublasContext *>;
+    return *h;
+}
+
+enum Rounding { Exact, TF32, BF16 };
+
+float round_mantissa(float x, int drop)
+{
+    uint32_t u;
+    std::memcpy(&u, &x, 4);
+    if ((u & 0x7f800000u) == 0x7f800000u) return x; /* inf, nan */
+    const uint32_t half = (1u << (drop - 1)) - 1;
+    u += half + ((u >> drop) & 1u);
+    u &= ~((1u << drop) - 1);
+    std::memcpy(&x, &u, 4);
+    return x;
+}
+
+size_t extent(int rows, int cols, int ld)
+{
+    if (rows <= 0 || cols <= 0) return 0;
+    return size_t(cols - 1) * size_t(ld) + size_t(rows);
+}
+
+size_t vextent(int n, int inc)
+{
+    if (n <= 0) return 0;
+    return size_t(n - 1) * size_t(inc < 0 ? -inc : inc) + 1;
+}
+
+/* Device (or pinned, mapped) memory that holds [p, p+bytes)? */
+bool on_device(const void *p, size_t bytes)
+{
+    if (bytes == 0) return true;
+    const Alloc *a = nullptr;
+    return p && span_ok(p, bytes, &a) && a;
+}
+
+struct Operand {
+    const char *name;
+    const void *p;
+    size_t bytes;
+};
+
+/* Queues fn on the handle's stream, or a failure if an operand is not device memory. */
+cublasStatus_t queue(cublasContext *h, const char *fname, std::initializer_list<Operand> ops,
+                     std::function<void()> fn, bool blocking)
+{
+    cudaError_t se = cudaSuccess;
+    auto s = h->stream ? stream_of(h->stream, &se) : dev(h->device).legacy;
+    if (!s) return CUBLAS_STATUS_EXECUTION_FAILED;
+    std::string bad;
+    for (const Operand &o : ops) {
+        if (!on_device(o.p, o.bytes)) {
+            char buf[256];
+            std::snprintf(buf, sizeof buf, "%s: operand %s = %p (%zu bytes) is not device memory",
+                          fname, o.name, o.p, o.bytes);
+            bad = buf;
+            break;
+        }
+    }
+    if (!bad.empty()) {
+        enqueue_work(s.get(), [bad]() {
+            report("%s (on a GPU: an illegal memory access)", bad.c_str());
+            return cudaErrorIllegalAddress;
+        });
+    } else {
+        enqueue_work(s.get(), [fn]() {
+            fn();
+            return cudaSuccess;
+        });
+    }
+    if (blocking) drain_all(s.get());
+    return dev(s->device).sticky ? CUBLAS_STATUS_EXECUTION_FAILED : CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t check_handle(cublasContext *h)
+{
+    if (!h || !handles().count(h)) return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (usable() != cudaSuccess) return CUBLAS_STATUS_EXECUTION_FAILED;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+bool valid_op(cublasOperation_t op)
+{
+    return op == CUBLAS_OP_N || op == CUBLAS_OP_T || op == CUBLAS_OP_C;
+}
+
+CBLAS_TRANSPOSE cblas_op(cublasOperation_t op) { return op == CUBLAS_OP_N ? CblasNoTrans : CblasTrans; }
+
+/* One column-major C = alpha op(A) op(B) + beta C on the host. */
+void host_gemm(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, float alpha,
+               const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc,
+               Rounding rnd)
+{
+    if (m == 0 || n == 0) return;
+    if (beta == 0.0f) {
+        /* cuBLAS does not read C when beta is 0 (fresh memory may hold NaN). */
+        for (int j = 0; j < n; ++j) std::memset(C + size_t(j) * size_t(ldc), 0, size_t(m) * 4);
+    }
+    if (k == 0 || alpha == 0.0f) {
+        if (beta != 0.0f && beta != 1.0f)
+            for (int j = 0; j < n; ++j)
+                for (int i = 0; i < m; ++i) C[size_t(j) * size_t(ldc) + size_t(i)] *= beta;
+        return;
+    }
+    std::vector<float> ra, rb;
+    if (rnd != Exact) {
+        const int drop = rnd == TF32 ? 13 : 16;
+        size_t na = ta == CUBLAS_OP_N ? extent(m, k, lda) : extent(k, m, lda);
+        size_t nb = tb == CUBLAS_OP_N ? extent(k, n, ldb) : extent(n, k, ldb);
+        ra.resize(na);
+        rb.resize(nb);
+        for (size_t i = 0; i < na; ++i) ra[i] = round_mantissa(A[i], drop);
+        for (size_t i = 0; i < nb; ++i) rb[i] = round_mantissa(B[i], drop);
+        A = ra.data();
+        B = rb.data();
+    }
+    cblas_sgemm(CblasColMajor, cblas_op(ta), cblas_op(tb), m, n, k, alpha, A, lda, B, ldb,
+                beta, C, ldc);
+}
+
+cublasStatus_t gemm_args(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                         int lda, int ldb, int ldc)
+{
+    if (!valid_op(ta) || !valid_op(tb)) return CUBLAS_STATUS_INVALID_VALUE;
+    if (m < 0 || n < 0 || k < 0) return CUBLAS_STATUS_INVALID_VALUE;
+    int arows = ta == CUBLAS_OP_N ? m : k, brows = tb == CUBLAS_OP_N ? k : n;
+    if (lda < std::max(1, arows) || ldb < std::max(1, brows) || ldc < std::max(1, m))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+/* Reads a scalar now (host mode) or returns a reader for when the op runs. */
+struct Scalar {
+    float value = 0;
+    const float *dptr = nullptr;
+    float get() const { return dptr ? *dptr : value; }
+};
+Scalar scalar(cublasContext *h, const float *p)
+{
+    Scalar s;
+    if (h->pmode == CUBLAS_POINTER_MODE_DEVICE) s.dptr = p;
+    else s.value = *p;
+    return s;
+}
+
+Rounding rounding_for(cublasContext *h, cublasComputeType_t ct)
+{
+    switch (ct) {
+    case CUBLAS_COMPUTE_32F_FAST_TF32: return TF32;
+    case CUBLAS_COMPUTE_32F_FAST_16F: return TF32;  /* a 10-bit mantissa, like half */
+    case CUBLAS_COMPUTE_32F_FAST_16BF: return BF16;
+    case CUBLAS_COMPUTE_32F_PEDANTIC: return Exact;
+    default: return (h->math & 0xf) == CUBLAS_TF32_TENSOR_OP_MATH ? TF32 : Exact;
+    }
+}
+
+cublasStatus_t strided(cublasContext *h, const char *fname, cublasOperation_t ta,
+                       cublasOperation_t tb, int m, int n, int k, const float *alpha,
+                       const float *A, int lda, long long sA, const float *B, int ldb,
+                       long long sB, const float *beta, float *C, int ldc, long long sC,
+                       int batch, Rounding rnd)
+{
+    if (cublasStatus_t s = gemm_args(ta, tb, m, n, k, lda, ldb, ldc)) return s;
+    if (batch < 0 || !alpha || !beta) return CUBLAS_STATUS_INVALID_VALUE;
+    if (m == 0 || n == 0 || batch == 0) return CUBLAS_STATUS_SUCCESS;
+    Scalar al = scalar(h, alpha), be = scalar(h, beta);
+    auto span = [batch](size_t one, long long stride) {
+        return one == 0 ? 0 : (size_t(batch - 1) * size_t(stride < 0 ? -stride : stride) + one) * 4;
+    };
+    size_t ea = ta == CUBLAS_OP_N ? extent(m, k, lda) : extent(k, m, lda);
+    size_t eb = tb == CUBLAS_OP_N ? extent(k, n, ldb) : extent(n, k, ldb);
+    size_t ec = extent(m, n, ldc);
+    return queue(h, fname,
+                 {{"A", A, span(ea, sA)}, {"B", B, span(eb, sB)}, {"C", C, span(ec, sC)}},
+                 [=]() {
+                     float a = al.get(), b = be.get();
+                     for (int i = 0; i < batch; ++i)
+                         host_gemm(ta, tb, m, n, k, a, A + i * sA, lda, B + i * sB, ldb, b,
+                                   C + i * sC, ldc, rnd);
+                 },
+                 false);
+}
+
+} // namespace
+} // namespace cudaemu
+
+using namespace cudaemu;
+
+inline namespace cudaemu_api {
+
+const char *cublasGetStatusName(cublasStatus_t s)
+{
+    switch (s) {
+    case CUBLAS_STATUS_SUCCESS: return "CUBLAS_STATUS_SUCCESS";
+    case CUBLAS_STATUS_NOT_INITIALIZED: return "CUBLAS_STATUS_NOT_INITIALIZED";
+    case CUBLAS_STATUS_ALLOC_FAILED: return "CUBLAS_STATUS_ALLOC_FAILED";
+    case CUBLAS_STATUS_INVALID_VALUE: return "CUBLAS_STATUS_INVALID_VALUE";
+    case CUBLAS_STATUS_ARCH_MISMATCH: return "CUBLAS_STATUS_ARCH_MISMATCH";
+    case CUBLAS_STATUS_MAPPING_ERROR: return "CUBLAS_STATUS_MAPPING_ERROR";
+    case CUBLAS_STATUS_EXECUTION_FAILED: return "CUBLAS_STATUS_EXECUTION_FAILED";
+    case CUBLAS_STATUS_INTERNAL_ERROR: return "CUBLAS_STATUS_INTERNAL_ERROR";
+    case CUBLAS_STATUS_NOT_SUPPORTED: return "CUBLAS_STATUS_NOT_SUPPORTED";
+    case CUBLAS_STATUS_LICENSE_ERROR: return "CUBLAS_STATUS_LICENSE_ERROR";
+    }
+    return "CUBLAS_STATUS_UNKNOWN";
+}
+
+const char *cublasGetStatusString(cublasStatus_t s)
+{
+    switch (s) {
+    case CUBLAS_STATUS_SUCCESS: return "success";
+    case CUBLAS_STATUS_NOT_INITIALIZED: return "the library was not initialized";
+    case CUBLAS_STATUS_ALLOC_FAILED: return "the resource allocation failed";
+    case CUBLAS_STATUS_INVALID_VALUE: return "an invalid numeric value was used as an argument";
+    case CUBLAS_STATUS_ARCH_MISMATCH: return "an absent device architectural feature is required";
+    case CUBLAS_STATUS_MAPPING_ERROR: return "an access to GPU memory space failed";
+    case CUBLAS_STATUS_EXECUTION_FAILED: return "the GPU program failed to execute";
+    case CUBLAS_STATUS_INTERNAL_ERROR: return "an internal operation failed";
+    case CUBLAS_STATUS_NOT_SUPPORTED: return "the functionality requested is not supported";
+    case CUBLAS_STATUS_LICENSE_ERROR: return "error detected trying to check the license";
+    }
+    return "unknown error";
+}
+
+cublasStatus_t cublasCreate(cublasHandle_t *handle)
+{
+    CUDAEMU_LOCK;
+    if (!handle) return CUBLAS_STATUS_INVALID_VALUE;
+    if (usable() != cudaSuccess) return CUBLAS_STATUS_NOT_INITIALIZED;
+    cublasContext *h = new cublasContext;
+    h->device = cur_dev();
+    handles().insert(h);
+    *handle = h;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasDestroy(cublasHandle_t h)
+{
+    CUDAEMU_LOCK;
+    if (!h || !handles().count(h)) return CUBLAS_STATUS_NOT_INITIALIZED;
+    sync_device(h->device); /* as cuBLAS: destroying a handle synchronizes */
+    handles().erase(h);
+    delete h;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasGetVersion(cublasHandle_t h, int *version)
+{
+    CUDAEMU_LOCK;
+    if (!h || !handles().count(h)) return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (!version) return CUBLAS_STATUS_INVALID_VALUE;
+    *version = CUBLAS_VERSION;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetStream(cublasHandle_t h, cudaStream_t s)
+{
+    CUDAEMU_LOCK;
+    if (!h || !handles().count(h)) return CUBLAS_STATUS_NOT_INITIALIZED;
+    h->stream = s;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasGetStream(cublasHandle_t h, cudaStream_t *s)
+{
+    CUDAEMU_LOCK;
+    if (!h || !handles().count(h)) return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (!s) return CUBLAS_STATUS_INVALID_VALUE;
+    *s = h->stream;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetMathMode(cublasHandle_t h, cublasMath_t mode)
+{
+    CUDAEMU_LOCK;
+    if (!h || !handles().count(h)) return CUBLAS_STATUS_NOT_INITIALIZED;
+    unsigned base = unsigned(mode) & 0xfu, flags = unsigned(mode) & ~0xfu;
+    if ((base > 4 && base != 8) || (flags & ~unsigned(CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    h->math = mode;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasGetMathMode(cublasHandle_t h, cublasMath_t *mode)
+{
+    CUDAEMU_LOCK;
+    if (!h || !handles().count(h)) return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (!mode) return CUBLAS_STATUS_INVALID_VALUE;
+    *mode = h->math;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetPointerMode(cublasHandle_t h, cublasPointerMode_t mode)
+{
+    CUDAEMU_LOCK;
+    if (!h || !handles().count(h)) return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (mode != CUBLAS_POINTER_MODE_HOST && mode != CUBLAS_POINTER_MODE_DEVICE)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    h->pmode = mode;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasGetPointerMode(cublasHandle_t h, cublasPointerMode_t *mode)
+{
+    CUDAEMU_LOCK;
+    if (!h || !handles().count(h)) return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (!mode) return CUBLAS_STATUS_INVALID_VALUE;
+    *mode = h->pmode;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSgemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m,
+                           int n, int k, const float *alpha, const float *A, int lda,
+                           const float *B, int ldb, const float *beta, float *C, int ldc)
+{
+    CUDAEMU_LOCK;
+    if (cublasStatus_t s = check_handle(h)) return s;
+    return strided(h, "cublasSgemm", ta, tb, m, n, k, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc,
+                   0, 1, rounding_for(h, CUBLAS_COMPUTE_32F));
+}
+
+cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t h, cublasOperation_t ta,
+                                         cublasOperation_t tb, int m, int n, int k,
+                                         const float *alpha, const float *A, int lda,
+                                         long long int sA, const float *B, int ldb,
+                                         long long int sB, const float *beta, float *C, int ldc,
+                                         long long int sC, int batchCount)
+{
+    CUDAEMU_LOCK;
+    if (cublasStatus_t s = check_handle(h)) return s;
+    return strided(h, "cublasSgemmStridedBatched", ta, tb, m, n, k, alpha, A, lda, sA, B, ldb,
+                   sB, beta, C, ldc, sC, batchCount, rounding_for(h, CUBLAS_COMPUTE_32F));
+}
+
+cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m,
+                            int n, int k, const void *alpha, const void *A, cudaDataType Atype,
+                            int lda, const void *B, cudaDataType Btype, int ldb, const void *beta,
+                            void *C, cudaDataType Ctype, int ldc, cublasComputeType_t ct,
+                            cublasGemmAlgo_t algo)
+{
+    CUDAEMU_LOCK;
+    if (cublasStatus_t s = check_handle(h)) return s;
+    if (cublasStatus_t s = gemm_args(ta, tb, m, n, k, lda, ldb, ldc)) return s;
+    if (!((algo >= CUBLAS_GEMM_DEFAULT && algo <= CUBLAS_GEMM_ALGO23) ||
+          (algo >= CUBLAS_GEMM_DEFAULT_TENSOR_OP && algo <= CUBLAS_GEMM_ALGO15_TENSOR_OP)))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    bool f32 = ct == CUBLAS_COMPUTE_32F || ct == CUBLAS_COMPUTE_32F_PEDANTIC ||
+               ct == CUBLAS_COMPUTE_32F_FAST_TF32 || ct == CUBLAS_COMPUTE_32F_FAST_16F ||
+               ct == CUBLAS_COMPUTE_32F_FAST_16BF;
+    if (!f32 || Atype != CUDA_R_32F || Btype != CUDA_R_32F || Ctype != CUDA_R_32F)
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    return strided(h, "cublasGemmEx", ta, tb, m, n, k, static_cast<const float *>(alpha),
+                   static_cast<const float *>(A), lda, 0, static_cast<const float *>(B), ldb, 0,
+                   static_cast<const float *>(beta), static_cast<float *>(C), ldc, 0, 1,
+                   rounding_for(h, ct));
+}
+
+cublasStatus_t cublasSaxpy(cublasHandle_t h, int n, const float *alpha, const float *x, int incx,
+                           float *y, int incy)
+{
+    CUDAEMU_LOCK;
+    if (cublasStatus_t s = check_handle(h)) return s;
+    if (!alpha) return CUBLAS_STATUS_INVALID_VALUE;
+    if (n <= 0) return CUBLAS_STATUS_SUCCESS;
+    Scalar a = scalar(h, alpha);
+    return queue(h, "cublasSaxpy",
+                 {{"x", x, vextent(n, incx) * 4}, {"y", y, vextent(n, incy) * 4}},
+                 [=]() { cblas_saxpy(n, a.get(), x, incx, y, incy); }, false);
+}
+
+cublasStatus_t cublasSscal(cublasHandle_t h, int n, const float *alpha, float *x, int incx)
+{
+    CUDAEMU_LOCK;
+    if (cublasStatus_t s = check_handle(h)) return s;
+    if (!alpha) return CUBLAS_STATUS_INVALID_VALUE;
+    if (n <= 0 || incx <= 0) return CUBLAS_STATUS_SUCCESS;
+    Scalar a = scalar(h, alpha);
+    return queue(h, "cublasSscal", {{"x", x, vextent(n, incx) * 4}},
+                 [=]() { cblas_sscal(n, a.get(), x, incx); }, false);
+}
+
+cublasStatus_t cublasSdot(cublasHandle_t h, int n, const float *x, int incx, const float *y,
+                          int incy, float *result)
+{
+    CUDAEMU_LOCK;
+    if (cublasStatus_t s = check_handle(h)) return s;
+    if (!result) return CUBLAS_STATUS_INVALID_VALUE;
+    const bool dev_result = h->pmode == CUBLAS_POINTER_MODE_DEVICE;
+    const int nn = n;
+    return queue(h, "cublasSdot",
+                 {{"x", x, vextent(n, incx) * 4}, {"y", y, vextent(n, incy) * 4},
+                  {"result", result, dev_result ? 4u : 0u}},
+                 [=]() { *result = nn <= 0 ? 0.0f : cblas_sdot(nn, x, incx, y, incy); },
+                 !dev_result);
+}
+
+cublasStatus_t cublasSnrm2(cublasHandle_t h, int n, const float *x, int incx, float *result)
+{
+    CUDAEMU_LOCK;
+    if (cublasStatus_t s = check_handle(h)) return s;
+    if (!result) return CUBLAS_STATUS_INVALID_VALUE;
+    const bool dev_result = h->pmode == CUBLAS_POINTER_MODE_DEVICE;
+    const int nn = n;
+    return queue(h, "cublasSnrm2",
+                 {{"x", x, incx > 0 ? vextent(n, incx) * 4 : 0},
+                  {"result", result, dev_result ? 4u : 0u}},
+                 [=]() { *result = (nn <= 0 || incx <= 0) ? 0.0f : cblas_snrm2(nn, x, incx); },
+                 !dev_result);
+}
+
+} // inline namespace cudaemu_api

@@ -1,0 +1,349 @@
+/* emu/src/fiber.cpp - user-space fibers: one per CUDA thread of a block.
+ *
+ * Each fiber owns an mmap'd stack with a PROT_NONE guard region below it;
+ * stacks are pooled and reused across blocks and launches.  On x86-64 the
+ * context switch is a few instructions of assembly that save the callee-saved
+ * registers, rsp, MXCSR and the x87 control word (no system call); elsewhere
+ * ucontext is the fallback.  Under AddressSanitizer every switch is announced
+ * with __sanitizer_start/finish_switch_fiber.  A SIGSEGV handler running on
+ * an alternate signal stack turns a hit on a guard region into a clear
+ * "stack overflow in a kernel" message; other faults inside a kernel get a
+ * one-line note and then go to the previous handler (ASan's or the default).
+ */
+#include "internal.h"
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* The assembly switch on x86-64; ucontext elsewhere (or with -DCUDAEMU_UCONTEXT). */
+#if defined(__x86_64__) && !defined(CUDAEMU_UCONTEXT)
+#define CUDAEMU_ASM_SWITCH 1
+#else
+#include <ucontext.h>
+#endif
+
+#ifdef CUDAEMU_ASAN
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+namespace cudaemu {
+namespace fiber {
+
+constexpr size_t kGuard = 64 << 10;
+
+struct Fiber {
+    void *sp = nullptr;       /* saved stack pointer while switched out */
+    char *map = nullptr;      /* guard + stack */
+    size_t map_size = 0;
+    char *lo = nullptr;       /* usable stack [lo, lo + size) */
+    size_t size = 0;
+    Entry entry = nullptr;
+    void *user = nullptr;
+    void *asan_fake = nullptr;
+#if !defined(CUDAEMU_ASM_SWITCH)
+    ucontext_t uc;
+#endif
+};
+
+namespace {
+/* The host side of the current switch; kernels run on one host thread at a time. */
+#if defined(CUDAEMU_ASM_SWITCH)
+void *g_host_sp = nullptr;
+#endif
+Fiber *g_running = nullptr;
+const void *g_host_bottom = nullptr;
+size_t g_host_size = 0;
+std::vector<Fiber *> *g_all = nullptr; /* every fiber, for the fault handler */
+#if !defined(CUDAEMU_ASM_SWITCH)
+ucontext_t g_host_uc;
+#endif
+
+inline void asan_start(void **fake, const void *bottom, size_t size)
+{
+#ifdef CUDAEMU_ASAN
+    __sanitizer_start_switch_fiber(fake, bottom, size);
+#else
+    (void)fake, (void)bottom, (void)size;
+#endif
+}
+inline void asan_finish(void *fake, const void **bottom, size_t *size)
+{
+#ifdef CUDAEMU_ASAN
+    __sanitizer_finish_switch_fiber(fake, bottom, size);
+#else
+    (void)fake, (void)bottom, (void)size;
+#endif
+}
+} // namespace
+} // namespace fiber
+} // namespace cudaemu
+
+#if defined(CUDAEMU_ASM_SWITCH)
+/* cudaemu_fiber_switch(save, next): push callee-saved registers, MXCSR and the
+ * x87 control word on the current stack, store rsp in *save, load next as rsp
+ * and pop the same frame from there.  A fresh fiber's frame "returns" into
+ * cudaemu_fiber_start, which calls entry(fiber) with rsp 16-byte aligned. */
+extern "C" void cudaemu_fiber_switch(void **save, void *next);
+extern "C" void cudaemu_fiber_start();
+__asm__(".text\n"
+        ".p2align 4\n"
+        ".globl cudaemu_fiber_switch\n"
+        ".hidden cudaemu_fiber_switch\n"
+        ".type cudaemu_fiber_switch,@function\n"
+        "cudaemu_fiber_switch:\n"
+        "    pushq %rbp\n"
+        "    pushq %rbx\n"
+        "    pushq %r12\n"
+        "    pushq %r13\n"
+        "    pushq %r14\n"
+        "    pushq %r15\n"
+        "    subq $8, %rsp\n"
+        "    stmxcsr (%rsp)\n"
+        "    fnstcw 4(%rsp)\n"
+        "    movq %rsp, (%rdi)\n"
+        "    movq %rsi, %rsp\n"
+        "    ldmxcsr (%rsp)\n"
+        "    fldcw 4(%rsp)\n"
+        "    addq $8, %rsp\n"
+        "    popq %r15\n"
+        "    popq %r14\n"
+        "    popq %r13\n"
+        "    popq %r12\n"
+        "    popq %rbx\n"
+        "    popq %rbp\n"
+        "    ret\n"
+        ".size cudaemu_fiber_switch, .-cudaemu_fiber_switch\n"
+        ".p2align 4\n"
+        ".globl cudaemu_fiber_start\n"
+        ".hidden cudaemu_fiber_start\n"
+        ".type cudaemu_fiber_start,@function\n"
+        "cudaemu_fiber_start:\n"
+        "    movq %r12, %rdi\n"
+        "    callq *%rbx\n"
+        "    ud2\n"
+        ".size cudaemu_fiber_start, .-cudaemu_fiber_start\n");
+#endif
+
+namespace cudaemu {
+namespace fiber {
+namespace {
+
+void trampoline(Fiber *f)
+{
+    asan_finish(nullptr, &g_host_bottom, &g_host_size);
+    f->entry(f);
+    std::fprintf(stderr, "cudaemu: internal error: a fiber's entry returned\n");
+    std::abort();
+}
+
+#if !defined(CUDAEMU_ASM_SWITCH)
+Fiber *g_starting = nullptr;
+void uc_trampoline() { trampoline(g_starting); }
+#endif
+
+void build_initial_frame(Fiber *f)
+{
+#if defined(CUDAEMU_ASM_SWITCH)
+    uintptr_t top = (reinterpret_cast<uintptr_t>(f->lo) + f->size) & ~uintptr_t(15);
+    uintptr_t x = top - 16;       /* rsp when cudaemu_fiber_start runs: 16-aligned */
+    uint64_t *frame = reinterpret_cast<uint64_t *>(x - 64);
+    uint32_t csr;
+    uint16_t cw;
+    __asm__ __volatile__("stmxcsr %0" : "=m"(csr));
+    __asm__ __volatile__("fnstcw %0" : "=m"(cw));
+    uint32_t env[2] = {csr & ~0x3fu /* no pending exception flags */, cw};
+    std::memcpy(&frame[0], env, 8);
+    frame[1] = 0;                                           /* r15 */
+    frame[2] = 0;                                           /* r14 */
+    frame[3] = 0;                                           /* r13 */
+    frame[4] = reinterpret_cast<uint64_t>(f);               /* r12: argument */
+    frame[5] = reinterpret_cast<uint64_t>(&trampoline);     /* rbx: function */
+    frame[6] = 0;                                           /* rbp */
+    frame[7] = reinterpret_cast<uint64_t>(&cudaemu_fiber_start); /* return address */
+    reinterpret_cast<uint64_t *>(x)[0] = 0;
+    reinterpret_cast<uint64_t *>(x)[1] = 0;
+    f->sp = frame;
+#else
+    getcontext(&f->uc);
+    f->uc.uc_stack.ss_sp = f->lo;
+    f->uc.uc_stack.ss_size = f->size;
+    f->uc.uc_link = nullptr;
+    makecontext(&f->uc, uc_trampoline, 0);
+#endif
+}
+
+inline void raw_switch_in(Fiber *f)
+{
+#if defined(CUDAEMU_ASM_SWITCH)
+    cudaemu_fiber_switch(&g_host_sp, f->sp);
+#else
+    g_starting = f;
+    swapcontext(&g_host_uc, &f->uc);
+#endif
+}
+
+inline void raw_switch_out(Fiber *f)
+{
+#if defined(CUDAEMU_ASM_SWITCH)
+    cudaemu_fiber_switch(&f->sp, g_host_sp);
+#else
+    swapcontext(&f->uc, &g_host_uc);
+#endif
+}
+
+/* ---- fault handling ---- */
+struct sigaction g_old_segv;
+bool g_handler_installed = false;
+
+void put(const char *s) { ssize_t r = write(2, s, std::strlen(s)); (void)r; }
+void put_u(unsigned long v)
+{
+    char buf[24];
+    int i = 23;
+    buf[i] = 0;
+    do { buf[--i] = char('0' + v % 10); v /= 10; } while (v && i > 0);
+    put(buf + i);
+}
+void put_hex(uintptr_t v)
+{
+    char buf[24];
+    int i = 23;
+    buf[i] = 0;
+    do { buf[--i] = "0123456789abcdef"[v & 15]; v >>= 4; } while (v && i > 2);
+    buf[--i] = 'x';
+    buf[--i] = '0';
+    put(buf + i);
+}
+void put_coords(const uint3 &v)
+{
+    put("(");
+    put_u(v.x); put(","); put_u(v.y); put(","); put_u(v.z);
+    put(")");
+}
+
+void on_segv(int sig, siginfo_t *info, void *uctx)
+{
+    (void)uctx;
+    uintptr_t a = reinterpret_cast<uintptr_t>(info->si_addr);
+    if (g_running && g_all) {
+        bool guard = false;
+        for (Fiber *f : *g_all) {
+            uintptr_t lo = reinterpret_cast<uintptr_t>(f->map);
+            if (a >= lo && a < lo + kGuard) { guard = true; break; }
+        }
+        if (guard) {
+            put("cudaemu: stack overflow in a kernel: CUDA thread ");
+            put_coords(detail::g_threadIdx);
+            put(" of block ");
+            put_coords(detail::g_blockIdx);
+            put(" ran off its ");
+            put_u(g_running->size >> 10);
+            put(" KiB fiber stack (fault at ");
+            put_hex(a);
+            put(" in the guard page). Large local arrays or deep recursion? "
+                "Set CUDAEMU_STACK_KB to a larger stack.\n");
+            _exit(134);
+        }
+        put("cudaemu: memory fault at ");
+        put_hex(a);
+        put(" in a kernel: CUDA thread ");
+        put_coords(detail::g_threadIdx);
+        put(" of block ");
+        put_coords(detail::g_blockIdx);
+        put(" (on a GPU: cudaErrorIllegalAddress)\n");
+    }
+    /* Not ours: hand the fault to whoever handled it before us. */
+    sigaction(sig, &g_old_segv, nullptr);
+}
+
+void ensure_altstack()
+{
+    static thread_local bool done = false;
+    if (done) return;
+    done = true;
+    stack_t cur;
+    if (sigaltstack(nullptr, &cur) == 0 && !(cur.ss_flags & SS_DISABLE) && cur.ss_size >= 16384)
+        return; /* e.g. AddressSanitizer's */
+    size_t sz = 256 << 10;
+    void *p = mmap(nullptr, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return;
+    stack_t ss;
+    ss.ss_sp = p;
+    ss.ss_size = sz;
+    ss.ss_flags = 0;
+    sigaltstack(&ss, nullptr);
+}
+
+} // namespace
+
+Fiber *create(Entry entry, void *user)
+{
+    Fiber *f = new Fiber;
+    f->entry = entry;
+    f->user = user;
+    f->size = (config().stack_bytes + 4095) & ~size_t(4095);
+    f->map_size = f->size + kGuard;
+    void *m = mmap(nullptr, f->map_size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) {
+        report("cannot map a %zu KiB fiber stack", f->map_size >> 10);
+        std::abort();
+    }
+    f->map = static_cast<char *>(m);
+    mprotect(f->map, kGuard, PROT_NONE);
+    f->lo = f->map + kGuard;
+    build_initial_frame(f);
+    if (!g_all) g_all = new std::vector<Fiber *>;
+    g_all->push_back(f);
+    return f;
+}
+
+void *user(Fiber *f) { return f->user; }
+
+void enter(Fiber *f)
+{
+    g_running = f;
+    void *fake = nullptr;
+    asan_start(&fake, f->lo, f->size);
+    raw_switch_in(f);
+    asan_finish(fake, nullptr, nullptr);
+    g_running = nullptr;
+}
+
+void leave(Fiber *f)
+{
+    asan_start(&f->asan_fake, g_host_bottom, g_host_size);
+    raw_switch_out(f);
+    asan_finish(f->asan_fake, &g_host_bottom, &g_host_size);
+}
+
+void reset(Fiber *f)
+{
+#ifdef CUDAEMU_ASAN
+    /* The abandoned frames left their redzones poisoned. */
+    ASAN_UNPOISON_MEMORY_REGION(f->lo, f->size);
+#endif
+    f->asan_fake = nullptr;
+    build_initial_frame(f);
+}
+
+void install_fault_handler()
+{
+    ensure_altstack();
+    if (g_handler_installed) return;
+    g_handler_installed = true;
+    struct sigaction sa;
+    std::memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_segv;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, &g_old_segv);
+}
+
+} // namespace fiber
+} // namespace cudaemu

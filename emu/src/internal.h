@@ -1,0 +1,183 @@
+/* emu/src/internal.h - shared internals of the CUDA host emulator (not installed).
+ *
+ * One process-wide State guarded by a recursive mutex: the emulated devices,
+ * the allocation table, the stream and event registries.  Streams are lazy
+ * FIFO queues of Ops that run only when something waits on them
+ * (streams.cpp); kernels run block by block on fibers (scheduler.cpp,
+ * fiber.cpp).  Each API entry point takes the lock, so host threads may call
+ * the emulator concurrently while kernels themselves run on one host thread.
+ */
+#ifndef CUDAEMU_INTERNAL_H
+#define CUDAEMU_INTERNAL_H
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <vector>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define CUDAEMU_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CUDAEMU_ASAN 1
+#endif
+#endif
+
+namespace cudaemu {
+
+/* ---- configuration from the environment (state.cpp) ---- */
+enum class Order { Fwd, Rev, Shuffle };
+struct Config {
+    int ndev = 1;                 /* CUDAEMU_DEVICES */
+    Order order = Order::Fwd;     /* CUDAEMU_ORDER=fwd|rev|shuffle */
+    uint64_t seed = 1;            /* CUDAEMU_SEED */
+    bool leaks = true;            /* CUDAEMU_LEAKS=0 silences the exit report */
+    size_t stack_bytes = 256 << 10; /* CUDAEMU_STACK_KB */
+    size_t mem_bytes = size_t(16) << 30; /* CUDAEMU_MEM_MB: totalGlobalMem */
+};
+const Config &config();
+std::mt19937_64 &rng();
+/* Fills v with 0..n-1 in the configured thread order. */
+void make_order(std::vector<uint32_t> &v, uint32_t n);
+void reshuffle(std::vector<uint32_t> &v);
+
+/* ---- handles ---- */
+struct Op {
+    enum Kind { Work, Record, Wait } kind = Work;
+    std::function<cudaError_t()> work;     /* Work: kernel, copy, memset, cuBLAS, host fn */
+    std::shared_ptr<CUevent_st> event;     /* Record */
+    uint64_t gen = 0;                      /* Record: which recording of the event */
+    std::shared_ptr<CUstream_st> other;    /* Wait: stream whose ops must be done */
+    uint64_t upto = 0;                     /* Wait: ... up to this count */
+};
+
+} // namespace cudaemu
+
+struct CUstream_st {
+    int device = 0;
+    unsigned flags = 0;
+    int priority = 0;
+    bool legacy = false;
+    std::deque<cudaemu::Op> q;
+    uint64_t issued = 0, done = 0;  /* ops enqueued / ops executed so far */
+    bool queried = false;           /* a query saw pending work since the last enqueue */
+};
+
+struct CUevent_st {
+    int device = 0;
+    unsigned flags = 0;
+    bool recorded = false;
+    std::shared_ptr<CUstream_st> stream; /* stream of the latest record */
+    uint64_t upto = 0;                   /* its position there */
+    uint64_t gen = 0;                    /* number of records so far */
+    bool done = false;                   /* latest record executed */
+    bool queried = false;
+    double t_ms = 0;                     /* host time the latest record executed */
+};
+
+namespace cudaemu {
+
+struct Alloc {
+    enum Kind { Device, HostAlloc, HostRegistered } kind = Device;
+    uintptr_t base = 0;
+    size_t size = 0;
+    int device = 0;
+    const void *caller = nullptr; /* return address of the allocating call */
+};
+
+struct FuncInfo {
+    int max_dyn_smem = 48 * 1024;
+    int carveout = -1;
+};
+
+struct Device {
+    int id = 0;
+    cudaError_t sticky = cudaSuccess;
+    size_t used = 0;
+    std::shared_ptr<CUstream_st> legacy, per_thread;
+    std::vector<std::shared_ptr<CUstream_st>> streams; /* user streams, creation order */
+};
+
+struct State {
+    std::recursive_mutex mu;
+    std::vector<Device> devs;
+    std::map<uintptr_t, Alloc> allocs;
+    std::map<CUstream_st *, std::shared_ptr<CUstream_st>> stream_reg;
+    std::map<CUevent_st *, std::shared_ptr<CUevent_st>> event_reg;
+    std::map<const void *, FuncInfo> funcs;
+};
+
+State &st(); /* created on first use, never destroyed */
+#define CUDAEMU_LOCK std::lock_guard<std::recursive_mutex> cudaemu_lock_(::cudaemu::st().mu)
+
+/* ---- errors (errors.cpp, state.cpp) ---- */
+cudaError_t ret(cudaError_t e);     /* records e as the thread's last error if non-zero */
+int cur_dev();                      /* this host thread's current device */
+void set_cur_dev(int d);
+Device &dev(int d);
+/* cudaErrorNoDevice without devices, else the current device's sticky error. */
+cudaError_t usable();
+void set_sticky(int device, cudaError_t e);
+void report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+double now_ms();
+
+/* ---- device limits (device.cpp) ---- */
+constexpr int kMaxThreads = 1024;
+constexpr int kSmemPerBlock = 48 * 1024;
+constexpr int kSmemOptin = 227 * 1024;
+constexpr int kSmemPerSM = 228 * 1024;
+constexpr int kSmCount = 132;
+const FuncInfo &func_info(const void *f);
+
+/* ---- memory (memory.cpp) ---- */
+const Alloc *find_alloc(const void *p);
+/* Checks [p, p+n) against the allocation table: *a is its allocation or null
+ * for unknown (pageable) memory; false when it overruns an allocation. */
+bool span_ok(const void *p, size_t n, const Alloc **a);
+void device_memory_access(bool open); /* ASan: unpoison (open) / poison device memory */
+void free_device_memory(int d);
+
+/* ---- streams (streams.cpp) ---- */
+/* Resolves a handle (0, cudaStreamLegacy, cudaStreamPerThread or a created
+ * stream); null with *err set when invalid. */
+std::shared_ptr<CUstream_st> stream_of(cudaStream_t s, cudaError_t *err);
+void enqueue(CUstream_st *s, Op op);
+void enqueue_work(CUstream_st *s, std::function<cudaError_t()> fn);
+/* Enqueues a copy or memset on s; waits for it when `wait`. */
+cudaError_t submit(CUstream_st *s, std::function<cudaError_t()> fn, bool wait);
+void drain(CUstream_st *s, uint64_t upto);
+void drain_all(CUstream_st *s);
+void sync_device(int d);
+void reset_streams(int d);
+
+/* ---- kernels (scheduler.cpp, launch.cpp) ---- */
+struct Launch {
+    std::shared_ptr<detail::KernelCall> call;
+    dim3 grid, block;
+    size_t smem = 0;
+    int device = 0;
+};
+cudaError_t run_kernel(const Launch &l);
+
+/* ---- fibers (fiber.cpp) ---- */
+namespace fiber {
+struct Fiber;
+using Entry = void (*)(Fiber *);
+Fiber *create(Entry entry, void *user);
+void *user(Fiber *f);
+void enter(Fiber *f); /* from the host stack into f */
+void leave(Fiber *f); /* from f back to the host stack */
+void reset(Fiber *f); /* abandon whatever f was doing; it restarts at its entry */
+void install_fault_handler();
+} // namespace fiber
+
+} // namespace cudaemu
+
+#endif

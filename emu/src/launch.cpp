@@ -1,0 +1,133 @@
+/* emu/src/launch.cpp - kernel launches and per-kernel attributes.
+ *
+ * cudaLaunchKernelEx (the template in cuda_runtime.h) lands here with the
+ * kernel call captured by value.  The configuration is validated as CUDA does
+ * (block of more than 1024 threads, blockDim.z > 64, a zero extent or a grid
+ * beyond 2^31-1 x 65535 x 65535: cudaErrorInvalidConfiguration; dynamic shared
+ * memory above the kernel's limit, 48 KiB unless raised with
+ * cudaFuncSetAttribute(cudaFuncAttributeMaxDynamicSharedMemorySize):
+ * cudaErrorInvalidValue), the error also becoming the thread's last error;
+ * then the grid is queued on the stream and runs when the stream is drained.
+ */
+#include "internal.h"
+
+#include <algorithm>
+
+namespace cudaemu {
+
+const FuncInfo &func_info(const void *f)
+{
+    static const FuncInfo dflt;
+    auto it = st().funcs.find(f);
+    return it == st().funcs.end() ? dflt : it->second;
+}
+
+namespace detail {
+
+cudaError_t launch(const cudaLaunchConfig_t *config, const void *func,
+                   std::unique_ptr<KernelCall> call)
+{
+    CUDAEMU_LOCK;
+    if (cudaError_t e = usable()) return ret(e);
+    if (!config) return ret(cudaErrorInvalidValue);
+    if (!func) return ret(cudaErrorInvalidDeviceFunction);
+    const dim3 b = config->blockDim, g = config->gridDim;
+    if (b.x == 0 || b.y == 0 || b.z == 0 || g.x == 0 || g.y == 0 || g.z == 0)
+        return ret(cudaErrorInvalidConfiguration);
+    if (b.x > 1024 || b.y > 1024 || b.z > 64 ||
+        uint64_t(b.x) * b.y * b.z > uint64_t(kMaxThreads))
+        return ret(cudaErrorInvalidConfiguration);
+    if (g.x > 2147483647u || g.y > 65535u || g.z > 65535u)
+        return ret(cudaErrorInvalidConfiguration);
+    if (config->dynamicSmemBytes > size_t(func_info(func).max_dyn_smem))
+        return ret(cudaErrorInvalidValue);
+    if (config->numAttrs && !config->attrs) return ret(cudaErrorInvalidValue);
+    for (unsigned i = 0; i < config->numAttrs; ++i) {
+        const cudaLaunchAttribute &a = config->attrs[i];
+        if (a.id == cudaLaunchAttributeCooperative && a.val.cooperative)
+            return ret(cudaErrorNotSupported);
+        if (a.id == cudaLaunchAttributeClusterDimension &&
+            uint64_t(a.val.clusterDim.x) * a.val.clusterDim.y * a.val.clusterDim.z > 1)
+            return ret(cudaErrorNotSupported);
+    }
+    cudaError_t se = cudaSuccess;
+    auto s = stream_of(config->stream, &se);
+    if (!s) return ret(se);
+
+    Launch l;
+    l.call = std::shared_ptr<KernelCall>(std::move(call));
+    l.grid = g;
+    l.block = b;
+    l.smem = config->dynamicSmemBytes;
+    l.device = s->device;
+    enqueue_work(s.get(), [l]() { return run_kernel(l); });
+    return cudaSuccess;
+}
+
+} // namespace detail
+} // namespace cudaemu
+
+using namespace cudaemu;
+
+inline namespace cudaemu_api {
+
+cudaError_t cudaFuncSetAttribute(const void *func, cudaFuncAttribute attr, int value)
+{
+    CUDAEMU_LOCK;
+    if (cudaError_t e = usable()) return ret(e);
+    if (!func) return ret(cudaErrorInvalidDeviceFunction);
+    FuncInfo fi = func_info(func);
+    switch (attr) {
+    case cudaFuncAttributeMaxDynamicSharedMemorySize:
+        if (value < 0 || value > kSmemOptin) return ret(cudaErrorInvalidValue);
+        fi.max_dyn_smem = value;
+        break;
+    case cudaFuncAttributePreferredSharedMemoryCarveout:
+        if (value < -1 || value > 100) return ret(cudaErrorInvalidValue);
+        fi.carveout = value;
+        break;
+    default:
+        return ret(cudaErrorInvalidValue);
+    }
+    st().funcs[func] = fi;
+    return cudaSuccess;
+}
+
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, const void *func)
+{
+    CUDAEMU_LOCK;
+    if (cudaError_t e = usable()) return ret(e);
+    if (!attr) return ret(cudaErrorInvalidValue);
+    if (!func) return ret(cudaErrorInvalidDeviceFunction);
+    const FuncInfo &fi = func_info(func);
+    *attr = cudaFuncAttributes();
+    attr->maxThreadsPerBlock = kMaxThreads;
+    attr->numRegs = 32;
+    attr->ptxVersion = 90;
+    attr->binaryVersion = 90;
+    attr->maxDynamicSharedSizeBytes = fi.max_dyn_smem;
+    attr->preferredShmemCarveout = fi.carveout;
+    return cudaSuccess;
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func,
+                                                          int blockSize, size_t dynamicSMemSize)
+{
+    CUDAEMU_LOCK;
+    if (cudaError_t e = usable()) return ret(e);
+    if (!numBlocks || blockSize <= 0) return ret(cudaErrorInvalidValue);
+    if (!func) return ret(cudaErrorInvalidDeviceFunction);
+    if (blockSize > kMaxThreads) {
+        *numBlocks = 0;
+        return cudaSuccess;
+    }
+    int warps = (blockSize + 31) / 32;
+    int by_threads = 64 / warps;              /* 2048 threads = 64 warps per SM */
+    int by_smem = 32;
+    if (dynamicSMemSize)
+        by_smem = int(size_t(kSmemPerSM) / (dynamicSMemSize + 1024));
+    *numBlocks = std::max(0, std::min({32, by_threads, by_smem}));
+    return cudaSuccess;
+}
+
+} // inline namespace cudaemu_api

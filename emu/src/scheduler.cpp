@@ -1,0 +1,463 @@
+/* emu/src/scheduler.cpp - runs a kernel grid: blocks one after another, the
+ * threads of a block as fibers scheduled round-robin.
+ *
+ * A fiber runs until it reaches a barrier (__syncthreads*), a warp primitive
+ * (__syncwarp, __shfl_*_sync, __ballot_sync, ...) or returns.  A block barrier
+ * releases when every thread of the block waits on it; a warp primitive
+ * completes when every lane named in its mask has reached it, and then all
+ * those lanes exchange at once.  The order in which threads (and blocks) run
+ * comes from CUDAEMU_ORDER (fwd, rev, shuffle), so code that relies on an
+ * order CUDA does not promise gives different, wrong results.  A thread that
+ * returns while others wait at a barrier, a lane waiting for an exited lane,
+ * mismatched warp primitives and __trap() end the launch with
+ * cudaErrorLaunchFailure (sticky) and a message on stderr.
+ */
+#include "internal.h"
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <string>
+
+#ifdef CUDAEMU_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
+namespace cudaemu {
+namespace {
+
+enum TState : uint8_t { RUNNABLE, AT_BARRIER, AT_WARP, DONE };
+
+struct Group; 
+
+struct Thread {
+    fiber::Fiber *f = nullptr;
+    uint3 tid = {0, 0, 0};
+    uint32_t lin = 0;
+    TState state = DONE;
+    bool mid = false;              /* inside the kernel body */
+    unsigned long long wout = 0;   /* result of the last warp primitive */
+    Group *group = nullptr;        /* while AT_WARP */
+};
+
+struct Group {
+    bool active = false;
+    int op = 0;
+    unsigned mask = 0, arrived = 0;
+    int width = 32;
+    unsigned long long in[32];
+    int arg[32];
+};
+
+struct Warp {
+    unsigned exists = 0;          /* lanes that exist in this block */
+    std::deque<Group> groups;     /* stable addresses: waiting threads point here */
+};
+
+struct Block {
+    const Launch *launch = nullptr;
+    std::vector<Thread> threads;  /* indexed by linear thread id */
+    std::vector<Warp> warps;
+    uint32_t n = 0, ndone = 0;
+    uint32_t bar_arrived = 0, bar_count = 0; /* accumulating barrier */
+    bool bar_and = true, bar_or = false;
+    int res_count = 0, res_and = 0, res_or = 0; /* the last completed barrier */
+    Thread *cur = nullptr;
+    std::string error;
+};
+
+Block g_blk;
+std::vector<fiber::Fiber *> g_pool;
+
+const char *op_name(int op)
+{
+    static const char *names[] = {"__syncwarp", "__shfl_sync", "__shfl_up_sync",
+        "__shfl_down_sync", "__shfl_xor_sync", "__ballot_sync", "__any_sync", "__all_sync",
+        "__match_any_sync", "__match_all_sync", "__reduce_add_sync", "__reduce_min_sync",
+        "__reduce_max_sync", "__reduce_min_sync", "__reduce_max_sync", "__reduce_and_sync",
+        "__reduce_or_sync", "__reduce_xor_sync"};
+    return (op >= 0 && op < int(sizeof names / sizeof names[0])) ? names[op] : "?";
+}
+
+std::string coords(const uint3 &v)
+{
+    char b[64];
+    std::snprintf(b, sizeof b, "(%u,%u,%u)", v.x, v.y, v.z);
+    return b;
+}
+
+void set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void set_error(const char *fmt, ...)
+{
+    if (!g_blk.error.empty()) return;
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    g_blk.error = buf;
+}
+
+/* Called on a fiber: back to the scheduler until made runnable again. */
+inline void yield(Thread *t) { fiber::leave(t->f); }
+
+/* Called on a fiber after set_error: the scheduler abandons the block. */
+[[noreturn]] void fail(Thread *t)
+{
+    t->state = DONE;
+    fiber::leave(t->f);
+    std::fprintf(stderr, "cudaemu: internal error: a failed fiber was resumed\n");
+    std::abort();
+}
+
+void fiber_main(fiber::Fiber *f)
+{
+    for (;;) {
+        Thread *t = g_blk.cur;
+        t->mid = true;
+        g_blk.launch->call->run();
+        t->mid = false;
+        t->state = DONE;
+        ++g_blk.ndone;
+        fiber::leave(f);
+    }
+}
+
+unsigned long long lane_value(const Group &g, int src, int self)
+{
+    if (src < 0 || src > 31 || !((g.mask >> src) & 1u))
+        return ~0ull; /* an inactive source lane: undefined on a GPU, poison here */
+    (void)self;
+    return g.in[src];
+}
+
+/* Every lane of g has arrived: compute all results at once. */
+void complete(Group &g, Warp &w, uint32_t warp_base)
+{
+    unsigned m = g.mask;
+    unsigned ballot = 0;
+    for (int l = 0; l < 32; ++l)
+        if ((m >> l) & 1u && g.in[l]) ballot |= 1u << l;
+    unsigned long long red = 0;
+    bool first = true;
+    if (g.op >= detail::WOP_RADD) {
+        for (int l = 0; l < 32; ++l) {
+            if (!((m >> l) & 1u)) continue;
+            uint32_t v = uint32_t(g.in[l]);
+            if (first) { red = v; first = false; continue; }
+            uint32_t r = uint32_t(red);
+            switch (g.op) {
+            case detail::WOP_RADD: r += v; break;
+            case detail::WOP_RMIN_S: r = int32_t(v) < int32_t(r) ? v : r; break;
+            case detail::WOP_RMAX_S: r = int32_t(v) > int32_t(r) ? v : r; break;
+            case detail::WOP_RMIN_U: r = v < r ? v : r; break;
+            case detail::WOP_RMAX_U: r = v > r ? v : r; break;
+            case detail::WOP_RAND: r &= v; break;
+            case detail::WOP_ROR: r |= v; break;
+            case detail::WOP_RXOR: r ^= v; break;
+            }
+            red = r;
+        }
+    }
+    bool all_equal = true;
+    int any_lane = __builtin_ctz(m);
+    for (int l = 0; l < 32; ++l)
+        if ((m >> l) & 1u && g.in[l] != g.in[any_lane]) all_equal = false;
+
+    const int wd = g.width;
+    for (int l = 0; l < 32; ++l) {
+        if (!((m >> l) & 1u)) continue;
+        Thread &t = g_blk.threads[warp_base + l];
+        int seg = l & ~(wd - 1);
+        int a = g.arg[l];
+        unsigned long long out = 0;
+        switch (g.op) {
+        case detail::WOP_SYNC: out = 0; break;
+        case detail::WOP_IDX: out = lane_value(g, seg + (a & (wd - 1)), l); break;
+        case detail::WOP_UP: out = (l - seg) < a ? g.in[l] : lane_value(g, l - a, l); break;
+        case detail::WOP_DOWN: out = (l - seg) + a >= wd ? g.in[l] : lane_value(g, l + a, l); break;
+        case detail::WOP_XOR: {
+            int src = l ^ (a & 31);
+            out = src >= seg + wd ? g.in[l] : lane_value(g, src, l);
+            break;
+        }
+        case detail::WOP_BALLOT: out = ballot; break;
+        case detail::WOP_ANY: out = ballot != 0; break;
+        case detail::WOP_ALL: out = ballot == m; break;
+        case detail::WOP_MATCH_ANY: {
+            unsigned r = 0;
+            for (int k = 0; k < 32; ++k)
+                if ((m >> k) & 1u && g.in[k] == g.in[l]) r |= 1u << k;
+            out = r;
+            break;
+        }
+        case detail::WOP_MATCH_ALL: out = all_equal ? (m | (1ull << 32)) : 0; break;
+        default: out = red; break;
+        }
+        t.wout = out;
+        if (t.state == AT_WARP) {
+            t.state = RUNNABLE;
+            t.group = nullptr;
+        }
+    }
+    g.active = false;
+    (void)w;
+}
+
+/* Why is nothing runnable?  Describe the first stuck thread. */
+void diagnose_deadlock()
+{
+    Block &b = g_blk;
+    const Thread *exited = nullptr;
+    for (const Thread &t : b.threads)
+        if (t.state == DONE) { exited = &t; break; }
+    for (const Thread &t : b.threads) {
+        if (t.state == AT_WARP && t.group) {
+            const Group &g = *t.group;
+            unsigned missing = g.mask & ~g.arrived;
+            int lane = __builtin_ctz(missing);
+            const Thread &o = b.threads[(t.lin & ~31u) + unsigned(lane)];
+            const char *why = o.state == DONE ? "has already returned"
+                              : o.state == AT_BARRIER ? "waits at __syncthreads()"
+                                                      : "waits in another warp primitive";
+            set_error("deadlock: thread %s waits in %s(mask 0x%08x) for lane %d, thread %s, "
+                      "which %s", coords(t.tid).c_str(), op_name(g.op), g.mask, lane,
+                      coords(o.tid).c_str(), why);
+            return;
+        }
+    }
+    if (exited) {
+        set_error("thread %s returned while %u other thread(s) of the block wait at "
+                  "__syncthreads(): every thread of a block must reach each barrier",
+                  coords(exited->tid).c_str(), b.bar_arrived);
+        return;
+    }
+    set_error("deadlock: no thread of the block can make progress");
+}
+
+void ensure_pool(uint32_t n)
+{
+    while (g_pool.size() < n) g_pool.push_back(fiber::create(fiber_main, nullptr));
+}
+
+/* Runs one block; false on failure (g_blk.error says why). */
+bool run_block(std::vector<uint32_t> &order)
+{
+    Block &b = g_blk;
+    b.ndone = 0;
+    b.bar_arrived = 0;
+    b.bar_count = 0;
+    b.bar_and = true;
+    b.bar_or = false;
+    for (Thread &t : b.threads) {
+        t.state = RUNNABLE;
+        t.group = nullptr;
+    }
+    for (Warp &w : b.warps)
+        for (Group &g : w.groups) g.active = false;
+
+    for (;;) {
+        bool progressed = false;
+        for (uint32_t idx : order) {
+            Thread &t = b.threads[idx];
+            if (t.state != RUNNABLE) continue;
+            progressed = true;
+            b.cur = &t;
+            detail::g_threadIdx = t.tid;
+            fiber::enter(t.f);
+            if (!b.error.empty()) return false;
+        }
+        if (b.ndone == b.n) return true;
+        if (!progressed) {
+            diagnose_deadlock();
+            return false;
+        }
+        if (config().order == Order::Shuffle) reshuffle(order);
+    }
+}
+
+void abandon_block()
+{
+    for (Thread &t : g_blk.threads) {
+        if (t.mid) {
+            fiber::reset(t.f);
+            t.mid = false;
+        }
+        t.state = DONE;
+    }
+}
+
+} // namespace
+
+/* ---- primitives called from kernels ---- */
+namespace detail {
+
+int block_barrier(int op, int pred)
+{
+    Block &b = g_blk;
+    Thread *t = b.cur;
+    if (b.bar_arrived == 0) {
+        b.bar_count = 0;
+        b.bar_and = true;
+        b.bar_or = false;
+    }
+    b.bar_count += pred != 0;
+    b.bar_and = b.bar_and && pred != 0;
+    b.bar_or = b.bar_or || pred != 0;
+    t->state = AT_BARRIER;
+    if (++b.bar_arrived == b.n) {
+        /* Everyone is here: release all; the last arriver yields too so that
+         * the next phase starts in the configured order. */
+        b.res_count = int(b.bar_count);
+        b.res_and = b.bar_and;
+        b.res_or = b.bar_or;
+        b.bar_arrived = 0;
+        for (Thread &o : b.threads)
+            if (o.state == AT_BARRIER) o.state = RUNNABLE;
+    }
+    yield(t);
+    /* The results stay until the next barrier completes, which needs us. */
+    return op == BOP_COUNT ? b.res_count : op == BOP_AND ? b.res_and : b.res_or;
+}
+
+unsigned long long warp_collective(int op, unsigned mask, unsigned long long value, int arg,
+                                   int width)
+{
+    Block &b = g_blk;
+    Thread *t = b.cur;
+    const int lane = int(t->lin & 31u);
+    Warp &w = b.warps[t->lin >> 5];
+    const unsigned eff = mask & w.exists;
+    if (!((eff >> lane) & 1u)) {
+        set_error("thread %s calls %s with mask 0x%08x, which does not name its own lane %d",
+                  coords(t->tid).c_str(), op_name(op), mask, lane);
+        fail(t);
+    }
+    if (width <= 0 || width > 32 || (width & (width - 1))) {
+        set_error("thread %s calls %s with width %d: it must be a power of two <= 32",
+                  coords(t->tid).c_str(), op_name(op), width);
+        fail(t);
+    }
+    Group *g = nullptr;
+    for (Group &c : w.groups)
+        if (c.active && c.mask == eff) { g = &c; break; }
+    if (!g) {
+        for (Group &c : w.groups)
+            if (!c.active) { g = &c; break; }
+        if (!g) {
+            w.groups.emplace_back();
+            g = &w.groups.back();
+        }
+        g->active = true;
+        g->op = op;
+        g->mask = eff;
+        g->arrived = 0;
+        g->width = width;
+    } else if (g->op != op || g->width != width) {
+        set_error("thread %s calls %s (width %d) while other lanes of mask 0x%08x wait in "
+                  "%s (width %d): the lanes of a warp primitive must all call the same one",
+                  coords(t->tid).c_str(), op_name(op), width, eff, op_name(g->op), g->width);
+        fail(t);
+    }
+    g->in[lane] = value;
+    g->arg[lane] = arg;
+    g->arrived |= 1u << lane;
+    if (g->arrived == eff) {
+        complete(*g, w, t->lin & ~31u);
+        return t->wout;
+    }
+    t->state = AT_WARP;
+    t->group = g;
+    yield(t);
+    return t->wout;
+}
+
+unsigned active_mask()
+{
+    Thread *t = g_blk.cur;
+    uint32_t base = t->lin & ~31u;
+    unsigned m = 0;
+    for (uint32_t l = 0; l < 32 && base + l < g_blk.n; ++l)
+        if (g_blk.threads[base + l].state != DONE) m |= 1u << l;
+    return m;
+}
+
+void trap()
+{
+    Thread *t = g_blk.cur;
+    set_error("__trap() called by thread %s", coords(t->tid).c_str());
+    fail(t);
+}
+
+} // namespace detail
+
+/* ---- a whole grid ---- */
+cudaError_t run_kernel(const Launch &l)
+{
+    fiber::install_fault_handler();
+    Block &b = g_blk;
+    const uint32_t n = l.block.x * l.block.y * l.block.z;
+    ensure_pool(n);
+    b.launch = &l;
+    b.n = n;
+    b.threads.assign(n, Thread());
+    for (uint32_t i = 0; i < n; ++i) {
+        Thread &t = b.threads[i];
+        t.f = g_pool[i];
+        t.lin = i;
+        t.tid = uint3{i % l.block.x, (i / l.block.x) % l.block.y, i / (l.block.x * l.block.y)};
+    }
+    const uint32_t nw = (n + 31) / 32;
+    b.warps.assign(nw, Warp());
+    for (uint32_t w = 0; w < nw; ++w) {
+        uint32_t lanes = std::min<uint32_t>(32, n - w * 32);
+        b.warps[w].exists = lanes == 32 ? ~0u : ((1u << lanes) - 1);
+        b.warps[w].groups.resize(2);
+    }
+    b.error.clear();
+
+    void *smem = nullptr;
+    if (l.smem) {
+        if (posix_memalign(&smem, 128, l.smem) != 0) return cudaErrorLaunchOutOfResources;
+    }
+    detail::g_dyn_smem = smem;
+    detail::g_gridDim = l.grid;
+    detail::g_blockDim = l.block;
+
+    std::vector<uint32_t> order;
+    make_order(order, n);
+    const uint64_t nblocks = uint64_t(l.grid.x) * l.grid.y * l.grid.z;
+    std::vector<uint64_t> border;
+    const bool shuffle_blocks = config().order == Order::Shuffle && nblocks <= (1u << 22);
+    if (shuffle_blocks) {
+        border.resize(nblocks);
+        for (uint64_t i = 0; i < nblocks; ++i) border[i] = i;
+        std::shuffle(border.begin(), border.end(), rng());
+    }
+    cudaError_t result = cudaSuccess;
+    for (uint64_t k = 0; k < nblocks; ++k) {
+        uint64_t bi = shuffle_blocks ? border[k]
+                      : config().order == Order::Rev ? nblocks - 1 - k : k;
+        detail::g_blockIdx = uint3{uint32_t(bi % l.grid.x), uint32_t((bi / l.grid.x) % l.grid.y),
+                                   uint32_t(bi / (uint64_t(l.grid.x) * l.grid.y))};
+        if (smem) std::memset(smem, 0xff, l.smem);
+        if (config().order == Order::Shuffle) reshuffle(order);
+        if (!run_block(order)) {
+            report("kernel launch failed in block %s: %s", coords(detail::g_blockIdx).c_str(),
+                   b.error.c_str());
+            abandon_block();
+            result = cudaErrorLaunchFailure;
+            break;
+        }
+    }
+    std::free(smem);
+    detail::g_dyn_smem = nullptr;
+    b.launch = nullptr;
+    b.cur = nullptr;
+    return result;
+}
+
+} // namespace cudaemu

@@ -1,0 +1,379 @@
+/* emu/src/streams.cpp - lazy streams and events.
+ *
+ * A stream is a FIFO of Ops (work, event record, wait).  Nothing runs when it
+ * is queued: work runs only when something waits on it (stream, event or
+ * device synchronization, a blocking copy, a second query), in issue order.
+ * cudaStreamWaitEvent queues a Wait op: draining the waiting stream first
+ * drains the recorded stream up to the record.  The legacy default stream
+ * follows CUDA's implicit rules: work queued on it waits for all work already
+ * queued on the device's blocking streams, and work queued on a blocking
+ * stream waits for work already queued on it.  A missing synchronization or a
+ * missing cudaStreamWaitEvent therefore gives wrong results here, as it may on
+ * a GPU.  Event times are host times taken when the record executes.
+ */
+#include "internal.h"
+
+#include <algorithm>
+
+namespace cudaemu {
+namespace {
+
+void push(CUstream_st *s, Op op)
+{
+    s->q.push_back(std::move(op));
+    ++s->issued;
+    s->queried = false;
+}
+
+void push_wait(CUstream_st *s, const std::shared_ptr<CUstream_st> &other)
+{
+    if (other.get() == s || other->issued == other->done) return;
+    Op w;
+    w.kind = Op::Wait;
+    w.other = other;
+    w.upto = other->issued;
+    push(s, std::move(w));
+}
+
+void execute(CUstream_st *s, Op &op)
+{
+    switch (op.kind) {
+    case Op::Work:
+        if (dev(s->device).sticky == cudaSuccess) {
+            cudaError_t e = op.work();
+            if (e != cudaSuccess) set_sticky(s->device, e);
+        }
+        break;
+    case Op::Record:
+        if (op.gen == op.event->gen) {
+            op.event->done = true;
+            op.event->t_ms = now_ms();
+        }
+        break;
+    case Op::Wait:
+        drain(op.other.get(), op.upto);
+        break;
+    }
+}
+
+CUevent_st *event_of(cudaEvent_t e)
+{
+    auto it = st().event_reg.find(e);
+    return it == st().event_reg.end() ? nullptr : it->second.get();
+}
+
+cudaError_t create_stream(cudaStream_t *p, unsigned flags, int priority)
+{
+    CUDAEMU_LOCK;
+    if (!p) return ret(cudaErrorInvalidValue);
+    if (cudaError_t e = usable()) return ret(e);
+    if (flags & ~unsigned(cudaStreamNonBlocking)) return ret(cudaErrorInvalidValue);
+    auto s = std::make_shared<CUstream_st>();
+    s->device = cur_dev();
+    s->flags = flags;
+    s->priority = std::max(-5, std::min(0, priority));
+    dev(s->device).streams.push_back(s);
+    st().stream_reg[s.get()] = s;
+    *p = s.get();
+    return cudaSuccess;
+}
+
+} // namespace
+
+std::shared_ptr<CUstream_st> stream_of(cudaStream_t h, cudaError_t *err)
+{
+    if (h == nullptr || h == cudaStreamLegacy) return dev(cur_dev()).legacy;
+    if (h == cudaStreamPerThread) return dev(cur_dev()).per_thread;
+    auto it = st().stream_reg.find(h);
+    if (it == st().stream_reg.end()) {
+        *err = cudaErrorInvalidResourceHandle;
+        return nullptr;
+    }
+    return it->second;
+}
+
+void enqueue(CUstream_st *s, Op op)
+{
+    Device &d = dev(s->device);
+    if (s->legacy) {
+        if (!(d.per_thread->flags & cudaStreamNonBlocking)) push_wait(s, d.per_thread);
+        for (auto &t : d.streams)
+            if (!(t->flags & cudaStreamNonBlocking)) push_wait(s, t);
+    } else if (!(s->flags & cudaStreamNonBlocking)) {
+        push_wait(s, d.legacy);
+    }
+    push(s, std::move(op));
+}
+
+void enqueue_work(CUstream_st *s, std::function<cudaError_t()> fn)
+{
+    Op op;
+    op.kind = Op::Work;
+    op.work = std::move(fn);
+    enqueue(s, std::move(op));
+}
+
+cudaError_t submit(CUstream_st *s, std::function<cudaError_t()> fn, bool wait)
+{
+    enqueue_work(s, std::move(fn));
+    if (wait) drain_all(s);
+    return dev(s->device).sticky;
+}
+
+void drain(CUstream_st *s, uint64_t upto)
+{
+    if (s->done >= upto) return;
+    device_memory_access(true);
+    while (s->done < upto && !s->q.empty()) {
+        Op op = std::move(s->q.front());
+        s->q.pop_front();
+        execute(s, op);
+        ++s->done;
+    }
+    device_memory_access(false);
+}
+
+void drain_all(CUstream_st *s) { drain(s, s->issued); }
+
+void sync_device(int d)
+{
+    Device &dv = dev(d);
+    std::vector<std::shared_ptr<CUstream_st>> all{dv.legacy, dv.per_thread};
+    all.insert(all.end(), dv.streams.begin(), dv.streams.end());
+    if (config().order == Order::Rev) std::reverse(all.begin(), all.end());
+    if (config().order == Order::Shuffle) std::shuffle(all.begin(), all.end(), rng());
+    for (auto &s : all) drain_all(s.get());
+}
+
+void reset_streams(int d)
+{
+    Device &dv = dev(d);
+    auto clear = [](CUstream_st *s) {
+        s->q.clear();
+        s->done = s->issued;
+    };
+    clear(dv.legacy.get());
+    clear(dv.per_thread.get());
+    for (auto &s : dv.streams) {
+        clear(s.get());
+        st().stream_reg.erase(s.get());
+    }
+    dv.streams.clear();
+    for (auto it = st().event_reg.begin(); it != st().event_reg.end();)
+        it = it->second->device == d ? st().event_reg.erase(it) : std::next(it);
+}
+
+} // namespace cudaemu
+
+using namespace cudaemu;
+
+inline namespace cudaemu_api {
+
+cudaError_t cudaStreamCreate(cudaStream_t *p) { return create_stream(p, 0, 0); }
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *p, unsigned int flags)
+{
+    return create_stream(p, flags, 0);
+}
+
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t *p, unsigned int flags, int priority)
+{
+    return create_stream(p, flags, priority);
+}
+
+cudaError_t cudaStreamGetFlags(cudaStream_t h, unsigned int *flags)
+{
+    CUDAEMU_LOCK;
+    cudaError_t e = usable();
+    if (e) return ret(e);
+    if (!flags) return ret(cudaErrorInvalidValue);
+    auto s = stream_of(h, &e);
+    if (!s) return ret(e);
+    *flags = s->flags;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetPriority(cudaStream_t h, int *priority)
+{
+    CUDAEMU_LOCK;
+    cudaError_t e = usable();
+    if (e) return ret(e);
+    if (!priority) return ret(cudaErrorInvalidValue);
+    auto s = stream_of(h, &e);
+    if (!s) return ret(e);
+    *priority = s->priority;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t h)
+{
+    CUDAEMU_LOCK;
+    if (cudaError_t e = usable()) return ret(e);
+    auto it = st().stream_reg.find(h);
+    if (it == st().stream_reg.end()) return ret(cudaErrorInvalidResourceHandle);
+    auto s = it->second;
+    drain_all(s.get()); /* CUDA finishes queued work after a destroy */
+    st().stream_reg.erase(it);
+    auto &v = dev(s->device).streams;
+    v.erase(std::remove(v.begin(), v.end(), s), v.end());
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t h)
+{
+    CUDAEMU_LOCK;
+    cudaError_t e = usable();
+    if (e) return ret(e);
+    auto s = stream_of(h, &e);
+    if (!s) return ret(e);
+    drain_all(s.get());
+    return ret(dev(s->device).sticky);
+}
+
+cudaError_t cudaStreamQuery(cudaStream_t h)
+{
+    CUDAEMU_LOCK;
+    cudaError_t e = usable();
+    if (e) return ret(e);
+    auto s = stream_of(h, &e);
+    if (!s) return ret(e);
+    if (s->done < s->issued) {
+        /* The first query after new work says "not ready" without running
+         * anything; asking again runs it, so polling loops terminate. */
+        if (!s->queried) {
+            s->queried = true;
+            return cudaErrorNotReady;
+        }
+        drain_all(s.get());
+    }
+    return ret(dev(s->device).sticky);
+}
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t h, cudaEvent_t ev, unsigned int flags)
+{
+    CUDAEMU_LOCK;
+    cudaError_t e = usable();
+    if (e) return ret(e);
+    auto s = stream_of(h, &e);
+    if (!s) return ret(e);
+    CUevent_st *x = event_of(ev);
+    if (!x) return ret(cudaErrorInvalidResourceHandle);
+    if (flags & ~1u) return ret(cudaErrorInvalidValue);
+    if (x->recorded && x->stream.get() != s.get()) {
+        Op w;
+        w.kind = Op::Wait;
+        w.other = x->stream;
+        w.upto = x->upto;
+        s->q.push_back(std::move(w));
+        ++s->issued;
+        s->queried = false;
+    }
+    return cudaSuccess;
+}
+
+cudaError_t cudaLaunchHostFunc(cudaStream_t h, cudaHostFn_t fn, void *userData)
+{
+    CUDAEMU_LOCK;
+    cudaError_t e = usable();
+    if (e) return ret(e);
+    if (!fn) return ret(cudaErrorInvalidValue);
+    auto s = stream_of(h, &e);
+    if (!s) return ret(e);
+    enqueue_work(s.get(), [fn, userData]() {
+        fn(userData);
+        return cudaSuccess;
+    });
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventCreate(cudaEvent_t *event) { return cudaEventCreateWithFlags(event, 0); }
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
+{
+    CUDAEMU_LOCK;
+    if (!event) return ret(cudaErrorInvalidValue);
+    if (cudaError_t e = usable()) return ret(e);
+    if (flags & ~0x7u) return ret(cudaErrorInvalidValue);
+    if ((flags & cudaEventInterprocess) && !(flags & cudaEventDisableTiming))
+        return ret(cudaErrorInvalidValue);
+    auto x = std::make_shared<CUevent_st>();
+    x->device = cur_dev();
+    x->flags = flags;
+    st().event_reg[x.get()] = x;
+    *event = x.get();
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t ev, cudaStream_t h)
+{
+    CUDAEMU_LOCK;
+    cudaError_t e = usable();
+    if (e) return ret(e);
+    auto it = st().event_reg.find(ev);
+    if (it == st().event_reg.end()) return ret(cudaErrorInvalidResourceHandle);
+    auto s = stream_of(h, &e);
+    if (!s) return ret(e);
+    CUevent_st *x = it->second.get();
+    ++x->gen;
+    x->recorded = true;
+    x->done = false;
+    x->queried = false;
+    x->stream = s;
+    Op r;
+    r.kind = Op::Record;
+    r.event = it->second;
+    r.gen = x->gen;
+    enqueue(s.get(), std::move(r));
+    x->upto = s->issued;
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t ev)
+{
+    CUDAEMU_LOCK;
+    if (cudaError_t e = usable()) return ret(e);
+    CUevent_st *x = event_of(ev);
+    if (!x) return ret(cudaErrorInvalidResourceHandle);
+    if (x->recorded && !x->done) drain(x->stream.get(), x->upto);
+    return ret(dev(x->device).sticky);
+}
+
+cudaError_t cudaEventQuery(cudaEvent_t ev)
+{
+    CUDAEMU_LOCK;
+    if (cudaError_t e = usable()) return ret(e);
+    CUevent_st *x = event_of(ev);
+    if (!x) return ret(cudaErrorInvalidResourceHandle);
+    if (x->recorded && !x->done) {
+        if (!x->queried) {
+            x->queried = true;
+            return cudaErrorNotReady;
+        }
+        drain(x->stream.get(), x->upto);
+    }
+    return ret(dev(x->device).sticky);
+}
+
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
+{
+    CUDAEMU_LOCK;
+    if (cudaError_t e = usable()) return ret(e);
+    if (!ms) return ret(cudaErrorInvalidValue);
+    CUevent_st *a = event_of(start), *b = event_of(end);
+    if (!a || !b) return ret(cudaErrorInvalidResourceHandle);
+    if ((a->flags | b->flags) & cudaEventDisableTiming) return ret(cudaErrorInvalidResourceHandle);
+    if (!a->recorded || !b->recorded) return ret(cudaErrorInvalidResourceHandle);
+    if (!a->done || !b->done) return cudaErrorNotReady;
+    *ms = float(b->t_ms - a->t_ms);
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t ev)
+{
+    CUDAEMU_LOCK;
+    if (cudaError_t e = usable()) return ret(e);
+    if (!st().event_reg.erase(ev)) return ret(cudaErrorInvalidResourceHandle);
+    return cudaSuccess;
+}
+
+} // inline namespace cudaemu_api

@@ -1,0 +1,52 @@
+/* emu/tests/test_util.h - tiny assertion helpers shared by the emulator tests.
+ * CHECK prints the failing expression with its location and counts it;
+ * test_exit() ends main with a non-zero status when any check failed. */
+#ifndef EMU_TESTS_TEST_UTIL_H
+#define EMU_TESTS_TEST_UTIL_H
+
+#include <cstdio>
+#include <cstdlib>
+
+static int g_test_failures = 0;
+
+#define CHECK(cond)                                                            \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__,        \
+                         __LINE__, #cond);                                     \
+            ++g_test_failures;                                                 \
+        }                                                                      \
+    } while (0)
+
+#define CHECK_EQ_INT(a, b)                                                     \
+    do {                                                                       \
+        long long va_ = (long long)(a), vb_ = (long long)(b);                  \
+        if (va_ != vb_) {                                                      \
+            std::fprintf(stderr, "%s:%d: CHECK failed: %s == %s (%lld vs %lld)\n", \
+                         __FILE__, __LINE__, #a, #b, va_, vb_);                \
+            ++g_test_failures;                                                 \
+        }                                                                      \
+    } while (0)
+
+/* CUDA call that must succeed. */
+#define CK(call)                                                               \
+    do {                                                                       \
+        cudaError_t e_ = (call);                                               \
+        if (e_ != cudaSuccess) {                                               \
+            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
+                         cudaGetErrorName(e_));                                \
+            std::exit(2);                                                      \
+        }                                                                      \
+    } while (0)
+
+static inline int test_exit(const char *name)
+{
+    if (g_test_failures) {
+        std::fprintf(stderr, "%s: %d check(s) FAILED\n", name, g_test_failures);
+        return 1;
+    }
+    std::printf("%s: all checks passed\n", name);
+    return 0;
+}
+
+#endif
