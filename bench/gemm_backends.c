@@ -10,5 +10,3 @@ const gemm_impl GEMM_CPU_IMPLS[] = {
     {"cpu-blas", gemm_cpu_blas, 0, 0},
     {NULL, NULL, 0, 0},
 };
-
-const char *const GEMM_CPU_NAMES[] = {"cpu-naive", "cpu-omp", "cpu-blas", NULL};

@@ -13,6 +13,5 @@ typedef struct gemm_impl {
 } gemm_impl;
 
 extern const gemm_impl GEMM_CPU_IMPLS[];   /* terminated by a row with name NULL */
-extern const char *const GEMM_CPU_NAMES[]; /* the names, NULL-terminated */
 
 #endif

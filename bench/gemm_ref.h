@@ -15,6 +15,10 @@
 
 #define GEMM_REF_FULL_LIMIT (512.0 * 512.0 * 512.0)
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct gemm_ref {
     int M, N, K;
     size_t n;       /* checked elements */
@@ -32,5 +36,9 @@ int gemm_ref_build(gemm_ref *r, int M, int N, int K, float alpha, const float *A
 check_result gemm_ref_check(const gemm_ref *r, const float *C, dtype_t dtype);
 
 void gemm_ref_free(gemm_ref *r);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

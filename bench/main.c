@@ -8,11 +8,16 @@
 #include "suite.h"
 #include "gemm_cpu.h"
 #include "errmsg.h"
+#include "gpu.h"
+#include "gpu_cases.h"
 #ifdef BENCH_HAVE_REPORT
 #include "report.h"
 #endif
 
+#include <errno.h>
+#include <libgen.h>
 #include <limits.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +31,8 @@ static void print_list(FILE *f)
     fprintf(f, "suites:\n");
     for (int i = 0; SUITES[i]; i++) {
         fprintf(f, "  %-10s %s\n    backends:", SUITES[i]->name, SUITES[i]->about);
-        for (int b = 0; SUITES[i]->backends[b]; b++) fprintf(f, " %s", SUITES[i]->backends[b]);
+        const char *const *names = SUITES[i]->backends();
+        for (int b = 0; names[b]; b++) fprintf(f, " %s", names[b]);
         fprintf(f, "\n");
     }
 }
@@ -45,12 +51,29 @@ static void print_info(const env_info *e, FILE *f)
     fprintf(f, "openmp:    %d threads\n", e->omp_threads);
 }
 
+/* --emulate from the CUDA (or GPU-less) build: the same command, run by
+ * bench-emu, the build of bench whose GPU layer is the host emulator. */
+static int exec_emulator(char **argv)
+{
+    char self[PATH_MAX], path[PATH_MAX + 16];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n < 0) {
+        fprintf(stderr, "bench: --emulate: cannot locate this program: %s\n", strerror(errno));
+        return 2;
+    }
+    self[n] = '\0';
+    snprintf(path, sizeof path, "%s/bench-emu", dirname(self));
+    execv(path, argv);
+    fprintf(stderr, "bench: --emulate: cannot run %s: %s\n", path, strerror(errno));
+    return 2;
+}
+
 static int known_backend(const bench_opts *o, const char *name)
 {
     for (int s = 0; s < o->nsuites; s++) {
-        const suite_def *d = suite_find(o->suites[s]);
-        for (int b = 0; d->backends[b]; b++)
-            if (strcmp(d->backends[b], name) == 0) return 1;
+        const char *const *names = suite_find(o->suites[s])->backends();
+        for (int b = 0; names[b]; b++)
+            if (strcmp(names[b], name) == 0) return 1;
     }
     return 0;
 }
@@ -76,7 +99,7 @@ static int validate_selection(bench_opts *o, char *err, size_t errcap)
                      o->backends[i]);
             return 2;
         }
-    if (!known_backend(o, o->baseline)) {
+    if (o->baseline_given && !known_backend(o, o->baseline)) {
         snprintf(err, errcap, "bench: unknown --baseline '%s' (see bench --list)", o->baseline);
         return 2;
     }
@@ -103,6 +126,7 @@ int main(int argc, char **argv)
         print_list(stdout);
         return 0;
     }
+    if (o.emulate && strcmp(GPU_FLAVOUR, "emulator") != 0) return exec_emulator(argv);
     if (o.threads) cpu_threads_set(o.threads);
     else cpu_threads_set(cpu_threads_get());
     if (o.cuda_sync || (getenv("BENCH_CUDA_SYNC") && strcmp(getenv("BENCH_CUDA_SYNC"), "1") == 0))
@@ -114,6 +138,7 @@ int main(int argc, char **argv)
     env_collect(&r.env);
     if (o.info) {
         print_info(&r.env, stdout);
+        gpu_info_print(stdout);
         return 0;
     }
     if (o.plot_dir[0]) {
@@ -133,12 +158,21 @@ int main(int argc, char **argv)
         if (suite_find(o.suites[i])->plan(&o, &n, err, sizeof err)) goto usage;
         total += n;
     }
+    gpu_probe(o.device, &r.gpu);
+    if (r.gpu.bad_device) {
+        snprintf(err, sizeof err, "bench: bad --device %d: %s", o.device, r.gpu.why);
+        goto usage;
+    }
     char outdir[PATH_MAX];
     if (outdir_choose(o.out, outdir, sizeof outdir, err, sizeof err)) goto usage;
     if (o.json[0] && outdir_check_file(o.json, err, sizeof err)) goto usage;
 
     /* --- the run --------------------------------------------------------- */
     r.mcfg = measure_cfg_default();
+    r.emu_cfg = r.mcfg;
+    r.emu_cfg.warmup = 0;
+    r.emu_cfg.min_reps = r.emu_cfg.max_reps = 1;
+    r.emu_cfg.min_time_s = 0;
     if (o.quick) {
         r.mcfg.min_time_s = 0.1;
         r.mcfg.budget_s = 3.0;
@@ -157,6 +191,7 @@ int main(int argc, char **argv)
     char ctx[24][ENV_LINE];
     int nctx = 0;
     env_context_lines(&r.env, o.command, ctx, &nctx, 24);
+    gpu_context_lines(ctx, &nctx, 24);
     const char *ctxp[24];
     for (int i = 0; i < nctx; i++) ctxp[i] = ctx[i];
     r.csv = csv_writer_open(csvpath, ctxp, nctx);
@@ -165,12 +200,17 @@ int main(int argc, char **argv)
         return 2;
     }
     outdir_link_latest(outdir);
+    if (!r.gpu.usable) fprintf(stderr, "bench: GPU cases skipped: %s\n", r.gpu.why);
+    else if (r.gpu.emulated)
+        fprintf(stderr, "bench: GPU cases run on the CUDA host emulator: correctness only, "
+                        "their timings mean nothing\n");
     progress_init(&r.prog, total);
     for (int i = 0; i < o.nsuites; i++) {
         const suite_def *d = suite_find(o.suites[i]);
         if (d->run(&r)) r.io_error = 1;
     }
     progress_end(&r.prog);
+    gpu_cases_release();
     if (csv_writer_close(r.csv)) r.io_error = 1;
     run_print_summary(&r, stdout);
     printf("results: %s\n", csvpath);

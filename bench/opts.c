@@ -201,6 +201,7 @@ int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap)
         } else if (FLAG("--baseline")) {
             NEED_VAL();
             o->baseline = val;
+            o->baseline_given = 1;
         } else if (FLAG("--out")) {
             NEED_VAL();
             if (!*val || strlen(val) >= sizeof o->out)

@@ -26,6 +26,7 @@ typedef struct bench_opts {
     double min_time_s;   /* < 0: harness default */
     int threads;         /* CPU threads */
     const char *baseline;
+    int baseline_given;
     char out[OPT_PATH];  /* "" -> results/<UTC time> */
     char json[OPT_PATH];
     char plot_dir[OPT_PATH];

@@ -24,29 +24,27 @@ int run_emit(bench_run *r, const result_row *row)
     return rc;
 }
 
-void run_fill_timing(result_row *row, const measure_result *m, double flops, double bytes)
+const measure_cfg *run_gpu_cfg(const bench_run *r)
 {
-    const stats_summary *s = &m->stats;
-    row->reps = s->n;
-    row->median_ms = s->median;
-    row->min_ms = s->min;
-    row->max_ms = s->max;
-    row->mad_ms = s->mad;
-    row->samples = m->samples;
-    row->nsamples = m->n;
-    if (s->median > 0) {
-        if (flops > 0) row->gflops = flops / (s->median * 1e6);
-        if (bytes > 0) row->gbps = bytes / (s->median * 1e6);
+    return r->gpu.emulated ? &r->emu_cfg : &r->mcfg;
+}
+
+void run_row_start(const bench_run *r, result_row *row, const char *suite, const char *case_name,
+                   const char *backend, const char *mode, const char *dtype, const char *shape)
+{
+    result_row_init(row);
+    snprintf(row->suite, sizeof row->suite, "%s", suite);
+    snprintf(row->case_name, sizeof row->case_name, "%s", case_name);
+    snprintf(row->backend, sizeof row->backend, "%s", backend);
+    snprintf(row->mode, sizeof row->mode, "%s", mode);
+    snprintf(row->dtype, sizeof row->dtype, "%s", dtype);
+    snprintf(row->shape, sizeof row->shape, "%s", shape);
+    if (strcmp(mode, "host") == 0) {
+        snprintf(row->device, sizeof row->device, "%s", r->env.cpu);
+    } else {
+        snprintf(row->device, sizeof row->device, "%s", r->gpu.usable ? r->gpu.name : "-");
+        row->emulated = r->gpu.emulated;
     }
-    double spread = stats_rel_spread(s);
-    size_t used = strlen(row->note);
-    if (spread > STATS_SPREAD_WARN)
-        used += (size_t)snprintf(row->note + used, sizeof row->note - used,
-                                 "%shigh spread: MAD %.1f%% of median", used ? "; " : "",
-                                 100.0 * spread);
-    if (m->hit_budget && used < sizeof row->note)
-        snprintf(row->note + used, sizeof row->note - used,
-                 "%stime budget reached after %d reps", used ? "; " : "", s->n);
 }
 
 static void fmt_num(char *buf, size_t cap, double v, const char *fmt)

@@ -7,6 +7,7 @@
 #include "opts.h"
 #include "csv.h"
 #include "env.h"
+#include "gpu.h"
 #include "measure.h"
 #include "progress.h"
 #include "result.h"
@@ -14,7 +15,9 @@
 typedef struct bench_run {
     const bench_opts *opt;
     env_info env;
-    measure_cfg mcfg;
+    gpu_status gpu;     /* probed once; GPU cases skip with gpu.why when unusable */
+    measure_cfg mcfg;   /* CPU and GPU timing */
+    measure_cfg emu_cfg; /* emulated GPU cases: one run, timings mean nothing */
     csv_writer *csv;
     progress prog;
     result_row *rows;   /* copies for the summary (samples not kept) */
@@ -26,10 +29,12 @@ typedef struct bench_run {
 /* Writes the row, keeps a summary copy. Returns 0, -1 on an I/O error. */
 int run_emit(bench_run *r, const result_row *row);
 
-/* Fills the timing columns of row from a measurement (median... samples,
- * spread warning in note) and throughput from flops / bytes per repetition
- * (either may be 0). */
-void run_fill_timing(result_row *row, const measure_result *m, double flops, double bytes);
+/* The timing configuration for a GPU case of this run. */
+const measure_cfg *run_gpu_cfg(const bench_run *r);
+
+/* Fills the identity columns of a row. */
+void run_row_start(const bench_run *r, result_row *row, const char *suite, const char *case_name,
+                   const char *backend, const char *mode, const char *dtype, const char *shape);
 
 /* Prints the summary table of every row to f. */
 void run_print_summary(const bench_run *r, FILE *f);

@@ -9,7 +9,8 @@
 typedef struct suite_def {
     const char *name;
     const char *about;
-    const char *const *backends;   /* NULL-terminated, reference first */
+    /* The backends it knows, NULL-terminated, reference first. */
+    const char *const *(*backends)(void);
     /* Checks the options that concern this suite (sizes fit in memory, ...) and
      * counts the cases it will run. Returns 0, or 2 with a one-line err. */
     int (*plan)(const bench_opts *o, int *ncases, char *err, size_t errcap);
@@ -24,5 +25,6 @@ const suite_def *suite_find(const char *name);
 int suite_backend_selected(const bench_opts *o, const char *backend);
 
 extern const suite_def SUITE_MATMUL;
+extern const suite_def SUITE_TRANSFER;
 
 #endif

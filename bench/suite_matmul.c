@@ -1,9 +1,13 @@
 /* bench/suite_matmul.c - the matmul suite: C = A*B (fp32, row-major) on every
- * CPU backend, over a square sweep and real-model layer shapes.
- * Each backend x shape is checked against the double reference, then timed;
- * speedup = baseline median / this median, same shape, same run. */
+ * CPU backend and every GPU backend in every GPU execution mode, over a square
+ * sweep and real-model layer shapes. Each backend x mode x shape is checked
+ * against the double reference on the same seeded inputs, then timed;
+ * speedup = baseline median / this median, same shape, same run (never for
+ * emulated rows). */
 #include "suite.h"
 #include "gemm_backends.h"
+#include "gpu_cases.h"
+#include "gpu_mode.h"
 #include "gemm_ref.h"
 #include "check.h"
 #include "errmsg.h"
@@ -30,6 +34,15 @@ static const named_shape DEFAULT_SHAPES[] = {
     {"gpt2-mlp-up", 1024, 3072, 768},  /* MLP 768 -> 3072 */
     {"gpt2-mlp-down", 1024, 768, 3072},/* MLP 3072 -> 768 */
 };
+/* With a real GPU the default sweep goes on to sizes only a GPU makes quick. */
+static const named_shape GPU_EXTRA_SHAPES[] = {
+    {"square-4096", 4096, 4096, 4096},
+    {"square-8192", 8192, 8192, 8192},
+};
+/* Emulated GPU cases run one repetition each, and only up to this size in
+ * default sweeps (fibers are slow; --sizes runs whatever is named). */
+#define EMU_DEFAULT_MAX_FLOPS (2.0 * 256 * 256 * 256)
+
 static const named_shape QUICK_SHAPES[] = {
     {"square-64", 64, 64, 64},
     {"square-128", 128, 128, 128},
@@ -40,7 +53,8 @@ static const named_shape QUICK_SHAPES[] = {
 
 #define NSHAPES(a) ((int)(sizeof a / sizeof a[0]))
 
-static int shape_list(const bench_opts *o, named_shape *out, char (*names)[64])
+/* The shapes of this run; with_gpu adds the real-GPU sizes to default sweeps. */
+static int shape_list(const bench_opts *o, int with_gpu, named_shape *out, char (*names)[64])
 {
     if (o->nsizes) {
         for (int i = 0; i < o->nsizes; i++) {
@@ -54,6 +68,24 @@ static int shape_list(const bench_opts *o, named_shape *out, char (*names)[64])
     const named_shape *src = o->quick ? QUICK_SHAPES : DEFAULT_SHAPES;
     int n = o->quick ? NSHAPES(QUICK_SHAPES) : NSHAPES(DEFAULT_SHAPES);
     memcpy(out, src, (size_t)n * sizeof *out);
+    if (with_gpu && !o->quick) {
+        memcpy(out + n, GPU_EXTRA_SHAPES, sizeof GPU_EXTRA_SHAPES);
+        n += NSHAPES(GPU_EXTRA_SHAPES);
+    }
+    return n;
+}
+
+static int gpu_backend_selected(const bench_opts *o)
+{
+    int n = 0;
+    for (int b = 0; GPU_GEMM_DESCS[b].name; b++) n += suite_backend_selected(o, GPU_GEMM_DESCS[b].name);
+    return n;
+}
+
+static int count_modes(void)
+{
+    int n = 0;
+    while (GPU_MODES[n].name) n++;
     return n;
 }
 
@@ -68,7 +100,7 @@ static int matmul_plan(const bench_opts *o, int *ncases, char *err, size_t errca
 {
     named_shape shapes[OPT_MAX_LIST];
     char names[OPT_MAX_LIST][64];
-    int ns = shape_list(o, shapes, names);
+    int ns = shape_list(o, 1, shapes, names);
     double mem = env_memory_bytes();
     for (int i = 0; i < ns; i++) {
         const named_shape *s = &shapes[i];
@@ -85,9 +117,16 @@ static int matmul_plan(const bench_opts *o, int *ncases, char *err, size_t errca
             return 2;
         }
     }
-    int nb = 0;
-    for (int b = 0; GEMM_CPU_IMPLS[b].name; b++) nb += suite_backend_selected(o, GEMM_CPU_IMPLS[b].name);
-    *ncases = nb * ns;
+    int nb = 0, base_ok = 0;
+    for (int b = 0; GEMM_CPU_IMPLS[b].name; b++) {
+        nb += suite_backend_selected(o, GEMM_CPU_IMPLS[b].name);
+        base_ok |= strcmp(GEMM_CPU_IMPLS[b].name, o->baseline) == 0;
+    }
+    if (!base_ok) {
+        snprintf(err, errcap, "bench: --baseline '%s' must be a CPU backend of matmul", o->baseline);
+        return 2;
+    }
+    *ncases = (nb + gpu_backend_selected(o) * count_modes()) * ns; /* an upper bound, for the ETA */
     return 0;
 }
 
@@ -168,7 +207,53 @@ static void run_backend(bench_run *r, const gemm_impl *impl, const named_shape *
         snprintf(row->note, sizeof row->note, "error while timing: %s", err_get());
         return;
     }
-    run_fill_timing(row, &m, flops, 0);
+    result_fill_timing(row, &m, flops, 0);
+}
+
+/* The GPU rows of one shape: every selected GPU backend in every mode. */
+static void run_gpu(bench_run *r, const named_shape *s, int si, const gemm_problem *p,
+                    double base_median)
+{
+    const bench_opts *o = r->opt;
+    char shape[64];
+    snprintf(shape, sizeof shape, "%dx%dx%d", s->M, s->N, s->K);
+    double flops = 2.0 * s->M * s->N * s->K;
+    for (int b = 0; GPU_GEMM_DESCS[b].name; b++) {
+        const gpu_gemm_desc *d = &GPU_GEMM_DESCS[b];
+        if (!suite_backend_selected(o, d->name)) continue;
+        result_row row;
+        int oversize = r->gpu.emulated && !o->nsizes && flops > EMU_DEFAULT_MAX_FLOPS;
+        if (!r->gpu.usable || oversize) {
+            /* one row says why, not one per mode */
+            if (!r->gpu.usable && si > 0) continue;
+            run_row_start(r, &row, "matmul", r->gpu.usable ? s->name : "-", d->name, "-",
+                          dtype_name(d->dtype), r->gpu.usable ? shape : "-");
+            snprintf(row.check, sizeof row.check, "skip");
+            if (oversize)
+                snprintf(row.note, sizeof row.note,
+                         "emulated: default sweeps stop at %.3g FLOP; name sizes with --sizes",
+                         EMU_DEFAULT_MAX_FLOPS);
+            else
+                snprintf(row.note, sizeof row.note, "no usable GPU: %s", r->gpu.why);
+            run_emit(r, &row);
+            continue;
+        }
+        for (int m = 0; GPU_MODES[m].name; m++) {
+            run_row_start(r, &row, "matmul", s->name, d->name, GPU_MODES[m].name,
+                          dtype_name(d->dtype), shape);
+            char label[160];
+            snprintf(label, sizeof label, "matmul %s %s %s", shape, d->name, GPU_MODES[m].name);
+            progress_start(&r->prog, label);
+            gpu_gemm_case(b, GPU_MODES[m].name, p, run_gpu_cfg(r), &row);
+            if (!row.emulated && !isnan(base_median)) {
+                snprintf(row.baseline, sizeof row.baseline, "%s", o->baseline);
+                row.speedup = base_median / row.median_ms;
+            }
+            run_emit(r, &row);
+            free(row.samples);
+            progress_finish_one(&r->prog);
+        }
+    }
 }
 
 static int matmul_run(bench_run *r)
@@ -176,7 +261,8 @@ static int matmul_run(bench_run *r)
     const bench_opts *o = r->opt;
     named_shape shapes[OPT_MAX_LIST];
     char names[OPT_MAX_LIST][64];
-    int ns = shape_list(o, shapes, names);
+    int ns = shape_list(o, r->gpu.usable && !r->gpu.emulated && gpu_backend_selected(o), shapes,
+                        names);
     /* baseline first, so every other row's speedup is known when it is written */
     const gemm_impl *order[8];
     int nb = 0;
@@ -189,7 +275,7 @@ static int matmul_run(bench_run *r)
         if (strcmp(GEMM_CPU_IMPLS[b].name, o->baseline) != 0 &&
             suite_backend_selected(o, GEMM_CPU_IMPLS[b].name))
             order[nb++] = &GEMM_CPU_IMPLS[b];
-    if (!have_baseline && nb)
+    if (!have_baseline)
         fprintf(stderr, "bench: matmul: baseline %s not selected: speedups left empty\n",
                 o->baseline);
 
@@ -214,24 +300,19 @@ static int matmul_run(bench_run *r)
         if (ok) ok = gemm_ref_build(&ref, s->M, s->N, s->K, 1.0f, A[0], B[0], 0.0f, NULL) == 0;
         double base_median = NAN;
         timed_ctx ctx = {NULL, s, A, B, C, nsets, 0};
+        char shape[64];
+        snprintf(shape, sizeof shape, "%dx%dx%d", s->M, s->N, s->K);
         for (int b = 0; b < nb; b++) {
             const gemm_impl *impl = order[b];
             result_row row;
-            result_row_init(&row);
-            snprintf(row.suite, sizeof row.suite, "matmul");
-            snprintf(row.case_name, sizeof row.case_name, "%s", s->name);
-            snprintf(row.backend, sizeof row.backend, "%s", impl->name);
-            snprintf(row.mode, sizeof row.mode, "host");
-            snprintf(row.dtype, sizeof row.dtype, "fp32");
-            snprintf(row.shape, sizeof row.shape, "%dx%dx%d", s->M, s->N, s->K);
-            snprintf(row.device, sizeof row.device, "%s", r->env.cpu);
+            run_row_start(r, &row, "matmul", s->name, impl->name, "host", "fp32", shape);
             row.threads = impl->serial ? 1 : cpu_threads_get();
             char label[160];
-            snprintf(label, sizeof label, "matmul %s %s", row.shape, impl->name);
+            snprintf(label, sizeof label, "matmul %s %s", shape, impl->name);
             progress_start(&r->prog, label);
             if (!ok) {
                 snprintf(row.check, sizeof row.check, "fail");
-                snprintf(row.note, sizeof row.note, "error: out of memory for %s", row.shape);
+                snprintf(row.note, sizeof row.note, "error: out of memory for %s", shape);
             } else {
                 run_backend(r, impl, s, &ctx, &ref, &row);
             }
@@ -244,6 +325,10 @@ static int matmul_run(bench_run *r)
             free(row.samples);
             progress_finish_one(&r->prog);
         }
+        if (ok) {
+            gemm_problem p = {s->M, s->N, s->K, A[0], B[0], &ref};
+            run_gpu(r, s, si, &p, base_median);
+        }
         gemm_ref_free(&ref);
         for (int k = 0; k < nsets; k++) {
             free(A[k]);
@@ -254,10 +339,20 @@ static int matmul_run(bench_run *r)
     return 0;
 }
 
+static const char *const *matmul_backends(void)
+{
+    static const char *names[16];
+    int n = 0;
+    for (int b = 0; GEMM_CPU_IMPLS[b].name; b++) names[n++] = GEMM_CPU_IMPLS[b].name;
+    for (int b = 0; GPU_GEMM_DESCS[b].name; b++) names[n++] = GPU_GEMM_DESCS[b].name;
+    names[n] = NULL;
+    return names;
+}
+
 const suite_def SUITE_MATMUL = {
     "matmul",
     "fp32 GEMM, square sweep and model-layer shapes, every backend checked then timed",
-    GEMM_CPU_NAMES,
+    matmul_backends,
     matmul_plan,
     matmul_run,
 };

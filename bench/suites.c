@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-const suite_def *const SUITES[] = {&SUITE_MATMUL, NULL};
+const suite_def *const SUITES[] = {&SUITE_MATMUL, &SUITE_TRANSFER, NULL};
 
 const suite_def *suite_find(const char *name)
 {

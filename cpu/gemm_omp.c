@@ -3,30 +3,35 @@
  * C = alpha*A*B + beta*C, row-major fp32, contract in gemm_cpu.h.  The
  * BLIS/GotoBLAS structure:
  *   jc loop over N in NC columns  -> B panel (KC x NC) packed once, shared by
- *                                    all threads (lives in L3),
+ *                                    all threads (L2/L3),
  *   pc loop over K in KC          -> beta folded into the first K block,
  *   ic loop over M in MC rows     -> A block (MC x KC) packed per thread
- *                                    (lives in that core's private L2),
- *   jr loop over NR columns       -> one B micro-panel (KC x NR) stays in L1,
- *   ir loop over MR rows          -> A micro-panels stream from L2,
+ *                                    (in that core's private L2),
+ *   jr loop over NR columns       -> one B micro-panel (KC x NR), L1/L2,
+ *   ir loop over MR rows          -> A micro-panels, reused from L1/L2,
  *   micro-kernel: MR x NR tile of C held in vector registers, rank-1 updates.
  * Packed panels are zero-padded to whole MR/NR tiles, so the micro-kernel
  * always runs on full tiles; partial tiles of C go through a small aligned
- * buffer and a scalar write-back.
+ * buffer and a scalar write-back.  alpha is applied at write-back.
  *
  * Micro-kernels, chosen once at run time with __builtin_cpu_supports (the
  * file is built without -march, so each one carries its own target attribute):
- *   AVX-512F  MR=12 NR=32: 24 zmm accumulators + 2 B vectors + broadcasts of A
- *             (embedded {1to16} operands), 24 FMAs per 12 A + 32 B floats.
+ *   AVX-512F  MR=12 NR=32: 24 zmm accumulators + 2 B vectors + 1 broadcast of
+ *             A; per k: 2 vector loads + 12 broadcasts feed 24 FMAs.
  *   AVX2+FMA  MR=6  NR=16: 12 ymm accumulators, the classic Haswell shape.
  *   plain C   MR=4  NR=16: portable fallback (any architecture).
- * Blocking, tuned for the target Xeon (Sapphire Rapids class, per core: 48 KiB
- * L1d, 2 MiB L2; 105 MiB shared L3):
- *   KC=256: the B micro-panel KC*NR*4 = 32 KiB fits L1 next to the streamed
- *           A micro-panel (12 KiB); long enough to amortise the C tile update.
- *   MC=240 (AVX-512) / 240 (AVX2) / 128 (C): MC*KC*4 = 240 KiB of packed A, a
- *           small fraction of L2 so B micro-panels and C tiles are not evicted.
- *   NC=4096: a 4 MiB B panel, shared through L3; rarely split for n <= 4096.
+ * Blocking, for the target Xeon (Sapphire Rapids class; per core 48 KiB L1d,
+ * 2 MiB L2; 105 MiB shared L3), chosen by a sweep of KC x MC at n=1024/2048
+ * with 1 and 2 threads (a broad plateau: KC 384-512, MC 72-96, within ~1%):
+ *   KC=384: B micro-panel KC*NR*4 = 48 KiB (about L1; the L1/L2 prefetchers
+ *           keep it fed), long enough to amortise the C tile load/store.
+ *           K is cut into equal blocks (a multiple of 8) so no tiny tail block.
+ *   MC=96:  A block MC*KC*4 = 144 KiB, well inside L2, so the A micro-panels
+ *           (18 KiB each) and the B panel stream without evicting each other;
+ *           small MC measured 2-5% faster than MC=240..960.
+ *   NC=4096: B panel KC*NC*4 = 6 MiB in L3; unsplit for N <= 4096.
+ * Packing is vectorised (B: constant-size row copies with k outer so B rows
+ * stream; A: 4x4 SSE transposes) - it was ~9% of a 1-thread n=1024 run.
  * Threads: omp_get_max_threads(); the tile grid is split over tm x tn threads
  * (tm rows blocks of whole MR panels, tn groups of NR slivers of each B panel),
  * choosing the factorisation with the smallest per-thread share; B is packed
@@ -161,10 +166,10 @@ static void ukernel_avx2(long kc, const float *A, const float *B, float *C,
 #endif /* __x86_64__ */
 
 /* mr, nr, mc, kc, nc, kernel */
-static const kern_cfg cfg_c = {GMR, GNR, 128, 256, 4096, ukernel_c};
+static const kern_cfg cfg_c = {GMR, GNR, 96, 384, 4096, ukernel_c};
 #if defined(__x86_64__)
-static const kern_cfg cfg_avx512 = {ZMR, ZNR, 240, 256, 4096, ukernel_avx512};
-static const kern_cfg cfg_avx2 = {YMR, YNR, 240, 256, 4096, ukernel_avx2};
+static const kern_cfg cfg_avx512 = {ZMR, ZNR, 96, 384, 4096, ukernel_avx512};
+static const kern_cfg cfg_avx2 = {YMR, YNR, 96, 384, 4096, ukernel_avx2};
 #endif
 
 static const kern_cfg *select_kernel(void)
@@ -262,14 +267,21 @@ static int gemm_omp_cfg(const kern_cfg *cf, int M, int N, int K, float alpha,
         return 0;
     }
     const int MR = cf->mr, NR = cf->nr;
-    const int KC = K < cf->kc ? K : cf->kc;
-    const int NC = N < cf->nc ? N : cf->nc;
+    /* K blocks of equal size (a multiple of 8), e.g. K=513 -> 2 x 264, not 384+129 */
+    const int nkb = (K + cf->kc - 1) / cf->kc;
+    int KC = ((K + nkb - 1) / nkb + 7) & ~7;
+    if (KC > K) KC = K;
+    /* B panel = all of K x NC, packed once (<= 16 MiB, so it stays in L3) */
+    int NC = (int)((4L << 20) / K) / NR * NR;
+    if (NC > cf->nc) NC = cf->nc;
+    if (NC < NR) NC = NR;
+    if (NC > N) NC = N;
     const int mp = (M + MR - 1) / MR, np = (NC + NR - 1) / NR; /* panel counts */
 
     /* Threads: none beyond the work available; tiny problems run serially. */
     int nt = omp_get_max_threads();
     if ((double)M * N * K < 48.0 * 48 * 48) nt = 1;
-    if (nt > mp * np) nt = mp * np;
+    if ((long)nt > (long)mp * np) nt = mp * np;
     if (nt < 1) nt = 1;
     /* Factor nt = tm * tn minimising the largest per-thread tile share; ties
      * prefer splitting M (threads then share the B micro-panels). */
@@ -285,7 +297,7 @@ static int gemm_omp_cfg(const kern_cfg *cf, int M, int N, int K, float alpha,
     }
     const int MC = cf->mc < mp * MR ? cf->mc : mp * MR;
 
-    const size_t bsz = round64(sizeof(float) * (size_t)KC * np * NR);
+    const size_t bsz = round64(sizeof(float) * (size_t)K * np * NR);
     const size_t asz = round64(sizeof(float) * (size_t)KC * MC);
     float *Bp = aligned_alloc(64, bsz);
     float *Ap = aligned_alloc(64, asz * (size_t)nt);
@@ -295,37 +307,45 @@ static int gemm_omp_cfg(const kern_cfg *cf, int M, int N, int K, float alpha,
         return 1;
     }
 
+    /* Work items: nim row chunks (<= MC rows, whole MR panels, a multiple of
+     * tm of them so equal threads get equal shares) x tn sliver groups. */
+    const int mcp = MC / MR, nim = tm * ((mp + tm * mcp - 1) / (tm * mcp));
+    const int nkk = (K + KC - 1) / KC; /* K blocks actually used */
+
 #pragma omp parallel num_threads(nt)
     {
-        const int tid = omp_get_thread_num(), nth = omp_get_num_threads();
-        /* If the runtime gave fewer threads, thread 0..nth-1 still cover all
-         * work: the grid is re-derived from nth. */
-        int gm = tm, gn = tn;
-        if (nth != nt) { gm = nth; gn = 1; }
-        const int im = tid % gm, in = tid / gm;
-        const int r0 = (int)((long)mp * im / gm) * MR;
-        const int r1m = (int)((long)mp * (im + 1) / gm) * MR;
-        const int r1 = r1m < M ? r1m : M;
-        float *myA = (float *)((char *)Ap + asz * (size_t)tid);
-        float tile[MAX_TILE] __attribute__((aligned(64)));
+        float *myA = (float *)((char *)Ap + asz * (size_t)omp_get_thread_num());
+        _Alignas(64) float tile[MAX_TILE];
 
         for (int jc = 0; jc < N; jc += NC) {
             const int nc = N - jc < NC ? N - jc : NC;
-            const int ns = (nc + NR - 1) / NR;
-            const int s0 = (int)((long)ns * in / gn), s1 = (int)((long)ns * (in + 1) / gn);
-            for (int pc = 0; pc < K; pc += KC) {
+            const int ns = (nc + NR - 1) / NR, nsg = (ns + 7) / 8;
+            /* Pack the whole K x nc panel; dynamic scheduling everywhere, so a
+             * thread the OS preempts does not hold back the others. */
+#pragma omp for schedule(dynamic, 1)
+            for (int u = 0; u < nkk * nsg; ++u) {
+                const int pc = u / nsg * KC, g = u % nsg;
                 const int kc = K - pc < KC ? K - pc : KC;
-                const float b = pc == 0 ? beta : 1.0f;
-#pragma omp barrier
-                pack_b(kc, nc, NR, B + (size_t)pc * ldb + jc, ldb, Bp,
-                       (int)((long)ns * tid / nth), (int)((long)ns * (tid + 1) / nth));
-#pragma omp barrier
-                for (int ic = r0; ic < r1; ic += MC) {
-                    const int mc = r1 - ic < MC ? r1 - ic : MC;
+                const int e = 8 * g + 8 < ns ? 8 * g + 8 : ns;
+                pack_b(kc, nc, NR, B + (size_t)pc * ldb + jc, ldb,
+                       Bp + (size_t)pc * ns * NR, 8 * g, e);
+            } /* implicit barrier: the panel is complete */
+#pragma omp for schedule(dynamic, 1)
+            for (int it = 0; it < nim * tn; ++it) {
+                const int im = it / tn, in = it % tn;
+                const int ic = (int)((long)mp * im / nim) * MR;
+                const int ie = (int)((long)mp * (im + 1) / nim) * MR;
+                const int mc = (ie < M ? ie : M) - ic;
+                const int s0 = (int)((long)ns * in / tn), s1 = (int)((long)ns * (in + 1) / tn);
+                for (int pc = 0; pc < K; pc += KC) {
+                    const int kc = K - pc < KC ? K - pc : KC;
+                    const float b = pc == 0 ? beta : 1.0f;
+                    const float *Bk = Bp + (size_t)pc * ns * NR;
+                    if (mc <= 0) break;
                     pack_a(mc, kc, MR, A + (size_t)ic * lda + pc, lda, myA);
                     for (int s = s0; s < s1; ++s) {
                         const int j = s * NR, w = nc - j < NR ? nc - j : NR;
-                        const float *bp = Bp + (size_t)s * kc * NR;
+                        const float *bp = Bk + (size_t)s * kc * NR;
                         for (int ir = 0; ir < mc; ir += MR) {
                             const int h = mc - ir < MR ? mc - ir : MR;
                             const float *ap = myA + (size_t)ir * kc;
@@ -344,7 +364,7 @@ static int gemm_omp_cfg(const kern_cfg *cf, int M, int N, int K, float alpha,
                         }
                     }
                 }
-            }
+            } /* implicit barrier before the next panel is packed */
         }
     }
     free(Bp);

@@ -23,16 +23,6 @@ struct csv_writer {
     int failed;
 };
 
-void result_row_init(result_row *r)
-{
-    memset(r, 0, sizeof *r);
-    r->median_ms = r->min_ms = r->max_ms = r->mad_ms = NAN;
-    r->gflops = r->gbps = r->speedup = NAN;
-    r->max_abs_err = r->rel_err = r->tolerance = NAN;
-    r->h2d_ms = r->compute_ms = r->d2h_ms = r->overlap_eff = NAN;
-    r->peak_dev_mb = r->alloc_ms = r->bytes = NAN;
-}
-
 int csv_quote(const char *field, char *out, size_t cap)
 {
     size_t n = 0;

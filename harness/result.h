@@ -40,6 +40,13 @@ typedef struct result_row {
 /* Sets every double to NAN, strings to "", ints to 0. */
 void result_row_init(result_row *r);
 
+struct measure_result;
+/* Fills the timing columns from a measurement (median, min, max, MAD, reps,
+ * samples -- pointing into m, not copied), throughput from flops and bytes per
+ * repetition (either may be 0), and appends spread and budget warnings to note. */
+void result_fill_timing(result_row *row, const struct measure_result *m, double flops,
+                        double bytes);
+
 #ifdef __cplusplus
 }
 #endif

@@ -56,9 +56,17 @@ header=$(grep -v '^#' run1/results.csv | head -1)
 [ "${header#"$want"}" != "$header" ] || fail "header does not start with the agreed columns: $header"
 grep -q '^# cpu: ' run1/results.csv || fail "no cpu context line"
 grep -q '^# command: ' run1/results.csv || fail "no command context line"
-rows=$(grep -vc '^#' run1/results.csv)
-[ "$rows" -eq 16 ] || fail "want 15 rows + header, got $rows lines"
-grep -v '^#' run1/results.csv | tail -n +2 | grep -v ',pass,' && fail "a row did not pass"
+passed=$(grep -c '^matmul,[^,]*,cpu-[a-z]*,host,.*,pass,' run1/results.csv)
+[ "$passed" -eq 15 ] || fail "want 15 passing CPU rows (5 shapes x 3 backends), got $passed"
+grep -v '^#' run1/results.csv | tail -n +2 | grep -E ',fail,' && fail "a row failed"
+# GPU rows: with no usable GPU, one skip row per GPU backend saying why, exit 0
+gpu_rows=$(grep -c '^matmul,.*,\(cuda-\|cublas\)' run1/results.csv)
+if grep -q '^# gpu: none' run1/results.csv; then
+  [ "$gpu_rows" -eq 5 ] || fail "want one skip row per GPU backend, got $gpu_rows"
+  [ "$(grep '^matmul,.*,\(cuda-\|cublas\)' run1/results.csv | grep -c ',skip,.*no usable GPU: ')" -eq 5 ] \
+    || fail "GPU skip rows do not say why"
+  grep -q 'GPU cases skipped: ' err.txt || fail "no one-line reason on stderr: $(cat err.txt)"
+fi
 grep -q 'cpu-omp' out.txt || fail "no summary table on stdout"
 
 # the same run with a planted wrong result: exit 1, that row fails, others pass

@@ -1,0 +1,42 @@
+/* harness/gpu.h - the GPU as the rest of the harness sees it, without CUDA types.
+ *
+ * Implemented three ways, one per binary: harness/gpu_info.c compiled against
+ * the real CUDA runtime (bench), the same file against emu/ (bench-emu), or
+ * harness/gpu_absent.c when the build had no CUDA toolkit.  C code that is not
+ * GPU code includes only this header.
+ */
+#ifndef HARNESS_GPU_H
+#define HARNESS_GPU_H
+
+#include <stdio.h>
+#include "env.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gpu_status {
+    int usable;          /* a device is there and answered */
+    int emulated;        /* the CUDA host emulator, not a GPU */
+    int device;          /* the device selected */
+    int bad_device;      /* devices exist, but not this index: a usage error */
+    char name[128];      /* its name, for the device column */
+    char why[256];       /* when not usable: the CUDA error text */
+} gpu_status;
+
+/* Selects device (cudaSetDevice) and checks it works. Always fills st. */
+void gpu_probe(int device, gpu_status *st);
+
+/* The deviceQuery role for bench --info: every GPU, or why none is usable. */
+void gpu_info_print(FILE *f);
+
+/* Appends "gpu: ...", "cuda_driver: ...", "cuda_runtime: ..." context lines. */
+void gpu_context_lines(char (*lines)[ENV_LINE], int *n, int max);
+
+/* Which flavour this binary was built with: "cuda", "emulator" or "none". */
+extern const char *const GPU_FLAVOUR;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,27 @@
+/* harness/gpu_mode.h - the GPU execution modes by name (no CUDA types, so
+ * every build knows them); gpu_modes.h runs them. */
+#ifndef HARNESS_GPU_MODE_H
+#define HARNESS_GPU_MODE_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    GPU_RESIDENT, GPU_SYNC_PAGEABLE, GPU_SYNC_PINNED, GPU_ASYNC_PAGEABLE, GPU_ASYNC_PINNED,
+    GPU_STREAMS
+} gpu_mode_kind;
+
+typedef struct gpu_mode {
+    const char *name;    /* as in the CSV mode column */
+    gpu_mode_kind kind;
+    int nstreams;        /* GPU_STREAMS only */
+} gpu_mode;
+
+extern const gpu_mode GPU_MODES[];   /* terminated by name NULL */
+const gpu_mode *gpu_mode_find(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

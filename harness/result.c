@@ -1,0 +1,43 @@
+/* harness/result.c - building a result row: defaults, timing columns. */
+#include "result.h"
+#include "measure.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+void result_row_init(result_row *r)
+{
+    memset(r, 0, sizeof *r);
+    r->median_ms = r->min_ms = r->max_ms = r->mad_ms = NAN;
+    r->gflops = r->gbps = r->speedup = NAN;
+    r->max_abs_err = r->rel_err = r->tolerance = NAN;
+    r->h2d_ms = r->compute_ms = r->d2h_ms = r->overlap_eff = NAN;
+    r->peak_dev_mb = r->alloc_ms = r->bytes = NAN;
+}
+
+void result_fill_timing(result_row *row, const struct measure_result *m, double flops, double bytes)
+{
+    const stats_summary *s = &m->stats;
+    row->reps = s->n;
+    row->median_ms = s->median;
+    row->min_ms = s->min;
+    row->max_ms = s->max;
+    row->mad_ms = s->mad;
+    row->samples = m->samples;
+    row->nsamples = m->n;
+    if (s->median > 0) {
+        if (flops > 0) row->gflops = flops / (s->median * 1e6);
+        if (bytes > 0) row->gbps = bytes / (s->median * 1e6);
+    }
+    double spread = stats_rel_spread(s);
+    size_t used = strlen(row->note);
+    if (spread > STATS_SPREAD_WARN)
+        used += (size_t)snprintf(row->note + used, sizeof row->note - used,
+                                 "%shigh spread: MAD %.1f%% of median", used ? "; " : "",
+                                 100.0 * spread);
+    if (m->hit_budget && used < sizeof row->note)
+        snprintf(row->note + used, sizeof row->note - used,
+                 "%stime budget reached after %d reps", used ? "; " : "", s->n);
+}
+

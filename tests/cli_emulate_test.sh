@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# tests/cli_emulate_test.sh BENCH CSVQ - bench --emulate end to end: every GPU
+# backend x mode and every transfer mode runs on the host emulator and agrees
+# with the CPU; emulated rows say so and carry no speedup; a bad --device is a
+# usage error.
+set -u
+bench=$(realpath "$1")
+csvq=$(realpath "$2")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+fails=0
+fail() { echo "FAILED: $*" >&2; fails=$((fails + 1)); }
+
+"$bench" --emulate --suite all --quick --min-time 0.01 --out run --no-plots >out.txt 2>err.txt
+rc=$?
+[ "$rc" -eq 0 ] || fail "emulated quick run exited $rc: $(tail -3 err.txt)"
+grep -q 'correctness only' err.txt || fail "no notice that emulated timings mean nothing"
+# GPU rows: 5 backends x 8 modes at each of the 4 quick shapes inside the emulator's
+# default limit (the 5th, mlp-fc1, is a skip row per backend); streams-8 skips M < 8
+"$csvq" run/results.csv backend mode check emulated speedup device | awk -F'\t' '
+  $2 == "host" { if ($4 != 0) bad["CPU row marked emulated"]++; next }
+  $3 == "skip" { next }
+  { gpu++
+    if ($3 != "pass") bad["GPU row " $1 " " $2 " did not pass"]++
+    if ($4 != 1) bad["GPU row not marked emulated"]++
+    if ($5 != "") bad["emulated row has a speedup"]++
+    if ($6 !~ /emulat/) bad["device column does not name the emulator"]++
+    modes[$2]++ }
+  END {
+    for (k in bad) { print k " (" bad[k] ")"; err = 1 }
+    n = 0; for (k in modes) n++
+    if (n != 8 + 9) { print "want 8 GEMM modes + 9 transfer modes, got " n; err = 1 }
+    if (gpu < 150) { print "too few GPU rows: " gpu; err = 1 }
+    exit err }' || fail "emulated rows"
+
+"$bench" --emulate --device 7 --suite matmul >/dev/null 2>err2.txt
+[ $? -eq 2 ] || fail "--device 7 on one emulated device should exit 2"
+grep -q 'device 7' err2.txt || fail "bad --device message: $(cat err2.txt)"
+CUDAEMU_DEVICES=2 "$bench" --emulate --device 1 --suite matmul --sizes 9x7x5 --backend cuda-regtile \
+  --out run2 --no-plots >/dev/null 2>&1 || fail "--device 1 of 2 emulated devices"
+[ "$(grep -c ',pass,' run2/results.csv)" -eq 8 ] || fail "device 1: want 8 passing mode rows"
+
+echo "cli_emulate: $fails failed"
+[ "$fails" -eq 0 ]
