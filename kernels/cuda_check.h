@@ -20,8 +20,7 @@
  * bench --cuda-sync), synchronizes so an asynchronous fault lands on its launch.
  *
  * Works with the real toolkit and with emu/ (whose headers define __CUDAEMU__).
- * DYNAMIC_SHARED(T, name) declares dynamic shared memory: under nvcc it is
- * `extern __shared__ T name[]`; emu/include/cuda_runtime.h defines its own.
+ * DYNAMIC_SHARED(T, name) declares dynamic shared memory (kernels/dynamic_shared.h).
  */
 #ifndef KERNELS_CUDA_CHECK_H
 #define KERNELS_CUDA_CHECK_H
@@ -29,10 +28,7 @@
 #include <cuda_runtime.h>
 #include <cublas_v2.h>
 #include "../harness/errmsg.h"
-
-#ifndef DYNAMIC_SHARED
-#define DYNAMIC_SHARED(T, name) extern __shared__ T name[]
-#endif
+#include "dynamic_shared.h"
 
 #define CUDA_TRY(call)                                                         \
     do {                                                                       \

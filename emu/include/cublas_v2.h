@@ -19,7 +19,7 @@
 #define CUBLAS_VER_PATCH 0
 #define CUBLAS_VERSION (CUBLAS_VER_MAJOR * 10000 + CUBLAS_VER_MINOR * 100 + CUBLAS_VER_PATCH)
 
-typedef enum {
+typedef enum : int {
     CUBLAS_STATUS_SUCCESS = 0,
     CUBLAS_STATUS_NOT_INITIALIZED = 1,
     CUBLAS_STATUS_ALLOC_FAILED = 3,
@@ -32,19 +32,19 @@ typedef enum {
     CUBLAS_STATUS_LICENSE_ERROR = 16
 } cublasStatus_t;
 
-typedef enum { CUBLAS_FILL_MODE_LOWER = 0, CUBLAS_FILL_MODE_UPPER = 1, CUBLAS_FILL_MODE_FULL = 2 } cublasFillMode_t;
-typedef enum { CUBLAS_DIAG_NON_UNIT = 0, CUBLAS_DIAG_UNIT = 1 } cublasDiagType_t;
-typedef enum { CUBLAS_SIDE_LEFT = 0, CUBLAS_SIDE_RIGHT = 1 } cublasSideMode_t;
-typedef enum {
+typedef enum : int { CUBLAS_FILL_MODE_LOWER = 0, CUBLAS_FILL_MODE_UPPER = 1, CUBLAS_FILL_MODE_FULL = 2 } cublasFillMode_t;
+typedef enum : int { CUBLAS_DIAG_NON_UNIT = 0, CUBLAS_DIAG_UNIT = 1 } cublasDiagType_t;
+typedef enum : int { CUBLAS_SIDE_LEFT = 0, CUBLAS_SIDE_RIGHT = 1 } cublasSideMode_t;
+typedef enum : int {
     CUBLAS_OP_N = 0,
     CUBLAS_OP_T = 1,
     CUBLAS_OP_C = 2,
     CUBLAS_OP_HERMITAN = 2,
     CUBLAS_OP_CONJG = 3
 } cublasOperation_t;
-typedef enum { CUBLAS_POINTER_MODE_HOST = 0, CUBLAS_POINTER_MODE_DEVICE = 1 } cublasPointerMode_t;
-typedef enum { CUBLAS_ATOMICS_NOT_ALLOWED = 0, CUBLAS_ATOMICS_ALLOWED = 1 } cublasAtomicsMode_t;
-typedef enum {
+typedef enum : int { CUBLAS_POINTER_MODE_HOST = 0, CUBLAS_POINTER_MODE_DEVICE = 1 } cublasPointerMode_t;
+typedef enum : int { CUBLAS_ATOMICS_NOT_ALLOWED = 0, CUBLAS_ATOMICS_ALLOWED = 1 } cublasAtomicsMode_t;
+typedef enum : int {
     CUBLAS_GEMM_DFALT = -1,
     CUBLAS_GEMM_DEFAULT = -1,
     CUBLAS_GEMM_ALGO0 = 0,
@@ -55,7 +55,7 @@ typedef enum {
     CUBLAS_GEMM_ALGO15_TENSOR_OP = 115,
     CUBLAS_GEMM_AUTOTUNE = 999
 } cublasGemmAlgo_t;
-typedef enum {
+typedef enum : int {
     CUBLAS_DEFAULT_MATH = 0,
     CUBLAS_TENSOR_OP_MATH = 1,
     CUBLAS_PEDANTIC_MATH = 2,
@@ -64,7 +64,7 @@ typedef enum {
     CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH = 8,
     CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION = 16
 } cublasMath_t;
-typedef enum {
+typedef enum : int {
     CUBLAS_COMPUTE_16F = 64,
     CUBLAS_COMPUTE_16F_PEDANTIC = 65,
     CUBLAS_COMPUTE_32F = 68,

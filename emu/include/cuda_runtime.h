@@ -62,7 +62,7 @@ typedef void (*cudaHostFn_t)(void *userData);
 #define cudaEventRecordDefault 0x00
 #define cudaEventWaitDefault 0x00
 
-enum cudaMemcpyKind {
+enum cudaMemcpyKind : int {
     cudaMemcpyHostToHost = 0,
     cudaMemcpyHostToDevice = 1,
     cudaMemcpyDeviceToHost = 2,
@@ -70,7 +70,7 @@ enum cudaMemcpyKind {
     cudaMemcpyDefault = 4
 };
 
-enum cudaMemoryType {
+enum cudaMemoryType : int {
     cudaMemoryTypeUnregistered = 0,
     cudaMemoryTypeHost = 1,
     cudaMemoryTypeDevice = 2,

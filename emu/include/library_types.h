@@ -3,7 +3,7 @@
 #ifndef CUDAEMU_LIBRARY_TYPES_H
 #define CUDAEMU_LIBRARY_TYPES_H
 
-typedef enum cudaDataType_t {
+typedef enum cudaDataType_t : int {
     CUDA_R_16F = 2,
     CUDA_C_16F = 6,
     CUDA_R_16BF = 14,
@@ -40,6 +40,6 @@ typedef enum cudaDataType_t {
     CUDA_R_4F_E2M1 = 33,
 } cudaDataType;
 
-typedef enum libraryPropertyType_t { MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL } libraryPropertyType;
+typedef enum libraryPropertyType_t : int { MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL } libraryPropertyType;
 
 #endif

@@ -86,7 +86,8 @@ inline void asan_finish(void *fake, const void **bottom, size_t *size)
 #if defined(CUDAEMU_ASM_SWITCH)
 /* cudaemu_fiber_switch(save, next): push callee-saved registers, MXCSR and the
  * x87 control word on the current stack, store rsp in *save, load next as rsp
- * and pop the same frame from there.  A fresh fiber's frame "returns" into
+ * and pop the same frame from there (MXCSR and the control word are only
+ * reloaded when their control bits differ: fldcw is slow).  A fresh fiber's frame "returns" into
  * cudaemu_fiber_start, which calls entry(fiber) with rsp 16-byte aligned. */
 extern "C" void cudaemu_fiber_switch(void **save, void *next);
 extern "C" void cudaemu_fiber_start();
@@ -105,10 +106,21 @@ __asm__(".text\n"
         "    subq $8, %rsp\n"
         "    stmxcsr (%rsp)\n"
         "    fnstcw 4(%rsp)\n"
+        "    movl (%rsp), %eax\n"
+        "    movzwl 4(%rsp), %edx\n"
         "    movq %rsp, (%rdi)\n"
         "    movq %rsi, %rsp\n"
+        "    movl (%rsp), %ecx\n"
+        "    xorl %eax, %ecx\n"
+        "    andl $-64, %ecx\n"      /* ignore MXCSR's exception flags (bits 0-5) */
+        "    jnz 2f\n"
+        "    movzwl 4(%rsp), %ecx\n"
+        "    cmpl %edx, %ecx\n"
+        "    je 1f\n"                /* same FP environment: skip the slow loads */
+        "2:\n"
         "    ldmxcsr (%rsp)\n"
         "    fldcw 4(%rsp)\n"
+        "1:\n"
         "    addq $8, %rsp\n"
         "    popq %r15\n"
         "    popq %r14\n"

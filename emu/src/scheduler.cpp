@@ -31,7 +31,7 @@ namespace {
 
 enum TState : uint8_t { RUNNABLE, AT_BARRIER, AT_WARP, DONE };
 
-struct Group; 
+struct Group;
 
 struct Thread {
     fiber::Fiber *f = nullptr;
@@ -126,16 +126,15 @@ void fiber_main(fiber::Fiber *f)
     }
 }
 
-unsigned long long lane_value(const Group &g, int src, int self)
+unsigned long long lane_value(const Group &g, int src)
 {
     if (src < 0 || src > 31 || !((g.mask >> src) & 1u))
         return ~0ull; /* an inactive source lane: undefined on a GPU, poison here */
-    (void)self;
     return g.in[src];
 }
 
 /* Every lane of g has arrived: compute all results at once. */
-void complete(Group &g, Warp &w, uint32_t warp_base)
+void complete(Group &g, uint32_t warp_base)
 {
     unsigned m = g.mask;
     unsigned ballot = 0;
@@ -176,12 +175,12 @@ void complete(Group &g, Warp &w, uint32_t warp_base)
         unsigned long long out = 0;
         switch (g.op) {
         case detail::WOP_SYNC: out = 0; break;
-        case detail::WOP_IDX: out = lane_value(g, seg + (a & (wd - 1)), l); break;
-        case detail::WOP_UP: out = (l - seg) < a ? g.in[l] : lane_value(g, l - a, l); break;
-        case detail::WOP_DOWN: out = (l - seg) + a >= wd ? g.in[l] : lane_value(g, l + a, l); break;
+        case detail::WOP_IDX: out = lane_value(g, seg + (a & (wd - 1))); break;
+        case detail::WOP_UP: out = (l - seg) < a ? g.in[l] : lane_value(g, l - a); break;
+        case detail::WOP_DOWN: out = (l - seg) + a >= wd ? g.in[l] : lane_value(g, l + a); break;
         case detail::WOP_XOR: {
             int src = l ^ (a & 31);
-            out = src >= seg + wd ? g.in[l] : lane_value(g, src, l);
+            out = src >= seg + wd ? g.in[l] : lane_value(g, src);
             break;
         }
         case detail::WOP_BALLOT: out = ballot; break;
@@ -204,7 +203,6 @@ void complete(Group &g, Warp &w, uint32_t warp_base)
         }
     }
     g.active = false;
-    (void)w;
 }
 
 /* Why is nothing runnable?  Describe the first stuck thread. */
@@ -366,7 +364,7 @@ unsigned long long warp_collective(int op, unsigned mask, unsigned long long val
     g->arg[lane] = arg;
     g->arrived |= 1u << lane;
     if (g->arrived == eff) {
-        complete(*g, w, t->lin & ~31u);
+        complete(*g, t->lin & ~31u);
         return t->wout;
     }
     t->state = AT_WARP;
@@ -397,8 +395,13 @@ void trap()
 /* ---- a whole grid ---- */
 cudaError_t run_kernel(const Launch &l)
 {
-    fiber::install_fault_handler();
     Block &b = g_blk;
+    if (b.launch) {
+        report("a kernel (or a stream callback inside one) called the CUDA runtime, "
+               "which CUDA does not allow");
+        return cudaErrorNotPermitted;
+    }
+    fiber::install_fault_handler();
     const uint32_t n = l.block.x * l.block.y * l.block.z;
     ensure_pool(n);
     b.launch = &l;
@@ -421,7 +424,10 @@ cudaError_t run_kernel(const Launch &l)
 
     void *smem = nullptr;
     if (l.smem) {
-        if (posix_memalign(&smem, 128, l.smem) != 0) return cudaErrorLaunchOutOfResources;
+        if (posix_memalign(&smem, 128, l.smem) != 0) {
+            b.launch = nullptr;
+            return cudaErrorLaunchOutOfResources;
+        }
     }
     detail::g_dyn_smem = smem;
     detail::g_gridDim = l.grid;

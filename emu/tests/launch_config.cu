@@ -13,11 +13,7 @@
 
 #include "test_util.h"
 
-#ifndef DYNAMIC_SHARED /* nvcc: one untyped array, so templates may use several T */
-#define DYNAMIC_SHARED(T, name)                                                \
-    extern __shared__ __align__(16) unsigned char emu_test_dyn_smem_[];        \
-    T *name = reinterpret_cast<T *>(emu_test_dyn_smem_)
-#endif
+#include "../../kernels/dynamic_shared.h"
 
 __global__ void mark(int *out) { out[0] = 1; }
 

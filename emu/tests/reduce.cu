@@ -14,11 +14,7 @@
 
 #include "test_util.h"
 
-#ifndef DYNAMIC_SHARED /* nvcc: one untyped array, so templates may use several T */
-#define DYNAMIC_SHARED(T, name)                                                \
-    extern __shared__ __align__(16) unsigned char emu_test_dyn_smem_[];        \
-    T *name = reinterpret_cast<T *>(emu_test_dyn_smem_)
-#endif
+#include "../../kernels/dynamic_shared.h"
 
 template <typename T> __device__ T warp_sum(T v)
 {

@@ -3,11 +3,14 @@
  * Names and values copied from the CUDA 13.0 toolkit's driver_types.h (generated
  * with a script, comments dropped) so that error codes and attribute numbers
  * are exactly those of the real runtime.  Included by cuda_runtime.h.
+ * The emulator's enums have the fixed underlying type int (same size as the
+ * toolkit's), so that argument checks may see any value without undefined
+ * behaviour.
  */
 #ifndef CUDAEMU_CUDA_ENUMS_H
 #define CUDAEMU_CUDA_ENUMS_H
 
-enum cudaError {
+enum cudaError : int {
     cudaSuccess = 0,
     cudaErrorInvalidValue = 1,
     cudaErrorMemoryAllocation = 2,
@@ -145,7 +148,7 @@ enum cudaError {
 };
 typedef enum cudaError cudaError_t;
 
-enum cudaDeviceAttr {
+enum cudaDeviceAttr : int {
     cudaDevAttrMaxThreadsPerBlock = 1,
     cudaDevAttrMaxBlockDimX = 2,
     cudaDevAttrMaxBlockDimY = 3,
@@ -285,7 +288,7 @@ enum cudaDeviceAttr {
     cudaDevAttrOnlyPartialHostNativeAtomicSupported = 147,
 };
 
-enum cudaFuncAttribute {
+enum cudaFuncAttribute : int {
     cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
     cudaFuncAttributePreferredSharedMemoryCarveout = 9,
     cudaFuncAttributeClusterDimMustBeSet = 10,
@@ -296,7 +299,7 @@ enum cudaFuncAttribute {
     cudaFuncAttributeClusterSchedulingPolicyPreference = 15,
 };
 
-enum cudaLaunchAttributeID {
+enum cudaLaunchAttributeID : int {
     cudaLaunchAttributeIgnore = 0,
     cudaLaunchAttributeAccessPolicyWindow = 1,
     cudaLaunchAttributeCooperative = 2,

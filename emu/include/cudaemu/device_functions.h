@@ -16,6 +16,8 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>  /* printf in kernels, as with nvcc */
+#include <cstdlib> /* malloc/free in kernels */
 #include <cstring>
 #include <ctime>
 #include <limits>
@@ -36,7 +38,6 @@
 #define __launch_bounds__(...)
 #define __maxnreg__(n)
 #define __cluster_dims__(...)
-#define __CUDACC_EMU_RESTRICT__ __restrict__
 
 /* Dynamic shared memory: under nvcc `extern __shared__ T name[]`; here a
  * pointer to the launch's dynamicSmemBytes buffer (filled with 0xFF bytes
