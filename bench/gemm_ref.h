@@ -1,11 +1,16 @@
 /* bench/gemm_ref.h - the double-precision reference a GEMM result is checked against.
  *
  * Affordable at any size: when M*N*K <= GEMM_REF_FULL_LIMIT every element is
- * computed; above it, every element of 16 rows (first, last, evenly spaced)
- * and of 10 columns (likewise) -- so every row and column position, edge tiles
- * included, is covered by some checked element, at a cost of (16N + 10M)K
- * multiply-adds instead of MNK. Each element comes from gemm_ref_element
- * (cpu/gemm_naive.c), accumulated in double.
+ * computed; above it, two checks together:
+ *  - every element of 16 rows (first, last, evenly spaced) and of 10 columns
+ *    (likewise): every row and column position, edge tiles included, is
+ *    compared element by element, at (16N + 10M)K multiply-adds instead of MNK;
+ *  - Freivalds' product check over ALL elements: with x a seeded random +-1
+ *    vector, C.x must equal alpha*A.(B.x) + beta*C0.x (in double), at
+ *    MK + KN + MN multiply-adds; a grossly wrong element anywhere (a lost
+ *    accumulator, a skipped tile) moves its entry of C.x.
+ * Each sampled element comes from gemm_ref_element (cpu/gemm_naive.c),
+ * accumulated in double.
  */
 #ifndef BENCH_GEMM_REF_H
 #define BENCH_GEMM_REF_H
@@ -25,6 +30,9 @@ typedef struct gemm_ref {
     long *idx;      /* i*N + j of each */
     double *val;    /* reference values */
     float *gather;  /* scratch for the result's checked elements */
+    double *fx;     /* Freivalds: N random +-1 (NULL when every element is checked) */
+    double *fz;     /* M entries of alpha*A.(B.x) + beta*C0.x */
+    double *fy;     /* scratch: C.x */
 } gemm_ref;
 
 /* Builds the reference of alpha*A*B + beta*C0 (C0 ignored when beta == 0),
@@ -32,10 +40,17 @@ typedef struct gemm_ref {
 int gemm_ref_build(gemm_ref *r, int M, int N, int K, float alpha, const float *A,
                    const float *B, float beta, const float *C0);
 
-/* Checks C (MxN contiguous) against the reference with the dtype's tolerance. */
-check_result gemm_ref_check(const gemm_ref *r, const float *C, dtype_t dtype);
+/* Checks C (MxN contiguous) against the reference with the dtype's tolerance.
+ * On failure writes one line of where it went wrong into why. */
+check_result gemm_ref_check(const gemm_ref *r, const float *C, dtype_t dtype, char *why,
+                            size_t whycap);
 
 void gemm_ref_free(gemm_ref *r);
+
+/* Test hook: BENCH_PLANT_FAULT=<backend> corrupts one element of that
+ * backend's result before its check, so tests watch a wrong answer fail end
+ * to end. Does nothing unless the variable names this backend. */
+void gemm_plant_fault(const char *backend, float *C, size_t n);
 
 #ifdef __cplusplus
 }

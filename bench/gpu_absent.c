@@ -50,3 +50,9 @@ int gpu_transfer_case(const char *mode, size_t bytes, const measure_cfg *cfg, re
 }
 
 void gpu_cases_release(void) {}
+
+int gpu_cases_recover(gpu_status *st)
+{
+    gpu_probe(st->device, st);
+    return -1;
+}

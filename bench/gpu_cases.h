@@ -9,6 +9,7 @@
 #include "gemm_ref.h"
 #include "measure.h"
 #include "result.h"
+#include "gpu.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,6 +41,10 @@ extern const char *const GPU_TRANSFER_MODES[];
 /* Times copies of `bytes` in `mode`, verifying the first byte-exact.
  * Returns 0; -1 when a CUDA call failed (row fail). */
 int gpu_transfer_case(const char *mode, size_t bytes, const measure_cfg *cfg, result_row *row);
+
+/* After a failed case: returns 0 when the device is healthy (or healthy again
+ * after cudaDeviceReset), else -1 with st marked unusable and st->why set. */
+int gpu_cases_recover(gpu_status *st);
 
 /* Frees cached handles (cuBLAS) at the end of a run. */
 void gpu_cases_release(void);

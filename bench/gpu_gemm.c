@@ -18,6 +18,7 @@ typedef struct gemm_work_ctx {
     const gemm_problem *p;
     gemm_cuda_fn fn;
     dtype_t dtype;
+    const char *name;
 } gemm_work_ctx;
 
 /* Chunk c of n: rows [M*c/n, M*(c+1)/n) of A and C; B is shared. */
@@ -54,10 +55,12 @@ static int gemm_compute(void *ctx, int c, int n, const void *d_shared, const voi
                  p->N, s);
 }
 
-static check_result gemm_check(void *ctx, const void *host_out)
+static check_result gemm_check(void *ctx, void *host_out, char *why, size_t whycap)
 {
     const gemm_work_ctx *g = (const gemm_work_ctx *)ctx;
-    return gemm_ref_check(g->p->ref, (const float *)host_out, g->dtype);
+    const gemm_problem *p = g->p;
+    gemm_plant_fault(g->name, (float *)host_out, (size_t)p->M * p->N);
+    return gemm_ref_check(p->ref, (const float *)host_out, g->dtype, why, whycap);
 }
 
 int gpu_gemm_case(int backend, const char *mode, const gemm_problem *p, const measure_cfg *cfg,
@@ -81,6 +84,7 @@ int gpu_gemm_case(int backend, const char *mode, const gemm_problem *p, const me
     g.p = p;
     g.fn = GPU_GEMM_FNS[backend];
     g.dtype = GPU_GEMM_DESCS[backend].dtype;
+    g.name = GPU_GEMM_DESCS[backend].name;
     memset(&w, 0, sizeof w);
     w.ctx = &g;
     w.shared_in = p->B;
@@ -96,3 +100,21 @@ int gpu_gemm_case(int backend, const char *mode, const gemm_problem *p, const me
 }
 
 void gpu_cases_release(void) { gemm_cublas_release(); }
+
+int gpu_cases_recover(gpu_status *st)
+{
+    cudaError_t e = cudaDeviceSynchronize();
+    if (e == cudaSuccess) {
+        cudaGetLastError(); /* clear a non-sticky error (a bad launch) */
+        return 0;
+    }
+    /* a sticky fault: handles die with the context, then start afresh */
+    gemm_cublas_release();
+    cudaDeviceReset();
+    gpu_probe(st->device, st);
+    if (st->usable) return 0;
+    char why[sizeof st->why];
+    snprintf(why, sizeof why, "after %s: %s", cudaGetErrorName(e), st->why);
+    snprintf(st->why, sizeof st->why, "%s", why);
+    return -1;
+}

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
+#include <math.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +79,18 @@ static int known_backend(const bench_opts *o, const char *name)
     return 0;
 }
 
+/* Whether any selected backend runs on the GPU (names are device-variant:
+ * every backend that is not cpu-* is a GPU backend). */
+static int wants_gpu(const bench_opts *o)
+{
+    for (int s = 0; s < o->nsuites; s++) {
+        const char *const *names = suite_find(o->suites[s])->backends();
+        for (int b = 0; names[b]; b++)
+            if (strncmp(names[b], "cpu-", 4) != 0 && suite_backend_selected(o, names[b])) return 1;
+    }
+    return 0;
+}
+
 /* Expands "all" and checks suites, backends, baseline. 0 or 2 with err. */
 static int validate_selection(bench_opts *o, char *err, size_t errcap)
 {
@@ -99,6 +112,12 @@ static int validate_selection(bench_opts *o, char *err, size_t errcap)
                      o->backends[i]);
             return 2;
         }
+    int sized = 0;
+    for (int i = 0; i < o->nsuites; i++) sized |= suite_find(o->suites[i])->uses_sizes;
+    if (o->nsizes && !sized) {
+        snprintf(err, errcap, "bench: --sizes applies to none of the selected suites (matmul uses it)");
+        return 2;
+    }
     if (o->baseline_given && !known_backend(o, o->baseline)) {
         snprintf(err, errcap, "bench: unknown --baseline '%s' (see bench --list)", o->baseline);
         return 2;
@@ -158,7 +177,8 @@ int main(int argc, char **argv)
         if (suite_find(o.suites[i])->plan(&o, &n, err, sizeof err)) goto usage;
         total += n;
     }
-    gpu_probe(o.device, &r.gpu);
+    int use_gpu = wants_gpu(&o);
+    if (use_gpu || o.device_given) gpu_probe(o.device, &r.gpu);
     if (r.gpu.bad_device) {
         snprintf(err, sizeof err, "bench: bad --device %d: %s", o.device, r.gpu.why);
         goto usage;
@@ -178,12 +198,14 @@ int main(int argc, char **argv)
         r.mcfg.budget_s = 3.0;
     }
     if (o.min_time_s >= 0) r.mcfg.min_time_s = o.min_time_s;
-    if (o.reps) {
+    if (o.reps) { /* exactly N: no time rule, no budget */
         r.mcfg.min_reps = r.mcfg.max_reps = o.reps;
         r.mcfg.min_time_s = 0;
+        r.mcfg.budget_s = INFINITY;
     }
     char csvpath[PATH_MAX + 16];
     snprintf(csvpath, sizeof csvpath, "%s/results.csv", outdir);
+    int existed = access(outdir, F_OK) == 0;
     if (outdir_mkdirs(outdir) != 0) {
         fprintf(stderr, "bench: cannot create --out '%s'\n", outdir);
         return 2;
@@ -196,12 +218,13 @@ int main(int argc, char **argv)
     for (int i = 0; i < nctx; i++) ctxp[i] = ctx[i];
     r.csv = csv_writer_open(csvpath, ctxp, nctx);
     if (!r.csv) {
-        fprintf(stderr, "bench: cannot write '%s'\n", csvpath);
+        fprintf(stderr, "bench: cannot write '%s': %s\n", csvpath, strerror(errno));
+        if (!existed) rmdir(outdir); /* leave nothing behind */
         return 2;
     }
     outdir_link_latest(outdir);
-    if (!r.gpu.usable) fprintf(stderr, "bench: GPU cases skipped: %s\n", r.gpu.why);
-    else if (r.gpu.emulated)
+    if (use_gpu && !r.gpu.usable) fprintf(stderr, "bench: GPU cases skipped: %s\n", r.gpu.why);
+    else if (use_gpu && r.gpu.emulated)
         fprintf(stderr, "bench: GPU cases run on the CUDA host emulator: correctness only, "
                         "their timings mean nothing\n");
     progress_init(&r.prog, total);

@@ -89,10 +89,13 @@ int opts_parse_shape(const char *s, gemm_shape *out)
     return 0;
 }
 
-/* Splits a comma list in place into items (pointers into s). */
+/* Splits a comma list in place into items (pointers into s); an empty item
+ * ("a,,b", ",a", "a,") is an error. */
 static int split_list(char *s, const char **items, int max, int *n)
 {
     *n = 0;
+    size_t len = strlen(s);
+    if (len == 0 || s[0] == ',' || s[len - 1] == ',' || strstr(s, ",,")) return -1;
     char *save = NULL;
     for (char *tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         if (*n == max) return -1;
@@ -190,6 +193,7 @@ int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap)
             else if (parse_pos_int(val, 1024, &v))
                 return fail(err, errcap, "bench: bad --device '%s' (want an integer >= 0)", val);
             o->device = (int)v;
+            o->device_given = 1;
         } else if (FLAG("--min-time")) {
             NEED_VAL();
             char *end = NULL;

@@ -34,6 +34,7 @@ typedef struct bench_opts {
     int list, info, help, version;
     int emulate;
     int device;
+    int device_given;
     int cuda_sync;
     char command[2048];  /* the command line, for the record */
 } bench_opts;

@@ -1,5 +1,6 @@
 /* bench/run.c - emitting rows, filling timing columns, the summary table. */
 #include "run.h"
+#include "gpu_cases.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -22,6 +23,13 @@ int run_emit(bench_run *r, const result_row *row)
     r->rows[r->nrows].nsamples = 0;
     r->nrows++;
     return rc;
+}
+
+void run_gpu_recover(bench_run *r)
+{
+    if (gpu_cases_recover(&r->gpu) == 0) return;
+    r->gpu_lost = 1;
+    fprintf(stderr, "bench: GPU lost, remaining GPU cases skipped: %s\n", r->gpu.why);
 }
 
 const measure_cfg *run_gpu_cfg(const bench_run *r)

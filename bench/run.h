@@ -16,6 +16,7 @@ typedef struct bench_run {
     const bench_opts *opt;
     env_info env;
     gpu_status gpu;     /* probed once; GPU cases skip with gpu.why when unusable */
+    int gpu_lost;       /* the GPU became unusable during the run */
     measure_cfg mcfg;   /* CPU and GPU timing */
     measure_cfg emu_cfg; /* emulated GPU cases: one run, timings mean nothing */
     csv_writer *csv;
@@ -31,6 +32,11 @@ int run_emit(bench_run *r, const result_row *row);
 
 /* The timing configuration for a GPU case of this run. */
 const measure_cfg *run_gpu_cfg(const bench_run *r);
+
+/* After a GPU case failed: if the device is left in an error state (a sticky
+ * fault), reset it; if that fails, mark the GPU lost so the remaining GPU
+ * cases skip with the reason instead of failing with unrelated errors. */
+void run_gpu_recover(bench_run *r);
 
 /* Fills the identity columns of a row. */
 void run_row_start(const bench_run *r, result_row *row, const char *suite, const char *case_name,

@@ -9,6 +9,7 @@
 typedef struct suite_def {
     const char *name;
     const char *about;
+    int uses_sizes;     /* --sizes applies to it */
     /* The backends it knows, NULL-terminated, reference first. */
     const char *const *(*backends)(void);
     /* Checks the options that concern this suite (sizes fit in memory, ...) and

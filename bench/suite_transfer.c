@@ -74,7 +74,13 @@ static int transfer_run(bench_run *r)
                          EMU_MAX_BYTES >> 20);
                 row.bytes = (double)sizes[si];
             } else {
-                gpu_transfer_case(GPU_TRANSFER_MODES[m], sizes[si], run_gpu_cfg(r), &row);
+                if (r->gpu.usable) {
+                    if (gpu_transfer_case(GPU_TRANSFER_MODES[m], sizes[si], run_gpu_cfg(r), &row))
+                        run_gpu_recover(r);
+                } else {
+                    snprintf(row.check, sizeof row.check, "skip");
+                    snprintf(row.note, sizeof row.note, "no usable GPU: %s", r->gpu.why);
+                }
             }
             run_emit(r, &row);
             free(row.samples);
@@ -93,6 +99,7 @@ static const char *const *transfer_backends(void)
 const suite_def SUITE_TRANSFER = {
     "transfer",
     "H2D / D2H / D2D copy bandwidth and latency: pinned vs pageable, sync vs async",
+    0,
     transfer_backends,
     transfer_plan,
     transfer_run,

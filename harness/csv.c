@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *const CSV_COLUMNS[] = {
     "suite", "case", "backend", "mode", "dtype", "shape", "threads", "reps",
@@ -19,14 +20,31 @@ const char *const CSV_COLUMNS[] = {
 const int CSV_NCOLUMNS = (int)(sizeof CSV_COLUMNS / sizeof CSV_COLUMNS[0]);
 
 struct csv_writer {
-    FILE *f;
+    int fd;
     int failed;
 };
+
+/* All of buf with write(2), looping on partial writes: a row reaches the file
+ * in one system call (stdio would split it at its 4 KiB buffer). */
+static int write_all(int fd, const char *buf, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, buf, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        buf += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
 
 int csv_quote(const char *field, char *out, size_t cap)
 {
     size_t n = 0;
-    int quote = strpbrk(field, ",\"\r\n") != NULL;
+    /* also a leading '#', which a reader would take for a context line */
+    int quote = strpbrk(field, ",\"\r\n") != NULL || field[0] == '#';
     if (quote) {
         if (n + 1 >= cap) return -1;
         out[n++] = '"';
@@ -83,7 +101,7 @@ static int lb_field(linebuf *b, const char *field, int first)
 static int lb_num(linebuf *b, double v)
 {
     char tmp[40] = "";
-    if (!isnan(v)) snprintf(tmp, sizeof tmp, "%.6g", v);
+    if (!isnan(v)) snprintf(tmp, sizeof tmp, "%.10g", v);
     return lb_field(b, tmp, 0);
 }
 
@@ -104,7 +122,6 @@ csv_writer *csv_writer_open(const char *path, const char *const *context, int nc
         errno = ENOMEM;
         return NULL;
     }
-    w->f = f;
     for (int i = 0; i < ncontext; i++) {
         /* context lines must stay one line each */
         fputs("# ", f);
@@ -116,6 +133,9 @@ csv_writer *csv_writer_open(const char *path, const char *const *context, int nc
         fputc(i + 1 < CSV_NCOLUMNS ? ',' : '\n', f);
     }
     if (fflush(f) != 0 || ferror(f)) w->failed = 1;
+    /* rows go straight to the descriptor from here on */
+    w->fd = dup(fileno(f));
+    if (fclose(f) != 0 || w->fd < 0) w->failed = 1;
     return w;
 }
 
@@ -164,9 +184,7 @@ int csv_write_row(csv_writer *w, const result_row *r)
         free(s.s);
     }
     rc |= lb_put(&b, "\n", 1);
-    if (rc == 0) {
-        if (fwrite(b.s, 1, b.n, w->f) != b.n || fflush(w->f) != 0) rc = -1;
-    }
+    if (rc == 0 && write_all(w->fd, b.s, b.n) != 0) rc = -1;
     free(b.s);
     if (rc) w->failed = 1;
     return rc ? -1 : 0;
@@ -176,7 +194,7 @@ int csv_writer_close(csv_writer *w)
 {
     if (!w) return 0;
     int rc = w->failed ? -1 : 0;
-    if (fclose(w->f) != 0) rc = -1;
+    if (w->fd >= 0 && close(w->fd) != 0) rc = -1;
     free(w);
     return rc;
 }
@@ -328,16 +346,15 @@ csv_table *csv_read(const char *path, char *err, size_t errcap)
             t->ncols = nf;
             continue;
         }
-        if (nf > t->ncols) {
+        if (nf != t->ncols) { /* a torn or foreign row */
             free_fields(fields, nf);
             set_err(err, errcap, "%s:%d: %d fields, header has %d", path, start, nf, t->ncols);
             goto fail;
         }
-        if (nf < t->ncols) { /* pad missing trailing cells with "" */
-            char **g = realloc(fields, (size_t)t->ncols * sizeof *g);
-            if (!g) { free_fields(fields, nf); goto oom; }
-            fields = g;
-            for (int i = nf; i < t->ncols; i++) fields[i] = dup_range("", 0);
+        if (p[-1] != '\n') { /* the last record lacks its newline: cut off mid-write */
+            free_fields(fields, nf);
+            set_err(err, errcap, "%s:%d: row is cut off (no end of line)", path, start);
+            goto fail;
         }
         int oldcap = rowcap;
         if (push_ptr((void ***)&t->rows, &t->nrows, &rowcap, fields)) goto oom;

@@ -1,9 +1,12 @@
 /* harness/csv.h - the one CSV writer (results.csv) and a small CSV reader.
  * Writer: '#'-prefixed context lines, then the header, then one row per
- * measurement, each written with a single fwrite and flushed, so an
- * interrupted run keeps every finished row and never a torn one.
- * Quoting follows RFC 4180: a field with a comma, quote, CR or LF is quoted,
- * quotes doubled.  Reader: skips '#' lines, first other line is the header.
+ * measurement, each assembled whole and handed to the file in one write(2),
+ * so an interrupted run keeps every finished row and never a torn one.
+ * Numbers are written with 10 significant digits (byte counts stay exact).
+ * Quoting follows RFC 4180: a field with a comma, quote, CR or LF (or a
+ * leading '#') is quoted, quotes doubled.  Reader: skips '#' lines, the first
+ * other line is the header; a row with another number of fields than the
+ * header, or a last row without its end of line, is an error.
  */
 #ifndef HARNESS_CSV_H
 #define HARNESS_CSV_H
@@ -35,7 +38,7 @@ int csv_quote(const char *field, char *out, size_t cap);
 typedef struct csv_table {
     int ncols, nrows;
     char **header;      /* ncols names */
-    char ***rows;       /* nrows x ncols fields ("" for missing trailing cells) */
+    char ***rows;       /* nrows x ncols fields */
     int *line;          /* source line number of each row, for error messages */
     int ncontext;
     char **context;     /* the '#' lines, without the leading "# " */

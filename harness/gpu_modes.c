@@ -15,7 +15,10 @@
 
 #define MAX_SETS 4
 #define MAX_STREAMS 8
-#define SPLIT_CAP 4096
+
+/* The parts of one repetition: H2D of the shared input, H2D of the rest,
+ * compute, D2H. */
+enum { SPLIT_H2D_SHARED, SPLIT_H2D_IN, SPLIT_COMPUTE, SPLIT_D2H, NSPLIT };
 
 typedef struct mode_state {
     const gpu_mode *m;
@@ -27,19 +30,21 @@ typedef struct mode_state {
     /* host buffers (pageable or pinned) */
     void *h_shared, *h_in, *h_out;
     cudaStream_t s[MAX_STREAMS];
-    cudaEvent_t ev[4], ev_shared;
+    cudaEvent_t ev[5], ev_shared;
     int copy_engines;
-    /* per-call split, for the medians */
-    double *split[3];
-    int nsplit;
+    size_t dev_bytes;   /* device memory the case allocated */
+    /* per-call split (warm-ups first), for the medians */
+    double *split[NSPLIT];
+    int nsplit, split_cap;
 } mode_state;
 
-static void record_split(mode_state *st, double h2d, double comp, double d2h)
+static void record_split(mode_state *st, double h2d_shared, double h2d_in, double comp, double d2h)
 {
-    if (st->nsplit >= SPLIT_CAP) return;
-    st->split[0][st->nsplit] = h2d;
-    st->split[1][st->nsplit] = comp;
-    st->split[2][st->nsplit] = d2h;
+    if (st->nsplit >= st->split_cap) return;
+    st->split[SPLIT_H2D_SHARED][st->nsplit] = h2d_shared;
+    st->split[SPLIT_H2D_IN][st->nsplit] = h2d_in;
+    st->split[SPLIT_COMPUTE][st->nsplit] = comp;
+    st->split[SPLIT_D2H][st->nsplit] = d2h;
     st->nsplit++;
 }
 
@@ -81,18 +86,22 @@ static int rep_sync(void *p, double *ms)
 {
     mode_state *st = (mode_state *)p;
     const gpu_work *w = st->w;
-    double t0 = timer_now_ms(), t1, t2;
+    double t0 = timer_now_ms(), ts, t1, t2;
     (void)ms; /* host clock around the whole call */
     if (w->shared_bytes)
         CUDA_TRY(cudaMemcpy(st->d_shared[0], st->h_shared, w->shared_bytes, cudaMemcpyHostToDevice));
+    /* a pageable H2D returns once staged: wait for its DMA, so the split is honest */
+    CUDA_TRY(cudaStreamSynchronize(0));
+    ts = timer_now_ms();
     if (w->in_bytes)
         CUDA_TRY(cudaMemcpy(st->d_in[0], st->h_in, w->in_bytes, cudaMemcpyHostToDevice));
+    CUDA_TRY(cudaStreamSynchronize(0));
     t1 = timer_now_ms();
     if (w->compute(w->ctx, 0, 1, st->d_shared[0], st->d_in[0], st->d_out, st->s[0])) goto fail;
     CUDA_TRY(cudaStreamSynchronize(st->s[0]));
     t2 = timer_now_ms();
     CUDA_TRY(cudaMemcpy(st->h_out, st->d_out, w->out_bytes, cudaMemcpyDeviceToHost));
-    record_split(st, t1 - t0, t2 - t1, timer_now_ms() - t2);
+    record_split(st, ts - t0, t1 - ts, t2 - t1, timer_now_ms() - t2);
     return 0;
 fail:
     return -1;
@@ -104,12 +113,13 @@ static int rep_async(void *p, double *ms)
     mode_state *st = (mode_state *)p;
     const gpu_work *w = st->w;
     cudaStream_t s = st->s[0];
-    float a = 0, b = 0, c = 0;
+    float a = 0, a2 = 0, b = 0, c = 0;
     (void)ms;
     CUDA_TRY(cudaEventRecord(st->ev[0], s));
     if (w->shared_bytes)
         CUDA_TRY(cudaMemcpyAsync(st->d_shared[0], st->h_shared, w->shared_bytes,
                                  cudaMemcpyHostToDevice, s));
+    CUDA_TRY(cudaEventRecord(st->ev[4], s));
     if (w->in_bytes)
         CUDA_TRY(cudaMemcpyAsync(st->d_in[0], st->h_in, w->in_bytes, cudaMemcpyHostToDevice, s));
     CUDA_TRY(cudaEventRecord(st->ev[1], s));
@@ -118,10 +128,11 @@ static int rep_async(void *p, double *ms)
     CUDA_TRY(cudaMemcpyAsync(st->h_out, st->d_out, w->out_bytes, cudaMemcpyDeviceToHost, s));
     CUDA_TRY(cudaEventRecord(st->ev[3], s));
     CUDA_TRY(cudaStreamSynchronize(s));
-    CUDA_TRY(cudaEventElapsedTime(&a, st->ev[0], st->ev[1]));
+    CUDA_TRY(cudaEventElapsedTime(&a, st->ev[0], st->ev[4]));
+    CUDA_TRY(cudaEventElapsedTime(&a2, st->ev[4], st->ev[1]));
     CUDA_TRY(cudaEventElapsedTime(&b, st->ev[1], st->ev[2]));
     CUDA_TRY(cudaEventElapsedTime(&c, st->ev[2], st->ev[3]));
-    record_split(st, a, b, c);
+    record_split(st, a, a2, b, c);
     return 0;
 fail:
     return -1;
@@ -223,10 +234,10 @@ static void free_state(mode_state *st)
     }
     for (int i = 0; i < MAX_STREAMS; i++)
         if (st->s[i]) cudaStreamDestroy(st->s[i]);
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 5; i++)
         if (st->ev[i]) cudaEventDestroy(st->ev[i]);
     if (st->ev_shared) cudaEventDestroy(st->ev_shared);
-    for (int i = 0; i < 3; i++) free(st->split[i]);
+    for (int i = 0; i < NSPLIT; i++) free(st->split[i]);
 }
 
 /* Input sets for resident mode: enough that reps do not re-read from L2. */
@@ -245,16 +256,28 @@ static int resident_sets(const gpu_work *w, size_t free_bytes)
     return n;
 }
 
-/* The serial split of the same work (async, one stream), for streams-N. */
-static int serial_split(mode_state *st, double out[3])
+/* The serial split of the same work (async, one stream): medians of 3 runs. */
+static int serial_split(mode_state *st, double out[NSPLIT])
 {
     double dummy;
     st->nsplit = 0;
     for (int i = 0; i < 3; i++)
         if (rep_async(st, &dummy)) return -1;
-    for (int i = 0; i < 3; i++) out[i] = median_tail(st->split[i], st->nsplit, 3);
+    for (int i = 0; i < NSPLIT; i++) out[i] = median_tail(st->split[i], st->nsplit, 3);
     st->nsplit = 0;
     return 0;
+}
+
+/* The best time N chunks can take, from the serial split: the shared input's
+ * copy (nothing overlaps it), then an N-stage pipeline of chunks with stages
+ * h, c, d = the serial H2D, compute and D2H divided by N: h + c + d plus
+ * (N-1) times the slowest stage, where H2D and D2H share one engine (h + d)
+ * unless the device has two copy engines. */
+static double ideal_pipeline(const double sp[NSPLIT], int n, int copy_engines)
+{
+    double h = sp[SPLIT_H2D_IN] / n, c = sp[SPLIT_COMPUTE] / n, d = sp[SPLIT_D2H] / n;
+    double slowest = copy_engines >= 2 ? fmax(fmax(h, c), d) : fmax(h + d, c);
+    return sp[SPLIT_H2D_SHARED] + h + c + d + (n - 1) * slowest;
 }
 
 int gpu_mode_run(const gpu_mode *m, const gpu_work *w, const measure_cfg *cfg, result_row *row)
@@ -262,16 +285,18 @@ int gpu_mode_run(const gpu_mode *m, const gpu_work *w, const measure_cfg *cfg, r
     mode_state st;
     measure_result mr;
     check_result cr;
-    size_t free0 = 0, free1 = 0, total = 0;
+    size_t free0 = 0, total = 0;
     int dev = 0, nstreams = m->kind == GPU_STREAMS ? m->nstreams : 1;
-    double serial[3] = {NAN, NAN, NAN};
+    double serial[NSPLIT] = {NAN, NAN, NAN, NAN};
+    char why[200] = "";
     memset(&st, 0, sizeof st);
     memset(&mr, 0, sizeof mr);
     st.m = m;
     st.w = w;
     st.pinned = m->kind == GPU_SYNC_PINNED || m->kind == GPU_ASYNC_PINNED || m->kind == GPU_STREAMS;
-    for (int i = 0; i < 3; i++) {
-        st.split[i] = (double *)malloc(SPLIT_CAP * sizeof(double));
+    st.split_cap = cfg->warmup + cfg->max_reps + 4;
+    for (int i = 0; i < NSPLIT; i++) {
+        st.split[i] = (double *)malloc((size_t)st.split_cap * sizeof(double));
         if (!st.split[i]) {
             err_set("out of host memory");
             goto fail;
@@ -284,14 +309,16 @@ int gpu_mode_run(const gpu_mode *m, const gpu_work *w, const measure_cfg *cfg, r
     for (int k = 0; k < st.nsets; k++) {
         CUDA_TRY(cudaMalloc(&st.d_shared[k], w->shared_bytes ? w->shared_bytes : 1));
         CUDA_TRY(cudaMalloc(&st.d_in[k], w->in_bytes ? w->in_bytes : 1));
+        st.dev_bytes += w->shared_bytes + w->in_bytes;
     }
     CUDA_TRY(cudaMalloc(&st.d_out, w->out_bytes ? w->out_bytes : 1));
+    st.dev_bytes += w->out_bytes;
     /* blocking streams: ordered with the legacy default stream, which the
      * blocking cudaMemcpy of the sync modes uses (a pageable H2D may return
      * before its DMA lands); they do not order among themselves */
     for (int i = 0; i < nstreams; i++)
         CUDA_TRY(cudaStreamCreateWithFlags(&st.s[i], cudaStreamDefault));
-    for (int i = 0; i < 4; i++) CUDA_TRY(cudaEventCreate(&st.ev[i]));
+    for (int i = 0; i < 5; i++) CUDA_TRY(cudaEventCreate(&st.ev[i]));
     CUDA_TRY(cudaEventCreateWithFlags(&st.ev_shared, cudaEventDisableTiming));
     if (alloc_host(&st, row)) goto fail;
 
@@ -312,16 +339,14 @@ int gpu_mode_run(const gpu_mode *m, const gpu_work *w, const measure_cfg *cfg, r
                                  st.s[0]));
         CUDA_TRY(cudaStreamSynchronize(st.s[0]));
     }
-    CUDA_TRY(cudaMemGetInfo(&free1, &total));
-    row->peak_dev_mb = (double)(free0 > free1 ? free0 - free1 : 0) / (1024.0 * 1024.0);
-    cr = w->check(w->ctx, st.h_out);
+    row->peak_dev_mb = (double)st.dev_bytes / (1024.0 * 1024.0);
+    cr = w->check(w->ctx, st.h_out, why, sizeof why);
     row->max_abs_err = cr.max_abs_err;
     row->rel_err = cr.rel_err;
     row->tolerance = cr.tolerance;
     if (!cr.pass) {
         snprintf(row->check, sizeof row->check, "fail");
-        snprintf(row->note, sizeof row->note, "check failed: %ld non-finite, max abs err %.3g",
-                 cr.nonfinite, cr.max_abs_err);
+        snprintf(row->note, sizeof row->note, "check failed: %s", why);
         free_state(&st);
         return 0;
     }
@@ -330,25 +355,29 @@ int gpu_mode_run(const gpu_mode *m, const gpu_work *w, const measure_cfg *cfg, r
     if (m->kind == GPU_STREAMS && serial_split(&st, serial)) goto fail;
     st.nsplit = 0;
     st.next = 0;
+    err_clear();
     if (measure_run(cfg, rep_fn(m), &st, &mr)) goto fail;
     result_fill_timing(row, &mr, w->flops, 0);
     if (m->kind == GPU_RESIDENT) {
         row->compute_ms = mr.stats.median;
     } else if (m->kind == GPU_STREAMS) {
-        double copy = st.copy_engines >= 2 ? fmax(serial[0], serial[2]) : serial[0] + serial[2];
-        double ideal = fmax(copy, serial[1]);
-        row->h2d_ms = serial[0];
-        row->compute_ms = serial[1];
-        row->d2h_ms = serial[2];
+        double ideal = ideal_pipeline(serial, m->nstreams, st.copy_engines);
+        double sum = serial[SPLIT_H2D_SHARED] + serial[SPLIT_H2D_IN] + serial[SPLIT_COMPUTE] +
+                     serial[SPLIT_D2H];
+        row->h2d_ms = serial[SPLIT_H2D_SHARED] + serial[SPLIT_H2D_IN];
+        row->compute_ms = serial[SPLIT_COMPUTE];
+        row->d2h_ms = serial[SPLIT_D2H];
         row->overlap_eff = ideal / mr.stats.median;
         size_t used = strlen(row->note);
         snprintf(row->note + used, sizeof row->note - used,
-                 "%ssplit is the serial run: sum %.4g ms, ideal overlap %.4g ms (%d copy engines)",
-                 used ? "; " : "", serial[0] + serial[1] + serial[2], ideal, st.copy_engines);
+                 "%ssplit is the serial run: sum %.4g ms, ideal %d-chunk pipeline %.4g ms "
+                 "(%d copy engines)",
+                 used ? "; " : "", sum, m->nstreams, ideal, st.copy_engines);
     } else {
-        row->h2d_ms = median_tail(st.split[0], st.nsplit, mr.n);
-        row->compute_ms = median_tail(st.split[1], st.nsplit, mr.n);
-        row->d2h_ms = median_tail(st.split[2], st.nsplit, mr.n);
+        row->h2d_ms = median_tail(st.split[SPLIT_H2D_SHARED], st.nsplit, mr.n) +
+                      median_tail(st.split[SPLIT_H2D_IN], st.nsplit, mr.n);
+        row->compute_ms = median_tail(st.split[SPLIT_COMPUTE], st.nsplit, mr.n);
+        row->d2h_ms = median_tail(st.split[SPLIT_D2H], st.nsplit, mr.n);
     }
     free_state(&st);
     return 0;

@@ -15,14 +15,18 @@
  *   async-pageable  cudaMemcpyAsync on a stream, one synchronization at the end;
  *   async-pinned    split from events between the steps (async copies from
  *                   pageable memory are staged by the driver and do not overlap)
- *   streams-N       pinned; the work split into chunks pipelined over N streams:
- *                   H2D of chunk i+1 overlaps compute of chunk i and D2H of
- *                   chunk i-1; overlap_eff = ideal / measured, where the ideal is
- *                   max(h2d, compute, d2h) with two copy engines, or
- *                   max(h2d + d2h, compute) with one, from a serial run of the
- *                   same work (as simpleMultiCopy reports it)
+ *   streams-N       pinned; the shared input first, then the rest split into
+ *                   N chunks pipelined over N streams: H2D of chunk i+1
+ *                   overlaps compute of chunk i and D2H of chunk i-1;
+ *                   overlap_eff = ideal / measured, the ideal being what N
+ *                   chunks can take at best, from a serial run of the same
+ *                   work: shared H2D + h + c + d + (N-1) * slowest stage, with
+ *                   h, c, d = serial H2D, compute, D2H over N, and H2D and D2H
+ *                   sharing one engine unless the device has two
  *
- * Pinned allocation is timed apart (alloc_ms), never inside a transfer.
+ * Pinned allocation is timed apart (alloc_ms), never inside a transfer;
+ * peak_dev_mb is the device memory the case's buffers take (library
+ * workspaces such as cuBLAS's are not counted).
  * Every mode validates before timing: device and host outputs are poisoned
  * (0xFF bytes: NaN), one run, then work->check on the host output.
  */
@@ -56,8 +60,9 @@ typedef struct gpu_work {
      * Returns 0, or -1 with err_set. */
     int (*compute)(void *ctx, int c, int n, const void *d_shared, const void *d_in, void *d_out,
                    cudaStream_t s);
-    /* Checks a finished output in host memory. */
-    check_result (*check)(void *ctx, const void *host_out);
+    /* Checks a finished output in host memory (the runner's own buffer, which
+     * the check may modify); on failure writes where into why. */
+    check_result (*check)(void *ctx, void *host_out, char *why, size_t whycap);
     double flops;            /* per repetition, for GFLOP/s (0: none) */
 } gpu_work;
 

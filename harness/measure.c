@@ -1,6 +1,7 @@
 /* harness/measure.c - warm-up, repeat to count and time, keep every sample. */
 #include "measure.h"
 #include "timer.h"
+#include "errmsg.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -35,11 +36,18 @@ int measure_run(const measure_cfg *cfg, measure_fn fn, void *ctx, measure_result
     }
     int cap = 64;
     out->samples = malloc((size_t)cap * sizeof *out->samples);
-    if (!out->samples) return -1;
+    if (!out->samples) {
+        err_set("out of memory for timing samples");
+        return -1;
+    }
     double measured = 0;
     for (;;) {
         int done = out->n >= cfg->min_reps && measured >= cfg->min_time_s * 1e3;
-        if (done || out->n >= cfg->max_reps) break;
+        if (done) break;
+        if (out->n >= cfg->max_reps) {
+            out->hit_max = out->n < cfg->min_reps || measured < cfg->min_time_s * 1e3;
+            break;
+        }
         if (out->n >= 1 && timer_now_ms() - start > budget_ms) {
             out->hit_budget = 1;
             break;
@@ -54,6 +62,7 @@ int measure_run(const measure_cfg *cfg, measure_fn fn, void *ctx, measure_result
             double *p = realloc(out->samples, (size_t)cap * sizeof *p);
             if (!p) {
                 measure_result_free(out);
+                err_set("out of memory for timing samples");
                 return -1;
             }
             out->samples = p;
@@ -63,6 +72,7 @@ int measure_run(const measure_cfg *cfg, measure_fn fn, void *ctx, measure_result
     }
     if (stats_summarize(out->samples, out->n, &out->stats)) {
         measure_result_free(out);
+        err_set("out of memory for statistics");
         return -1;
     }
     return 0;

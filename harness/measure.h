@@ -39,6 +39,7 @@ typedef struct measure_result {
     int n;
     stats_summary stats;
     int hit_budget;      /* stopped by budget_s before min_reps/min_time */
+    int hit_max;         /* stopped by max_reps before min_time */
 } measure_result;
 
 /* Returns 0, or the callable's non-zero status (or -1 out of memory). */

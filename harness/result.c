@@ -37,7 +37,10 @@ void result_fill_timing(result_row *row, const struct measure_result *m, double 
                                  "%shigh spread: MAD %.1f%% of median", used ? "; " : "",
                                  100.0 * spread);
     if (m->hit_budget && used < sizeof row->note)
+        used += (size_t)snprintf(row->note + used, sizeof row->note - used,
+                                 "%stime budget reached after %d reps", used ? "; " : "", s->n);
+    if (m->hit_max && used < sizeof row->note)
         snprintf(row->note + used, sizeof row->note - used,
-                 "%stime budget reached after %d reps", used ? "; " : "", s->n);
+                 "%sstopped at the %d-rep cap before the minimum time", used ? "; " : "", s->n);
 }
 

@@ -41,5 +41,14 @@ CUDAEMU_DEVICES=2 "$bench" --emulate --device 1 --suite matmul --sizes 9x7x5 --b
   --out run2 --no-plots >/dev/null 2>&1 || fail "--device 1 of 2 emulated devices"
 [ "$(grep -c ',pass,' run2/results.csv)" -eq 8 ] || fail "device 1: want 8 passing mode rows"
 
+# a planted wrong GPU result: the row fails, bench exits 1
+BENCH_PLANT_FAULT=cuda-tiled "$bench" --emulate --suite matmul --sizes 9x7x5 --backend cuda-tiled \
+  --out run3 --no-plots >/dev/null 2>&1
+rc=$?
+[ "$rc" -eq 1 ] || fail "planted GPU fault: exit $rc, want 1"
+[ "$("$csvq" run3/results.csv check | grep -c fail)" -eq 8 ] || fail "planted GPU fault: want 8 failing mode rows"
+"$bench" --emulate --device 7 --suite matmul --backend cpu-naive >/dev/null 2>&1
+[ $? -eq 2 ] || fail "--device 7 is checked even when only CPU backends run"
+
 echo "cli_emulate: $fails failed"
 [ "$fails" -eq 0 ]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/cli_test.sh BENCH - the bench CLI end to end:
+# tests/cli_test.sh BENCH CSVQ - the bench CLI end to end:
 #  - every kind of bad input exits 2 with one line naming the bad value, and
 #    leaves no file behind;
 #  - a quick run writes a CSV with the agreed columns, every check passing;
@@ -7,6 +7,7 @@
 #  - an interrupted run keeps whole rows only.
 set -u
 bench=$(realpath "$1")
+csvq=$(realpath "$2")
 work=$(mktemp -d)
 fix=$(mktemp -d)   # fixtures live outside the folder that must stay empty
 trap 'rm -rf "$work" "$fix"' EXIT
@@ -35,6 +36,8 @@ expect_usage "'abc'"     --sizes abc
 expect_usage "'4x4'"     --sizes 4x4
 expect_usage "'2xx3'"    --sizes 2xx3
 expect_usage 100000x100000x100000 --sizes 100000x100000x100000
+expect_usage "512,,1024" --sizes 512,,1024
+expect_usage "--sizes"   --suite transfer --sizes 64
 expect_usage "'0'"       --reps 0
 expect_usage "'-1'"      --threads -1
 expect_usage "'x'"       --min-time x
@@ -75,6 +78,12 @@ rc=$?
 [ "$rc" -eq 1 ] || fail "planted fault: exit $rc, want 1"
 grep -q '^matmul,.*,cpu-omp,.*,fail,' run2/results.csv || fail "planted fault: cpu-omp row not marked fail"
 [ "$(grep -c ',pass,' run2/results.csv)" -eq 2 ] || fail "planted fault: other rows should pass"
+
+# --reps N takes exactly N samples, whatever the time rules
+"$bench" --suite matmul --sizes 8 --backend cpu-naive --reps 7 --out run4 --no-plots >/dev/null 2>&1 \
+  || fail "--reps run failed"
+[ "$("$csvq" run4/results.csv reps)" = 7 ] || fail "--reps 7 gave $("$csvq" run4/results.csv reps) samples"
+[ "$("$csvq" run4/results.csv samples_ms | tr ';' '\n' | wc -l)" -eq 7 ] || fail "7 samples kept"
 
 # an interrupted run keeps its finished rows, none torn
 "$bench" --suite matmul --sizes 64,96,128,160,192,224,256,288,320,352,384 --min-time 0.3 \

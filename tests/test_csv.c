@@ -103,6 +103,37 @@ int main(void)
     fclose(f);
     t = csv_read(path, err, sizeof err);
     EXPECT(!t && strstr(err, ":3:"), "too many fields names line 3: %s", err);
+    /* a torn last row: fewer fields, or cut inside its last field */
+    f = fopen(path, "w");
+    fputs("a,b,c\n1,2,3\n4,5", f);
+    fclose(f);
+    t = csv_read(path, err, sizeof err);
+    EXPECT(!t && strstr(err, ":3:"), "short torn row rejected: %s", err);
+    f = fopen(path, "w");
+    fputs("a,b,c\n1,2,3\n4,5,0.1;0.2;0.", f);
+    fclose(f);
+    t = csv_read(path, err, sizeof err);
+    EXPECT(!t && strstr(err, ":3:") && strstr(err, "cut off"), "row cut in its last field rejected: %s", err);
+
+    /* a long row (thousands of samples) reaches the file whole */
+    w = csv_writer_open(path, NULL, 0);
+    result_row big;
+    result_row_init(&big);
+    strcpy(big.suite, "#hash");
+    double many[3000];
+    for (int i = 0; i < 3000; i++) many[i] = 1.0 + i * 1e-3;
+    big.samples = many;
+    big.nsamples = 3000;
+    big.bytes = 268435456;
+    EXPECT(csv_write_row(w, &big) == 0 && csv_writer_close(w) == 0, "long row");
+    t = csv_read(path, err, sizeof err);
+    EXPECT(t && t->nrows == 1, "long row read back: %s", t ? "" : err);
+    if (t) {
+        EXPECT(strcmp(csv_field(t, 0, csv_col(t, "suite")), "#hash") == 0, "leading # quoted, not a comment");
+        EXPECT(strcmp(csv_field(t, 0, csv_col(t, "bytes")), "268435456") == 0, "bytes exact: %s",
+               csv_field(t, 0, csv_col(t, "bytes")));
+        csv_table_free(t);
+    }
     unlink(path);
     t = csv_read("/nonexistent/x.csv", err, sizeof err);
     EXPECT(!t && strstr(err, "/nonexistent/x.csv"), "unreadable file named: %s", err);

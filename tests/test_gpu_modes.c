@@ -52,11 +52,11 @@ static int cap_compute(void *ctx, int c, int n, const void *ds, const void *di, 
                            (const float *)ds, p->N, 0.0f, (float *)dout + (size_t)r0 * p->N, p->N, s);
 }
 
-static check_result cap_check(void *ctx, const void *host_out)
+static check_result cap_check(void *ctx, void *host_out, char *why, size_t whycap)
 {
     capture *c = (capture *)ctx;
     memcpy(c->out, host_out, sizeof(float) * c->p->M * c->p->N);
-    return gemm_ref_check(c->p->ref, (const float *)host_out, DTYPE_FP32);
+    return gemm_ref_check(c->p->ref, (const float *)host_out, DTYPE_FP32, why, whycap);
 }
 
 int main(void)
