@@ -51,3 +51,9 @@ bench_build() {
   cmake --build "$build" -j"$(nproc)" >"$build/build.log" 2>&1 \
     || { cat "$build/build.log" >&2; echo "bench: build failed ($build/build.log)" >&2; return 1; }
 }
+
+# The suite the CI gate runs, in one place (ci/test and ci/make-baseline):
+# cpu-omp against cpu-blas at square and model shapes, one thread, so that a
+# busy second core cannot stall OpenMP barriers and turn noise into verdicts.
+BENCH_GATE_ARGS="--suite matmul --sizes 128,256,512,1024,256x512x784,1024x768x768 \
+--backend cpu-omp,cpu-blas --threads 1 --min-time 0.5 --no-plots"
