@@ -1,0 +1,36 @@
+/* report/report.c - the two entry points: load the run's CSV once, then
+ * charts, report.md and JSON (see report.h). */
+#include "report.h"
+#include "json.h"
+#include "plots.h"
+#include "report_md.h"
+#include "rundata.h"
+
+#include <stdio.h>
+
+/* 0 done, 1 an output failed, 2 the CSV could not be read. */
+static int report_run(const char *dir, const char *json_path, int plots)
+{
+    rundata rd;
+    char err[1024];
+    if (rd_load(&rd, dir, err, sizeof err)) {
+        fprintf(stderr, "bench: %s\n", err);
+        return 2;
+    }
+    int rc = 0;
+    if (plots && plots_render(&rd, dir)) rc = 1; /* report.md still written */
+    if (report_md_write(&rd, dir)) rc = 1;
+    if (json_path && json_write(&rd, json_path)) rc = 1;
+    rd_free(&rd);
+    return rc;
+}
+
+int report_finish(const char *run_dir, const char *json_path, int plots)
+{
+    return report_run(run_dir, json_path, plots) ? -1 : 0;
+}
+
+int report_rerender(const char *run_dir, const char *json_path, int plots)
+{
+    return report_run(run_dir, json_path, plots);
+}

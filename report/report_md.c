@@ -1,0 +1,188 @@
+/* report/report_md.c - the readable report of a run (see report_md.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "report_md.h"
+#include "atomic_file.h"
+#include "plots.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A table cell: '|' escaped, line breaks as spaces. */
+static void put_cell(FILE *f, const char *s)
+{
+    fputs("| ", f);
+    for (; *s; s++) {
+        if (*s == '|') fputs("\\|", f);
+        else if (*s == '\n' || *s == '\r') fputc(' ', f);
+        else fputc(*s, f);
+    }
+    fputc(' ', f);
+}
+
+/* A number cell with printf format fmt, or an empty cell when v is NaN. */
+static void put_numcell(FILE *f, const char *fmt, double v)
+{
+    char buf[64] = "";
+    if (isfinite(v)) snprintf(buf, sizeof buf, fmt, v);
+    put_cell(f, buf);
+}
+
+static void put_env_row(FILE *f, const char *what, const char *value)
+{
+    if (!value || !*value) return;
+    put_cell(f, what);
+    put_cell(f, value);
+    fputs("|\n", f);
+}
+
+/* CUDA versions are recorded as 1000*major + 10*minor. */
+static void cuda_version(const char *v, char *out, size_t cap)
+{
+    char *end;
+    long n = v ? strtol(v, &end, 10) : 0;
+    if (v && *v && *end == '\0' && n > 0) snprintf(out, cap, "%ld.%ld", n / 1000, (n % 1000) / 10);
+    else snprintf(out, cap, "%s", v ? v : "");
+}
+
+static void write_environment(const rundata *rd, FILE *f)
+{
+    const csv_table *t = rd->t;
+    char buf[1024];
+    fprintf(f, "## Environment\n\n| | |\n|---|---|\n");
+    put_env_row(f, "CPU", rd_context(rd, "cpu"));
+    put_env_row(f, "Cores", rd_context(rd, "cores"));
+    put_env_row(f, "SIMD", rd_context(rd, "simd"));
+    const char *mem = rd_context(rd, "memory_gb");
+    if (mem) snprintf(buf, sizeof buf, "%s GiB", mem);
+    put_env_row(f, "Memory", mem ? buf : NULL);
+    put_env_row(f, "Compiler", rd_context(rd, "compiler"));
+    const char *ob = rd_context(rd, "openblas"), *core = rd_context(rd, "openblas_core");
+    if (ob) snprintf(buf, sizeof buf, "%s%s%s%s", ob, core ? " (core " : "", core ? core : "", core ? ")" : "");
+    put_env_row(f, "OpenBLAS", ob ? buf : NULL);
+    const char *obt = rd_context(rd, "openblas_threads"), *omp = rd_context(rd, "omp_threads");
+    if (obt || omp) snprintf(buf, sizeof buf, "OpenBLAS %s, OpenMP %s", obt ? obt : "?", omp ? omp : "?");
+    put_env_row(f, "Threads", (obt || omp) ? buf : NULL);
+    int ngpu = 0;
+    for (int i = 0; i < t->ncontext; i++)
+        if (strncmp(t->context[i], "gpu: ", 5) == 0) put_env_row(f, ngpu++ ? "" : "GPU", t->context[i] + 5);
+    put_env_row(f, "GPU layer", rd_context(rd, "gpu_layer"));
+    char drv[64], rt[64];
+    cuda_version(rd_context(rd, "cuda_driver"), drv, sizeof drv);
+    cuda_version(rd_context(rd, "cuda_runtime"), rt, sizeof rt);
+    if (*drv || *rt) snprintf(buf, sizeof buf, "driver %s, runtime %s", *drv ? drv : "-", *rt ? rt : "-");
+    put_env_row(f, "CUDA", (*drv || *rt) ? buf : NULL);
+    put_env_row(f, "Host", rd_context(rd, "host"));
+    put_env_row(f, "OS", rd_context(rd, "os"));
+    put_env_row(f, "bench", rd_context(rd, "bench_version"));
+    put_env_row(f, "git", rd_context(rd, "git"));
+    const char *cmd = rd_context(rd, "command");
+    if (cmd) snprintf(buf, sizeof buf, "`%s`", cmd);
+    put_env_row(f, "Command", cmd ? buf : NULL);
+    fputc('\n', f);
+}
+
+/* "Failed checks" with every failed row, or the one line saying all passed. */
+static void write_checks(const rundata *rd, FILE *f)
+{
+    int n = rd_nrows(rd), failed = 0, skipped = 0;
+    for (int i = 0; i < n; i++) {
+        failed += rd_is(rd, i, "check", "fail");
+        skipped += rd_is(rd, i, "check", "skip");
+    }
+    if (!failed) {
+        fprintf(f, "**All %d checks passed** (%d skipped).\n\n", n - skipped, skipped);
+        return;
+    }
+    fprintf(f, "## Failed checks\n\n%d of %d checks failed (%d skipped).\n\n", failed, n - skipped, skipped);
+    fprintf(f, "| suite | case | shape | backend | mode | rel err / tolerance | note |\n"
+               "|---|---|---|---|---|---|---|\n");
+    for (int i = 0; i < n; i++) {
+        if (!rd_is(rd, i, "check", "fail")) continue;
+        static const char *const COLS[] = {"suite", "case", "shape", "backend", "mode"};
+        for (int c = 0; c < 5; c++) put_cell(f, rd_str(rd, i, COLS[c]));
+        char err[96] = "";
+        double re = rd_num(rd, i, "rel_err"), tol = rd_num(rd, i, "tolerance");
+        if (!isnan(re) || !isnan(tol)) snprintf(err, sizeof err, "%.3g / %.3g", re, tol);
+        put_cell(f, err);
+        put_cell(f, rd_str(rd, i, "note"));
+        fputs("|\n", f);
+    }
+    fputc('\n', f);
+}
+
+static void write_suite_table(const rundata *rd, FILE *f, const char *suite)
+{
+    int has_gflops = rd_select(rd, suite, "gflops", RD_ANY, NULL, 0) > 0;
+    int has_gbps = rd_select(rd, suite, "gbps", RD_ANY, NULL, 0) > 0;
+    fprintf(f, "| case | shape | backend | mode | median ms |%s%s speedup | rel err / tolerance | check |\n",
+            has_gflops ? " GFLOP/s |" : "", has_gbps ? " GB/s |" : "");
+    fprintf(f, "|---|---|---|---|---:|%s%s---:|---:|---|\n", has_gflops ? "---:|" : "",
+            has_gbps ? "---:|" : "");
+    for (int i = 0; i < rd_nrows(rd); i++) {
+        if (!rd_is(rd, i, "suite", suite)) continue;
+        int emu = rd_emulated(rd, i);
+        char buf[512];
+        put_cell(f, rd_str(rd, i, "case"));
+        put_cell(f, rd_str(rd, i, "shape"));
+        snprintf(buf, sizeof buf, "%s%s", rd_str(rd, i, "backend"), emu ? " (emulated)" : "");
+        put_cell(f, buf);
+        put_cell(f, rd_str(rd, i, "mode"));
+        /* emulated timings are not GPU results: not shown as such */
+        put_numcell(f, "%.4g", emu ? NAN : rd_num(rd, i, "median_ms"));
+        if (has_gflops) put_numcell(f, "%.4g", emu ? NAN : rd_num(rd, i, "gflops"));
+        if (has_gbps) put_numcell(f, "%.4g", emu ? NAN : rd_num(rd, i, "gbps"));
+        put_numcell(f, "%.3g×", emu ? NAN : rd_num(rd, i, "speedup"));
+        double re = rd_num(rd, i, "rel_err"), tol = rd_num(rd, i, "tolerance");
+        buf[0] = '\0';
+        if (!isnan(re)) snprintf(buf, sizeof buf, "%.2g / %.2g", re, tol);
+        put_cell(f, buf);
+        const char *check = rd_str(rd, i, "check"), *note = rd_str(rd, i, "note");
+        int loud = strcmp(check, "pass") != 0; /* skip and fail say why */
+        snprintf(buf, sizeof buf, "%s%s%s%s%s", loud && strcmp(check, "fail") == 0 ? "**" : "", check,
+                 loud && strcmp(check, "fail") == 0 ? "**" : "", loud && *note ? ": " : "",
+                 loud ? note : "");
+        put_cell(f, buf);
+        fputs("|\n", f);
+    }
+    fputc('\n', f);
+}
+
+/* The charts of this suite that exist in <dir>/plots/. */
+static void write_charts(FILE *f, const char *dir, const char *suite)
+{
+    for (int k = 0; k < plots_nkinds(); k++) {
+        char rel[256], path[4600];
+        snprintf(rel, sizeof rel, "plots/%s-%s.png", plots_kind_name(k), suite);
+        snprintf(path, sizeof path, "%s/%s", dir, rel);
+        if (access(path, R_OK) == 0) fprintf(f, "![%s](%s)\n\n", plots_kind_title(k), rel);
+    }
+}
+
+int report_md_write(const rundata *rd, const char *dir)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    atomic_file a;
+    if (af_open(&a, path)) return -1;
+    FILE *f = a.f;
+    const char *utc = rd_context(rd, "utc");
+    fprintf(f, "# Benchmark run %s\n\n", utc ? utc : "(time not recorded)");
+    fprintf(f, "Every row of [results.csv](results.csv); emulated GPU rows show no timing: they are "
+               "correctness runs, not GPU timings.\n\n");
+    write_checks(rd, f);
+    write_environment(rd, f);
+    const char *suites[64];
+    int ns = rd_suites(rd, suites, 64);
+    for (int s = 0; s < ns; s++) {
+        const char *base = NULL;
+        for (int i = 0; i < rd_nrows(rd) && !base; i++)
+            if (rd_is(rd, i, "suite", suites[s]) && *rd_str(rd, i, "baseline")) base = rd_str(rd, i, "baseline");
+        fprintf(f, "## %s\n\n", suites[s]);
+        if (base) fprintf(f, "Speedup: `%s` median ÷ this median, same shape, same run.\n\n", base);
+        write_suite_table(rd, f, suites[s]);
+        write_charts(f, dir, suites[s]);
+    }
+    return af_commit(&a);
+}

@@ -1,0 +1,12 @@
+/* report/report_md.h - <run>/report.md: environment, failed checks first,
+ * one results table per suite, the run's charts. */
+#ifndef REPORT_REPORT_MD_H
+#define REPORT_REPORT_MD_H
+
+#include "rundata.h"
+
+/* Writes <dir>/report.md whole or not at all; embeds the charts found in
+ * <dir>/plots/. 0, or -1 with the reason on stderr. */
+int report_md_write(const rundata *rd, const char *dir);
+
+#endif
