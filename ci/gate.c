@@ -128,6 +128,12 @@ static int load(gate_run *g, const char *path)
     return 0;
 }
 
+static void gate_run_free(gate_run *g)
+{
+    csv_table_free(g->t);
+    free(g->rows);
+}
+
 static const gate_row *find(const gate_run *g, const char *key)
 {
     for (int i = 0; i < g->n; i++)
@@ -173,7 +179,11 @@ int main(int argc, char **argv)
         return 2;
     }
     gate_run cur = {0}, base = {0};
-    if (load(&cur, paths[0]) || load(&base, paths[1])) return 2;
+    if (load(&cur, paths[0]) || load(&base, paths[1])) {
+        gate_run_free(&cur);
+        gate_run_free(&base);
+        return 2;
+    }
     int machine_ok = same_machine(&cur, &base);
     int nsame = 0, nfast = 0, nslow = 0, nmiss = 0, nnew = 0;
     printf("%-58s %9s %9s %8s  %s\n", "case (suite/case/shape/backend/mode)", "baseline", "current",
@@ -215,9 +225,7 @@ int main(int argc, char **argv)
                (strict && nmiss > 0);
     printf("gate: %d same, %d faster, %d SLOWER, %d missing, %d new (tolerance %.0f%%); %s\n",
            nsame, nfast, nslow, nmiss, nnew, 100 * tol, fail ? "FAIL" : "PASS");
-    csv_table_free(cur.t);
-    csv_table_free(base.t);
-    free(cur.rows);
-    free(base.rows);
+    gate_run_free(&cur);
+    gate_run_free(&base);
     return fail ? 1 : 0;
 }
