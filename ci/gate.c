@@ -108,8 +108,10 @@ static int load(gate_run *g, const char *path)
         if (strcmp(check, "fail") == 0) g->failed_checks++;
         int e1 = num(csv_field(g->t, r, c[6]), &sp), e2 = num(csv_field(g->t, r, c[7]), &med),
             e3 = num(csv_field(g->t, r, c[8]), &mad);
-        if (e1 < 0 || e2 < 0 || e3 < 0) {
-            fprintf(stderr, "gate: %s:%d: not a number in speedup, median_ms or mad_ms\n", path, line);
+        if (e1 < 0 || e2 < 0 || e3 < 0 || (e1 == 0 && !(isfinite(sp) && sp > 0)) ||
+            (e2 == 0 && !(isfinite(med) && med >= 0)) || (e3 == 0 && !(isfinite(mad) && mad >= 0))) {
+            fprintf(stderr, "gate: %s:%d: speedup, median_ms or mad_ms is not a finite positive "
+                            "number\n", path, line);
             return 2;
         }
         if (strcmp(check, "pass") != 0 || strcmp(csv_field(g->t, r, c[10]), "0") != 0 || e1 ||

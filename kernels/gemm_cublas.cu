@@ -13,7 +13,9 @@
  * Handles: one per device, created on the first call on that device (so a
  * warm-up call absorbs its cost) and cached; each call sets the stream
  * (cublasSetStream) and the math mode.  gemm_cublas_release destroys them.
- * The cache is guarded by a mutex, so host threads may share it.
+ * The mutex guards only the creation of handles: the stream and math mode
+ * are set on the shared handle per call, so one host thread at a time may
+ * run GEMMs on a device (bench uses one).
  */
 #include <pthread.h>
 

@@ -1,5 +1,6 @@
 # plots/error.gp - numerical error per backend: the row closest to its
-# tolerance (bar: relative L2 error, log scale; black dash: its tolerance).
+# tolerance (bar: relative L2 error, log scale; black dash: its tolerance;
+# a result with NaN/Inf has no error to show and is drawn at 1 = 100%).
 # Bars are coloured by what they are: checked on hardware, emulated
 # (correctness only, not a timing) or failed. Columns: x, rel_err, tolerance.
 # Own parameters: xt (xtics list), nbars, sty (group per block: 1 hardware,

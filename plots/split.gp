@@ -11,8 +11,8 @@ set ylabel "time per repetition (ms)"
 set yrange [0:*]
 set bmargin 9
 set key autotitle columnhead
-plot data using 2:xtic(1) fc rgb "#E69F00" title "H2D copy", \
-     '' using 3 fc rgb "#0072B2" title "compute", \
-     '' using 4 fc rgb "#009E73" title "D2H copy", \
+plot data using 2:xtic(1) lc rgb "#E69F00" title "H2D copy", \
+     '' using 3 lc rgb "#0072B2" title "compute", \
+     '' using 4 lc rgb "#009E73" title "D2H copy", \
      '' using 0:5 with points pt 12 ps 1.6 lc rgb "#000000" title "measured median"
 load plotdir . "/svg.gp"

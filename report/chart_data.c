@@ -6,6 +6,7 @@
 #include "chart_data.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,26 @@ static int label_index(labels *l, const char *s)
     return l->n++;
 }
 
+
+/* Appends printf-style text at buf + *len when it fits whole; returns -1 and
+ * leaves buf unchanged when it does not (snprintf's return is the length it
+ * wanted, so adding it blindly would run past the end). */
+static int append(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int append(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int w = *len < cap ? vsnprintf(buf + *len, cap - *len, fmt, ap) : -1;
+    va_end(ap);
+    if (w < 0 || (size_t)w >= cap - *len) {
+        if (*len < cap) buf[*len] = '\0';
+        return -1;
+    }
+    *len += (size_t)w;
+    return 0;
+}
+
 void chart_param_str(chart_ctx *c, const char *name, const char *value)
 {
     char buf[2048];
@@ -40,14 +61,12 @@ void chart_param_str(chart_ctx *c, const char *name, const char *value)
         buf[n++] = (*p == '\n') ? ' ' : *p;
     }
     buf[n] = '\0';
-    c->plen += (size_t)snprintf(c->params + c->plen, sizeof c->params - c->plen, "%s='%s'; ", name, buf);
-    if (c->plen >= sizeof c->params) c->plen = sizeof c->params - 1;
+    if (append(c->params, sizeof c->params, &c->plen, "%s='%s'; ", name, buf)) c->truncated = 1;
 }
 
 void chart_param_num(chart_ctx *c, const char *name, double value)
 {
-    c->plen += (size_t)snprintf(c->params + c->plen, sizeof c->params - c->plen, "%s=%.10g; ", name, value);
-    if (c->plen >= sizeof c->params) c->plen = sizeof c->params - 1;
+    if (append(c->params, sizeof c->params, &c->plen, "%s=%.10g; ", name, value)) c->truncated = 1;
 }
 
 /* A quoted string for the data file (gnuplot takes no escapes there: '"' -> '\''). */
@@ -134,7 +153,8 @@ static void param_words(chart_ctx *c, const char *name, const int *v, int n)
 {
     char buf[512] = "";
     size_t len = 0;
-    for (int i = 0; i < n; i++) len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%d", i ? " " : "", v[i]);
+    for (int i = 0; i < n; i++)
+        if (append(buf, sizeof buf, &len, "%s%d", i ? " " : "", v[i])) c->truncated = 1;
     chart_param_str(c, name, buf);
 }
 
@@ -246,7 +266,7 @@ int chart_speedup(chart_ctx *c)
     char xt[2048] = "";
     size_t len = 0;
     for (int b = 0; b < backends.n; b++)
-        len += (size_t)snprintf(xt + len, sizeof xt - len, "%s\"%s\" %d", b ? ", " : "", backends.s[b], b);
+        if (append(xt, sizeof xt, &len, "%s\"%s\" %d", b ? ", " : "", backends.s[b], b)) c->truncated = 1;
     chart_param_str(c, "xt", xt);
     chart_param_num(c, "bw", w);
     chart_param_num(c, "ngroups", backends.n);
@@ -295,8 +315,9 @@ int chart_split(chart_ctx *c)
                 snprintf(lab, sizeof lab, "%s %s", backends.s[b], MODE_ORDER[m]);
                 if (label_index(&bars, lab) < 0) break;
                 use_row(c, r);
-                pts[np++] = (point){np, rd_num(c->rd, r, "h2d_ms"), rd_num(c->rd, r, "compute_ms"),
+                pts[np] = (point){np, rd_num(c->rd, r, "h2d_ms"), rd_num(c->rd, r, "compute_ms"),
                                     rd_num(c->rd, r, "d2h_ms"), rd_num(c->rd, r, "median_ms"), 0};
+                np++;
                 break;
             }
     if (np) {
@@ -394,7 +415,9 @@ static int keep_checked(const rundata *rd, int row)
 int chart_error(chart_ctx *c)
 {
     int n;
-    int *rows = select_rows(c, "rel_err", RD_ANY, keep_checked, &n);
+    /* rows with a tolerance: a result with NaN/Inf has no rel_err (empty cell)
+     * but failed all the same, and is drawn as 100% error */
+    int *rows = select_rows(c, "tolerance", RD_ANY, keep_checked, &n);
     labels l = {0};
     int worst[MAX_SERIES];
     double ratio[MAX_SERIES];
@@ -405,7 +428,7 @@ int chart_error(chart_ctx *c)
         int known = l.n, s = label_index(&l, lab);
         if (s < 0) continue;
         double tol = rd_num(c->rd, r, "tolerance"), re = rd_num(c->rd, r, "rel_err");
-        double q = (tol > 0) ? re / tol : re;
+        double q = isnan(re) ? INFINITY : (tol > 0) ? re / tol : re;
         /* a failed row outranks a passing one; then the larger ratio */
         int fails = rd_is(c->rd, r, "check", "fail");
         int held = s != known && rd_is(c->rd, worst[s], "check", "fail");
@@ -421,7 +444,9 @@ int chart_error(chart_ctx *c)
         int r = worst[s];
         int g = rd_is(c->rd, r, "check", "fail") ? 2 : rd_emulated(c->rd, r) ? 1 : 0;
         use_row(c, r);
-        pts[np++] = (point){s, fmax(rd_num(c->rd, r, "rel_err"), 1e-12), rd_num(c->rd, r, "tolerance"), 0, 0, g};
+        double re = rd_num(c->rd, r, "rel_err");
+        pts[np] = (point){s, isnan(re) ? 1.0 : fmax(re, 1e-12), rd_num(c->rd, r, "tolerance"), 0, 0, g};
+        np++;
     }
     /* series in fixed group order, so colours keep their meaning */
     labels present = {0};
@@ -439,7 +464,7 @@ int chart_error(chart_ctx *c)
     char xt[2048] = "";
     size_t len = 0;
     for (int s = 0; s < l.n; s++)
-        len += (size_t)snprintf(xt + len, sizeof xt - len, "%s\"%s\" %d", s ? ", " : "", l.s[s], s);
+        if (append(xt, sizeof xt, &len, "%s\"%s\" %d", s ? ", " : "", l.s[s], s)) c->truncated = 1;
     chart_param_str(c, "xt", xt);
     chart_param_num(c, "nbars", l.n);
     double lo = INFINITY;

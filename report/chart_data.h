@@ -20,6 +20,7 @@ typedef struct chart_ctx {
     FILE *dat;            /* the data file being written */
     char params[8192];    /* extra gnuplot -e assignments, "k='v'; " each */
     size_t plen;
+    int truncated;        /* a parameter did not fit: the chart is not drawn */
     int has_cpu;          /* rows plotted include CPU rows */
     char gpu[128];        /* name of the (first) GPU whose rows are plotted */
     char subtitle[256];   /* what was selected, e.g. "largest shape 4096x4096x4096" */

@@ -170,6 +170,12 @@ static int render_one(const rundata *rd, const chart_kind *k, const char *suite,
     chart_param_str(&c, "title", title);
     chart_param_str(&c, "devline", dev);
     chart_param_num(&c, "n", blocks);
+    if (c.truncated) { /* a cut parameter would draw a wrong chart: draw none */
+        fprintf(stderr, "bench: chart %s-%s skipped: its labels or paths are too long\n", k->name,
+                suite);
+        unlink(dat);
+        return -1;
+    }
     int rc = run_gnuplot(gnuplot, c.params, script, log);
     int ok = rc == 0 && nonempty(png) && nonempty(svg);
     if (!ok) {
