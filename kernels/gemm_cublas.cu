@@ -57,20 +57,29 @@ fail:
     return -1;
 }
 
-extern "C" int gemm_cublas(int M, int N, int K, float alpha, const float *dA, int lda,
-                           const float *dB, int ldb, float beta, float *dC, int ldc,
-                           cudaStream_t stream)
+/* Both backends: the handle on this stream, then Sgemm (fp32 math) or GemmEx
+ * with TF32 compute (inputs rounded to TF32, fp32 accumulation). Row-major
+ * C = A*B as column-major C^T = B^T * A^T: (N, M, K), B, A, C. */
+static int cublas_gemm(const char *who, int tf32, int M, int N, int K, float alpha,
+                       const float *dA, int lda, const float *dB, int ldb, float beta,
+                       float *dC, int ldc, cudaStream_t stream)
 {
     cublasHandle_t h = NULL;
-    if (!gemm_cuda_args_ok("gemm_cublas", M, N, K, dA, lda, dB, ldb, dC, ldc))
+    if (!gemm_cuda_args_ok(who, M, N, K, dA, lda, dB, ldb, dC, ldc))
         return -1;
     if (cublas_handle(&h) != 0)
         return -1;
     CUBLAS_TRY(cublasSetStream(h, stream));
-    CUBLAS_TRY(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH)); /* fp32 FMA, no TF32 */
-    /* row-major C = A*B as column-major C^T = B^T * A^T: (N, M, K), B, A, C */
-    CUBLAS_TRY(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, dB, ldb, dA, lda,
-                           &beta, dC, ldc));
+    /* fp32 FMA, no TF32, for Sgemm; for GemmEx the compute type decides */
+    CUBLAS_TRY(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
+    if (tf32)
+        CUBLAS_TRY(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha,
+                                dB, CUDA_R_32F, ldb, dA, CUDA_R_32F, lda, &beta,
+                                dC, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F_FAST_TF32,
+                                CUBLAS_GEMM_DEFAULT));
+    else
+        CUBLAS_TRY(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, dB, ldb, dA, lda,
+                               &beta, dC, ldc));
     if (bench_cuda_sync_launches)
         CUDA_TRY(cudaStreamSynchronize(stream));
     return 0;
@@ -78,27 +87,20 @@ fail:
     return -1;
 }
 
+extern "C" int gemm_cublas(int M, int N, int K, float alpha, const float *dA, int lda,
+                           const float *dB, int ldb, float beta, float *dC, int ldc,
+                           cudaStream_t stream)
+{
+    return cublas_gemm("gemm_cublas", 0, M, N, K, alpha, dA, lda, dB, ldb, beta, dC, ldc,
+                       stream);
+}
+
 extern "C" int gemm_cublas_tf32(int M, int N, int K, float alpha, const float *dA, int lda,
                                 const float *dB, int ldb, float beta, float *dC, int ldc,
                                 cudaStream_t stream)
 {
-    cublasHandle_t h = NULL;
-    if (!gemm_cuda_args_ok("gemm_cublas_tf32", M, N, K, dA, lda, dB, ldb, dC, ldc))
-        return -1;
-    if (cublas_handle(&h) != 0)
-        return -1;
-    CUBLAS_TRY(cublasSetStream(h, stream));
-    CUBLAS_TRY(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH)); /* the compute type decides */
-    /* same mapping as gemm_cublas; inputs rounded to TF32, fp32 accumulation */
-    CUBLAS_TRY(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha,
-                            dB, CUDA_R_32F, ldb, dA, CUDA_R_32F, lda, &beta,
-                            dC, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F_FAST_TF32,
-                            CUBLAS_GEMM_DEFAULT));
-    if (bench_cuda_sync_launches)
-        CUDA_TRY(cudaStreamSynchronize(stream));
-    return 0;
-fail:
-    return -1;
+    return cublas_gemm("gemm_cublas_tf32", 1, M, N, K, alpha, dA, lda, dB, ldb, beta, dC, ldc,
+                       stream);
 }
 
 /* Best effort (nothing to report to): each handle is destroyed on its own
