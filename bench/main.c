@@ -5,11 +5,14 @@
 #include "opts.h"
 #include "outdir.h"
 #include "run.h"
-#include "suite.h"
+#include "registry.h"
 #include "gemm_cpu.h"
 #include "errmsg.h"
 #include "gpu.h"
-#include "gpu_cases.h"
+#include "gpu_exec.h"
+#include "gpu_handles.h"
+#include "gpu_mode.h"
+#include "schema.h"
 #ifdef BENCH_HAVE_REPORT
 #include "report.h"
 #endif
@@ -30,11 +33,19 @@
 static void print_list(FILE *f)
 {
     fprintf(f, "suites:\n");
-    for (int i = 0; SUITES[i]; i++) {
-        fprintf(f, "  %-10s %s\n    backends:", SUITES[i]->name, SUITES[i]->about);
-        const char *const *names = SUITES[i]->backends();
-        for (int b = 0; names[b]; b++) fprintf(f, " %s", names[b]);
-        fprintf(f, "\n");
+    for (int i = 0; SUITES[i].def; i++) {
+        const suite_def *d = SUITES[i].def;
+        fprintf(f, "  %-10s %s\n", d->name, d->about);
+        fprintf(f, "    problems (--sizes): %s\n", d->problem_help);
+        if (d->default_baseline) fprintf(f, "    baseline: %s\n", d->default_baseline);
+        for (int b = 0; BACKENDS[b].name; b++) {
+            const backend_def *k = &BACKENDS[b];
+            char needs[64];
+            if (strcmp(k->op, d->op) != 0) continue;
+            backend_needs_str(k->needs, needs, sizeof needs);
+            fprintf(f, "    %-13s %-4s %-5s needs %-16s %s\n", k->name, dev_kind_name(k->dev),
+                    dtype_name(k->dtype), needs, k->about);
+        }
     }
 }
 
@@ -69,37 +80,48 @@ static int exec_emulator(char **argv)
     return 2;
 }
 
-static int known_backend(const bench_opts *o, const char *name)
+/* Whether name is a backend of a selected suite; with cpu_only, a CPU one. */
+static int known_backend(const bench_opts *o, const char *name, int cpu_only)
 {
+    for (int s = 0; s < o->nsuites; s++)
+        for (int b = 0; BACKENDS[b].name; b++)
+            if (strcmp(BACKENDS[b].op, suite_find(o->suites[s])->def->op) == 0 &&
+                strcmp(BACKENDS[b].name, name) == 0 && (!cpu_only || BACKENDS[b].dev == DEV_CPU))
+                return 1;
+    return 0;
+}
+
+static int known_mode(const bench_opts *o, const char *mode)
+{
+    if (strcmp(mode, "host") == 0 || gpu_mode_find(mode)) return 1;
     for (int s = 0; s < o->nsuites; s++) {
-        const char *const *names = suite_find(o->suites[s])->backends();
-        for (int b = 0; names[b]; b++)
-            if (strcmp(names[b], name) == 0) return 1;
+        const suite_gpu *g = suite_find(o->suites[s])->gpu;
+        for (int m = 0; g && g->modes && g->modes[m]; m++)
+            if (strcmp(g->modes[m], mode) == 0) return 1;
     }
     return 0;
 }
 
-/* Whether any selected backend runs on the GPU (names are device-variant:
- * every backend that is not cpu-* is a GPU backend). */
-static int wants_gpu(const bench_opts *o)
+/* Whether any selected backend runs on the GPU (the registry says where). */
+static int wants_gpu(const runner *r, const bench_opts *o)
 {
-    for (int s = 0; s < o->nsuites; s++) {
-        const char *const *names = suite_find(o->suites[s])->backends();
-        for (int b = 0; names[b]; b++)
-            if (strncmp(names[b], "cpu-", 4) != 0 && suite_backend_selected(o, names[b])) return 1;
-    }
+    for (int s = 0; s < o->nsuites; s++)
+        for (int b = 0; BACKENDS[b].name; b++)
+            if (BACKENDS[b].dev == DEV_GPU && runner_backend_selected(r, &BACKENDS[b]) &&
+                strcmp(BACKENDS[b].op, suite_find(o->suites[s])->def->op) == 0)
+                return 1;
     return 0;
 }
 
-/* Expands "all" and checks suites, backends, baseline. 0 or 2 with err. */
+/* Expands "all" and checks suites, backends, modes, baseline. 0 or 2 with err. */
 static int validate_selection(bench_opts *o, char *err, size_t errcap)
 {
     int all = 0;
     for (int i = 0; i < o->nsuites; i++) all |= strcmp(o->suites[i], "all") == 0;
     if (all) {
         o->nsuites = 0;
-        for (int i = 0; SUITES[i] && o->nsuites < OPT_MAX_LIST; i++)
-            o->suites[o->nsuites++] = SUITES[i]->name;
+        for (int i = 0; SUITES[i].def && o->nsuites < OPT_MAX_LIST; i++)
+            o->suites[o->nsuites++] = SUITES[i].def->name;
     }
     for (int i = 0; i < o->nsuites; i++)
         if (!suite_find(o->suites[i])) {
@@ -107,20 +129,76 @@ static int validate_selection(bench_opts *o, char *err, size_t errcap)
             return 2;
         }
     for (int i = 0; i < o->nbackends; i++)
-        if (!known_backend(o, o->backends[i])) {
+        if (!known_backend(o, o->backends[i], 0)) {
             snprintf(err, errcap, "bench: unknown backend '%s' for the selected suites (see bench --list)",
                      o->backends[i]);
             return 2;
         }
-    int sized = 0;
-    for (int i = 0; i < o->nsuites; i++) sized |= suite_find(o->suites[i])->uses_sizes;
-    if (o->nsizes && !sized) {
-        snprintf(err, errcap, "bench: --sizes applies to none of the selected suites (matmul uses it)");
+    for (int i = 0; i < o->nmodes; i++)
+        if (!known_mode(o, o->modes[i])) {
+            snprintf(err, errcap, "bench: unknown --mode '%s' (host, a GPU mode such as resident "
+                     "or streams-4, or a transfer mode; see README)", o->modes[i]);
+            return 2;
+        }
+    if (o->baseline && !known_backend(o, o->baseline, 1)) {
+        snprintf(err, errcap, "bench: --baseline '%s' is not a CPU backend of the selected suites "
+                 "(see bench --list)", o->baseline);
         return 2;
     }
-    if (o->baseline_given && !known_backend(o, o->baseline)) {
-        snprintf(err, errcap, "bench: unknown --baseline '%s' (see bench --list)", o->baseline);
-        return 2;
+    return 0;
+}
+
+#define MAX_PROBLEMS 64
+
+/* The problems of each selected suite: the --sizes entries it accepts, or its
+ * default sweep; an entry no suite accepts, or too big for this machine, is a
+ * usage error. 0 or 2 with err. */
+static int plan_problems(const bench_opts *o, const runner *r, double mem,
+                         problem (*probs)[MAX_PROBLEMS], int *nprobs, char *err, size_t errcap)
+{
+    int big = r->gpu->usable && !r->gpu->emulated && wants_gpu(r, o);
+    char syntax[512] = "";
+    size_t used = 0;
+    for (int s = 0; s < o->nsuites; s++) {
+        const suite_def *d = suite_find(o->suites[s])->def;
+        used += (size_t)snprintf(syntax + used, used < sizeof syntax ? sizeof syntax - used : 0,
+                                 "%s%s: %s", s ? "; " : "", d->name, d->problem_help);
+        nprobs[s] = 0;
+        if (!o->nsizes) nprobs[s] = d->defaults(o->quick, big, probs[s], MAX_PROBLEMS);
+    }
+    for (int i = 0; i < o->nsizes; i++) {
+        int taken = 0;
+        for (int s = 0; s < o->nsuites; s++) {
+            const suite_def *d = suite_find(o->suites[s])->def;
+            int rc = d->parse(o->sizes[i], &probs[s][nprobs[s]], err, errcap);
+            if (rc == 2) return 2;
+            if (rc == 0) {
+                nprobs[s]++;
+                taken = 1;
+            }
+        }
+        if (!taken) {
+            snprintf(err, errcap, "bench: '%s' in --sizes is a problem of none of the selected "
+                     "suites (%s)", o->sizes[i], syntax);
+            return 2;
+        }
+    }
+    for (int s = 0; s < o->nsuites; s++) {
+        const suite_def *d = suite_find(o->suites[s])->def;
+        if (o->nsizes && nprobs[s] == 0)
+            fprintf(stderr, "bench: %s: no problem in --sizes is of its form (%s): nothing to run\n",
+                    d->name, d->problem_help);
+        for (int i = 0; i < nprobs[s]; i++) {
+            double need = runner_case_bytes(d, &probs[s][i], r->llc_bytes);
+            if (mem > 0 && need > 0.75 * mem) {
+                snprintf(err, errcap,
+                         "bench: %s problem %s needs %.1f GiB of host memory, more than 75%% of "
+                         "this machine's %.1f GiB (%.1f GiB)",
+                         d->name, probs[s][i].desc, need / 1073741824.0, mem / 1073741824.0,
+                         0.75 * mem / 1073741824.0);
+                return 2;
+            }
+        }
     }
     return 0;
 }
@@ -145,13 +223,20 @@ int main(int argc, char **argv)
         print_list(stdout);
         return 0;
     }
+    if (o.columns) {
+        schema_print_markdown(stdout);
+        return 0;
+    }
     if (o.emulate && strcmp(GPU_FLAVOUR, "emulator") != 0) return exec_emulator(argv);
     if (o.threads) cpu_threads_set(o.threads);
     else cpu_threads_set(cpu_threads_get());
     if (o.cuda_sync || (getenv("BENCH_CUDA_SYNC") && strcmp(getenv("BENCH_CUDA_SYNC"), "1") == 0))
         bench_cuda_sync_launches = 1;
 
-    bench_run r;
+    static bench_run r;
+    static problem probs[OPT_MAX_LIST][MAX_PROBLEMS];
+    int nprobs[OPT_MAX_LIST];
+    char repro_extra[64] = "";
     memset(&r, 0, sizeof r);
     r.opt = &o;
     env_collect(&r.env);
@@ -171,37 +256,59 @@ int main(int argc, char **argv)
 
     /* --- every check on the person's input, before any work ------------ */
     if (validate_selection(&o, err, sizeof err)) goto usage;
-    int total = 0;
-    for (int i = 0; i < o.nsuites; i++) {
-        int n = 0;
-        if (suite_find(o.suites[i])->plan(&o, &n, err, sizeof err)) goto usage;
-        total += n;
-    }
-    int use_gpu = wants_gpu(&o);
+    runner *run = &r.run;
+    run->registry = BACKENDS;
+    run->backends = o.backends;
+    run->nbackends = o.nbackends;
+    run->modes = o.modes;
+    run->nmodes = o.nmodes;
+    run->baseline = o.baseline;
+    run->named_problems = o.nsizes > 0;
+    run->gpu = &r.gpu;
+    run->gpu_open = gpu_exec_open;
+    run->gpu_recover = gpu_recover_device;
+    run->llc_bytes = r.env.llc_bytes;
+    run->cpu_name = r.env.cpu;
+    run->threads = cpu_threads_get();
+    run->prog = &r.prog;
+    run->emit = run_emit;
+    run->emit_ctx = &r;
+    int use_gpu = wants_gpu(run, &o);
     if (use_gpu || o.device_given) gpu_probe(o.device, &r.gpu);
     if (r.gpu.bad_device) {
         snprintf(err, sizeof err, "bench: bad --device %d: %s", o.device, r.gpu.why);
         goto usage;
     }
+    if (plan_problems(&o, run, env_memory_bytes(), probs, nprobs, err, sizeof err)) goto usage;
+    int total = 0;
+    for (int i = 0; i < o.nsuites; i++) total += runner_count(run, suite_find(o.suites[i]), nprobs[i]);
     char outdir[PATH_MAX];
     if (outdir_choose(o.out, outdir, sizeof outdir, err, sizeof err)) goto usage;
     if (o.json[0] && outdir_check_file(o.json, err, sizeof err)) goto usage;
 
     /* --- the run --------------------------------------------------------- */
-    r.mcfg = measure_cfg_default();
-    r.emu_cfg = r.mcfg;
-    r.emu_cfg.warmup = 0;
-    r.emu_cfg.min_reps = r.emu_cfg.max_reps = 1;
-    r.emu_cfg.min_time_s = 0;
+    run->mcfg = measure_cfg_default();
+    run->emu_cfg = run->mcfg;
+    run->emu_cfg.warmup = 0;
+    run->emu_cfg.min_reps = run->emu_cfg.max_reps = 1;
+    run->emu_cfg.min_time_s = 0;
     if (o.quick) {
-        r.mcfg.min_time_s = 0.1;
-        r.mcfg.budget_s = 3.0;
+        run->mcfg.min_time_s = 0.1;
+        run->mcfg.budget_s = 3.0;
     }
-    if (o.min_time_s >= 0) r.mcfg.min_time_s = o.min_time_s;
+    if (o.min_time_s >= 0) run->mcfg.min_time_s = o.min_time_s;
     if (o.reps) { /* exactly N: no time rule, no budget */
-        r.mcfg.min_reps = r.mcfg.max_reps = o.reps;
-        r.mcfg.min_time_s = 0;
-        r.mcfg.budget_s = INFINITY;
+        run->mcfg.min_reps = run->mcfg.max_reps = o.reps;
+        run->mcfg.min_time_s = 0;
+        run->mcfg.budget_s = INFINITY;
+    }
+    if (r.gpu.emulated || o.device_given) {
+        int n = 0;
+        if (r.gpu.emulated) n += snprintf(repro_extra + n, sizeof repro_extra - (size_t)n, "--emulate");
+        if (o.device_given)
+            snprintf(repro_extra + n, sizeof repro_extra - (size_t)n, "%s--device %d", n ? " " : "",
+                     o.device);
+        run->repro_extra = repro_extra;
     }
     char csvpath[PATH_MAX + 16];
     snprintf(csvpath, sizeof csvpath, "%s/results.csv", outdir);
@@ -228,12 +335,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench: GPU cases run on the CUDA host emulator: correctness only, "
                         "their timings mean nothing\n");
     progress_init(&r.prog, total);
-    for (int i = 0; i < o.nsuites; i++) {
-        const suite_def *d = suite_find(o.suites[i]);
-        if (d->run(&r)) r.io_error = 1;
-    }
+    for (int i = 0; i < o.nsuites; i++)
+        if (runner_run(run, suite_find(o.suites[i]), probs[i], nprobs[i])) r.io_error = 1;
     progress_end(&r.prog);
-    gpu_cases_release();
+    gpu_handles_release_all();
     if (csv_writer_close(r.csv)) r.io_error = 1;
     run_print_summary(&r, stdout);
     printf("results: %s\n", csvpath);

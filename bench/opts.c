@@ -19,12 +19,14 @@ void opts_usage(FILE *f)
         "\n"
         "  --suite LIST       comma-separated suites, or all (default all; see --list)\n"
         "  --backend LIST     comma-separated backends (default: every backend of each suite)\n"
-        "  --sizes LIST       GEMM sizes: N (square) or MxNxK, comma-separated\n"
+        "  --sizes LIST       problems, comma-separated, in each suite's syntax (see --list):\n"
+        "                     matmul N or MxNxK; stream elements; transfer bytes\n"
+        "  --mode LIST        modes to run: host (CPU rows), resident, sync-pinned, ...\n"
         "  --quick            a few small sizes (a smoke run, well under a minute)\n"
         "  --reps N           exactly N timed repetitions per case\n"
         "  --min-time S       keep repeating until S seconds are measured (default 0.25)\n"
         "  --threads N        CPU threads for OpenMP and OpenBLAS (default: all cores)\n"
-        "  --baseline NAME    backend speedups are measured against (default cpu-blas)\n"
+        "  --baseline NAME    backend speedups are measured against (default: each suite's)\n"
         "  --out DIR          run folder (default results/<UTC time>, and results/latest)\n"
         "  --json FILE        also write the run as Google Benchmark JSON\n"
         "  --no-plots         do not render charts\n"
@@ -32,7 +34,8 @@ void opts_usage(FILE *f)
         "  --emulate          run GPU cases on the CUDA host emulator (correctness only)\n"
         "  --device N         GPU to use (default 0)\n"
         "  --cuda-sync        synchronize after every GPU launch (debugging)\n"
-        "  --list             list suites and backends\n"
+        "  --list             list suites, their problem syntax and backends\n"
+        "  --columns          print the results.csv columns (markdown)\n"
         "  --info             print the machine: CPU, memory, BLAS, GPUs\n"
         "  --help, --version\n"
         "\n"
@@ -63,32 +66,6 @@ static int parse_pos_int(const char *s, long max, long *out)
     return 0;
 }
 
-int opts_parse_shape(const char *s, gemm_shape *out)
-{
-    char buf[128];
-    if (strlen(s) >= sizeof buf) return -1;
-    strcpy(buf, s);
-    long v[3];
-    int n = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, "x", &save); tok; tok = strtok_r(NULL, "x", &save)) {
-        if (n == 3 || parse_pos_int(tok, INT_MAX, &v[n])) return -1;
-        n++;
-    }
-    /* strtok_r skips empty tokens: reject "4xx4" and "x4" explicitly */
-    if (strstr(s, "xx") || s[0] == 'x' || s[strlen(s) - 1] == 'x') return -1;
-    if (n == 1) {
-        out->M = out->N = out->K = (int)v[0];
-    } else if (n == 3) {
-        out->M = (int)v[0];
-        out->N = (int)v[1];
-        out->K = (int)v[2];
-    } else {
-        return -1;
-    }
-    return 0;
-}
-
 /* Splits a comma list in place into items (pointers into s); an empty item
  * ("a,,b", ",a", "a,") is an error. */
 static int split_list(char *s, const char **items, int max, int *n)
@@ -108,8 +85,7 @@ int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap)
 {
     memset(o, 0, sizeof *o);
     o->min_time_s = -1;
-    o->baseline = "cpu-blas";
-    static char suites_buf[1024], backends_buf[1024];
+    static char suites_buf[1024], backends_buf[1024], sizes_buf[1024], modes_buf[1024];
     size_t used = 0;
     for (int i = 0; i < argc && used + 2 < sizeof o->command; i++)
         used += (size_t)snprintf(o->command + used, sizeof o->command - used, "%s%s",
@@ -141,6 +117,8 @@ int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap)
             o->version = 1;
         } else if (FLAG("--list")) {
             o->list = 1;
+        } else if (FLAG("--columns")) {
+            o->columns = 1;
         } else if (FLAG("--info")) {
             o->info = 1;
         } else if (FLAG("--quick")) {
@@ -164,27 +142,30 @@ int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap)
                 return fail(err, errcap, "bench: bad --backend '%s'", val);
         } else if (FLAG("--sizes")) {
             NEED_VAL();
-            char buf[1024];
-            const char *items[OPT_MAX_LIST];
-            snprintf(buf, sizeof buf, "%s", val);
-            if (split_list(buf, items, OPT_MAX_LIST, &o->nsizes))
-                return fail(err, errcap, "bench: bad --sizes '%s' (a list of N or MxNxK)", val);
-            for (int k = 0; k < o->nsizes; k++)
-                if (opts_parse_shape(items[k], &o->sizes[k]))
-                    return fail(err, errcap,
-                                "bench: bad size '%s' in --sizes (want a positive N or MxNxK)",
-                                items[k]);
+            if (strlen(val) >= sizeof sizes_buf)
+                return fail(err, errcap, "bench: --sizes is longer than %zu characters",
+                            sizeof sizes_buf - 1);
+            snprintf(sizes_buf, sizeof sizes_buf, "%s", val);
+            if (split_list(sizes_buf, o->sizes, OPT_MAX_LIST, &o->nsizes))
+                return fail(err, errcap,
+                            "bench: bad --sizes '%s' (a comma list of at most %d problems)", val,
+                            OPT_MAX_LIST);
+        } else if (FLAG("--mode")) {
+            NEED_VAL();
+            snprintf(modes_buf, sizeof modes_buf, "%s", val);
+            if (split_list(modes_buf, o->modes, OPT_MAX_LIST, &o->nmodes))
+                return fail(err, errcap, "bench: bad --mode '%s'", val);
         } else if (FLAG("--reps")) {
             NEED_VAL();
             long v;
             if (parse_pos_int(val, 1000000, &v))
-                return fail(err, errcap, "bench: bad --reps '%s' (want an integer >= 1)", val);
+                return fail(err, errcap, "bench: bad --reps '%s' (want an integer from 1 to 1000000)", val);
             o->reps = (int)v;
         } else if (FLAG("--threads")) {
             NEED_VAL();
             long v;
             if (parse_pos_int(val, 4096, &v))
-                return fail(err, errcap, "bench: bad --threads '%s' (want an integer >= 1)", val);
+                return fail(err, errcap, "bench: bad --threads '%s' (want an integer from 1 to 4096)", val);
             o->threads = (int)v;
         } else if (FLAG("--device")) {
             NEED_VAL();
@@ -205,7 +186,6 @@ int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap)
         } else if (FLAG("--baseline")) {
             NEED_VAL();
             o->baseline = val;
-            o->baseline_given = 1;
         } else if (FLAG("--out")) {
             NEED_VAL();
             if (!*val || strlen(val) >= sizeof o->out)
@@ -224,7 +204,7 @@ int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap)
         } else {
             return fail(err, errcap, "bench: unknown option '%s' (see bench --help)", a);
         }
-        if (val && !(FLAG("--suite") || FLAG("--backend") || FLAG("--sizes") ||
+        if (val && !(FLAG("--suite") || FLAG("--backend") || FLAG("--sizes") || FLAG("--mode") ||
                      FLAG("--reps") || FLAG("--threads") || FLAG("--device") ||
                      FLAG("--min-time") || FLAG("--baseline") || FLAG("--out") ||
                      FLAG("--json") || FLAG("--plot")))

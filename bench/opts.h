@@ -10,28 +10,25 @@
 #define OPT_MAX_LIST 32
 #define OPT_PATH 1024
 
-typedef struct gemm_shape {
-    int M, N, K;
-} gemm_shape;
-
 typedef struct bench_opts {
     const char *suites[OPT_MAX_LIST];   /* expanded: "all" -> every suite */
     int nsuites;
     const char *backends[OPT_MAX_LIST]; /* empty: every backend of each suite */
     int nbackends;
-    gemm_shape sizes[OPT_MAX_LIST];     /* empty: each suite's default sweep */
+    const char *sizes[OPT_MAX_LIST];    /* problems, parsed by each suite; empty: defaults */
     int nsizes;
+    const char *modes[OPT_MAX_LIST];    /* host, resident, ...; empty: every mode */
+    int nmodes;
     int quick;
     int reps;            /* 0: harness default (count and time) */
     double min_time_s;   /* < 0: harness default */
     int threads;         /* CPU threads */
-    const char *baseline;
-    int baseline_given;
+    const char *baseline;   /* NULL: each suite's own */
     char out[OPT_PATH];  /* "" -> results/<UTC time> */
     char json[OPT_PATH];
     char plot_dir[OPT_PATH];
     int no_plots;
-    int list, info, help, version;
+    int list, info, help, version, columns;
     int emulate;
     int device;
     int device_given;
@@ -41,9 +38,6 @@ typedef struct bench_opts {
 
 /* Parses argv into o. On bad input writes one line to err and returns 2. */
 int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap);
-
-/* Parses "512" or "MxNxK"; 0 on success. */
-int opts_parse_shape(const char *s, gemm_shape *out);
 
 void opts_usage(FILE *f);
 

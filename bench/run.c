@@ -1,13 +1,13 @@
-/* bench/run.c - emitting rows, filling timing columns, the summary table. */
+/* bench/run.c - emitting rows and the summary table. */
 #include "run.h"
-#include "gpu_cases.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-int run_emit(bench_run *r, const result_row *row)
+int run_emit(void *ctx, const result_row *row)
 {
+    bench_run *r = (bench_run *)ctx;
     int rc = csv_write_row(r->csv, row);
     if (rc) r->io_error = 1;
     if (strcmp(row->check, "fail") == 0) r->failed++;
@@ -25,36 +25,6 @@ int run_emit(bench_run *r, const result_row *row)
     return rc;
 }
 
-void run_gpu_recover(bench_run *r)
-{
-    if (gpu_cases_recover(&r->gpu) == 0) return;
-    r->gpu_lost = 1;
-    fprintf(stderr, "bench: GPU lost, remaining GPU cases skipped: %s\n", r->gpu.why);
-}
-
-const measure_cfg *run_gpu_cfg(const bench_run *r)
-{
-    return r->gpu.emulated ? &r->emu_cfg : &r->mcfg;
-}
-
-void run_row_start(const bench_run *r, result_row *row, const char *suite, const char *case_name,
-                   const char *backend, const char *mode, const char *dtype, const char *shape)
-{
-    result_row_init(row);
-    snprintf(row->suite, sizeof row->suite, "%s", suite);
-    snprintf(row->case_name, sizeof row->case_name, "%s", case_name);
-    snprintf(row->backend, sizeof row->backend, "%s", backend);
-    snprintf(row->mode, sizeof row->mode, "%s", mode);
-    snprintf(row->dtype, sizeof row->dtype, "%s", dtype);
-    snprintf(row->shape, sizeof row->shape, "%s", shape);
-    if (strcmp(mode, "host") == 0) {
-        snprintf(row->device, sizeof row->device, "%s", r->env.cpu);
-    } else {
-        snprintf(row->device, sizeof row->device, "%s", r->gpu.usable ? r->gpu.name : "-");
-        row->emulated = r->gpu.emulated;
-    }
-}
-
 static void fmt_num(char *buf, size_t cap, double v, const char *fmt)
 {
     if (isnan(v)) snprintf(buf, cap, "-");
@@ -63,15 +33,19 @@ static void fmt_num(char *buf, size_t cap, double v, const char *fmt)
 
 void run_print_summary(const bench_run *r, FILE *f)
 {
-    fprintf(f, "%-9s %-16s %-15s %-11s %-15s %10s %10s %9s %-5s\n", "suite", "case", "shape",
-            "backend", "mode", "median_ms", "GFLOP/s", "speedup", "check");
+    fprintf(f, "%-9s %-16s %-15s %-12s %-18s %10s %12s %9s %-5s\n", "suite", "case", "shape",
+            "backend", "mode", "median_ms", "throughput", "speedup", "check");
     for (int i = 0; i < r->nrows; i++) {
         const result_row *w = &r->rows[i];
-        char med[24], gf[24], sp[24];
-        fmt_num(med, sizeof med, w->median_ms, "%.4g");
-        fmt_num(gf, sizeof gf, isnan(w->gflops) ? w->gbps : w->gflops, "%.4g");
+        char med[24], gf[32], sp[24];
+        /* emulated rows: no timing, no throughput (the emulator's time is
+         * not a GPU's); throughput in the unit the row counts its work in */
+        fmt_num(med, sizeof med, w->emulated ? NAN : w->median_ms, "%.4g");
+        if (w->emulated) fmt_num(gf, sizeof gf, NAN, "");
+        else if (!isnan(w->gflops)) fmt_num(gf, sizeof gf, w->gflops, "%.4g GFLOP/s");
+        else fmt_num(gf, sizeof gf, w->gbps, "%.4g GB/s");
         fmt_num(sp, sizeof sp, w->speedup, "%.3gx");
-        fprintf(f, "%-9s %-16s %-15s %-11s %-15s %10s %10s %9s %-5s%s\n", w->suite,
+        fprintf(f, "%-9s %-16s %-15s %-12s %-18s %10s %12s %9s %-5s%s\n", w->suite,
                 w->case_name, w->shape, w->backend, w->mode, med, gf, sp, w->check,
                 w->emulated ? " (emulated)" : "");
     }

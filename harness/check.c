@@ -12,6 +12,7 @@ const char *dtype_name(dtype_t d)
     case DTYPE_TF32: return "tf32";
     case DTYPE_BF16: return "bf16";
     case DTYPE_FP16: return "fp16";
+    case DTYPE_U8: return "u8";
     }
     return "?";
 }
@@ -23,6 +24,7 @@ static double unit_roundoff_in(dtype_t d)
     case DTYPE_TF32: return ldexp(1.0, -11);
     case DTYPE_BF16: return ldexp(1.0, -8);
     case DTYPE_FP16: return ldexp(1.0, -11);
+    case DTYPE_U8: return 0.0;
     }
     return 0.0;
 }

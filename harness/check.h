@@ -35,7 +35,8 @@
 extern "C" {
 #endif
 
-typedef enum { DTYPE_FP32, DTYPE_TF32, DTYPE_BF16, DTYPE_FP16 } dtype_t;
+/* U8: raw bytes, compared exactly (copies). */
+typedef enum { DTYPE_FP32, DTYPE_TF32, DTYPE_BF16, DTYPE_FP16, DTYPE_U8 } dtype_t;
 
 const char *dtype_name(dtype_t d);          /* "fp32", "tf32", ... */
 double check_tolerance(dtype_t d, long k);

@@ -1,6 +1,7 @@
 /* harness/csv.c - the one CSV writer and a small RFC 4180 reader (see csv.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "csv.h"
+#include "schema.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,16 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-const char *const CSV_COLUMNS[] = {
-    "suite", "case", "backend", "mode", "dtype", "shape", "threads", "reps",
-    "median_ms", "min_ms", "max_ms", "mad_ms", "gflops", "gbps", "baseline",
-    "speedup", "max_abs_err", "rel_err", "tolerance", "check", "device", "emulated",
-    /* extra columns */
-    "h2d_ms", "compute_ms", "d2h_ms", "overlap_eff", "peak_dev_mb", "alloc_ms",
-    "bytes", "note", "samples_ms",
-};
-const int CSV_NCOLUMNS = (int)(sizeof CSV_COLUMNS / sizeof CSV_COLUMNS[0]);
 
 struct csv_writer {
     int fd;
@@ -85,15 +76,14 @@ static int lb_put(linebuf *b, const char *s, size_t len)
     return 0;
 }
 
-static int lb_field(linebuf *b, const char *field, int first)
+static int lb_field(linebuf *b, const char *field)
 {
     size_t len = strlen(field);
     size_t cap = 2 * len + 3;
     char *q = malloc(cap);
     if (!q) return -1;
-    int rc = (first ? 0 : lb_put(b, ",", 1));
     int qn = csv_quote(field, q, cap);
-    if (rc == 0) rc = lb_put(b, q, (size_t)qn);
+    int rc = lb_put(b, q, (size_t)qn);
     free(q);
     return rc;
 }
@@ -102,14 +92,26 @@ static int lb_num(linebuf *b, double v)
 {
     char tmp[40] = "";
     if (!isnan(v)) snprintf(tmp, sizeof tmp, "%.10g", v);
-    return lb_field(b, tmp, 0);
+    return lb_field(b, tmp);
 }
 
 static int lb_int(linebuf *b, int v)
 {
     char tmp[24];
     snprintf(tmp, sizeof tmp, "%d", v);
-    return lb_field(b, tmp, 0);
+    return lb_field(b, tmp);
+}
+
+/* Every sample, ';'-separated (a field with no comma: never quoted). */
+static int lb_samples(linebuf *b, const double *x, int n)
+{
+    char tmp[40];
+    int rc = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        int len = snprintf(tmp, sizeof tmp, "%s%.6g", i ? ";" : "", x[i]);
+        rc = lb_put(b, tmp, (size_t)len);
+    }
+    return rc;
 }
 
 csv_writer *csv_writer_open(const char *path, const char *const *context, int ncontext)
@@ -128,9 +130,9 @@ csv_writer *csv_writer_open(const char *path, const char *const *context, int nc
         for (const char *p = context[i]; *p; p++) fputc(*p == '\n' || *p == '\r' ? ' ' : *p, f);
         fputc('\n', f);
     }
-    for (int i = 0; i < CSV_NCOLUMNS; i++) {
-        fputs(CSV_COLUMNS[i], f);
-        fputc(i + 1 < CSV_NCOLUMNS ? ',' : '\n', f);
+    for (int i = 0; i < COL_COUNT; i++) {
+        fputs(SCHEMA[i].name, f);
+        fputc(i + 1 < COL_COUNT ? ',' : '\n', f);
     }
     if (fflush(f) != 0 || ferror(f)) w->failed = 1;
     /* rows go straight to the descriptor from here on */
@@ -143,45 +145,16 @@ int csv_write_row(csv_writer *w, const result_row *r)
 {
     linebuf b = {0};
     int rc = 0;
-    rc |= lb_field(&b, r->suite, 1);
-    rc |= lb_field(&b, r->case_name, 0);
-    rc |= lb_field(&b, r->backend, 0);
-    rc |= lb_field(&b, r->mode, 0);
-    rc |= lb_field(&b, r->dtype, 0);
-    rc |= lb_field(&b, r->shape, 0);
-    rc |= lb_int(&b, r->threads);
-    rc |= lb_int(&b, r->reps);
-    rc |= lb_num(&b, r->median_ms);
-    rc |= lb_num(&b, r->min_ms);
-    rc |= lb_num(&b, r->max_ms);
-    rc |= lb_num(&b, r->mad_ms);
-    rc |= lb_num(&b, r->gflops);
-    rc |= lb_num(&b, r->gbps);
-    rc |= lb_field(&b, r->baseline, 0);
-    rc |= lb_num(&b, r->speedup);
-    rc |= lb_num(&b, r->max_abs_err);
-    rc |= lb_num(&b, r->rel_err);
-    rc |= lb_num(&b, r->tolerance);
-    rc |= lb_field(&b, r->check, 0);
-    rc |= lb_field(&b, r->device, 0);
-    rc |= lb_int(&b, r->emulated);
-    rc |= lb_num(&b, r->h2d_ms);
-    rc |= lb_num(&b, r->compute_ms);
-    rc |= lb_num(&b, r->d2h_ms);
-    rc |= lb_num(&b, r->overlap_eff);
-    rc |= lb_num(&b, r->peak_dev_mb);
-    rc |= lb_num(&b, r->alloc_ms);
-    rc |= lb_num(&b, r->bytes);
-    rc |= lb_field(&b, r->note, 0);
-    {
-        linebuf s = {0};
-        char tmp[40];
-        for (int i = 0; i < r->nsamples && rc == 0; i++) {
-            int n = snprintf(tmp, sizeof tmp, "%s%.6g", i ? ";" : "", r->samples[i]);
-            rc |= lb_put(&s, tmp, (size_t)n);
+    for (int c = 0; c < COL_COUNT && rc == 0; c++) {
+        const schema_col *col = &SCHEMA[c];
+        const char *field = (const char *)r + col->offset;
+        if (c > 0) rc |= lb_put(&b, ",", 1);
+        switch (col->type) {
+        case COLT_STR: rc |= lb_field(&b, field); break;
+        case COLT_INT: rc |= lb_int(&b, *(const int *)(const void *)field); break;
+        case COLT_NUM: rc |= lb_num(&b, *(const double *)(const void *)field); break;
+        case COLT_SAMP: rc |= lb_samples(&b, r->samples, r->nsamples); break;
         }
-        rc |= lb_field(&b, s.s ? s.s : "", 0);
-        free(s.s);
     }
     rc |= lb_put(&b, "\n", 1);
     if (rc == 0 && write_all(w->fd, b.s, b.n) != 0) rc = -1;
@@ -405,6 +378,16 @@ const char *csv_field(const csv_table *t, int row, int col)
 {
     if (col < 0 || col >= t->ncols || row < 0 || row >= t->nrows) return "";
     return t->rows[row][col];
+}
+
+void csv_bind(const csv_table *t, int *idx)
+{
+    for (int c = 0; c < COL_COUNT; c++) idx[c] = csv_col(t, SCHEMA[c].name);
+}
+
+const char *csv_get(const csv_table *t, const int *idx, int row, int col_id)
+{
+    return csv_field(t, row, col_id >= 0 && col_id < COL_COUNT ? idx[col_id] : -1);
 }
 
 const char *csv_context(const csv_table *t, const char *key)

@@ -18,10 +18,6 @@
 extern "C" {
 #endif
 
-/* Column names, in order; the first 22 are the agreed fixed columns. */
-extern const char *const CSV_COLUMNS[];
-extern const int CSV_NCOLUMNS;
-
 typedef struct csv_writer csv_writer;
 
 /* Opens path for writing and writes the context lines ("# key: value" each;
@@ -52,6 +48,10 @@ void csv_table_free(csv_table *t);
 int csv_col(const csv_table *t, const char *name);
 /* Field of row i in column c ("" when c < 0). */
 const char *csv_field(const csv_table *t, int row, int col);
+/* Binds the schema (harness/schema.h) to t: idx[c] is the position of column
+ * c in t, or -1 when t lacks it. Readers then ask csv_get(t, idx, row, COL_X). */
+void csv_bind(const csv_table *t, int *idx);
+const char *csv_get(const csv_table *t, const int *idx, int row, int col_id);
 /* Value of a "key: value" context line, or NULL. */
 const char *csv_context(const csv_table *t, const char *key);
 

@@ -1,8 +1,9 @@
 /* harness/gpu.h - the GPU as the rest of the harness sees it, without CUDA types.
  *
- * Implemented three ways, one per binary: harness/gpu_info.c compiled against
- * the real CUDA runtime (bench), the same file against emu/ (bench-emu), or
- * harness/gpu_absent.c when the build had no CUDA toolkit.  C code that is not
+ * Implemented three ways, one per binary: harness/gpu_info.c (with
+ * gpu_modes.c) compiled against the real CUDA runtime (bench), the same files
+ * against emu/ (bench-emu), or harness/gpu_absent.c when the build had no CUDA
+ * toolkit.  C code that is not
  * GPU code includes only this header.
  */
 #ifndef HARNESS_GPU_H
@@ -32,6 +33,11 @@ void gpu_info_print(FILE *f);
 
 /* Appends "gpu: ...", "cuda_driver: ...", "cuda_runtime: ..." context lines. */
 void gpu_context_lines(char (*lines)[ENV_LINE], int *n, int max);
+
+/* After a failed case: returns 0 when the device is healthy (or healthy again
+ * after releasing every library handle and cudaDeviceReset), else -1 with st
+ * marked unusable and st->why set. */
+int gpu_recover_device(gpu_status *st);
 
 /* Which flavour this binary was built with: "cuda", "emulator" or "none". */
 extern const char *const GPU_FLAVOUR;

@@ -3,7 +3,8 @@
  * and against emu/ (bench-emu). CUDA_VISIBLE_DEVICES is applied by the
  * runtime itself. */
 #include "gpu.h"
-#include "../kernels/cuda_check.h"
+#include "cuda_check.h"
+#include "gpu_handles.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -115,4 +116,22 @@ void gpu_context_lines(char (*lines)[ENV_LINE], int *n, int max)
     }
     if (*n < max) snprintf(lines[(*n)++], ENV_LINE, "cuda_driver: %d", drv);
     if (*n < max) snprintf(lines[(*n)++], ENV_LINE, "cuda_runtime: %d", rt);
+}
+
+int gpu_recover_device(gpu_status *st)
+{
+    cudaError_t e = cudaDeviceSynchronize();
+    if (e == cudaSuccess) {
+        cudaGetLastError(); /* clear a non-sticky error (a bad launch) */
+        return 0;
+    }
+    /* a sticky fault: handles die with the context, then start afresh */
+    gpu_handles_release_all();
+    cudaDeviceReset();
+    gpu_probe(st->device, st);
+    if (st->usable) return 0;
+    char why[sizeof st->why];
+    snprintf(why, sizeof why, "after %s: %s", cudaGetErrorName(e), st->why);
+    snprintf(st->why, sizeof st->why, "%s", why);
+    return -1;
 }

@@ -1,9 +1,45 @@
-/* harness/gpu_modes.c - one implementation of every GPU execution mode
- * (see gpu_modes.h). Compiled as C against the CUDA toolkit and as C++
- * against emu/, so: casts on malloc, every variable declared before the
- * first CUDA_TRY (a goto may not cross an initialization in C++). */
-#include "gpu_modes.h"
-#include "../kernels/cuda_check.h"
+/* harness/gpu_modes.c - every GPU execution mode, once, for any suite's work.
+ *
+ * The work is the suite's buffers (layout.h) and its compute callback
+ * (suite.h); gpu_exec_open prepares one mode and hands the runner a case_exec:
+ *
+ *   resident        every buffer on the device; device time from CUDA events
+ *                   around the computation; IN buffers rotate among sets when
+ *                   one set would sit in the L2 cache
+ *   sync-pageable   malloc'd host buffers; blocking H2D, compute, blocking D2H;
+ *   sync-pinned     cudaMallocHost buffers; end-to-end host time; the split
+ *                   (h2d_ms, compute_ms, d2h_ms) from the host clock after each
+ *                   synchronous step
+ *   async-pageable  cudaMemcpyAsync on a stream, one synchronization at the end;
+ *   async-pinned    split from events between the steps (async copies from
+ *                   pageable memory are staged by the driver and do not overlap)
+ *   streams-N       pinned. STREAMS_CHUNK: WHOLE inputs first (stream 0, an event
+ *                   the others wait on), then per chunk c on stream c: H2D of its
+ *                   CHUNK inputs, compute, D2H of its CHUNK outputs; REDUCE
+ *                   outputs get one partial per chunk, summed by the suite's
+ *                   reduce() on stream 0 after every chunk, then copied back.
+ *                   STREAMS_PIPELINE: N independent items, item c on stream c
+ *                   with its own buffers (H2D, compute, D2H), computes ordered
+ *                   item after item when the work is stateful; the time is per
+ *                   item. overlap_eff = ideal / measured, the ideal being what
+ *                   the pipeline can take at best, from a serial run of the same
+ *                   work (see ideal_pipeline)
+ *
+ * In the end-to-end modes IN (and non-stateful INOUT) buffers are copied in and
+ * OUT (and non-stateful INOUT) buffers copied out every repetition; stateful
+ * INOUT buffers (a model's weights) stay on the device, uploaded once, so every
+ * mode times the same work. Pinned allocation is timed apart (alloc_ms);
+ * peak_dev_mb counts every device buffer, partials and workspace (library
+ * handles' own memory is not counted). The checked run reads outputs where the
+ * mode leaves them: the host copies of the end-to-end modes (so a wrong chunk
+ * offset fails), the device buffers of resident mode.
+ *
+ * Compiled as C against the CUDA toolkit and as C++ against emu/, so: casts on
+ * malloc, every variable declared before the first CUDA_TRY (a goto may not
+ * cross an initialization in C++).
+ */
+#include "gpu_exec.h"
+#include "cuda_check.h"
 #include "errmsg.h"
 #include "stats.h"
 #include "timer.h"
@@ -13,34 +49,62 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_SETS 4
+#define MAX_SETS 8      /* resident rotation sets, or pipeline items */
 #define MAX_STREAMS 8
+#define NBUF LAYOUT_MAX_BUFS
 
-/* The parts of one repetition: H2D of the shared input, H2D of the rest,
+/* The parts of one repetition: H2D of WHOLE inputs, H2D of the rest,
  * compute, D2H. */
 enum { SPLIT_H2D_SHARED, SPLIT_H2D_IN, SPLIT_COMPUTE, SPLIT_D2H, NSPLIT };
 
 typedef struct mode_state {
     const gpu_mode *m;
-    const gpu_work *w;
-    int pinned;
-    /* device buffers; resident rotates among nsets input sets */
-    void *d_shared[MAX_SETS], *d_in[MAX_SETS], *d_out;
-    int nsets, next;
-    /* host buffers (pageable or pinned) */
-    void *h_shared, *h_in, *h_out;
+    gpu_work w;
+    const case_layout *l;
+    int pinned, nstreams, nslots, next, pipeline;
+    void *d[MAX_SETS][NBUF];  /* device buffers: resident sets, pipeline items */
+    void *part[NBUF];         /* REDUCE buffers in streams-N: n partials */
+    void *ws;
+    void *h[MAX_SETS][NBUF];  /* host buffers (pageable or pinned); items in pipeline */
     cudaStream_t s[MAX_STREAMS];
-    cudaEvent_t ev[5], ev_shared;
+    cudaEvent_t ev[5], ev_shared, ev_done[MAX_STREAMS];
     int copy_engines;
-    size_t dev_bytes;   /* device memory the case allocated */
-    /* per-call split (warm-ups first), for the medians */
+    size_t dev_bytes;
+    double alloc_ms;
+    int setup_done;
     double *split[NSPLIT];
     int nsplit, split_cap;
 } mode_state;
 
+/* Copied host -> device every repetition in the end-to-end modes. */
+static int copied_in(const mode_state *st, int i)
+{
+    buf_role r = st->l->buf[i].role;
+    return r == ROLE_IN || (r == ROLE_INOUT && !st->l->stateful);
+}
+
+/* Copied device -> host every repetition in the end-to-end modes. */
+static int copied_out(const mode_state *st, int i)
+{
+    buf_role r = st->l->buf[i].role;
+    return r == ROLE_OUT || (r == ROLE_INOUT && !st->l->stateful);
+}
+
+static int has_host(buf_role r) { return r != ROLE_SCRATCH; }
+
+/* Keeps the split of every call (warm-ups first); grows as needed. On out of
+ * memory the split stops growing and the columns use the calls it has. */
 static void record_split(mode_state *st, double h2d_shared, double h2d_in, double comp, double d2h)
 {
-    if (st->nsplit >= st->split_cap) return;
+    if (st->nsplit >= st->split_cap) {
+        int cap = st->split_cap ? 2 * st->split_cap : 256;
+        for (int i = 0; i < NSPLIT; i++) {
+            double *p = (double *)realloc(st->split[i], (size_t)cap * sizeof(double));
+            if (!p) return;
+            st->split[i] = p;
+        }
+        st->split_cap = cap;
+    }
     st->split[SPLIT_H2D_SHARED][st->nsplit] = h2d_shared;
     st->split[SPLIT_H2D_IN][st->nsplit] = h2d_in;
     st->split[SPLIT_COMPUTE][st->nsplit] = comp;
@@ -48,31 +112,56 @@ static void record_split(mode_state *st, double h2d_shared, double h2d_in, doubl
     st->nsplit++;
 }
 
-/* Copies every input to the device (stream st->s[0]) and waits. */
-static int upload_inputs(mode_state *st, int set)
+/* The suite's compute of chunk c of n on dev (REDUCE buffers: their partial). */
+static int compute(mode_state *st, int c, int n, void *const *dev, cudaStream_t s)
 {
-    const gpu_work *w = st->w;
-    if (w->shared_bytes)
-        CUDA_TRY(cudaMemcpyAsync(st->d_shared[set], st->h_shared, w->shared_bytes,
-                                 cudaMemcpyHostToDevice, st->s[0]));
-    if (w->in_bytes)
-        CUDA_TRY(cudaMemcpyAsync(st->d_in[set], st->h_in, w->in_bytes, cudaMemcpyHostToDevice,
-                                 st->s[0]));
-    CUDA_TRY(cudaStreamSynchronize(st->s[0]));
+    return st->w.gpu->compute(st->w.b, st->w.p, c, n, dev, st->ws, (void *)s);
+}
+
+/* H2D of the buffers that `pick` selects (WHOLE or not), as async copies on s,
+ * or blocking copies when s is NULL. */
+static int copy_in(mode_state *st, int slot, int whole, cudaStream_t s, int blocking)
+{
+    for (int i = 0; i < st->l->nbufs; i++) {
+        const case_buf *b = &st->l->buf[i];
+        if (!copied_in(st, i) || (b->split == SPLIT_WHOLE) != whole || !b->bytes) continue;
+        if (blocking)
+            CUDA_TRY(cudaMemcpy(st->d[slot][i], st->h[slot][i], b->bytes, cudaMemcpyHostToDevice));
+        else
+            CUDA_TRY(cudaMemcpyAsync(st->d[slot][i], st->h[slot][i], b->bytes,
+                                     cudaMemcpyHostToDevice, s));
+    }
     return 0;
 fail:
     return -1;
 }
+
+static int copy_out(mode_state *st, int slot, cudaStream_t s, int blocking)
+{
+    for (int i = 0; i < st->l->nbufs; i++) {
+        const case_buf *b = &st->l->buf[i];
+        if (!copied_out(st, i) || !b->bytes) continue;
+        if (blocking)
+            CUDA_TRY(cudaMemcpy(st->h[slot][i], st->d[slot][i], b->bytes, cudaMemcpyDeviceToHost));
+        else
+            CUDA_TRY(cudaMemcpyAsync(st->h[slot][i], st->d[slot][i], b->bytes,
+                                     cudaMemcpyDeviceToHost, s));
+    }
+    return 0;
+fail:
+    return -1;
+}
+
+/* ---- one repetition per mode ---------------------------------------------- */
 
 static int rep_resident(void *p, double *ms)
 {
     mode_state *st = (mode_state *)p;
     int k = st->next;
     float t = 0;
-    st->next = (st->next + 1) % st->nsets;
+    st->next = (st->next + 1) % st->nslots;
     CUDA_TRY(cudaEventRecord(st->ev[0], st->s[0]));
-    if (st->w->compute(st->w->ctx, 0, 1, st->d_shared[k], st->d_in[k], st->d_out, st->s[0]))
-        goto fail;
+    if (compute(st, 0, 1, st->d[k], st->s[0])) goto fail;
     CUDA_TRY(cudaEventRecord(st->ev[1], st->s[0]));
     CUDA_TRY(cudaEventSynchronize(st->ev[1]));
     CUDA_TRY(cudaEventElapsedTime(&t, st->ev[0], st->ev[1]));
@@ -85,22 +174,19 @@ fail:
 static int rep_sync(void *p, double *ms)
 {
     mode_state *st = (mode_state *)p;
-    const gpu_work *w = st->w;
     double t0 = timer_now_ms(), ts, t1, t2;
     (void)ms; /* host clock around the whole call */
-    if (w->shared_bytes)
-        CUDA_TRY(cudaMemcpy(st->d_shared[0], st->h_shared, w->shared_bytes, cudaMemcpyHostToDevice));
+    if (copy_in(st, 0, 1, 0, 1)) goto fail;
     /* a pageable H2D returns once staged: wait for its DMA, so the split is honest */
     CUDA_TRY(cudaStreamSynchronize(0));
     ts = timer_now_ms();
-    if (w->in_bytes)
-        CUDA_TRY(cudaMemcpy(st->d_in[0], st->h_in, w->in_bytes, cudaMemcpyHostToDevice));
+    if (copy_in(st, 0, 0, 0, 1)) goto fail;
     CUDA_TRY(cudaStreamSynchronize(0));
     t1 = timer_now_ms();
-    if (w->compute(w->ctx, 0, 1, st->d_shared[0], st->d_in[0], st->d_out, st->s[0])) goto fail;
+    if (compute(st, 0, 1, st->d[0], st->s[0])) goto fail;
     CUDA_TRY(cudaStreamSynchronize(st->s[0]));
     t2 = timer_now_ms();
-    CUDA_TRY(cudaMemcpy(st->h_out, st->d_out, w->out_bytes, cudaMemcpyDeviceToHost));
+    if (copy_out(st, 0, 0, 1)) goto fail;
     record_split(st, ts - t0, t1 - ts, t2 - t1, timer_now_ms() - t2);
     return 0;
 fail:
@@ -111,21 +197,17 @@ fail:
 static int rep_async(void *p, double *ms)
 {
     mode_state *st = (mode_state *)p;
-    const gpu_work *w = st->w;
     cudaStream_t s = st->s[0];
     float a = 0, a2 = 0, b = 0, c = 0;
     (void)ms;
     CUDA_TRY(cudaEventRecord(st->ev[0], s));
-    if (w->shared_bytes)
-        CUDA_TRY(cudaMemcpyAsync(st->d_shared[0], st->h_shared, w->shared_bytes,
-                                 cudaMemcpyHostToDevice, s));
+    if (copy_in(st, 0, 1, s, 0)) goto fail;
     CUDA_TRY(cudaEventRecord(st->ev[4], s));
-    if (w->in_bytes)
-        CUDA_TRY(cudaMemcpyAsync(st->d_in[0], st->h_in, w->in_bytes, cudaMemcpyHostToDevice, s));
+    if (copy_in(st, 0, 0, s, 0)) goto fail;
     CUDA_TRY(cudaEventRecord(st->ev[1], s));
-    if (w->compute(w->ctx, 0, 1, st->d_shared[0], st->d_in[0], st->d_out, s)) goto fail;
+    if (compute(st, 0, 1, st->d[0], s)) goto fail;
     CUDA_TRY(cudaEventRecord(st->ev[2], s));
-    CUDA_TRY(cudaMemcpyAsync(st->h_out, st->d_out, w->out_bytes, cudaMemcpyDeviceToHost, s));
+    if (copy_out(st, 0, s, 0)) goto fail;
     CUDA_TRY(cudaEventRecord(st->ev[3], s));
     CUDA_TRY(cudaStreamSynchronize(s));
     CUDA_TRY(cudaEventElapsedTime(&a, st->ev[0], st->ev[4]));
@@ -138,33 +220,56 @@ fail:
     return -1;
 }
 
-/* The chunked pipeline over N streams: the shared input first (stream 0, an
- * event the others wait on), then per chunk H2D, compute, D2H on its stream. */
-static int rep_streams(void *p, double *ms)
+/* streams-N, STREAMS_CHUNK: one problem in n chunks over n streams. */
+static int rep_chunks(void *p, double *ms)
 {
     mode_state *st = (mode_state *)p;
-    const gpu_work *w = st->w;
-    int n = st->m->nstreams;
-    size_t io, il, oo, ol;
+    const case_layout *l = st->l;
+    int n = st->nstreams, tail = 0;
+    void *dev[NBUF];
+    size_t off, len;
     (void)ms;
-    if (w->shared_bytes)
-        CUDA_TRY(cudaMemcpyAsync(st->d_shared[0], st->h_shared, w->shared_bytes,
-                                 cudaMemcpyHostToDevice, st->s[0]));
+    if (copy_in(st, 0, 1, st->s[0], 0)) goto fail;
     CUDA_TRY(cudaEventRecord(st->ev_shared, st->s[0]));
     for (int i = 1; i < n; i++) CUDA_TRY(cudaStreamWaitEvent(st->s[i], st->ev_shared, 0));
     for (int c = 0; c < n; c++) {
         cudaStream_t s = st->s[c];
-        if (w->chunk(w->ctx, c, n, &io, &il, &oo, &ol)) {
-            err_set("work cannot be split into %d chunks", n);
-            goto fail;
+        for (int i = 0; i < l->nbufs; i++) {
+            const case_buf *b = &l->buf[i];
+            dev[i] = b->split == SPLIT_REDUCE ? (char *)st->part[i] + (size_t)c * b->bytes
+                                              : st->d[0][i];
+            if (b->split != SPLIT_CHUNK || !copied_in(st, i)) continue;
+            st->w.def->chunk(st->w.p, i, c, n, &off, &len);
+            if (len)
+                CUDA_TRY(cudaMemcpyAsync((char *)st->d[0][i] + off, (const char *)st->h[0][i] + off,
+                                         len, cudaMemcpyHostToDevice, s));
         }
-        if (il)
-            CUDA_TRY(cudaMemcpyAsync((char *)st->d_in[0] + io, (const char *)st->h_in + io, il,
-                                     cudaMemcpyHostToDevice, s));
-        if (w->compute(w->ctx, c, n, st->d_shared[0], st->d_in[0], st->d_out, s)) goto fail;
-        if (ol)
-            CUDA_TRY(cudaMemcpyAsync((char *)st->h_out + oo, (char *)st->d_out + oo, ol,
-                                     cudaMemcpyDeviceToHost, s));
+        if (compute(st, c, n, dev, s)) goto fail;
+        for (int i = 0; i < l->nbufs; i++) {
+            const case_buf *b = &l->buf[i];
+            if (!copied_out(st, i)) continue;
+            if (b->split != SPLIT_CHUNK) {
+                tail = 1;
+                continue;
+            }
+            st->w.def->chunk(st->w.p, i, c, n, &off, &len);
+            if (len)
+                CUDA_TRY(cudaMemcpyAsync((char *)st->h[0][i] + off, (const char *)st->d[0][i] + off,
+                                         len, cudaMemcpyDeviceToHost, s));
+        }
+        CUDA_TRY(cudaEventRecord(st->ev_done[c], s));
+    }
+    if (tail) { /* whole and reduced outputs: after every chunk, on stream 0 */
+        for (int c = 1; c < n; c++) CUDA_TRY(cudaStreamWaitEvent(st->s[0], st->ev_done[c], 0));
+        for (int i = 0; i < l->nbufs; i++) {
+            const case_buf *b = &l->buf[i];
+            if (!copied_out(st, i) || b->split == SPLIT_CHUNK) continue;
+            if (b->split == SPLIT_REDUCE &&
+                st->w.gpu->reduce(st->w.p, i, st->d[0][i], st->part[i], n, (void *)st->s[0]))
+                goto fail;
+            CUDA_TRY(cudaMemcpyAsync(st->h[0][i], st->d[0][i], b->bytes, cudaMemcpyDeviceToHost,
+                                     st->s[0]));
+        }
     }
     for (int i = 0; i < n; i++) CUDA_TRY(cudaStreamSynchronize(st->s[i]));
     return 0;
@@ -172,17 +277,72 @@ fail:
     return -1;
 }
 
-static measure_fn rep_fn(const gpu_mode *m)
+/* streams-N, STREAMS_PIPELINE: n independent items, item c on stream c;
+ * stateful work computes item after item. Returns the time per item. */
+static int rep_pipeline(void *p, double *ms)
 {
-    switch (m->kind) {
+    mode_state *st = (mode_state *)p;
+    int n = st->nstreams;
+    double t0 = timer_now_ms();
+    for (int c = 0; c < n; c++) {
+        cudaStream_t s = st->s[c];
+        if (copy_in(st, c, 1, s, 0) || copy_in(st, c, 0, s, 0)) goto fail;
+        if (st->l->stateful && c > 0) CUDA_TRY(cudaStreamWaitEvent(s, st->ev_done[c - 1], 0));
+        if (compute(st, 0, 1, st->d[c], s)) goto fail;
+        CUDA_TRY(cudaEventRecord(st->ev_done[c], s));
+        if (copy_out(st, c, s, 0)) goto fail;
+    }
+    for (int i = 0; i < n; i++) CUDA_TRY(cudaStreamSynchronize(st->s[i]));
+    *ms = (timer_now_ms() - t0) / n;
+    return 0;
+fail:
+    return -1;
+}
+
+static measure_fn rep_fn(const mode_state *st)
+{
+    switch (st->m->kind) {
     case GPU_RESIDENT: return rep_resident;
     case GPU_SYNC_PAGEABLE:
     case GPU_SYNC_PINNED: return rep_sync;
     case GPU_ASYNC_PAGEABLE:
     case GPU_ASYNC_PINNED: return rep_async;
-    case GPU_STREAMS: return rep_streams;
+    case GPU_STREAMS: return st->pipeline ? rep_pipeline : rep_chunks;
     }
     return rep_resident;
+}
+
+/* ---- the case_exec -------------------------------------------------------- */
+
+static int ex_run(void *p, double *ms) { return rep_fn((mode_state *)p)((mode_state *)p, ms); }
+
+/* Host copies of the outputs of the checked run: resident and stateful INOUT
+ * buffers come from the device; the end-to-end modes' own copies otherwise.
+ * Pipeline items must all agree with item 0. */
+static int ex_outputs(void *p, void **host)
+{
+    mode_state *st = (mode_state *)p;
+    const case_layout *l = st->l;
+    for (int i = 0; i < l->nbufs; i++) {
+        const case_buf *b = &l->buf[i];
+        host[i] = has_host(b->role) ? st->h[0][i] : NULL;
+        int from_dev = st->m->kind == GPU_RESIDENT ? (b->role == ROLE_OUT || b->role == ROLE_INOUT)
+                                                   : (b->role == ROLE_INOUT && l->stateful);
+        if (from_dev && b->bytes)
+            CUDA_TRY(cudaMemcpyAsync(st->h[0][i], st->d[0][i], b->bytes, cudaMemcpyDeviceToHost,
+                                     st->s[0]));
+    }
+    CUDA_TRY(cudaStreamSynchronize(st->s[0]));
+    if (st->pipeline && st->m->kind == GPU_STREAMS && !l->stateful)
+        for (int c = 1; c < st->nstreams; c++)
+            for (int i = 0; i < l->nbufs; i++)
+                if (copied_out(st, i) && memcmp(st->h[c][i], st->h[0][i], l->buf[i].bytes)) {
+                    err_set("pipeline item %d's %s differs from item 0's", c, l->buf[i].name);
+                    return -1;
+                }
+    return 0;
+fail:
+    return -1;
 }
 
 static double median_tail(const double *x, int n, int last)
@@ -191,69 +351,6 @@ static double median_tail(const double *x, int n, int last)
     if (last > n) last = n;
     if (last < 1 || stats_summarize(x + (n - last), last, &s)) return NAN;
     return s.median;
-}
-
-/* Host buffers of the mode's kind; pinned allocation time goes to alloc_ms. */
-static int alloc_host(mode_state *st, result_row *row)
-{
-    const gpu_work *w = st->w;
-    size_t sizes[3] = {w->shared_bytes, w->in_bytes, w->out_bytes};
-    void **bufs[3] = {&st->h_shared, &st->h_in, &st->h_out};
-    double t0 = timer_now_ms();
-    for (int i = 0; i < 3; i++) {
-        size_t n = sizes[i] ? sizes[i] : 1;
-        if (st->pinned) {
-            CUDA_TRY(cudaMallocHost(bufs[i], n));
-        } else {
-            *bufs[i] = malloc(n);
-            if (!*bufs[i]) {
-                err_set("out of host memory (%zu bytes)", n);
-                goto fail;
-            }
-        }
-    }
-    if (st->pinned) row->alloc_ms = timer_now_ms() - t0;
-    if (w->shared_bytes) memcpy(st->h_shared, w->shared_in, w->shared_bytes);
-    if (w->in_bytes) memcpy(st->h_in, w->in, w->in_bytes);
-    return 0;
-fail:
-    return -1;
-}
-
-static void free_state(mode_state *st)
-{
-    for (int k = 0; k < MAX_SETS; k++) {
-        cudaFree(st->d_shared[k]);
-        cudaFree(st->d_in[k]);
-    }
-    cudaFree(st->d_out);
-    void *h[3] = {st->h_shared, st->h_in, st->h_out};
-    for (int i = 0; i < 3; i++) {
-        if (st->pinned) cudaFreeHost(h[i]);
-        else free(h[i]);
-    }
-    for (int i = 0; i < MAX_STREAMS; i++)
-        if (st->s[i]) cudaStreamDestroy(st->s[i]);
-    for (int i = 0; i < 5; i++)
-        if (st->ev[i]) cudaEventDestroy(st->ev[i]);
-    if (st->ev_shared) cudaEventDestroy(st->ev_shared);
-    for (int i = 0; i < NSPLIT; i++) free(st->split[i]);
-}
-
-/* Input sets for resident mode: enough that reps do not re-read from L2. */
-static int resident_sets(const gpu_work *w, size_t free_bytes)
-{
-    int dev = 0, l2 = 0;
-    size_t set = w->shared_bytes + w->in_bytes;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev) != cudaSuccess)
-        l2 = 0;
-    if (set == 0) return 1;
-    int n = (int)ceil(2.0 * l2 / (double)set);
-    if (n < 1) n = 1;
-    if (n > MAX_SETS) n = MAX_SETS;
-    while (n > 1 && (double)n * set > 0.5 * (double)free_bytes) n--;
-    return n;
 }
 
 /* The serial split of the same work (async, one stream): medians of 3 runs. */
@@ -268,125 +365,233 @@ static int serial_split(mode_state *st, double out[NSPLIT])
     return 0;
 }
 
-/* The best time N chunks can take, from the serial split: the shared input's
- * copy (nothing overlaps it), then an N-stage pipeline of chunks with stages
- * h, c, d = the serial H2D, compute and D2H divided by N: h + c + d plus
- * (N-1) times the slowest stage, where H2D and D2H share one engine (h + d)
- * unless the device has two copy engines. */
-static double ideal_pipeline(const double sp[NSPLIT], int n, int copy_engines)
+/* The best time the pipeline can take, from the serial split. CHUNK: the
+ * WHOLE inputs' copy (nothing overlaps it), then an N-stage pipeline of chunks
+ * with stages h, c, d = the serial H2D, compute and D2H divided by N:
+ * h + c + d plus (N-1) times the slowest stage, where H2D and D2H share one
+ * engine (h + d) unless the device has two copy engines. PIPELINE: N items of
+ * a whole serial run each, per item. */
+static double ideal_pipeline(const double sp[NSPLIT], int n, int copy_engines, int pipeline)
 {
-    double h = sp[SPLIT_H2D_IN] / n, c = sp[SPLIT_COMPUTE] / n, d = sp[SPLIT_D2H] / n;
+    double div = pipeline ? 1 : n;
+    double h = (pipeline ? sp[SPLIT_H2D_SHARED] + sp[SPLIT_H2D_IN] : sp[SPLIT_H2D_IN]) / div;
+    double c = sp[SPLIT_COMPUTE] / div, d = sp[SPLIT_D2H] / div;
     double slowest = copy_engines >= 2 ? fmax(fmax(h, c), d) : fmax(h + d, c);
-    return sp[SPLIT_H2D_SHARED] + h + c + d + (n - 1) * slowest;
+    double t = (pipeline ? 0 : sp[SPLIT_H2D_SHARED]) + h + c + d + (n - 1) * slowest;
+    return pipeline ? t / n : t;
 }
 
-int gpu_mode_run(const gpu_mode *m, const gpu_work *w, const measure_cfg *cfg, result_row *row)
+static int ex_finish(void *p, const measure_result *mr, result_row *row)
 {
-    mode_state st;
-    measure_result mr;
-    check_result cr;
-    size_t free0 = 0, total = 0;
-    int dev = 0, nstreams = m->kind == GPU_STREAMS ? m->nstreams : 1;
-    double serial[NSPLIT] = {NAN, NAN, NAN, NAN};
-    char why[200] = "";
-    memset(&st, 0, sizeof st);
-    memset(&mr, 0, sizeof mr);
-    st.m = m;
-    st.w = w;
-    st.pinned = m->kind == GPU_SYNC_PINNED || m->kind == GPU_ASYNC_PINNED || m->kind == GPU_STREAMS;
-    st.split_cap = cfg->warmup + cfg->max_reps + 4;
-    for (int i = 0; i < NSPLIT; i++) {
-        st.split[i] = (double *)malloc((size_t)st.split_cap * sizeof(double));
-        if (!st.split[i]) {
-            err_set("out of host memory");
-            goto fail;
-        }
-    }
-    CUDA_TRY(cudaGetDevice(&dev));
-    CUDA_TRY(cudaDeviceGetAttribute(&st.copy_engines, cudaDevAttrAsyncEngineCount, dev));
-    CUDA_TRY(cudaMemGetInfo(&free0, &total));
-    st.nsets = m->kind == GPU_RESIDENT ? resident_sets(w, free0) : 1;
-    for (int k = 0; k < st.nsets; k++) {
-        CUDA_TRY(cudaMalloc(&st.d_shared[k], w->shared_bytes ? w->shared_bytes : 1));
-        CUDA_TRY(cudaMalloc(&st.d_in[k], w->in_bytes ? w->in_bytes : 1));
-        st.dev_bytes += w->shared_bytes + w->in_bytes;
-    }
-    CUDA_TRY(cudaMalloc(&st.d_out, w->out_bytes ? w->out_bytes : 1));
-    st.dev_bytes += w->out_bytes;
-    /* blocking streams: ordered with the legacy default stream, which the
-     * blocking cudaMemcpy of the sync modes uses (a pageable H2D may return
-     * before its DMA lands); they do not order among themselves */
-    for (int i = 0; i < nstreams; i++)
-        CUDA_TRY(cudaStreamCreateWithFlags(&st.s[i], cudaStreamDefault));
-    for (int i = 0; i < 5; i++) CUDA_TRY(cudaEventCreate(&st.ev[i]));
-    CUDA_TRY(cudaEventCreateWithFlags(&st.ev_shared, cudaEventDisableTiming));
-    if (alloc_host(&st, row)) goto fail;
-
-    /* validate before timing: poisoned outputs, one run, check */
-    for (int k = 0; k < st.nsets; k++)
-        if (upload_inputs(&st, k)) goto fail;
-    /* on our stream: a legacy-stream cudaMemset is unordered with non-blocking
-     * streams and could land after the computation */
-    CUDA_TRY(cudaMemsetAsync(st.d_out, 0xFF, w->out_bytes, st.s[0]));
-    CUDA_TRY(cudaStreamSynchronize(st.s[0]));
-    memset(st.h_out, 0xFF, w->out_bytes);
-    {
-        double dummy = -1;
-        if (rep_fn(m)(&st, &dummy)) goto fail;
-    }
-    if (m->kind == GPU_RESIDENT) {
-        CUDA_TRY(cudaMemcpyAsync(st.h_out, st.d_out, w->out_bytes, cudaMemcpyDeviceToHost,
-                                 st.s[0]));
-        CUDA_TRY(cudaStreamSynchronize(st.s[0]));
-    }
-    row->peak_dev_mb = (double)st.dev_bytes / (1024.0 * 1024.0);
-    cr = w->check(w->ctx, st.h_out, why, sizeof why);
-    row->max_abs_err = cr.max_abs_err;
-    row->rel_err = cr.rel_err;
-    row->tolerance = cr.tolerance;
-    if (!cr.pass) {
-        snprintf(row->check, sizeof row->check, "fail");
-        snprintf(row->note, sizeof row->note, "check failed: %s", why);
-        free_state(&st);
-        return 0;
-    }
-    snprintf(row->check, sizeof row->check, "pass");
-
-    if (m->kind == GPU_STREAMS && serial_split(&st, serial)) goto fail;
-    st.nsplit = 0;
-    st.next = 0;
-    err_clear();
-    if (measure_run(cfg, rep_fn(m), &st, &mr)) goto fail;
-    result_fill_timing(row, &mr, w->flops, 0);
-    if (m->kind == GPU_RESIDENT) {
-        row->compute_ms = mr.stats.median;
-    } else if (m->kind == GPU_STREAMS) {
-        double ideal = ideal_pipeline(serial, m->nstreams, st.copy_engines);
+    mode_state *st = (mode_state *)p;
+    double serial[NSPLIT];
+    row->peak_dev_mb = (double)st->dev_bytes / (1024.0 * 1024.0);
+    if (st->pinned) row->alloc_ms = st->alloc_ms;
+    if (st->m->kind == GPU_RESIDENT) {
+        row->compute_ms = mr->stats.median;
+    } else if (st->m->kind == GPU_STREAMS) {
+        if (serial_split(st, serial)) return -1;
+        double ideal = ideal_pipeline(serial, st->nstreams, st->copy_engines, st->pipeline);
         double sum = serial[SPLIT_H2D_SHARED] + serial[SPLIT_H2D_IN] + serial[SPLIT_COMPUTE] +
                      serial[SPLIT_D2H];
         row->h2d_ms = serial[SPLIT_H2D_SHARED] + serial[SPLIT_H2D_IN];
         row->compute_ms = serial[SPLIT_COMPUTE];
         row->d2h_ms = serial[SPLIT_D2H];
-        row->overlap_eff = ideal / mr.stats.median;
+        row->overlap_eff = ideal / mr->stats.median;
         size_t used = strlen(row->note);
         snprintf(row->note + used, sizeof row->note - used,
-                 "%ssplit is the serial run: sum %.4g ms, ideal %d-chunk pipeline %.4g ms "
+                 "%ssplit is the serial run: sum %.4g ms, ideal %d-%s pipeline %.4g ms "
                  "(%d copy engines)",
-                 used ? "; " : "", sum, m->nstreams, ideal, st.copy_engines);
+                 used ? "; " : "", sum, st->nstreams, st->pipeline ? "item" : "chunk", ideal,
+                 st->copy_engines);
     } else {
-        row->h2d_ms = median_tail(st.split[SPLIT_H2D_SHARED], st.nsplit, mr.n) +
-                      median_tail(st.split[SPLIT_H2D_IN], st.nsplit, mr.n);
-        row->compute_ms = median_tail(st.split[SPLIT_COMPUTE], st.nsplit, mr.n);
-        row->d2h_ms = median_tail(st.split[SPLIT_D2H], st.nsplit, mr.n);
+        row->h2d_ms = median_tail(st->split[SPLIT_H2D_SHARED], st->nsplit, mr->n) +
+                      median_tail(st->split[SPLIT_H2D_IN], st->nsplit, mr->n);
+        row->compute_ms = median_tail(st->split[SPLIT_COMPUTE], st->nsplit, mr->n);
+        row->d2h_ms = median_tail(st->split[SPLIT_D2H], st->nsplit, mr->n);
     }
-    free_state(&st);
+    return 0;
+}
+
+static void ex_close(void *p)
+{
+    mode_state *st = (mode_state *)p;
+    if (!st) return;
+    if (st->setup_done && st->w.gpu->teardown) st->w.gpu->teardown(st->w.b, st->w.p);
+    for (int k = 0; k < MAX_SETS; k++)
+        for (int i = 0; i < NBUF; i++) {
+            /* slot k > 0 may alias slot 0 (buffers that do not rotate) */
+            if (st->d[k][i] && (k == 0 || st->d[k][i] != st->d[0][i])) cudaFree(st->d[k][i]);
+            if (st->h[k][i] && (k == 0 || st->h[k][i] != st->h[0][i])) {
+                if (st->pinned) cudaFreeHost(st->h[k][i]);
+                else free(st->h[k][i]);
+            }
+        }
+    for (int i = 0; i < NBUF; i++) cudaFree(st->part[i]);
+    cudaFree(st->ws);
+    for (int i = 0; i < MAX_STREAMS; i++) {
+        if (st->s[i]) cudaStreamDestroy(st->s[i]);
+        if (st->ev_done[i]) cudaEventDestroy(st->ev_done[i]);
+    }
+    for (int i = 0; i < 5; i++)
+        if (st->ev[i]) cudaEventDestroy(st->ev[i]);
+    if (st->ev_shared) cudaEventDestroy(st->ev_shared);
+    for (int i = 0; i < NSPLIT; i++) free(st->split[i]);
+    free(st);
+}
+
+/* ---- opening a case ------------------------------------------------------- */
+
+/* Resident sets: enough that repetitions do not re-read inputs from L2. */
+static int resident_sets(const case_layout *l, size_t free_bytes)
+{
+    int dev = 0, l2 = 0;
+    size_t set = 0;
+    for (int i = 0; i < l->nbufs; i++)
+        if (l->buf[i].role == ROLE_IN) set += l->buf[i].bytes;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev) != cudaSuccess)
+        l2 = 0;
+    if (set == 0) return 1;
+    int n = (int)ceil(2.0 * l2 / (double)set);
+    if (n < 1) n = 1;
+    if (n > 4) n = 4;
+    while (n > 1 && (double)n * set > 0.5 * (double)free_bytes) n--;
+    return n;
+}
+
+/* Which buffers get a copy per slot: resident sets rotate IN buffers only;
+ * pipeline items have their own copies of everything but stateful INOUT. */
+static int per_slot(const mode_state *st, int i)
+{
+    buf_role r = st->l->buf[i].role;
+    if (st->pipeline) return !(r == ROLE_INOUT && st->l->stateful);
+    return r == ROLE_IN;
+}
+
+static int alloc_buffers(mode_state *st)
+{
+    const case_layout *l = st->l;
+    double t0 = timer_now_ms();
+    for (int k = 0; k < st->nslots; k++)
+        for (int i = 0; i < l->nbufs; i++) {
+            size_t n = l->buf[i].bytes ? l->buf[i].bytes : 1;
+            if (k > 0 && !per_slot(st, i)) {
+                st->d[k][i] = st->d[0][i];
+                st->h[k][i] = st->h[0][i];
+                continue;
+            }
+            CUDA_TRY(cudaMalloc(&st->d[k][i], n));
+            st->dev_bytes += n;
+            if (!has_host(l->buf[i].role) || (k > 0 && st->m->kind == GPU_RESIDENT)) continue;
+            if (st->pinned) {
+                CUDA_TRY(cudaMallocHost(&st->h[k][i], n));
+            } else if (!(st->h[k][i] = malloc(n))) {
+                err_set("out of host memory (%zu bytes)", n);
+                goto fail;
+            }
+        }
+    if (st->pinned) st->alloc_ms = timer_now_ms() - t0;
+    for (int i = 0; i < l->nbufs; i++)
+        if (l->buf[i].split == SPLIT_REDUCE && st->m->kind == GPU_STREAMS && !st->pipeline) {
+            CUDA_TRY(cudaMalloc(&st->part[i], l->buf[i].bytes * (size_t)st->nstreams));
+            st->dev_bytes += l->buf[i].bytes * (size_t)st->nstreams;
+        }
+    if (l->workspace) {
+        CUDA_TRY(cudaMalloc(&st->ws, l->workspace));
+        st->dev_bytes += l->workspace;
+    }
     return 0;
 fail:
-    snprintf(row->check, sizeof row->check, "fail");
-    snprintf(row->note, sizeof row->note, "error: %s", err_get());
-    measure_result_free(&mr);
-    row->samples = NULL;
-    row->nsamples = 0;
-    free_state(&st);
+    return -1;
+}
+
+/* Inputs in, outputs poisoned (0xFF bytes: NaN), on our own stream: a
+ * legacy-stream cudaMemset is unordered with non-blocking streams. */
+static int load_inputs(mode_state *st)
+{
+    const case_layout *l = st->l;
+    for (int k = 0; k < st->nslots; k++)
+        for (int i = 0; i < l->nbufs; i++) {
+            const case_buf *b = &l->buf[i];
+            if (!b->bytes || (k > 0 && st->d[k][i] == st->d[0][i])) continue;
+            if (b->role == ROLE_IN || b->role == ROLE_INOUT) {
+                CUDA_TRY(cudaMemcpyAsync(st->d[k][i], st->w.host[i], b->bytes,
+                                         cudaMemcpyHostToDevice, st->s[0]));
+                if (st->h[k][i] && st->h[k][i] != st->h[0][i]) memcpy(st->h[k][i], st->w.host[i], b->bytes);
+                else if (k == 0 && st->h[0][i]) memcpy(st->h[0][i], st->w.host[i], b->bytes);
+            } else if (b->role == ROLE_OUT) {
+                CUDA_TRY(cudaMemsetAsync(st->d[k][i], 0xFF, b->bytes, st->s[0]));
+                if (st->h[k][i] && (k == 0 || st->h[k][i] != st->h[0][i])) memset(st->h[k][i], 0xFF, b->bytes);
+            }
+        }
+    for (int i = 0; i < l->nbufs; i++)
+        if (st->part[i])
+            CUDA_TRY(cudaMemsetAsync(st->part[i], 0xFF, l->buf[i].bytes * (size_t)st->nstreams,
+                                     st->s[0]));
+    CUDA_TRY(cudaStreamSynchronize(st->s[0]));
+    return 0;
+fail:
+    return -1;
+}
+
+int gpu_exec_open(const gpu_mode *m, const gpu_work *w, case_exec *ex, char *skip, size_t skipcap)
+{
+    mode_state *st = (mode_state *)calloc(1, sizeof(mode_state));
+    size_t free0 = 0, total = 0;
+    int dev = 0;
+    if (!st) {
+        err_set("out of host memory");
+        return -1;
+    }
+    st->m = m;
+    st->w = *w;
+    st->l = w->l;
+    st->pipeline = w->l->streams == STREAMS_PIPELINE;
+    st->nstreams = m->kind == GPU_STREAMS ? m->nstreams : 1;
+    st->pinned = m->kind == GPU_SYNC_PINNED || m->kind == GPU_ASYNC_PINNED || m->kind == GPU_STREAMS;
+    if (m->kind == GPU_STREAMS && !st->pipeline && st->nstreams > w->l->max_chunks) {
+        snprintf(skip, skipcap, "the problem cannot be split into %d chunks (at most %d)",
+                 st->nstreams, w->l->max_chunks);
+        free(st);
+        return 1;
+    }
+    for (int i = 0; i < w->l->nbufs; i++)
+        if (m->kind == GPU_STREAMS && !st->pipeline && w->l->buf[i].split == SPLIT_REDUCE &&
+            !w->gpu->reduce) {
+            snprintf(skip, skipcap, "%s is reduced across chunks but the suite has no reduce",
+                     w->l->buf[i].name);
+            free(st);
+            return 1;
+        }
+    CUDA_TRY(cudaGetDevice(&dev));
+    CUDA_TRY(cudaDeviceGetAttribute(&st->copy_engines, cudaDevAttrAsyncEngineCount, dev));
+    CUDA_TRY(cudaMemGetInfo(&free0, &total));
+    st->nslots = m->kind == GPU_RESIDENT ? resident_sets(st->l, free0)
+                 : (m->kind == GPU_STREAMS && st->pipeline) ? st->nstreams : 1;
+    /* blocking streams: ordered with the legacy default stream, which the
+     * blocking cudaMemcpy of the sync modes uses (a pageable H2D may return
+     * before its DMA lands); they do not order among themselves */
+    for (int i = 0; i < st->nstreams; i++) {
+        CUDA_TRY(cudaStreamCreateWithFlags(&st->s[i], cudaStreamDefault));
+        CUDA_TRY(cudaEventCreateWithFlags(&st->ev_done[i], cudaEventDisableTiming));
+    }
+    for (int i = 0; i < 5; i++) CUDA_TRY(cudaEventCreate(&st->ev[i]));
+    CUDA_TRY(cudaEventCreateWithFlags(&st->ev_shared, cudaEventDisableTiming));
+    if (alloc_buffers(st) || load_inputs(st)) goto fail;
+    if (w->gpu->setup) {
+        if (w->gpu->setup(w->b, w->p, st->d[0], (void *)st->s[0])) goto fail;
+        CUDA_TRY(cudaStreamSynchronize(st->s[0]));
+    }
+    st->setup_done = 1;
+    memset(ex, 0, sizeof *ex);
+    ex->st = st;
+    ex->run = ex_run;
+    ex->outputs = ex_outputs;
+    ex->finish = ex_finish;
+    ex->close = ex_close;
+    return 0;
+fail:
+    ex_close(st);
     return -1;
 }

@@ -1,5 +1,5 @@
 /* harness/result.h - one measurement row: what a case measured and how it checked.
- * The CSV schema that these fields map to is documented in results/README.md.
+ * The CSV columns these fields map to are defined once, in harness/schema.h.
  * Doubles that do not apply are NAN and written as empty cells.
  */
 #ifndef HARNESS_RESULT_H
@@ -26,12 +26,14 @@ typedef struct result_row {
     char check[8];      /* pass | fail | skip */
     char device[128];   /* CPU model or GPU name */
     int emulated;       /* 1 when run on the CUDA host emulator */
-    /* extra columns (after the fixed 22) */
     double h2d_ms, compute_ms, d2h_ms;   /* end-to-end split, GPU modes */
     double overlap_eff;                  /* streams-N: ideal / measured, 0..1 */
     double peak_dev_mb;                  /* peak device memory the case used */
     double alloc_ms;                     /* pinned allocation, timed apart */
     double bytes;                        /* bytes moved per repetition */
+    double flops;                        /* floating-point operations per repetition */
+    char device_kind[8];                 /* "cpu" or "gpu", from the backend registry */
+    char repro[512];                     /* the command that re-runs this case */
     char note[256];                      /* skip reason, error text, warning */
     int nsamples;
     double *samples;                     /* every timed sample in ms; not owned */

@@ -22,6 +22,7 @@
 #include "gemm_cuda.h"
 #include "gemm_launch.h"
 #include "cuda_check.h"
+#include "gpu_handles.h"
 
 #define GEMM_CUBLAS_MAX_DEVICES 64
 
@@ -49,6 +50,8 @@ static int cublas_handle(cublasHandle_t *out)
             return -1;
         }
         g_handles[dev] = h;
+        /* device recovery and the end of a run release every library's handles */
+        gpu_handles_register("cublas", gemm_cublas_release);
     }
     *out = g_handles[dev];
     pthread_mutex_unlock(&g_handles_lock);

@@ -8,7 +8,7 @@
  *   ignored, as in BLAS.
  * Asynchronous: the work is queued on `stream` and the function returns once
  * it is enqueued; it never synchronizes (except under bench_cuda_sync_launches,
- * the debug switch of kernels/cuda_check.h).  A caller synchronizes the stream
+ * the debug switch of harness/cuda_check.h).  A caller synchronizes the stream
  * (or records an event) before reading C.
  * Each function returns 0 on success, -1 on failure (bad arguments, a failed
  * launch or cuBLAS call) with the reason recorded by err_set (harness/errmsg.h).

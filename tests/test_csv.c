@@ -2,6 +2,7 @@
  * rows flushed as written. */
 #define _POSIX_C_SOURCE 200809L
 #include "csv.h"
+#include "schema.h"
 #include "testutil.h"
 
 #include <math.h>
@@ -78,7 +79,7 @@ int main(void)
     t = csv_read(path, err, sizeof err);
     EXPECT(t != NULL, "read: %s", err);
     if (t) {
-        EXPECT(t->ncols == CSV_NCOLUMNS && t->nrows == 2, "shape %dx%d", t->nrows, t->ncols);
+        EXPECT(t->ncols == COL_COUNT && t->nrows == 2, "shape %dx%d", t->nrows, t->ncols);
         EXPECT(strcmp(csv_field(t, 0, csv_col(t, "case")), "odd, \"quoted\" case") == 0, "case round trip");
         EXPECT(strcmp(csv_field(t, 0, csv_col(t, "note")), "line1\nline2") == 0, "newline round trip");
         EXPECT(atof(csv_field(t, 0, csv_col(t, "gflops"))) == 123.25, "number round trip");

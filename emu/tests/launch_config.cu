@@ -13,7 +13,7 @@
 
 #include "test_util.h"
 
-#include "../../kernels/dynamic_shared.h"
+#include "../../harness/dynamic_shared.h"
 
 __global__ void mark(int *out) { out[0] = 1; }
 

@@ -14,7 +14,7 @@
 
 #include "test_util.h"
 
-#include "../../kernels/dynamic_shared.h"
+#include "../../harness/dynamic_shared.h"
 
 template <typename T> __device__ T warp_sum(T v)
 {

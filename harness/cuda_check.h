@@ -1,4 +1,4 @@
-/* kernels/cuda_check.h - checking every CUDA and cuBLAS call and launch.
+/* harness/cuda_check.h - checking every CUDA and cuBLAS call and launch.
  *
  * Library code returns a status and cleans up along one goto path:
  *
@@ -20,14 +20,14 @@
  * bench --cuda-sync), synchronizes so an asynchronous fault lands on its launch.
  *
  * Works with the real toolkit and with emu/ (whose headers define __CUDAEMU__).
- * DYNAMIC_SHARED(T, name) declares dynamic shared memory (kernels/dynamic_shared.h).
+ * DYNAMIC_SHARED(T, name) declares dynamic shared memory (harness/dynamic_shared.h).
  */
 #ifndef KERNELS_CUDA_CHECK_H
 #define KERNELS_CUDA_CHECK_H
 
 #include <cuda_runtime.h>
 #include <cublas_v2.h>
-#include "../harness/errmsg.h"
+#include "errmsg.h"
 #include "dynamic_shared.h"
 
 #define CUDA_TRY(call)                                                         \

@@ -1,4 +1,4 @@
-/* bench/gemm_ref.h - the double-precision reference a GEMM result is checked against.
+/* suites/matmul/gemm_ref.h - the double-precision reference a GEMM result is checked against.
  *
  * Affordable at any size: when M*N*K <= GEMM_REF_FULL_LIMIT every element is
  * computed; above it, two checks together:
@@ -47,10 +47,9 @@ check_result gemm_ref_check(const gemm_ref *r, const float *C, dtype_t dtype, ch
 
 void gemm_ref_free(gemm_ref *r);
 
-/* Test hook: BENCH_PLANT_FAULT=<backend> corrupts one element of that
- * backend's result before its check, so tests watch a wrong answer fail end
- * to end. Does nothing unless the variable names this backend. */
-void gemm_plant_fault(const char *backend, float *C, size_t n);
+/* Host bytes gemm_ref_build allocates for an MxNxK problem (the runner's
+ * memory estimate before any work). */
+double gemm_ref_bytes(int M, int N, int K);
 
 #ifdef __cplusplus
 }

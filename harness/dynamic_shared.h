@@ -1,4 +1,4 @@
-/* kernels/dynamic_shared.h - DYNAMIC_SHARED(T, name): the one macro for dynamic
+/* harness/dynamic_shared.h - DYNAMIC_SHARED(T, name): the one macro for dynamic
  * shared memory (a `T *name` inside the kernel body).
  * Under nvcc: one untyped, 16-byte-aligned extern array viewed as T (a plain
  * `extern __shared__ T name[]` clashes when a template kernel is instantiated

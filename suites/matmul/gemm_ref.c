@@ -1,7 +1,8 @@
-/* bench/gemm_ref.c - full or sampled double reference for GEMM checks. */
+/* suites/matmul/gemm_ref.c - full or sampled double reference for GEMM checks. */
 #include "gemm_ref.h"
 #include "gemm_cpu.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -129,10 +130,13 @@ check_result gemm_ref_check(const gemm_ref *r, const float *C, dtype_t dtype, ch
     return res;
 }
 
-void gemm_plant_fault(const char *backend, float *C, size_t n)
+double gemm_ref_bytes(int M, int N, int K)
 {
-    const char *f = getenv("BENCH_PLANT_FAULT");
-    if (f && strcmp(f, backend) == 0) C[n / 2] += 1.0f;
+    double m = M, n = N, k = K;
+    double checked = m * n * k <= GEMM_REF_FULL_LIMIT ? m * n : fmin(m * n, 16 * n + 10 * m);
+    double freivalds = m * n * k <= GEMM_REF_FULL_LIMIT ? 0 : 4 * n + 8 * k + 8 * n + 16 * m;
+    /* idx (8) + val (8) + gather (4) per checked element, the row/column marks */
+    return 20 * checked + m + n + freivalds;
 }
 
 void gemm_ref_free(gemm_ref *r)

@@ -1,0 +1,63 @@
+/* harness/backend.h - one row of the backend registry.
+ *
+ * Every backend of every suite is one row of BACKENDS[] (suites/registry.c):
+ * its name, the operation it implements, where it runs, its dtype, its entry
+ * point, what it needs and one line for --list. --list, validation, the runner,
+ * the tests and the report derive everything from these rows; a name carries
+ * no meaning (no "cpu-" prefix test anywhere): the device kind is a field.
+ *
+ * Names: `device-variant` on the command line and in the CSV (cpu-omp,
+ * cuda-tiled), `op_device_variant` in code (gemm_cpu_omp, gemm_cuda_tiled).
+ * Library peers are named for the library: cpu-blas (OpenBLAS), cublas,
+ * cublas-tf32, cudnn, cpu-onednn.
+ */
+#ifndef HARNESS_BACKEND_H
+#define HARNESS_BACKEND_H
+
+#include "check.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { DEV_CPU, DEV_GPU } dev_kind;
+
+/* What a backend needs (bit set): shown by --list, and a GPU backend's rows
+ * are skip rows saying why when the GPU layer is missing. */
+enum {
+    NEEDS_NONE = 0,
+    NEEDS_BLAS = 1u << 0,    /* OpenBLAS (always linked) */
+    NEEDS_GPU = 1u << 1,     /* a CUDA device (or --emulate) */
+    NEEDS_CUBLAS = 1u << 2,  /* cuBLAS from the toolkit found at build time */
+};
+
+/* Flags. */
+enum {
+    BK_SERIAL = 1u << 0,     /* ignores the thread count (threads column 1) */
+};
+
+/* An entry point, cast by the suite to its operation's signature
+ * (gemm_fn, gemm_cuda_fn, ...). NULL in a build that lacks it (GPU entry
+ * points in a build without the CUDA toolkit). */
+typedef void (*backend_entry)(void);
+
+typedef struct backend_def {
+    const char *name;         /* device-variant */
+    const char *op;           /* the operation: "gemm", "stream", "copy" */
+    dev_kind dev;
+    dtype_t dtype;            /* what its result is checked as */
+    backend_entry fn;
+    unsigned needs;
+    unsigned flags;
+    double default_max_flops; /* default sweeps skip larger problems (0: none) */
+    const char *about;        /* one line for --list */
+} backend_def;
+
+const char *dev_kind_name(dev_kind d);   /* "cpu", "gpu" */
+/* "OpenBLAS, GPU, cuBLAS" or "-" */
+void backend_needs_str(unsigned needs, char *out, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,35 @@
+/* harness/exec.h - a case made ready to run: what the runner drives.
+ *
+ * The runner (runner.c) checks and times every case the same way, CPU or GPU:
+ * one run, check the outputs, then measure_run over `run`. Whoever prepares a
+ * case (the runner itself for CPU backends, gpu_exec_open for the GPU modes, a
+ * suite with modes of its own such as transfer's copies) fills a case_exec.
+ */
+#ifndef HARNESS_EXEC_H
+#define HARNESS_EXEC_H
+
+#include "measure.h"
+#include "result.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct case_exec {
+    void *st;
+    /* One repetition (the first call is the checked one). A callable timing
+     * itself stores ms; otherwise it leaves *ms and the host clock times it. */
+    int (*run)(void *st, double *ms);
+    /* After the checked run: host pointers to every buffer of the case's
+     * layout, outputs holding the result (inputs may be NULL). 0 or -1. */
+    int (*outputs)(void *st, void **host);
+    /* After timing: mode columns (split, overlap, peak memory, alloc time).
+     * May run the work again (a serial reference run). 0 or -1. NULL: none. */
+    int (*finish)(void *st, const measure_result *m, result_row *row);
+    void (*close)(void *st);
+} case_exec;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,44 @@
+/* harness/gpu_absent.c - harness/gpu.h and gpu_exec.h for a build without the
+ * CUDA toolkit: no GPU, and the reason says how to get one. The runner skips
+ * GPU cases when the probe says the GPU is unusable, so gpu_exec_open only
+ * reports. */
+#include "gpu.h"
+#include "gpu_exec.h"
+#include "errmsg.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *const GPU_FLAVOUR = "none";
+
+static const char WHY[] =
+    "built without the CUDA toolkit (nvcc not found); run with --emulate for the emulator";
+
+void gpu_probe(int device, gpu_status *st)
+{
+    memset(st, 0, sizeof *st);
+    st->device = device;
+    snprintf(st->why, sizeof st->why, "%s", WHY);
+}
+
+void gpu_info_print(FILE *f) { fprintf(f, "gpus:      none: %s\n", WHY); }
+
+void gpu_context_lines(char (*lines)[ENV_LINE], int *n, int max)
+{
+    if (*n < max) snprintf(lines[(*n)++], ENV_LINE, "gpu_layer: none");
+    if (*n < max) snprintf(lines[(*n)++], ENV_LINE, "gpu: none: %s", WHY);
+}
+
+int gpu_exec_open(const gpu_mode *m, const gpu_work *w, case_exec *ex, char *skip,
+                  size_t skipcap)
+{
+    (void)m, (void)w, (void)ex, (void)skip, (void)skipcap;
+    err_set("%s", WHY);
+    return -1;
+}
+
+int gpu_recover_device(gpu_status *st)
+{
+    gpu_probe(st->device, st);
+    return -1;
+}

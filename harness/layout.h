@@ -1,0 +1,61 @@
+/* harness/layout.h - the buffers of one problem, as a suite declares them.
+ *
+ * The runner allocates, fills, poisons, uploads, splits and checks buffers by
+ * these declarations alone, for CPU and GPU backends and every GPU mode:
+ *
+ *   role  IN      filled by the suite's fill(), read by the backend;
+ *                 rotated among input sets where one set would sit in cache
+ *         OUT     written by the backend, poisoned (0xFF bytes: NaN) before
+ *                 the checked run, checked, copied back in end-to-end modes
+ *         INOUT   filled, read and written (C with beta != 0; a training
+ *                 step's weights); with `stateful`, its state persists from
+ *                 repetition to repetition: never rotated, uploaded once,
+ *                 copied back only for the check
+ *         SCRATCH the backend's own space, neither filled nor checked
+ *   split (streams-N, STREAMS_CHUNK)
+ *         WHOLE   every chunk needs all of it: uploaded first, once
+ *         CHUNK   byte range of chunk c of n from the suite's chunk()
+ *         REDUCE  (OUT) every chunk writes a partial of the whole; the
+ *                 suite's reduce() sums the n partials on the device
+ */
+#ifndef HARNESS_LAYOUT_H
+#define HARNESS_LAYOUT_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { ROLE_IN, ROLE_OUT, ROLE_INOUT, ROLE_SCRATCH } buf_role;
+typedef enum { SPLIT_WHOLE, SPLIT_CHUNK, SPLIT_REDUCE } buf_split;
+/* streams-N: split one problem into chunks, or pipeline independent items
+ * (each item a whole problem: a sequence of mini-batches). */
+typedef enum { STREAMS_CHUNK, STREAMS_PIPELINE } streams_kind;
+
+#define LAYOUT_MAX_BUFS 12
+
+typedef struct case_buf {
+    const char *name;
+    buf_role role;
+    buf_split split;
+    size_t bytes;
+} case_buf;
+
+typedef struct case_layout {
+    int nbufs;
+    case_buf buf[LAYOUT_MAX_BUFS];
+    size_t workspace;       /* device scratch a GPU backend may use (bytes) */
+    int stateful;           /* INOUT state persists across repetitions */
+    streams_kind streams;
+    int max_chunks;         /* streams-N needs N <= max_chunks */
+    double ref_bytes;       /* host memory the reference takes */
+} case_layout;
+
+/* Adds a buffer; returns its index. */
+int layout_add(case_layout *l, const char *name, buf_role role, buf_split split, size_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

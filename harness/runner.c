@@ -1,0 +1,442 @@
+/* harness/runner.c - the one case runner (see runner.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "runner.h"
+#include "errmsg.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SETS 4
+#define MAX_BACKENDS 64
+
+int runner_backend_selected(const runner *r, const backend_def *b)
+{
+    if (r->nbackends == 0) return 1;
+    for (int i = 0; i < r->nbackends; i++)
+        if (strcmp(r->backends[i], b->name) == 0) return 1;
+    return 0;
+}
+
+int runner_mode_selected(const runner *r, const char *mode)
+{
+    if (r->nmodes == 0) return 1;
+    for (int i = 0; i < r->nmodes; i++)
+        if (strcmp(r->modes[i], mode) == 0) return 1;
+    return 0;
+}
+
+int runner_backends_of(const backend_def *registry, const char *op, const backend_def **out,
+                       int cap)
+{
+    int n = 0;
+    for (int i = 0; registry[i].name; i++)
+        if (strcmp(registry[i].op, op) == 0 && n < cap) out[n++] = &registry[i];
+    return n;
+}
+
+/* ---- the problem's host data -------------------------------------------- */
+
+typedef struct case_data {
+    case_layout l;
+    int nsets;
+    void *buf[MAX_SETS][LAYOUT_MAX_BUFS];   /* IN buffers per set; others shared */
+    void *init[LAYOUT_MAX_BUFS];            /* INOUT: the initial state */
+    void *ref;
+    int ok;
+} case_data;
+
+static int in_sets(const case_layout *l, double llc_bytes)
+{
+    double set = 0;
+    for (int i = 0; i < l->nbufs; i++)
+        if (l->buf[i].role == ROLE_IN) set += (double)l->buf[i].bytes;
+    if (set <= 0) return 1;
+    return (int)fmin(MAX_SETS, fmax(1.0, ceil(2.0 * llc_bytes / set)));
+}
+
+double runner_case_bytes(const suite_def *s, const problem *p, double llc_bytes)
+{
+    case_layout l;
+    memset(&l, 0, sizeof l);
+    s->layout(p, &l);
+    int nsets = in_sets(&l, llc_bytes);
+    double bytes = l.ref_bytes;
+    for (int i = 0; i < l.nbufs; i++) {
+        double b = (double)l.buf[i].bytes;
+        /* IN: every set; INOUT: the buffer and its initial state; a GPU mode's
+         * pinned or pageable host copies: one more of everything */
+        bytes += b * (l.buf[i].role == ROLE_IN ? nsets : l.buf[i].role == ROLE_INOUT ? 2 : 1);
+        bytes += b;
+    }
+    return bytes;
+}
+
+static void *alloc_bytes(size_t n)
+{
+    size_t bytes = (n + 63) / 64 * 64;
+    return aligned_alloc(64, bytes ? bytes : 64);
+}
+
+static void data_free(const suite_def *s, case_data *d)
+{
+    for (int i = 0; i < d->l.nbufs; i++) {
+        int sets = d->l.buf[i].role == ROLE_IN ? d->nsets : 1;
+        for (int k = 0; k < sets; k++) free(d->buf[k][i]);
+        free(d->init[i]);
+    }
+    if (d->ref) s->ref_free(d->ref);
+    memset(d, 0, sizeof *d);
+}
+
+static int data_build(const runner *r, const suite_def *s, const problem *p, case_data *d)
+{
+    memset(d, 0, sizeof *d);
+    s->layout(p, &d->l);
+    d->nsets = in_sets(&d->l, r->llc_bytes);
+    for (int i = 0; i < d->l.nbufs; i++) {
+        const case_buf *b = &d->l.buf[i];
+        int sets = b->role == ROLE_IN ? d->nsets : 1;
+        for (int k = 0; k < sets; k++)
+            if (!(d->buf[k][i] = alloc_bytes(b->bytes))) return -1;
+        for (int k = sets; k < d->nsets; k++) d->buf[k][i] = d->buf[0][i];
+        if (b->role == ROLE_INOUT && !(d->init[i] = alloc_bytes(b->bytes))) return -1;
+    }
+    /* set 0 last, so shared INOUT buffers end with set 0's state */
+    for (int k = d->nsets - 1; k >= 0; k--) s->fill(p, k, d->buf[k]);
+    for (int i = 0; i < d->l.nbufs; i++)
+        if (d->init[i]) memcpy(d->init[i], d->buf[0][i], d->l.buf[i].bytes);
+    d->ref = s->ref_build(p, d->buf[0]);
+    return d->ref ? 0 : -1;
+}
+
+/* ---- CPU cases ------------------------------------------------------------ */
+
+typedef struct cpu_state {
+    const suite_def *s;
+    const backend_def *b;
+    const problem *p;
+    case_data *d;
+    int next;
+} cpu_state;
+
+static int cpu_rep(void *st, double *ms)
+{
+    cpu_state *c = (cpu_state *)st;
+    int k = c->next;
+    (void)ms; /* host clock: CPU work is done when cpu_run returns */
+    c->next = (c->next + 1) % c->d->nsets;
+    return c->s->cpu_run(c->b, c->p, c->d->buf[k]);
+}
+
+static int cpu_outputs(void *st, void **host)
+{
+    cpu_state *c = (cpu_state *)st;
+    for (int i = 0; i < c->d->l.nbufs; i++) host[i] = c->d->buf[0][i];
+    return 0;
+}
+
+/* The checked run starts from set 0, the initial state and poisoned outputs. */
+static void cpu_open(cpu_state *c, case_exec *ex)
+{
+    case_data *d = c->d;
+    for (int i = 0; i < d->l.nbufs; i++) {
+        const case_buf *b = &d->l.buf[i];
+        if (b->role == ROLE_OUT) memset(d->buf[0][i], 0xFF, b->bytes);
+        if (b->role == ROLE_INOUT) memcpy(d->buf[0][i], d->init[i], b->bytes);
+    }
+    c->next = 0;
+    memset(ex, 0, sizeof *ex);
+    ex->st = c;
+    ex->run = cpu_rep;
+    ex->outputs = cpu_outputs;
+}
+
+/* ---- one case, CPU or GPU ------------------------------------------------- */
+
+static void row_fail(result_row *row, const char *fmt, const char *what)
+{
+    snprintf(row->check, sizeof row->check, "fail");
+    snprintf(row->note, sizeof row->note, fmt, *what ? what : "the backend returned an error");
+}
+
+/* Test hook: BENCH_PLANT_FAULT=<backend> corrupts one element of the first
+ * output of that backend's checked run (its exponent's top bit: a float turns
+ * huge or tiny, a byte changes), so tests watch a wrong answer fail end to end
+ * for every suite. Does nothing unless the variable names the backend. */
+static void plant_fault(const backend_def *b, const case_layout *l, void **host)
+{
+    const char *f = getenv("BENCH_PLANT_FAULT");
+    if (!f || strcmp(f, b->name) != 0) return;
+    for (int i = 0; i < l->nbufs; i++)
+        if ((l->buf[i].role == ROLE_OUT || l->buf[i].role == ROLE_INOUT) && host[i] &&
+            l->buf[i].bytes >= 4) {
+            size_t at = (l->buf[i].bytes / 2) & ~(size_t)3;
+            ((unsigned char *)host[i])[at + 3] ^= 0x40;
+            return;
+        }
+}
+
+/* Runs an opened case: one checked run, then the measure loop; fills row. */
+static void exec_case(runner *r, const suite_def *s, const backend_def *b, const problem *p,
+                      const case_data *d, case_exec *ex, int gpu, result_row *row)
+{
+    void *host[LAYOUT_MAX_BUFS] = {0};
+    measure_result m;
+    char why[200] = "";
+    double dummy = -1;
+    memset(&m, 0, sizeof m);
+    err_clear();
+    if (ex->run(ex->st, &dummy) || ex->outputs(ex->st, host)) {
+        row_fail(row, "error: %s", err_get());
+        return;
+    }
+    plant_fault(b, &d->l, host);
+    check_result cr = s->check(p, d->ref, b->dtype, host, why, sizeof why);
+    row->max_abs_err = cr.max_abs_err;
+    row->rel_err = cr.rel_err;
+    row->tolerance = cr.tolerance;
+    if (!cr.pass) {
+        snprintf(row->check, sizeof row->check, "fail");
+        snprintf(row->note, sizeof row->note, "check failed: %s", why);
+        return;
+    }
+    snprintf(row->check, sizeof row->check, "pass");
+    const measure_cfg *cfg = gpu && r->gpu->emulated ? &r->emu_cfg : &r->mcfg;
+    err_clear();
+    if (measure_run(cfg, ex->run, ex->st, &m)) {
+        row_fail(row, "error while timing: %s", err_get());
+        measure_result_free(&m);
+        return;
+    }
+    result_fill_timing(row, &m, p->flops, p->bytes);
+    if (ex->finish && ex->finish(ex->st, &m, row)) row_fail(row, "error: %s", err_get());
+    /* the row points into m's samples until emitted */
+}
+
+/* ---- rows ----------------------------------------------------------------- */
+
+static void row_start(const runner *r, result_row *row, const suite_def *s, const problem *p,
+                      const backend_def *b, const char *mode)
+{
+    result_row_init(row);
+    snprintf(row->suite, sizeof row->suite, "%s", s->name);
+    snprintf(row->case_name, sizeof row->case_name, "%s", p ? p->name : "-");
+    snprintf(row->backend, sizeof row->backend, "%s", b->name);
+    snprintf(row->mode, sizeof row->mode, "%s", mode);
+    snprintf(row->dtype, sizeof row->dtype, "%s", dtype_name(b->dtype));
+    snprintf(row->shape, sizeof row->shape, "%s", p ? p->desc : "-");
+    snprintf(row->device_kind, sizeof row->device_kind, "%s", dev_kind_name(b->dev));
+    if (p) {
+        if (p->flops > 0) row->flops = p->flops;
+        if (p->bytes > 0) row->bytes = p->bytes;
+    }
+    if (b->dev == DEV_CPU) {
+        snprintf(row->device, sizeof row->device, "%s", r->cpu_name ? r->cpu_name : "-");
+        row->threads = (b->flags & BK_SERIAL) ? 1 : r->threads;
+    } else {
+        snprintf(row->device, sizeof row->device, "%s", r->gpu->usable ? r->gpu->name : "-");
+        row->emulated = r->gpu->emulated;
+    }
+    if (p)
+        snprintf(row->repro, sizeof row->repro,
+                 "bench --suite %s --sizes %s --backend %s --mode %s --threads %d%s%s", s->name,
+                 p->desc, b->name, mode, r->threads, r->repro_extra ? " " : "",
+                 r->repro_extra ? r->repro_extra : "");
+}
+
+static int emit(runner *r, result_row *row, double base_median, const char *baseline)
+{
+    if (baseline && !row->emulated) {
+        snprintf(row->baseline, sizeof row->baseline, "%s", baseline);
+        row->speedup = base_median / row->median_ms;   /* NAN when either is missing */
+    }
+    int rc = r->emit(r->emit_ctx, row);
+    free(row->samples);
+    row->samples = NULL;
+    return rc;
+}
+
+static void row_skip(result_row *row, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void row_skip(result_row *row, const char *fmt, ...)
+{
+    va_list ap;
+    snprintf(row->check, sizeof row->check, "skip");
+    va_start(ap, fmt);
+    vsnprintf(row->note, sizeof row->note, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- the order of a problem's cases --------------------------------------- */
+
+/* The selected backends of the suite, the baseline first. */
+static int case_order(const runner *r, const suite_def *s, const backend_def **out,
+                      const char **baseline)
+{
+    const backend_def *all[MAX_BACKENDS];
+    int n = runner_backends_of(r->registry, s->op, all, MAX_BACKENDS), k = 0;
+    const char *base = r->baseline ? r->baseline : s->default_baseline;
+    *baseline = NULL;
+    for (int i = 0; i < n; i++)
+        if (base && strcmp(all[i]->name, base) == 0 && runner_backend_selected(r, all[i]) &&
+            runner_mode_selected(r, "host")) {
+            out[k++] = all[i];
+            *baseline = base;
+        }
+    for (int i = 0; i < n; i++)
+        if (!(*baseline && out[0] == all[i]) && runner_backend_selected(r, all[i]))
+            out[k++] = all[i];
+    return k;
+}
+
+static int n_modes(const runner *r, const suite_entry *e)
+{
+    int n = 0;
+    if (e->gpu && e->gpu->modes) {
+        for (int m = 0; e->gpu->modes[m]; m++) n += runner_mode_selected(r, e->gpu->modes[m]);
+    } else {
+        for (int m = 0; GPU_MODES[m].name; m++) n += runner_mode_selected(r, GPU_MODES[m].name);
+    }
+    return n;
+}
+
+int runner_count(const runner *r, const suite_entry *e, int nproblems)
+{
+    const backend_def *all[MAX_BACKENDS];
+    int n = runner_backends_of(r->registry, e->def->op, all, MAX_BACKENDS), cases = 0;
+    for (int i = 0; i < n; i++) {
+        if (!runner_backend_selected(r, all[i])) continue;
+        cases += all[i]->dev == DEV_CPU ? runner_mode_selected(r, "host") : n_modes(r, e);
+    }
+    return cases * nproblems;
+}
+
+/* ---- GPU cases ------------------------------------------------------------ */
+
+static void gpu_recover(runner *r)
+{
+    if (r->gpu_recover(r->gpu) == 0) return;
+    r->gpu_lost = 1;
+    fprintf(stderr, "bench: GPU lost, remaining GPU cases skipped: %s\n", r->gpu->why);
+}
+
+static const char *mode_name(const suite_entry *e, int m)
+{
+    if (e->gpu && e->gpu->modes) return e->gpu->modes[m];
+    return GPU_MODES[m].name;
+}
+
+/* Every selected mode of GPU backend b on problem pi. */
+static int run_gpu_backend(runner *r, const suite_entry *e, const backend_def *b,
+                           const problem *p, int pi, const case_data *d, double base_median,
+                           const char *baseline)
+{
+    const suite_def *s = e->def;
+    result_row row;
+    int rc = 0;
+    double work = p->flops + p->bytes;
+    int oversize = r->gpu->usable && r->gpu->emulated && !r->named_problems &&
+                   s->emu_max_work > 0 && work > s->emu_max_work;
+    if (!d) {
+        row_start(r, &row, s, p, b, "-");
+        row_fail(&row, "error: %s", "out of host memory for the problem's buffers");
+        return emit(r, &row, NAN, NULL);
+    }
+    if (!r->gpu->usable || !e->gpu || !b->fn) {
+        /* one row says why, not one per mode (nor per problem, unless the GPU
+         * was lost mid-run) */
+        if (pi > 0 && !r->gpu_lost) return 0;
+        row_start(r, &row, s, NULL, b, "-");
+        row_skip(&row, "no usable GPU: %s",
+                 r->gpu->usable ? "this build has no GPU layer" : r->gpu->why);
+        return emit(r, &row, NAN, NULL);
+    }
+    for (int m = 0; mode_name(e, m); m++) {
+        const char *mode = mode_name(e, m);
+        if (!runner_mode_selected(r, mode)) continue;
+        row_start(r, &row, s, p, b, mode);
+        char label[192], skip[200] = "";
+        snprintf(label, sizeof label, "%s %s %s %s", s->name, p->desc, b->name, mode);
+        progress_start(r->prog, label);
+        if (oversize) {
+            row_skip(&row, "emulated: default sweeps stop at %.3g FLOP+bytes; name problems with --sizes",
+                     s->emu_max_work);
+        } else {
+            case_exec ex;
+            int o;
+            memset(&ex, 0, sizeof ex);
+            err_clear();
+            if (e->gpu->modes) {
+                o = e->gpu->open_mode(b, mode, p, &ex, skip, sizeof skip);
+            } else {
+                gpu_work w = {s, e->gpu, b, p, &d->l, d->buf[0]};
+                o = r->gpu_open(&GPU_MODES[m], &w, &ex, skip, sizeof skip);
+            }
+            if (o == 1) {
+                row_skip(&row, "%s", skip);
+            } else if (o != 0) {
+                row_fail(&row, "error: %s", err_get());
+            } else {
+                exec_case(r, s, b, p, d, &ex, 1, &row);
+                ex.close(ex.st);
+            }
+            if (strcmp(row.check, "fail") == 0) gpu_recover(r);
+        }
+        rc |= emit(r, &row, base_median, baseline);
+        progress_finish_one(r->prog);
+    }
+    return rc;
+}
+
+/* ---- a suite -------------------------------------------------------------- */
+
+int runner_run(runner *r, const suite_entry *e, const problem *probs, int nprobs)
+{
+    const suite_def *s = e->def;
+    const backend_def *order[MAX_BACKENDS];
+    const char *baseline;
+    int nb = case_order(r, s, order, &baseline), rc = 0;
+    if (!baseline && nb > 0 && (r->baseline || s->default_baseline))
+        fprintf(stderr, "bench: %s: baseline %s not selected: speedups left empty\n", s->name,
+                r->baseline ? r->baseline : s->default_baseline);
+    for (int pi = 0; pi < nprobs; pi++) {
+        const problem *p = &probs[pi];
+        case_data d;
+        int ok = data_build(r, s, p, &d) == 0;
+        double base_median = NAN;
+        for (int bi = 0; bi < nb; bi++) {
+            const backend_def *b = order[bi];
+            if (b->dev == DEV_GPU) {
+                rc |= run_gpu_backend(r, e, b, p, pi, ok ? &d : NULL, base_median, baseline);
+                continue;
+            }
+            if (!runner_mode_selected(r, "host")) continue;
+            result_row row;
+            row_start(r, &row, s, p, b, "host");
+            char label[192];
+            snprintf(label, sizeof label, "%s %s %s", s->name, p->desc, b->name);
+            progress_start(r->prog, label);
+            if (!ok) {
+                row_fail(&row, "error: %s", "out of host memory for the problem's buffers");
+            } else if (r->nbackends == 0 && !r->named_problems && b->default_max_flops > 0 &&
+                       p->flops > b->default_max_flops) {
+                row_skip(&row, "%s skipped above %.3g FLOP in default sweeps; name it with --backend to run",
+                         b->name, b->default_max_flops);
+            } else {
+                cpu_state c = {s, b, p, &d, 0};
+                case_exec ex;
+                cpu_open(&c, &ex);
+                exec_case(r, s, b, p, &d, &ex, 0, &row);
+            }
+            if (baseline && bi == 0) base_median = row.median_ms;
+            rc |= emit(r, &row, base_median, baseline);
+            progress_finish_one(r->prog);
+        }
+        data_free(s, &d);
+    }
+    return rc ? -1 : 0;
+}

@@ -1,0 +1,78 @@
+/* harness/runner.h - the one case runner.
+ *
+ * For every problem of a suite and every selected backend of the suite's op
+ * (and, for GPU backends, every selected GPU mode), the runner:
+ *   allocates the problem's buffers (layout.h), input sets to rotate where one
+ *   set would sit in the last-level cache, fills them (seeded), builds the
+ *   reference once, then per case: poisons outputs, runs once, plants a fault
+ *   when BENCH_PLANT_FAULT names the backend (tests), checks, times with the
+ *   one measure loop, fills the row (work from the problem's flops/bytes,
+ *   device kind from the registry, a repro command), computes the speedup
+ *   against the baseline row of the same problem (the baseline runs first,
+ *   whatever order --backend names), emits it and reports progress.
+ * Suites only supply data and callbacks (suite.h).
+ */
+#ifndef HARNESS_RUNNER_H
+#define HARNESS_RUNNER_H
+
+#include <stddef.h>
+#include "backend.h"
+#include "gpu.h"
+#include "gpu_exec.h"
+#include "measure.h"
+#include "progress.h"
+#include "result.h"
+#include "suite.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct runner {
+    const backend_def *registry;   /* BACKENDS[], terminated by name NULL */
+    const char *const *backends;   /* selection; nbackends == 0: every backend */
+    int nbackends;
+    const char *const *modes;      /* selection of modes (host, resident, ...); 0: all */
+    int nmodes;
+    const char *baseline;          /* NULL: each suite's default */
+    int named_problems;            /* problems were named: no default-sweep limits */
+    measure_cfg mcfg;              /* CPU and GPU timing */
+    measure_cfg emu_cfg;           /* emulated GPU cases: one run */
+    gpu_status *gpu;               /* probed by the caller */
+    /* The GPU layer of this binary (harness/gpu_exec.h, harness/gpu.h): passed
+     * in, so the runner links into every build, with or without one. */
+    int (*gpu_open)(const gpu_mode *m, const gpu_work *w, case_exec *ex, char *skip,
+                    size_t skipcap);
+    int (*gpu_recover)(gpu_status *st);
+    int gpu_lost;                  /* the GPU became unusable during the run */
+    double llc_bytes;              /* for input rotation */
+    const char *cpu_name;          /* device column of CPU rows */
+    int threads;                   /* CPU threads */
+    const char *repro_extra;       /* appended to every repro command (--emulate ...) */
+    progress *prog;
+    int (*emit)(void *ctx, const result_row *row);   /* 0, or -1 on an I/O error */
+    void *emit_ctx;
+} runner;
+
+/* Whether the run selected backend b / mode name. */
+int runner_backend_selected(const runner *r, const backend_def *b);
+int runner_mode_selected(const runner *r, const char *mode);
+
+/* The registry rows of op, in registry order. */
+int runner_backends_of(const backend_def *registry, const char *op, const backend_def **out,
+                       int cap);
+
+/* Host bytes a case of p takes at the most (every input set, outputs, the
+ * reference, the runner's copies): the one memory estimate. */
+double runner_case_bytes(const suite_def *s, const problem *p, double llc_bytes);
+
+/* Number of cases (for the ETA). */
+int runner_count(const runner *r, const suite_entry *s, int nproblems);
+
+/* Runs every case of the problems. 0, or -1 when emitting a row failed. */
+int runner_run(runner *r, const suite_entry *s, const problem *probs, int nprobs);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,24 @@
+/* harness/schema.c - the column table (see schema.h). */
+#include "schema.h"
+#include "result.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#define SCHEMA_ROW_(id, nm, type, field, dc)                                                   \
+    [COL_##id] = {nm, COLT_##type, offsetof(result_row, field), sizeof(((result_row *)0)->field), dc},
+const schema_col SCHEMA[COL_COUNT] = {SCHEMA_COLUMNS(SCHEMA_ROW_)};
+#undef SCHEMA_ROW_
+
+int schema_find(const char *name)
+{
+    for (int i = 0; i < COL_COUNT; i++)
+        if (strcmp(SCHEMA[i].name, name) == 0) return i;
+    return -1;
+}
+
+void schema_print_markdown(FILE *f)
+{
+    fprintf(f, "| column | meaning |\n|---|---|\n");
+    for (int i = 0; i < COL_COUNT; i++) fprintf(f, "| `%s` | %s |\n", SCHEMA[i].name, SCHEMA[i].doc);
+}

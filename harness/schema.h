@@ -1,0 +1,85 @@
+/* harness/schema.h - the results.csv columns, defined once.
+ *
+ * One X-macro row per column: its id, its name in the CSV header, its type, the
+ * result_row field it comes from, and one line of documentation. The CSV writer
+ * and reader, the JSON and report writers, the gate, the tests and
+ * results/README.md (checked by the `schema_readme` test against
+ * `bench --columns`) all derive from this table; nobody else lists columns.
+ *
+ * Types: STR  a string field (char array)      -> written as is, quoted per RFC 4180
+ *        INT  an int field                     -> decimal
+ *        NUM  a double field (NAN = n/a)       -> %.10g, empty when NAN
+ *        SAMP the samples array                -> every sample, ';'-separated
+ */
+#ifndef HARNESS_SCHEMA_H
+#define HARNESS_SCHEMA_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SCHEMA_COLUMNS(X)                                                                        \
+    X(SUITE, "suite", STR, suite, "`matmul`, `transfer`, `stream`, ...")                          \
+    X(CASE, "case", STR, case_name, "the problem's name: `square-1024`, `mlp-fc1`, `triad-16M`, ...") \
+    X(BACKEND, "backend", STR, backend, "a registry name (`bench --list`): `cpu-omp`, `cuda-tiled`, `cublas`, ...") \
+    X(MODE, "mode", STR, mode, "`host` for CPU rows; GPU rows: `resident`, `sync-pageable`, `sync-pinned`, `async-pageable`, `async-pinned`, `streams-N`; transfer rows: direction, memory and sync, e.g. `h2d-pinned-async`") \
+    X(DTYPE, "dtype", STR, dtype, "`fp32`, `tf32`, `u8`")                                         \
+    X(SHAPE, "shape", STR, shape, "the suite's problem descriptor, the argument that re-runs it: `MxNxK` (matmul), bytes (transfer), elements (stream)") \
+    X(THREADS, "threads", INT, threads, "CPU threads the backend was given (0 for GPU rows)")       \
+    X(REPS, "reps", INT, reps, "timed samples behind the statistics")                              \
+    X(MEDIAN_MS, "median_ms", NUM, median_ms, "per-repetition time: median")                       \
+    X(MIN_MS, "min_ms", NUM, min_ms, "per-repetition time: minimum")                               \
+    X(MAX_MS, "max_ms", NUM, max_ms, "per-repetition time: maximum")                               \
+    X(MAD_MS, "mad_ms", NUM, mad_ms, "per-repetition time: median absolute deviation")             \
+    X(GFLOPS, "gflops", NUM, gflops, "`flops` / median, in GFLOP/s")                               \
+    X(GBPS, "gbps", NUM, gbps, "`bytes` / median, in GB/s (10^9 bytes/s)")                         \
+    X(BASELINE, "baseline", STR, baseline, "the backend this row's speedup is measured against")   \
+    X(SPEEDUP, "speedup", NUM, speedup, "baseline median / this median, same problem, same run; empty for emulated rows") \
+    X(MAX_ABS_ERR, "max_abs_err", NUM, max_abs_err, "largest abs(result - reference) over the checked elements") \
+    X(REL_ERR, "rel_err", NUM, rel_err, "relative L2 error, ‖result − reference‖₂ / ‖reference‖₂") \
+    X(TOLERANCE, "tolerance", NUM, tolerance, "the bound `rel_err` had to meet (formula in `harness/check.h`)") \
+    X(CHECK, "check", STR, check, "`pass`, `fail` or `skip`")                                     \
+    X(DEVICE, "device", STR, device, "CPU model or GPU name")                                      \
+    X(EMULATED, "emulated", INT, emulated, "1 when the row ran on the CUDA host emulator (never a GPU timing), else 0") \
+    X(H2D_MS, "h2d_ms", NUM, h2d_ms, "end-to-end GPU rows: host-to-device part of one repetition") \
+    X(COMPUTE_MS, "compute_ms", NUM, compute_ms, "GPU rows: compute part of one repetition")       \
+    X(D2H_MS, "d2h_ms", NUM, d2h_ms, "end-to-end GPU rows: device-to-host part of one repetition") \
+    X(OVERLAP_EFF, "overlap_eff", NUM, overlap_eff, "`streams-N` rows: ideal pipelined time / measured time") \
+    X(PEAK_DEV_MB, "peak_dev_mb", NUM, peak_dev_mb, "device memory the case allocated, MiB")      \
+    X(ALLOC_MS, "alloc_ms", NUM, alloc_ms, "pinned host allocation time, measured apart from the transfers") \
+    X(BYTES, "bytes", NUM, bytes, "bytes moved per repetition (the suite's count: copies, STREAM's bytes)") \
+    X(FLOPS, "flops", NUM, flops, "floating-point operations per repetition (2·M·N·K for GEMM)")   \
+    X(DEVICE_KIND, "device_kind", STR, device_kind, "`cpu` or `gpu`: where the backend runs (from the registry)") \
+    X(REPRO, "repro", STR, repro, "the one command that re-runs exactly this case")                \
+    X(NOTE, "note", STR, note, "why a row was skipped or failed; spread warnings; the library's algorithm") \
+    X(SAMPLES_MS, "samples_ms", SAMP, samples, "every timed sample, `;`-separated, so statistics can be recomputed")
+
+typedef enum { COLT_STR, COLT_INT, COLT_NUM, COLT_SAMP } col_type;
+
+#define SCHEMA_ENUM_(id, name, type, field, doc) COL_##id,
+typedef enum { SCHEMA_COLUMNS(SCHEMA_ENUM_) COL_COUNT } col_id;
+#undef SCHEMA_ENUM_
+
+typedef struct schema_col {
+    const char *name;
+    col_type type;
+    size_t offset;   /* of the field in result_row */
+    size_t size;     /* of the field (the capacity of a STR) */
+    const char *doc;
+} schema_col;
+
+extern const schema_col SCHEMA[COL_COUNT];
+
+/* The id of a column name, or -1. */
+int schema_find(const char *name);
+
+/* Prints the column table of results/README.md (markdown, one row a column). */
+void schema_print_markdown(FILE *f);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,96 @@
+/* harness/suite.h - what a suite gives the runner: data and callbacks.
+ *
+ * A suite owns its problems (their syntax, defaults, reference, tolerance and
+ * work count) and the adapters from a registry entry point to its buffers.
+ * It never allocates, times, checks, plants, emits or orders anything: the
+ * runner (runner.h) does that for every suite alike. Adding a suite is a
+ * suite_def (host half, plain C) and, when it has GPU backends, a suite_gpu
+ * (GPU half, compiled only into builds with a GPU layer), both listed in
+ * SUITES[] (suites/registry.c).
+ */
+#ifndef HARNESS_SUITE_H
+#define HARNESS_SUITE_H
+
+#include <stddef.h>
+#include "backend.h"
+#include "check.h"
+#include "exec.h"
+#include "layout.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PROBLEM_MAX_DIMS 8
+
+/* One problem, as its suite parsed it. */
+typedef struct problem {
+    char name[64];      /* the case column: square-1024, triad-16M */
+    char desc[64];      /* the shape column: the suite's descriptor; parse(desc) gives it back */
+    long long dim[PROBLEM_MAX_DIMS];   /* the suite's numbers (M, N, K; elements; ...) */
+    int variant;        /* the suite's sub-kind (stream: copy/scale/add/triad) */
+    double flops;       /* per repetition (0: none) */
+    double bytes;       /* moved per repetition (0: none) */
+} problem;
+
+typedef struct suite_def {
+    const char *name;
+    const char *about;
+    const char *op;                /* the registry op of its backends */
+    const char *default_baseline;  /* a CPU backend of op */
+    const char *problem_help;      /* the syntax --sizes takes for it, for --help/--list */
+    /* Parses one problem string. 0, or 2 with one line naming the bad value
+     * (-1 when the string is simply not of this suite's form). */
+    int (*parse)(const char *s, problem *p, char *err, size_t errcap);
+    /* The default sweep (quick: a smoke sweep; big: a real GPU takes part).
+     * Writes at most cap problems; returns how many. */
+    int (*defaults)(int quick, int big, problem *out, int cap);
+    /* The buffers of p. */
+    void (*layout)(const problem *p, case_layout *l);
+    /* Fills the IN and INOUT buffers of input set `set` (seeded). */
+    void (*fill)(const problem *p, int set, void *const *host);
+    /* The reference for set 0's inputs (NULL out of memory); freed by ref_free. */
+    void *(*ref_build)(const problem *p, void *const *host);
+    void (*ref_free)(void *ref);
+    /* Checks the outputs in host against the reference, with dtype's tolerance. */
+    check_result (*check)(const problem *p, const void *ref, dtype_t dt, void *const *host,
+                          char *why, size_t whycap);
+    /* Runs CPU backend b on host buffers. 0, or -1 with err_set. */
+    int (*cpu_run)(const backend_def *b, const problem *p, void *const *host);
+    /* The byte range of buffer `buf` for chunk c of n (SPLIT_CHUNK buffers). */
+    void (*chunk)(const problem *p, int buf, int c, int n, size_t *off, size_t *len);
+    /* Emulated GPU cases in default sweeps stop above this many FLOPs + bytes. */
+    double emu_max_work;
+} suite_def;
+
+/* The GPU half: compiled only into the GPU layer (CUDA or emu/). `stream`
+ * is a cudaStream_t. Device pointers dev[i] follow the layout: for CHUNK
+ * buffers the whole buffer's base (compute offsets itself, as chunk() says),
+ * for REDUCE buffers chunk c's own partial. */
+typedef struct suite_gpu {
+    /* Enqueues chunk c of n of backend b's work. 0, or -1 with err_set. */
+    int (*compute)(const backend_def *b, const problem *p, int c, int n, void *const *dev,
+                   void *ws, void *stream);
+    /* Sums n partials (n x bytes, contiguous) of REDUCE buffer `buf` into dst. */
+    int (*reduce)(const problem *p, int buf, void *dst, const void *partials, int n,
+                  void *stream);
+    /* Optional: once per case before the checked run / after the last. */
+    int (*setup)(const backend_def *b, const problem *p, void *const *dev, void *stream);
+    void (*teardown)(const backend_def *b, const problem *p);
+    /* A suite with modes of its own (transfer): their names, NULL-terminated,
+     * and the case for one of them. NULL: the GPU execution modes. */
+    const char *const *modes;
+    int (*open_mode)(const backend_def *b, const char *mode, const problem *p, case_exec *ex,
+                     char *skip, size_t skipcap);
+} suite_gpu;
+
+/* A suite: its host half and (in builds with a GPU layer) its GPU half. */
+typedef struct suite_entry {
+    const suite_def *def;
+    const suite_gpu *gpu;   /* NULL without a GPU layer */
+} suite_entry;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,19 @@
+/* suites/matmul/matmul_gpu.c - the GPU half of matmul: a registry entry point
+ * (gemm_cuda_fn, kernels/gemm_cuda.h) on chunk c of n (rows of A and C).
+ * Compiled against the CUDA toolkit and against emu/ (C that is also C++). */
+#include "matmul.h"
+#include "../../kernels/gemm_cuda.h"
+
+static int matmul_gpu_compute(const backend_def *b, const problem *p, int c, int n,
+                              void *const *dev, void *ws, void *stream)
+{
+    int r0, r1, N = (int)p->dim[1], K = (int)p->dim[2];
+    (void)ws;
+    matmul_chunk_rows(p, c, n, &r0, &r1);
+    const float *A = (const float *)dev[0] + (size_t)r0 * K;
+    float *C = (float *)dev[2] + (size_t)r0 * N;
+    return ((gemm_cuda_fn)b->fn)(r1 - r0, N, K, 1.0f, A, K, (const float *)dev[1], N, 0.0f, C, N,
+                                 (cudaStream_t)stream);
+}
+
+const suite_gpu SUITE_MATMUL_GPU = {matmul_gpu_compute, NULL, NULL, NULL, NULL, NULL};

@@ -1,0 +1,68 @@
+/* suites/registry.c - the one backend registry and the table of suites.
+ *
+ * Compiled once per GPU layer: into bench and bench-emu with the GPU halves
+ * (BENCH_GPU_LAYER=1: entry points of kernels/ and the suites' *_gpu.c), and
+ * without them into builds that have no CUDA toolkit, where GPU rows keep
+ * their names and descriptions (--list and validation agree everywhere) but
+ * no entry point, and run as skip rows saying why.
+ *
+ * Adding a backend: its function and one row here. Adding a suite: its
+ * suite_def (and suite_gpu) and one line in SUITES[]. Reference first.
+ */
+#include "registry.h"
+#include "matmul/matmul.h"
+#include "transfer/transfer.h"
+#include "gemm_cpu.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#if BENCH_GPU_LAYER
+#include "../kernels/gemm_cuda.h"
+#define GPU_FN(f) ((backend_entry)(f))
+#define GPU_HALF(g) (&(g))
+#else
+#define GPU_FN(f) NULL
+#define GPU_HALF(g) NULL
+#endif
+#define CPU_FN(f) ((backend_entry)(f))
+
+/* 2*512^3 FLOP already take the reference seconds: default sweeps stop there. */
+#define NAIVE_MAX (2.0 * 512 * 512 * 512)
+
+const backend_def BACKENDS[] = {
+    /* gemm: C = A*B, fp32, row-major (cpu/gemm_cpu.h, kernels/gemm_cuda.h) */
+    {"cpu-naive", "gemm", DEV_CPU, DTYPE_FP32, CPU_FN(gemm_cpu_naive), NEEDS_NONE, BK_SERIAL,
+     NAIVE_MAX, "triple loop accumulating in double: the readable reference"},
+    {"cpu-omp", "gemm", DEV_CPU, DTYPE_FP32, CPU_FN(gemm_cpu_omp), NEEDS_NONE, 0, 0,
+     "OpenMP + SIMD: packed panels, AVX-512 12x32 / AVX2 6x16 micro-kernel"},
+    {"cpu-blas", "gemm", DEV_CPU, DTYPE_FP32, CPU_FN(gemm_cpu_blas), NEEDS_BLAS, 0, 0,
+     "OpenBLAS cblas_sgemm"},
+    {"cuda-naive", "gemm", DEV_GPU, DTYPE_FP32, GPU_FN(gemm_cuda_naive), NEEDS_GPU, 0, 0,
+     "one thread per element of C, straight from global memory"},
+    {"cuda-tiled", "gemm", DEV_GPU, DTYPE_FP32, GPU_FN(gemm_cuda_tiled), NEEDS_GPU, 0, 0,
+     "32x32 shared-memory tiles"},
+    {"cuda-regtile", "gemm", DEV_GPU, DTYPE_FP32, GPU_FN(gemm_cuda_regtile), NEEDS_GPU, 0, 0,
+     "128x128x8 block tiles, 8x8 per thread in registers, double-buffered, float4"},
+    {"cublas", "gemm", DEV_GPU, DTYPE_FP32, GPU_FN(gemm_cublas), NEEDS_GPU | NEEDS_CUBLAS, 0, 0,
+     "cublasSgemm, fp32 math"},
+    {"cublas-tf32", "gemm", DEV_GPU, DTYPE_TF32, GPU_FN(gemm_cublas_tf32),
+     NEEDS_GPU | NEEDS_CUBLAS, 0, 0, "cublasGemmEx on TF32 tensor cores (TF32 tolerance)"},
+    /* copy: host <-> device memory copies (suites/transfer) */
+    {"cuda-memcpy", "copy", DEV_GPU, DTYPE_U8, GPU_FN(copy_cuda_memcpy), NEEDS_GPU, 0, 0,
+     "cudaMemcpy / cudaMemcpyAsync"},
+    {NULL, NULL, DEV_CPU, DTYPE_FP32, NULL, 0, 0, 0, NULL},
+};
+
+const suite_entry SUITES[] = {
+    {&SUITE_MATMUL, GPU_HALF(SUITE_MATMUL_GPU)},
+    {&SUITE_TRANSFER, GPU_HALF(SUITE_TRANSFER_GPU)},
+    {NULL, NULL},
+};
+
+const suite_entry *suite_find(const char *name)
+{
+    for (int i = 0; SUITES[i].def; i++)
+        if (strcmp(SUITES[i].def->name, name) == 0) return &SUITES[i];
+    return NULL;
+}
