@@ -38,6 +38,11 @@ static void print_list(FILE *f)
         fprintf(f, "  %-10s %s\n", d->name, d->about);
         fprintf(f, "    problems (--sizes): %s\n", d->problem_help);
         if (d->default_baseline) fprintf(f, "    baseline: %s\n", d->default_baseline);
+        fprintf(f, "    gpu modes:");
+        const char *const *own = d->modes;
+        for (int m = 0; own ? own[m] != NULL : GPU_MODES[m].name != NULL; m++)
+            fprintf(f, " %s", own ? own[m] : GPU_MODES[m].name);
+        fprintf(f, "\n");
         for (int b = 0; BACKENDS[b].name; b++) {
             const backend_def *k = &BACKENDS[b];
             char needs[64];
@@ -95,9 +100,9 @@ static int known_mode(const bench_opts *o, const char *mode)
 {
     if (strcmp(mode, "host") == 0 || gpu_mode_find(mode)) return 1;
     for (int s = 0; s < o->nsuites; s++) {
-        const suite_gpu *g = suite_find(o->suites[s])->gpu;
-        for (int m = 0; g && g->modes && g->modes[m]; m++)
-            if (strcmp(g->modes[m], mode) == 0) return 1;
+        const char *const *own = suite_find(o->suites[s])->def->modes;
+        for (int m = 0; own && own[m]; m++)
+            if (strcmp(own[m], mode) == 0) return 1;
     }
     return 0;
 }
@@ -105,6 +110,9 @@ static int known_mode(const bench_opts *o, const char *mode)
 /* Whether any selected backend runs on the GPU (the registry says where). */
 static int wants_gpu(const runner *r, const bench_opts *o)
 {
+    int gpu_mode = o->nmodes == 0;
+    for (int m = 0; m < o->nmodes; m++) gpu_mode |= strcmp(o->modes[m], "host") != 0;
+    if (!gpu_mode) return 0;
     for (int s = 0; s < o->nsuites; s++)
         for (int b = 0; BACKENDS[b].name; b++)
             if (BACKENDS[b].dev == DEV_GPU && runner_backend_selected(r, &BACKENDS[b]) &&

@@ -296,8 +296,8 @@ static int case_order(const runner *r, const suite_def *s, const backend_def **o
 static int n_modes(const runner *r, const suite_entry *e)
 {
     int n = 0;
-    if (e->gpu && e->gpu->modes) {
-        for (int m = 0; e->gpu->modes[m]; m++) n += runner_mode_selected(r, e->gpu->modes[m]);
+    if (e->def->modes) {
+        for (int m = 0; e->def->modes[m]; m++) n += runner_mode_selected(r, e->def->modes[m]);
     } else {
         for (int m = 0; GPU_MODES[m].name; m++) n += runner_mode_selected(r, GPU_MODES[m].name);
     }
@@ -326,7 +326,7 @@ static void gpu_recover(runner *r)
 
 static const char *mode_name(const suite_entry *e, int m)
 {
-    if (e->gpu && e->gpu->modes) return e->gpu->modes[m];
+    if (e->def->modes) return e->def->modes[m];
     return GPU_MODES[m].name;
 }
 
@@ -341,6 +341,7 @@ static int run_gpu_backend(runner *r, const suite_entry *e, const backend_def *b
     double work = p->flops + p->bytes;
     int oversize = r->gpu->usable && r->gpu->emulated && !r->named_problems &&
                    s->emu_max_work > 0 && work > s->emu_max_work;
+    if (n_modes(r, e) == 0) return 0; /* --mode named none of this suite's GPU modes */
     if (!d) {
         row_start(r, &row, s, p, b, "-");
         row_fail(&row, "error: %s", "out of host memory for the problem's buffers");
@@ -370,7 +371,7 @@ static int run_gpu_backend(runner *r, const suite_entry *e, const backend_def *b
             int o;
             memset(&ex, 0, sizeof ex);
             err_clear();
-            if (e->gpu->modes) {
+            if (s->modes) {
                 o = e->gpu->open_mode(b, mode, p, &ex, skip, sizeof skip);
             } else {
                 gpu_work w = {s, e->gpu, b, p, &d->l, d->buf[0]};

@@ -61,6 +61,9 @@ typedef struct suite_def {
     void (*chunk)(const problem *p, int buf, int c, int n, size_t *off, size_t *len);
     /* Emulated GPU cases in default sweeps stop above this many FLOPs + bytes. */
     double emu_max_work;
+    /* GPU modes of its own (transfer's copy directions), NULL-terminated;
+     * their cases come from suite_gpu.open_mode. NULL: the GPU execution modes. */
+    const char *const *modes;
 } suite_def;
 
 /* The GPU half: compiled only into the GPU layer (CUDA or emu/). `stream`
@@ -77,9 +80,7 @@ typedef struct suite_gpu {
     /* Optional: once per case before the checked run / after the last. */
     int (*setup)(const backend_def *b, const problem *p, void *const *dev, void *stream);
     void (*teardown)(const backend_def *b, const problem *p);
-    /* A suite with modes of its own (transfer): their names, NULL-terminated,
-     * and the case for one of them. NULL: the GPU execution modes. */
-    const char *const *modes;
+    /* A suite with modes of its own (suite_def.modes): the case for one. */
     int (*open_mode)(const backend_def *b, const char *mode, const problem *p, case_exec *ex,
                      char *skip, size_t skipcap);
 } suite_gpu;

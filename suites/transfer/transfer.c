@@ -19,6 +19,12 @@ static const unsigned long long SIZES[] = {4u << 10,  16u << 10, 64u << 10, 256u
                                            4u << 20,  16u << 20, 64u << 20, 256u << 20};
 static const unsigned long long QUICK_SIZES[] = {4u << 10, 1u << 20, 16u << 20};
 
+/* Direction, host memory and sync: the suite's own GPU modes. */
+static const char *const MODES[] = {
+    "h2d-pageable-sync", "h2d-pinned-sync", "h2d-pageable-async", "h2d-pinned-async",
+    "d2h-pageable-sync", "d2h-pinned-sync", "d2h-pageable-async", "d2h-pinned-async",
+    "d2d",               NULL};
+
 void transfer_pattern(unsigned char *out, size_t bytes)
 {
     size_t whole = bytes / sizeof(float) * sizeof(float);
@@ -145,4 +151,5 @@ const suite_def SUITE_TRANSFER = {
     transfer_cpu_run,
     transfer_chunk,
     (double)(16u << 20),   /* emulated copies are plain memcpy; default sweeps stop here */
+    MODES,
 };
