@@ -43,6 +43,7 @@
  * Buffers: aligned_alloc(64) per call (packed B panel + one A block/thread).
  */
 #include "gemm_cpu.h"
+#include "errmsg.h"
 
 #include <omp.h>
 #include <stdatomic.h>
@@ -309,6 +310,8 @@ static int gemm_omp_cfg(const kern_cfg *cf, int M, int N, int K, float alpha,
     if (!Bp || !Ap) {
         free(Bp);
         free(Ap);
+        err_set("gemm_cpu_omp: out of memory for the packed panels (%zu + %zu bytes)", bsz,
+                asz * (size_t)nt);
         return 1;
     }
 

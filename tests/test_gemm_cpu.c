@@ -1,12 +1,18 @@
 /* tests/test_gemm_cpu.c - every CPU GEMM backend against the double reference
  * at awkward shapes, leading dimensions larger than the rows, non-trivial
- * alpha and beta, beta = 0 over a NaN-filled C, 1 and 2 threads. */
+ * alpha and beta, beta = 0 over a NaN-filled C, 1 and 2 threads; cpu-omp
+ * reports running out of memory. */
+#define _POSIX_C_SOURCE 200809L
 #include "check.h"
 #include "gemm_cpu.h"
 #include "registry.h"
+#include "errmsg.h"
 #include "testutil.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +61,35 @@ static int run_case(const backend_def *impl, const tcase *c, int threads)
     return r.pass && rc == 0 && untouched;
 }
 
+/* Out of memory for the packed panels: an error with a message, never a
+ * silent non-zero return. The address space is capped just above what the
+ * process holds, so the 16 MiB B panel of a 2048^3 problem cannot be had. */
+static void oom_is_reported(void)
+{
+    size_t n = (size_t)2048 * 2048;
+    float *A = calloc(n, sizeof *A), *B = calloc(n, sizeof *B), *C = calloc(n, sizeof *C);
+    long pages = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!A || !B || !C || !f || fscanf(f, "%ld", &pages) != 1) {
+        EXPECT(0, "setting up the out-of-memory case");
+    } else {
+        struct rlimit old, lim;
+        getrlimit(RLIMIT_AS, &old);
+        lim = old;
+        lim.rlim_cur = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + (4u << 20);
+        setrlimit(RLIMIT_AS, &lim);
+        err_clear();
+        int rc = gemm_cpu_omp(2048, 2048, 2048, 1.0f, A, 2048, B, 2048, 0.0f, C, 2048);
+        setrlimit(RLIMIT_AS, &old);
+        EXPECT(rc != 0 && strstr(err_get(), "out of memory"),
+               "gemm_cpu_omp out of memory: rc %d, message '%s'", rc, err_get());
+    }
+    if (f) fclose(f);
+    free(A);
+    free(B);
+    free(C);
+}
+
 int main(void)
 {
     int ran = 0, nb = 0;
@@ -67,6 +102,9 @@ int main(void)
                 ran++;
             }
     }
+#ifndef __SANITIZE_ADDRESS__ /* ASan reserves address space of its own */
+    oom_is_reported();
+#endif
     /* every CPU GEMM backend of the registry ran every case in both thread counts */
     EXPECT(nb >= 3 && ran == nb * (int)(sizeof CASES / sizeof CASES[0]) * 2, "ran %d of %d backends", ran, nb);
     TEST_END();
