@@ -330,6 +330,35 @@ static const char *mode_name(const suite_entry *e, int m)
     return GPU_MODES[m].name;
 }
 
+/* GPU backend b on p in mode m (an index into the suite's modes): open the
+ * case (the GPU execution modes, or the suite's own), run it, recover the
+ * device after a failure. */
+static void gpu_case(runner *r, const suite_entry *e, const backend_def *b, const problem *p,
+                     const case_data *d, int m, result_row *row)
+{
+    const suite_def *s = e->def;
+    case_exec ex;
+    char skip[200] = "";
+    int o;
+    memset(&ex, 0, sizeof ex);
+    err_clear();
+    if (s->modes) {
+        o = e->gpu->open_mode(b, s->modes[m], p, &ex, skip, sizeof skip);
+    } else {
+        gpu_work w = {s, e->gpu, b, p, &d->l, d->buf[0]};
+        o = r->gpu_open(&GPU_MODES[m], &w, &ex, skip, sizeof skip);
+    }
+    if (o == 1) {
+        row_skip(row, "%s", skip);
+    } else if (o != 0) {
+        row_fail(row, "error: %s", err_get());
+    } else {
+        exec_case(r, s, b, p, d, &ex, 1, row);
+        ex.close(ex.st);
+    }
+    if (strcmp(row->check, "fail") == 0) gpu_recover(r);
+}
+
 /* Every selected mode of GPU backend b on problem pi. */
 static int run_gpu_backend(runner *r, const suite_entry *e, const backend_def *b,
                            const problem *p, int pi, const case_data *d, double base_median,
@@ -356,37 +385,20 @@ static int run_gpu_backend(runner *r, const suite_entry *e, const backend_def *b
                  r->gpu->usable ? "this build has no GPU layer" : r->gpu->why);
         return emit(r, &row, NAN, NULL);
     }
+    if (oversize) { /* one row says why, not one per mode */
+        row_start(r, &row, s, p, b, "-");
+        row_skip(&row, "emulated: default sweeps stop at %.3g FLOP+bytes; name problems with --sizes",
+                 s->emu_max_work);
+        return emit(r, &row, NAN, NULL);
+    }
     for (int m = 0; mode_name(e, m); m++) {
         const char *mode = mode_name(e, m);
         if (!runner_mode_selected(r, mode)) continue;
         row_start(r, &row, s, p, b, mode);
-        char label[192], skip[200] = "";
+        char label[192];
         snprintf(label, sizeof label, "%s %s %s %s", s->name, p->desc, b->name, mode);
         progress_start(r->prog, label);
-        if (oversize) {
-            row_skip(&row, "emulated: default sweeps stop at %.3g FLOP+bytes; name problems with --sizes",
-                     s->emu_max_work);
-        } else {
-            case_exec ex;
-            int o;
-            memset(&ex, 0, sizeof ex);
-            err_clear();
-            if (s->modes) {
-                o = e->gpu->open_mode(b, mode, p, &ex, skip, sizeof skip);
-            } else {
-                gpu_work w = {s, e->gpu, b, p, &d->l, d->buf[0]};
-                o = r->gpu_open(&GPU_MODES[m], &w, &ex, skip, sizeof skip);
-            }
-            if (o == 1) {
-                row_skip(&row, "%s", skip);
-            } else if (o != 0) {
-                row_fail(&row, "error: %s", err_get());
-            } else {
-                exec_case(r, s, b, p, d, &ex, 1, &row);
-                ex.close(ex.st);
-            }
-            if (strcmp(row.check, "fail") == 0) gpu_recover(r);
-        }
+        gpu_case(r, e, b, p, d, m, &row);
         rc |= emit(r, &row, base_median, baseline);
         progress_finish_one(r->prog);
     }
