@@ -12,6 +12,7 @@
 #include "gpu_exec.h"
 #include "gpu_handles.h"
 #include "gpu_mode.h"
+#include "interrupt.h"
 #include "schema.h"
 #ifdef BENCH_HAVE_REPORT
 #include "report.h"
@@ -83,6 +84,29 @@ static int exec_emulator(char **argv)
     execv(path, argv);
     fprintf(stderr, "bench: --emulate: cannot run %s: %s\n", path, strerror(errno));
     return 2;
+}
+
+/* Thread counts from the environment get the same cap as --threads: libgomp
+ * crashes on OMP_NUM_THREADS=100000. 0, or 2 with err. */
+static int env_threads_ok(char *err, size_t errcap)
+{
+    static const char *const VARS[] = {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", NULL};
+    for (int i = 0; VARS[i]; i++) {
+        const char *v = getenv(VARS[i]);
+        if (!v || !*v) continue;
+        /* OMP_NUM_THREADS may be a nesting list "4,2": every entry is capped */
+        for (const char *p = v; *p;) {
+            char *end;
+            long n = strtol(p, &end, 10);
+            if (end == p || n < 1 || n > OPT_MAX_THREADS || (*end && *end != ',')) {
+                snprintf(err, errcap, "bench: %s='%s': each thread count must be from 1 to %d",
+                         VARS[i], v, OPT_MAX_THREADS);
+                return 2;
+            }
+            p = *end ? end + 1 : end;
+        }
+    }
+    return 0;
 }
 
 /* Whether name is a backend of a selected suite; with cpu_only, a CPU one. */
@@ -236,6 +260,8 @@ int main(int argc, char **argv)
         return 0;
     }
     if (o.emulate && strcmp(GPU_FLAVOUR, "emulator") != 0) return exec_emulator(argv);
+    if (env_threads_ok(err, sizeof err)) goto usage;
+    interrupt_install();
     if (o.threads) cpu_threads_set(o.threads);
     else cpu_threads_set(cpu_threads_get());
     if (o.cuda_sync || (getenv("BENCH_CUDA_SYNC") && strcmp(getenv("BENCH_CUDA_SYNC"), "1") == 0))
@@ -254,6 +280,9 @@ int main(int argc, char **argv)
         return 0;
     }
     if (o.plot_dir[0]) {
+        if (outdir_name_ok("--plot", o.plot_dir, err, sizeof err) ||
+            (o.json[0] && outdir_check_file(o.json, err, sizeof err)))
+            goto usage;
 #ifdef BENCH_HAVE_REPORT
         return report_rerender(o.plot_dir, o.json[0] ? o.json : NULL, !o.no_plots);
 #else
@@ -283,6 +312,10 @@ int main(int argc, char **argv)
     run->emit_ctx = &r;
     int use_gpu = wants_gpu(run, &o);
     if (use_gpu || o.device_given) gpu_probe(o.device, &r.gpu);
+    if (o.device_given && !r.gpu.usable && !r.gpu.bad_device) {
+        snprintf(err, sizeof err, "bench: --device %d: no such GPU (%s)", o.device, r.gpu.why);
+        goto usage;
+    }
     if (r.gpu.bad_device) {
         snprintf(err, sizeof err, "bench: bad --device %d: %s", o.device, r.gpu.why);
         goto usage;
@@ -291,7 +324,7 @@ int main(int argc, char **argv)
     int total = 0;
     for (int i = 0; i < o.nsuites; i++) total += runner_count(run, suite_find(o.suites[i]), nprobs[i]);
     char outdir[PATH_MAX];
-    if (outdir_choose(o.out, outdir, sizeof outdir, err, sizeof err)) goto usage;
+    if (outdir_choose(o.out, o.force, outdir, sizeof outdir, err, sizeof err)) goto usage;
     if (o.json[0] && outdir_check_file(o.json, err, sizeof err)) goto usage;
 
     /* --- the run --------------------------------------------------------- */
@@ -319,12 +352,8 @@ int main(int argc, char **argv)
         run->repro_extra = repro_extra;
     }
     char csvpath[PATH_MAX + 16];
+    if (outdir_claim(outdir, sizeof outdir, !o.out[0], o.force, err, sizeof err)) goto usage;
     snprintf(csvpath, sizeof csvpath, "%s/results.csv", outdir);
-    int existed = access(outdir, F_OK) == 0;
-    if (outdir_mkdirs(outdir) != 0) {
-        fprintf(stderr, "bench: cannot create --out '%s'\n", outdir);
-        return 2;
-    }
     char ctx[24][ENV_LINE];
     int nctx = 0;
     env_context_lines(&r.env, o.command, ctx, &nctx, 24);
@@ -334,7 +363,6 @@ int main(int argc, char **argv)
     r.csv = csv_writer_open(csvpath, ctxp, nctx);
     if (!r.csv) {
         fprintf(stderr, "bench: cannot write '%s': %s\n", csvpath, strerror(errno));
-        if (!existed) rmdir(outdir); /* leave nothing behind */
         return 2;
     }
     outdir_link_latest(outdir);
@@ -343,17 +371,31 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench: GPU cases run on the CUDA host emulator: correctness only, "
                         "their timings mean nothing\n");
     progress_init(&r.prog, total);
-    for (int i = 0; i < o.nsuites; i++)
-        if (runner_run(run, suite_find(o.suites[i]), probs[i], nprobs[i])) r.io_error = 1;
+    int stop = 0;
+    for (int i = 0; i < o.nsuites && !stop; i++)
+        stop = runner_run(run, suite_find(o.suites[i]), probs[i], nprobs[i]);
     progress_end(&r.prog);
     gpu_handles_release_all();
+    int sig = interrupt_signal();
+    char line[64];
+    snprintf(line, sizeof line, "interrupted: %s", interrupt_name(sig));
+    if (sig && csv_write_context(r.csv, line)) stop = -1;
+    if (stop < 0 || r.io_error)
+        fprintf(stderr, "bench: writing '%s' failed: %s; it keeps the %d whole rows written "
+                        "before, and the run stopped\n",
+                csvpath, csv_writer_error(r.csv), r.nrows);
     if (csv_writer_close(r.csv)) r.io_error = 1;
     run_print_summary(&r, stdout);
     printf("results: %s\n", csvpath);
 #ifdef BENCH_HAVE_REPORT
     if (report_finish(outdir, o.json[0] ? o.json : NULL, !o.no_plots)) r.io_error = 1;
 #endif
-    int rc = (r.failed || r.io_error) ? 1 : 0;
+    int rc = (r.failed || r.io_error || stop < 0) ? 1 : 0;
+    if (sig) {
+        fprintf(stderr, "bench: interrupted by %s: %d finished rows kept in %s\n",
+                interrupt_name(sig), r.nrows, outdir);
+        rc = 128 + sig;
+    }
     run_free(&r);
     return rc;
 

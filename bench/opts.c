@@ -28,6 +28,7 @@ void opts_usage(FILE *f)
         "  --threads N        CPU threads for OpenMP and OpenBLAS (default: all cores)\n"
         "  --baseline NAME    backend speedups are measured against (default: each suite's)\n"
         "  --out DIR          run folder (default results/<UTC time>, and results/latest)\n"
+        "  --force            --out may hold an earlier run: replace its files\n"
         "  --json FILE        also write the run as Google Benchmark JSON\n"
         "  --no-plots         do not render charts\n"
         "  --plot DIR         re-render the charts and report of an earlier run, then exit\n"
@@ -123,6 +124,8 @@ int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap)
             o->info = 1;
         } else if (FLAG("--quick")) {
             o->quick = 1;
+        } else if (FLAG("--force")) {
+            o->force = 1;
         } else if (FLAG("--no-plots")) {
             o->no_plots = 1;
         } else if (FLAG("--emulate")) {
@@ -164,8 +167,9 @@ int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap)
         } else if (FLAG("--threads")) {
             NEED_VAL();
             long v;
-            if (parse_pos_int(val, 4096, &v))
-                return fail(err, errcap, "bench: bad --threads '%s' (want an integer from 1 to 4096)", val);
+            if (parse_pos_int(val, OPT_MAX_THREADS, &v))
+                return fail(err, errcap, "bench: bad --threads '%s' (want an integer from 1 to %d)",
+                            val, OPT_MAX_THREADS);
             o->threads = (int)v;
         } else if (FLAG("--device")) {
             NEED_VAL();

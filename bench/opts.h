@@ -9,6 +9,7 @@
 
 #define OPT_MAX_LIST 32
 #define OPT_PATH 1024
+#define OPT_MAX_THREADS 4096
 
 typedef struct bench_opts {
     const char *suites[OPT_MAX_LIST];   /* expanded: "all" -> every suite */
@@ -28,6 +29,7 @@ typedef struct bench_opts {
     char json[OPT_PATH];
     char plot_dir[OPT_PATH];
     int no_plots;
+    int force;           /* --out may hold an earlier run: replace it */
     int list, info, help, version, columns;
     int emulate;
     int device;

@@ -1,20 +1,34 @@
-/* bench/outdir.h - choosing, checking and creating the run folder. */
+/* bench/outdir.h - the run folder: chosen and checked before any work, then
+ * created and locked for the run's lifetime.
+ *
+ * A run owns its folder: the default results/<UTC time> is created
+ * exclusively (a run started in the same second takes <time>-2, -3, ...); an
+ * --out folder that exists must be empty unless --force, which removes the
+ * previous run's files (results.csv, report.md, plots/) before anything is
+ * written; a link (results/latest) is resolved to the folder it names; a
+ * folder another bench run holds is refused naming its pid (flock on
+ * <dir>/.bench.lock, kept until the process ends). */
 #ifndef BENCH_OUTDIR_H
 #define BENCH_OUTDIR_H
 
 #include <stddef.h>
 
-/* Fills out with dir, or results/<UTC time> when dir is "" (a suffix -2, -3...
- * when that exists). Checks, creating nothing, that it can be made and
- * written. Returns 0, or 2 with one line in err. */
-int outdir_choose(const char *dir, char *out, size_t cap, char *err, size_t errcap);
+/* Fills out with dir (a link resolved), or results/<UTC time> when dir is "".
+ * Checks, creating nothing, that the run may use it. 0, or 2 with one line in err. */
+int outdir_choose(const char *dir, int force, char *out, size_t cap, char *err, size_t errcap);
 
-/* Checks that a file could be created at path (its folder exists and is
- * writable, or would be created under a writable one). 0 or 2 with err. */
+/* Creates out (with its parents; the default name exclusively, renaming out
+ * to the next free name), locks it, and with force clears the previous run.
+ * 0, or 2 with one line in err. */
+int outdir_claim(char *out, size_t cap, int is_default, int force, char *err, size_t errcap);
+
+/* Checks that a file could be written at path before any work: a device or
+ * FIFO is written through; otherwise its folder must take a new file (tried).
+ * 0 or 2 with err. */
 int outdir_check_file(const char *path, char *err, size_t errcap);
 
-/* mkdir -p. Returns 0 or -1 (errno set). */
-int outdir_mkdirs(const char *dir);
+/* A path the chart scripts can open: no control character or quote. 0 or 2. */
+int outdir_name_ok(const char *what, const char *path, char *err, size_t errcap);
 
 /* Points results/latest at the run folder when it lives in results/. */
 void outdir_link_latest(const char *dir);

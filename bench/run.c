@@ -9,7 +9,10 @@ int run_emit(void *ctx, const result_row *row)
 {
     bench_run *r = (bench_run *)ctx;
     int rc = csv_write_row(r->csv, row);
-    if (rc) r->io_error = 1;
+    if (rc) { /* not written: not in the summary either */
+        r->io_error = 1;
+        return -1;
+    }
     if (strcmp(row->check, "fail") == 0) r->failed++;
     if (r->nrows == r->cap) {
         int cap = r->cap ? r->cap * 2 : 64;

@@ -13,6 +13,8 @@
 struct csv_writer {
     int fd;
     int failed;
+    int err;        /* errno of the first failure */
+    off_t size;     /* bytes of whole rows in the file */
 };
 
 /* All of buf with write(2), looping on partial writes: a row reaches the file
@@ -116,7 +118,7 @@ static int lb_samples(linebuf *b, const double *x, int n)
 
 csv_writer *csv_writer_open(const char *path, const char *const *context, int ncontext)
 {
-    FILE *f = fopen(path, "w");
+    FILE *f = fopen(path, "wx"); /* a new file: never through a link, never over a run's CSV */
     if (!f) return NULL;
     csv_writer *w = calloc(1, sizeof *w);
     if (!w) {
@@ -138,6 +140,11 @@ csv_writer *csv_writer_open(const char *path, const char *const *context, int nc
     /* rows go straight to the descriptor from here on */
     w->fd = dup(fileno(f));
     if (fclose(f) != 0 || w->fd < 0) w->failed = 1;
+    if (w->failed) {
+        w->err = errno ? errno : EIO;
+    } else {
+        w->size = lseek(w->fd, 0, SEEK_END);
+    }
     return w;
 }
 
@@ -157,7 +164,16 @@ int csv_write_row(csv_writer *w, const result_row *r)
         }
     }
     rc |= lb_put(&b, "\n", 1);
-    if (rc == 0 && write_all(w->fd, b.s, b.n) != 0) rc = -1;
+    if (rc) {
+        w->err = ENOMEM;
+    } else if (w->failed || write_all(w->fd, b.s, b.n) != 0) {
+        /* a full disk, a size limit: no half row stays behind */
+        if (!w->failed) w->err = errno;
+        if (ftruncate(w->fd, w->size) == 0) lseek(w->fd, w->size, SEEK_SET);
+        rc = -1;
+    } else {
+        w->size += (off_t)b.n;
+    }
     free(b.s);
     if (rc) w->failed = 1;
     return rc ? -1 : 0;
@@ -167,9 +183,37 @@ int csv_writer_close(csv_writer *w)
 {
     if (!w) return 0;
     int rc = w->failed ? -1 : 0;
-    if (w->fd >= 0 && close(w->fd) != 0) rc = -1;
+    if (w->fd >= 0 && (fsync(w->fd) != 0 || close(w->fd) != 0)) {
+        if (!w->failed && errno != EINVAL) { /* fsync on a pipe or device: EINVAL */
+            w->err = errno;
+            rc = -1;
+        }
+    }
     free(w);
     return rc;
+}
+
+int csv_write_context(csv_writer *w, const char *line)
+{
+    linebuf b = {0};
+    int rc = lb_put(&b, "# ", 2);
+    for (const char *p = line; *p && rc == 0; p++) rc = lb_put(&b, *p == '\n' || *p == '\r' ? " " : p, 1);
+    if (rc == 0) rc = lb_put(&b, "\n", 1);
+    if (rc == 0 && !w->failed && write_all(w->fd, b.s, b.n) == 0) {
+        w->size += (off_t)b.n;
+    } else {
+        if (!w->failed) w->err = rc ? ENOMEM : errno;
+        if (ftruncate(w->fd, w->size) == 0) lseek(w->fd, w->size, SEEK_SET);
+        w->failed = 1;
+        rc = -1;
+    }
+    free(b.s);
+    return rc ? -1 : 0;
+}
+
+const char *csv_writer_error(const csv_writer *w)
+{
+    return w && w->err ? strerror(w->err) : "write error";
 }
 
 /* ---- reader ------------------------------------------------------------ */

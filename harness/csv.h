@@ -20,12 +20,20 @@ extern "C" {
 
 typedef struct csv_writer csv_writer;
 
-/* Opens path for writing and writes the context lines ("# key: value" each;
+/* Creates path (it must not exist) and writes the context lines ("# key: value" each;
  * context may be NULL) and the header.  Returns NULL with errno set on failure. */
 csv_writer *csv_writer_open(const char *path, const char *const *context, int ncontext);
-/* Appends one row and flushes. Returns 0 on success, -1 on an I/O error. */
+/* Appends one row and flushes. Returns 0 on success, -1 on an I/O error (a
+ * full disk, a size limit), in which case any part of the row that reached the
+ * file is cut off again: the file keeps whole rows only. After a failure
+ * every later row fails too. */
 int csv_write_row(csv_writer *w, const result_row *r);
-/* Closes; returns 0 or -1 when a write had failed. */
+/* Appends a context line ("# key: value") after the rows (a reader takes '#'
+ * lines anywhere as context): e.g. "interrupted: SIGINT". 0 or -1 as a row. */
+int csv_write_context(csv_writer *w, const char *line);
+/* The first failure's reason ("No space left on device"). */
+const char *csv_writer_error(const csv_writer *w);
+/* Syncs and closes; returns 0 or -1 when a write had failed. */
 int csv_writer_close(csv_writer *w);
 
 /* Quotes one field into out (size cap); returns the length or -1 if it does not fit. */

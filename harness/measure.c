@@ -2,6 +2,7 @@
 #include "measure.h"
 #include "timer.h"
 #include "errmsg.h"
+#include "interrupt.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,7 @@ int measure_run(const measure_cfg *cfg, measure_fn fn, void *ctx, measure_result
     double start = timer_now_ms();
     double budget_ms = cfg->budget_s * 1e3;
     double ms;
-    for (int i = 0; i < cfg->warmup; i++) {
+    for (int i = 0; i < cfg->warmup && !interrupt_signal(); i++) {
         int rc = one_rep(fn, ctx, &ms);
         if (rc) return rc;
         if (timer_now_ms() - start > budget_ms / 2) break; /* slow case: keep time for samples */
@@ -42,6 +43,11 @@ int measure_run(const measure_cfg *cfg, measure_fn fn, void *ctx, measure_result
     }
     double measured = 0;
     for (;;) {
+        if (interrupt_signal()) { /* the runner abandons the case */
+            measure_result_free(out);
+            err_set("interrupted by %s", interrupt_name(interrupt_signal()));
+            return -1;
+        }
         int done = out->n >= cfg->min_reps && measured >= cfg->min_time_s * 1e3;
         if (done) break;
         if (out->n >= cfg->max_reps) {

@@ -3,7 +3,8 @@
  * Warm-up runs first (untimed: module load, handle creation, page faults stay
  * out of the numbers), then repetitions until BOTH min_reps samples and
  * min_time_s of measured time are reached, stopping early only at max_reps or
- * when the case's budget_s of wall time is spent (then at least one sample).
+ * when the case's budget_s of wall time is spent (then at least one sample),
+ * or failing at once when the run is interrupted (interrupt.h).
  * Every sample is kept.
  *
  * A repetition is one call of the callable. A callable that times itself

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "runner.h"
 #include "errmsg.h"
+#include "interrupt.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -248,8 +249,15 @@ static void row_start(const runner *r, result_row *row, const suite_def *s, cons
                  r->repro_extra ? r->repro_extra : "");
 }
 
+/* Hands the row on (0, or -1 when writing it failed); a case the run was
+ * interrupted in is abandoned: its row is dropped (1). */
 static int emit(runner *r, result_row *row, double base_median, const char *baseline)
 {
+    if (interrupt_signal()) {
+        free(row->samples);
+        row->samples = NULL;
+        return 1;
+    }
     if (baseline && !row->emulated) {
         snprintf(row->baseline, sizeof row->baseline, "%s", baseline);
         row->speedup = base_median / row->median_ms;   /* NAN when either is missing */
@@ -399,10 +407,11 @@ static int run_gpu_backend(runner *r, const suite_entry *e, const backend_def *b
         snprintf(label, sizeof label, "%s %s %s %s", s->name, p->desc, b->name, mode);
         progress_start(r->prog, label);
         gpu_case(r, e, b, p, d, m, &row);
-        rc |= emit(r, &row, base_median, baseline);
+        rc = emit(r, &row, base_median, baseline);
         progress_finish_one(r->prog);
+        if (rc) return rc;
     }
-    return rc;
+    return 0;
 }
 
 /* ---- a suite -------------------------------------------------------------- */
@@ -416,15 +425,19 @@ int runner_run(runner *r, const suite_entry *e, const problem *probs, int nprobs
     if (!baseline && nb > 0 && (r->baseline || s->default_baseline))
         fprintf(stderr, "bench: %s: baseline %s not selected: speedups left empty\n", s->name,
                 r->baseline ? r->baseline : s->default_baseline);
-    for (int pi = 0; pi < nprobs; pi++) {
+    for (int pi = 0; pi < nprobs && !rc; pi++) {
         const problem *p = &probs[pi];
         case_data d;
         int ok = data_build(r, s, p, &d) == 0;
         double base_median = NAN;
-        for (int bi = 0; bi < nb; bi++) {
+        for (int bi = 0; bi < nb && !rc; bi++) {
             const backend_def *b = order[bi];
+            if (interrupt_signal()) {
+                rc = 1;
+                break;
+            }
             if (b->dev == DEV_GPU) {
-                rc |= run_gpu_backend(r, e, b, p, pi, ok ? &d : NULL, base_median, baseline);
+                rc = run_gpu_backend(r, e, b, p, pi, ok ? &d : NULL, base_median, baseline);
                 continue;
             }
             if (!runner_mode_selected(r, "host")) continue;
@@ -446,10 +459,10 @@ int runner_run(runner *r, const suite_entry *e, const problem *probs, int nprobs
                 exec_case(r, s, b, p, &d, &ex, 0, &row);
             }
             if (baseline && bi == 0) base_median = row.median_ms;
-            rc |= emit(r, &row, base_median, baseline);
+            rc = emit(r, &row, base_median, baseline);
             progress_finish_one(r->prog);
         }
         data_free(s, &d);
     }
-    return rc ? -1 : 0;
+    return rc;
 }

@@ -69,7 +69,9 @@ double runner_case_bytes(const suite_def *s, const problem *p, double llc_bytes)
 /* Number of cases (for the ETA). */
 int runner_count(const runner *r, const suite_entry *s, int nproblems);
 
-/* Runs every case of the problems. 0, or -1 when emitting a row failed. */
+/* Runs every case of the problems. 0; -1 when emitting a row failed (the
+ * suite stops there); 1 when the run was interrupted (interrupt.h: the case in
+ * progress is abandoned, no other runs). */
 int runner_run(runner *r, const suite_entry *s, const problem *probs, int nprobs);
 
 #ifdef __cplusplus

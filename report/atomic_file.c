@@ -1,17 +1,53 @@
 /* report/atomic_file.c - temp file + rename (see atomic_file.h). */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 #include "atomic_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* A device or FIFO (what a link names, too) is written through: it can be
+ * neither made beside nor renamed over (`--json /dev/null` as root would turn
+ * /dev/null into a regular file). O_NONBLOCK only for the open: a FIFO with
+ * no reader is an error, not a hang. */
+static int open_direct(atomic_file *a)
+{
+    int fd = open(a->path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0 || fcntl(fd, F_SETFL, 0) != 0 || !(a->f = fdopen(fd, "w"))) {
+        fprintf(stderr, "bench: cannot write '%s': %s\n", a->path,
+                errno == ENXIO ? "a FIFO with no reader" : strerror(errno));
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    a->direct = 1;
+    return 0;
+}
+
 int af_open(atomic_file *a, const char *path)
 {
+    struct stat st;
+    a->f = NULL;
+    a->direct = 0;
+    a->tmp[0] = '\0';
     snprintf(a->path, sizeof a->path, "%s", path);
-    snprintf(a->tmp, sizeof a->tmp, "%s.tmp.XXXXXX", path);
+    /* a link is followed: the file it names is replaced (never the link) */
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && !realpath(path, a->path)) {
+        fprintf(stderr, "bench: cannot write '%s': a link to nothing usable (%s)\n", path,
+                strerror(errno));
+        return -1;
+    }
+    if (stat(a->path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "bench: cannot write '%s': it is a folder\n", path);
+            return -1;
+        }
+        return open_direct(a);
+    }
+    snprintf(a->tmp, sizeof a->tmp, "%s.tmp.XXXXXX", a->path);
     int fd = mkstemp(a->tmp);
     if (fd < 0) {
         fprintf(stderr, "bench: cannot write '%s': %s\n", path, strerror(errno));
@@ -33,6 +69,11 @@ int af_commit(atomic_file *a)
     int bad = ferror(a->f);
     if (fclose(a->f) != 0) bad = 1;
     a->f = NULL;
+    if (a->direct) {
+        if (!bad) return 0;
+        fprintf(stderr, "bench: cannot write '%s': %s\n", a->path, strerror(errno ? errno : EIO));
+        return -1;
+    }
     if (!bad && rename(a->tmp, a->path) == 0) return 0;
     fprintf(stderr, "bench: cannot write '%s': %s\n", a->path, strerror(errno ? errno : EIO));
     unlink(a->tmp);
@@ -43,5 +84,5 @@ void af_abort(atomic_file *a)
 {
     if (a->f) fclose(a->f);
     a->f = NULL;
-    unlink(a->tmp);
+    if (!a->direct) unlink(a->tmp);
 }

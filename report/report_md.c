@@ -169,6 +169,10 @@ int report_md_write(const rundata *rd, const char *dir)
     FILE *f = a.f;
     const char *utc = rd_context(rd, "utc");
     fprintf(f, "# Benchmark run %s\n\n", utc ? utc : "(time not recorded)");
+    const char *stopped = rd_context(rd, "interrupted");
+    if (stopped)
+        fprintf(f, "**Interrupted** (%s): this run did not finish; below are the rows it "
+                   "finished.\n\n", stopped);
     fprintf(f, "Every row of [results.csv](results.csv); emulated GPU rows show no timing: they are "
                "correctness runs, not GPU timings.\n\n");
     write_checks(rd, f);
