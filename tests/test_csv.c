@@ -5,6 +5,7 @@
 #include "schema.h"
 #include "testutil.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,11 @@ int main(void)
     int fd = mkstemp(path);
     close(fd);
     const char *ctx[] = {"utc: 2026-01-01T00:00:00Z", "cpu: Some CPU, with comma"};
+    /* the writer makes a new file: never one that exists (an earlier run's CSV) */
     csv_writer *w = csv_writer_open(path, ctx, 2);
+    EXPECT(w == NULL && errno == EEXIST, "an existing file is refused");
+    unlink(path);
+    w = csv_writer_open(path, ctx, 2);
     EXPECT(w != NULL, "open");
     result_row r;
     result_row_init(&r);
@@ -117,6 +122,7 @@ int main(void)
     EXPECT(!t && strstr(err, ":3:") && strstr(err, "cut off"), "row cut in its last field rejected: %s", err);
 
     /* a long row (thousands of samples) reaches the file whole */
+    unlink(path);
     w = csv_writer_open(path, NULL, 0);
     result_row big;
     result_row_init(&big);
