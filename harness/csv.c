@@ -206,12 +206,13 @@ static int push_ptr(void ***arr, int *n, int *cap, void *p)
 }
 
 /* Parses one record starting at *pp (may span lines inside quotes).
- * Returns the fields (count in *nf) and advances *pp and *line. */
+ * Returns the fields (count in *nf) and advances *pp and *line. *bad is 1 for
+ * a malformed quoted field, 2 when memory ran out (fields so far returned). */
 static char **parse_record(const char **pp, int *nf, int *line, int *bad)
 {
     const char *p = *pp;
     void **fields = NULL;
-    int n = 0, cap = 0;
+    int n = 0, cap = 0, oom = 0;
     linebuf cur = {0};
     *bad = 0;
     for (;;) {
@@ -222,12 +223,12 @@ static char **parse_record(const char **pp, int *nf, int *line, int *bad)
             for (;;) {
                 if (*p == '\0') { *bad = 1; break; }
                 if (*p == '"') {
-                    if (p[1] == '"') { lb_put(&cur, "\"", 1); p += 2; continue; }
+                    if (p[1] == '"') { oom |= lb_put(&cur, "\"", 1); p += 2; continue; }
                     p++;
                     break;
                 }
                 if (*p == '\n') (*line)++;
-                lb_put(&cur, p, 1);
+                oom |= lb_put(&cur, p, 1);
                 p++;
             }
             if (!*bad && *p != ',' && *p != '\n' && *p != '\r' && *p != '\0') *bad = 1;
@@ -237,9 +238,14 @@ static char **parse_record(const char **pp, int *nf, int *line, int *bad)
                 if (*p == '"') *bad = 1;
                 p++;
             }
-            lb_put(&cur, s, (size_t)(p - s));
+            oom |= lb_put(&cur, s, (size_t)(p - s));
         }
-        push_ptr(&fields, &n, &cap, dup_range(cur.s ? cur.s : "", cur.n));
+        char *field = oom ? NULL : dup_range(cur.s ? cur.s : "", cur.n);
+        if (!field || push_ptr(&fields, &n, &cap, field)) {
+            free(field);
+            *bad = 2;
+            break;
+        }
         if (*bad) break;
         if (*p == ',') { p++; continue; }
         break;
@@ -284,6 +290,11 @@ csv_table *csv_read(const char *path, char *err, size_t errcap)
         return NULL;
     }
     csv_table *t = calloc(1, sizeof *t);
+    if (!t) {
+        free(text.s);
+        set_err(err, errcap, "%s: out of memory", path);
+        return NULL;
+    }
     const char *p = text.s ? text.s : "";
     int line = 1, ctxcap = 0, rowcap = 0;
     int *lines = NULL;
@@ -296,7 +307,11 @@ csv_table *csv_read(const char *path, char *err, size_t errcap)
             if (*s == ' ') s++;
             size_t sl = len - (size_t)(s - p);
             if (sl && s[sl - 1] == '\r') sl--;
-            push_ptr((void ***)&t->context, &t->ncontext, &ctxcap, dup_range(s, sl));
+            char *ctx = dup_range(s, sl);
+            if (!ctx || push_ptr((void ***)&t->context, &t->ncontext, &ctxcap, ctx)) {
+                free(ctx);
+                goto oom;
+            }
             p += len + (e ? 1 : 0);
             line++;
             continue;
@@ -311,6 +326,7 @@ csv_table *csv_read(const char *path, char *err, size_t errcap)
         line++;
         if (bad) {
             free_fields(fields, nf);
+            if (bad == 2) goto oom;
             set_err(err, errcap, "%s:%d: malformed quoted field", path, start);
             goto fail;
         }
@@ -330,7 +346,10 @@ csv_table *csv_read(const char *path, char *err, size_t errcap)
             goto fail;
         }
         int oldcap = rowcap;
-        if (push_ptr((void ***)&t->rows, &t->nrows, &rowcap, fields)) goto oom;
+        if (push_ptr((void ***)&t->rows, &t->nrows, &rowcap, fields)) {
+            free_fields(fields, nf);
+            goto oom;
+        }
         if (rowcap != oldcap) {
             int *l = realloc(lines, (size_t)rowcap * sizeof *l);
             if (!l) goto oom;
