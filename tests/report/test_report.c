@@ -334,14 +334,22 @@ static char *run_text(const char *name)
     return slurp(path);
 }
 
-/* Replaces the first occurrence of from (after skip bytes) in s by to, in place (same length or shorter). */
-static void patch(char *s, const char *from, const char *to)
+/* s with its first occurrence of from replaced by to (malloc'd). */
+static char *patched(const char *s, const char *from, const char *to)
 {
-    char *p = strstr(s, from);
-    if (!p) return;
-    size_t fl = strlen(from), tl = strlen(to);
-    memmove(p + tl, p + fl, strlen(p + fl) + 1);
-    memcpy(p, to, tl);
+    const char *p = strstr(s, from);
+    size_t n = strlen(s), fl = strlen(from), tl = strlen(to);
+    char *out = malloc(n + tl + 1);
+    if (!out) return NULL;
+    if (!p) {
+        memcpy(out, s, n + 1);
+        return out;
+    }
+    size_t pre = (size_t)(p - s);
+    memcpy(out, s, pre);
+    memcpy(out + pre, to, tl);
+    memcpy(out + pre + tl, p + fl, n - pre - fl + 1);
+    return out;
 }
 
 /* rd_load's message for the run dir, into err; returns rd_load's result. */
@@ -373,9 +381,9 @@ static void test_invalid_values(void)
     for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
         char run[300], err[1024], want[160];
         snprintf(run, sizeof run, "%s/bad%zu", tmpdir, i);
-        char *text = strdup(good);
-        patch(text, BAD[i].from, BAD[i].to);
-        write_text(run, text);
+        char *text = patched(good, BAD[i].from, BAD[i].to);
+        EXPECT(text && strcmp(text, good) != 0, "planting %s", BAD[i].to);
+        write_text(run, text ? text : "");
         free(text);
         /* the first data row holds the planted value */
         snprintf(want, sizeof want, "results.csv:%d: column '%s': %s", header_line + 1, BAD[i].col, BAD[i].want);
