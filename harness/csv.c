@@ -174,7 +174,7 @@ int csv_writer_close(csv_writer *w)
 
 /* ---- reader ------------------------------------------------------------ */
 
-static void set_err(char *err, size_t cap, const char *fmt, ...)
+void csv_errorf(char *err, size_t cap, const char *fmt, ...)
 {
     if (!err || !cap) return;
     va_list ap;
@@ -268,7 +268,7 @@ csv_table *csv_read(const char *path, char *err, size_t errcap)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        set_err(err, errcap, "%s: cannot open: %s", path, strerror(errno));
+        csv_errorf(err, errcap, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
     linebuf text = {0};
@@ -278,7 +278,7 @@ csv_table *csv_read(const char *path, char *err, size_t errcap)
         if (lb_put(&text, chunk, got)) {
             fclose(f);
             free(text.s);
-            set_err(err, errcap, "%s: out of memory", path);
+            csv_errorf(err, errcap, "%s: out of memory", path);
             return NULL;
         }
     }
@@ -286,13 +286,13 @@ csv_table *csv_read(const char *path, char *err, size_t errcap)
     fclose(f);
     if (rerr) {
         free(text.s);
-        set_err(err, errcap, "%s: read error", path);
+        csv_errorf(err, errcap, "%s: read error", path);
         return NULL;
     }
     csv_table *t = calloc(1, sizeof *t);
     if (!t) {
         free(text.s);
-        set_err(err, errcap, "%s: out of memory", path);
+        csv_errorf(err, errcap, "%s: out of memory", path);
         return NULL;
     }
     const char *p = text.s ? text.s : "";
@@ -327,7 +327,7 @@ csv_table *csv_read(const char *path, char *err, size_t errcap)
         if (bad) {
             free_fields(fields, nf);
             if (bad == 2) goto oom;
-            set_err(err, errcap, "%s:%d: malformed quoted field", path, start);
+            csv_errorf(err, errcap, "%s:%d: malformed quoted field", path, start);
             goto fail;
         }
         if (!t->header) {
@@ -337,12 +337,12 @@ csv_table *csv_read(const char *path, char *err, size_t errcap)
         }
         if (nf != t->ncols) { /* a torn or foreign row */
             free_fields(fields, nf);
-            set_err(err, errcap, "%s:%d: %d fields, header has %d", path, start, nf, t->ncols);
+            csv_errorf(err, errcap, "%s:%d: %d fields, header has %d", path, start, nf, t->ncols);
             goto fail;
         }
         if (p[-1] != '\n') { /* the last record lacks its newline: cut off mid-write */
             free_fields(fields, nf);
-            set_err(err, errcap, "%s:%d: row is cut off (no end of line)", path, start);
+            csv_errorf(err, errcap, "%s:%d: row is cut off (no end of line)", path, start);
             goto fail;
         }
         int oldcap = rowcap;
@@ -360,13 +360,13 @@ csv_table *csv_read(const char *path, char *err, size_t errcap)
     t->line = lines;
     free(text.s);
     if (!t->header) {
-        set_err(err, errcap, "%s:%d: no header line", path, line);
+        csv_errorf(err, errcap, "%s:%d: no header line", path, line);
         csv_table_free(t);
         return NULL;
     }
     return t;
 oom:
-    set_err(err, errcap, "%s: out of memory", path);
+    csv_errorf(err, errcap, "%s: out of memory", path);
 fail:
     t->line = lines;
     free(text.s);

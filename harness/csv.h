@@ -40,6 +40,9 @@ typedef struct csv_table {
     char **context;     /* the '#' lines, without the leading "# " */
 } csv_table;
 
+/* printf-style one-line reason into err (size cap; nothing when err is NULL). */
+void csv_errorf(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* Reads a whole CSV file. On failure returns NULL and writes a one-line reason
  * naming the file and line into err (size errcap). */
 csv_table *csv_read(const char *path, char *err, size_t errcap);

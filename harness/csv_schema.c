@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,22 +14,12 @@
  * the problem a backend ran (suite, case, shape, backend), the last the mode. */
 static const int KEY_COLS[CSV_KEY_CASE] = {COL_SUITE, COL_CASE, COL_SHAPE, COL_BACKEND, COL_MODE};
 
-static void set_err(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t cap, const char *fmt, ...)
-{
-    if (!err || !cap) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, cap, fmt, ap);
-    va_end(ap);
-}
-
 int csv_require(const csv_table *t, const int *idx, const int *cols, int n, const char *path,
                 char *err, size_t errcap)
 {
     for (int i = 0; i < n; i++)
         if (idx[cols[i]] < 0) {
-            set_err(err, errcap, "%s:%d: not a bench results file: no column '%s'", path,
+            csv_errorf(err, errcap, "%s:%d: not a bench results file: no column '%s'", path,
                     t->ncontext + 1, SCHEMA[cols[i]].name);
             return -1;
         }
@@ -106,7 +95,7 @@ static int check_duplicates(const csv_table *t, const int *idx, const char *path
 {
     csv_keys k;
     if (csv_keys_build(t, idx, CSV_KEY_CASE, &k)) {
-        set_err(err, errcap, "%s: out of memory", path);
+        csv_errorf(err, errcap, "%s: out of memory", path);
         return -1;
     }
     int first = -1, second = -1;
@@ -118,7 +107,7 @@ static int check_duplicates(const csv_table *t, const int *idx, const char *path
     if (second >= 0) {
         char key[640];
         csv_row_key(t, idx, second, CSV_KEY_CASE, '/', key, sizeof key);
-        set_err(err, errcap, "%s:%d: duplicate case %s (also on line %d)", path, t->line[second],
+        csv_errorf(err, errcap, "%s:%d: duplicate case %s (also on line %d)", path, t->line[second],
                 key, t->line[first]);
     }
     csv_keys_free(&k);
@@ -132,7 +121,7 @@ int csv_validate(const csv_table *t, const int *idx, const char *path, char *err
             if (idx[c] < 0) continue;
             const char *s = t->rows[r][idx[c]], *want = "";
             if (check_cell(c, s, &want) == 0) continue;
-            set_err(err, errcap, "%s:%d: column '%s': '%.40s' is not %s", path, t->line[r],
+            csv_errorf(err, errcap, "%s:%d: column '%s': '%.40s' is not %s", path, t->line[r],
                     SCHEMA[c].name, s, want);
             return -1;
         }
