@@ -182,6 +182,15 @@ static int validate_selection(bench_opts *o, char *err, size_t errcap)
 
 #define MAX_PROBLEMS 64
 
+/* Whether probs[n] names the same case as one of probs[0..n). */
+static int repeats_problem(const problem *probs, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(probs[i].name, probs[n].name) == 0 && strcmp(probs[i].desc, probs[n].desc) == 0)
+            return 1;
+    return 0;
+}
+
 /* The problems of each selected suite: the --sizes entries it accepts, or its
  * default sweep; an entry no suite accepts, or too big for this machine, is a
  * usage error. 0 or 2 with err. */
@@ -204,6 +213,12 @@ static int plan_problems(const bench_opts *o, const runner *r, double mem,
             const suite_def *d = suite_find(o->suites[s])->def;
             int rc = d->parse(o->sizes[i], &probs[s][nprobs[s]], err, errcap);
             if (rc == 2) return 2;
+            if (rc == 0 && repeats_problem(probs[s], nprobs[s])) {
+                /* one case, one row: readers reject a results.csv that repeats a case */
+                snprintf(err, errcap, "bench: '%s' in --sizes repeats %s problem %s", o->sizes[i],
+                         d->name, probs[s][nprobs[s]].desc);
+                return 2;
+            }
             if (rc == 0) {
                 nprobs[s]++;
                 taken = 1;

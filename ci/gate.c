@@ -1,4 +1,4 @@
-/* ci/gate.c - bench-gate CURRENT.csv BASELINE.csv [--tolerance F] [--strict]
+/* ci/gate.c - bench-gate CURRENT.csv BASELINE.csv [--tolerance F] [--strict] [--allow-missing]
  *
  * Fails CI when a speedup regresses. Speedups are ratios measured inside each
  * run (a backend's median against the baseline backend's, same shape, same
@@ -12,17 +12,30 @@
  *            both runs
  *   SLOWER when ratio < 1 - tolerance AND 1 - ratio > noise
  *   faster when ratio > 1 + tolerance;   same otherwise
- *   missing: in the baseline only (fails with --strict); new: in current only.
- * Rows that are emulated, not passing, without a speedup, or the baseline
- * backend itself are not compared. Any failed check in CURRENT fails the gate.
+ *   missing: a gated baseline case that the current run lacks, or has only as
+ *            a skip row (errored), emulated, or without a speedup; FAILED: one
+ *            whose current check failed. Both fail the gate; --allow-missing
+ *            lets missing cases pass (a deliberately smaller run), never FAILED.
+ *   new: in the current run only (never fails).
+ * A baseline case is gated when it ran on hardware, passed, has a speedup and
+ * is not the baseline backend itself. Any failed check in CURRENT fails the
+ * gate, and so does a comparison of nothing (no gated case in common).
  * A baseline made on another CPU (the `cpu` or `simd` context lines differ)
  * is compared but its regressions only warn, unless --strict.
+ * Every cell is validated against the schema (harness/csv_schema.c); columns
+ * are read by schema id, and only those below are required, so baselines
+ * written before the flops/device_kind/repro columns still compare.
+ * Cases are found through sorted key indexes (sort + binary search): two runs
+ * of 200k rows each take 1.7-2.0 s and 550 MB on the 2-core CI machine; the
+ * old per-row linear scans were quadratic (50k rows 38 s, 200k unfinished
+ * after 15 min).
  *
- * Exit: 0 pass, 1 a regression or failed check, 2 unreadable or malformed
- * input (naming file and line) or bad usage.
+ * Exit: 0 pass, 1 a regression, failed check, missing case or nothing
+ * compared, 2 unreadable or malformed input (naming file and line) or bad usage.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "csv.h"
+#include "schema.h"
 
 #include <errno.h>
 #include <math.h>
@@ -37,95 +50,105 @@
  * while a 2x slowdown (-50%) always fails. */
 #define GATE_DEFAULT_TOLERANCE 0.30
 #define GATE_NOISE_SIGMAS 3.0
+#define USAGE "usage: gate CURRENT.csv BASELINE.csv [--tolerance F] [--strict] [--allow-missing]\n"
 
-typedef struct gate_row {
-    char key[320];
-    double speedup, rel_noise;
-    int line;
-} gate_row;
+/* The columns the gate reads; every other column may be absent. */
+static const int NEEDED[] = {COL_SUITE, COL_CASE, COL_SHAPE, COL_BACKEND, COL_MODE, COL_BASELINE,
+                             COL_SPEEDUP, COL_MEDIAN_MS, COL_MAD_MS, COL_CHECK, COL_EMULATED};
 
 typedef struct gate_run {
     const char *path;
     csv_table *t;
-    gate_row *rows;
-    int n;
+    int idx[COL_COUNT];
+    csv_keys cases;    /* every row by (suite, case, shape, backend, mode) */
+    csv_keys problems; /* every row by (suite, case, shape, backend) */
     int failed_checks;
 } gate_run;
 
-static int num(const char *s, double *out)
+typedef struct gate_opts {
+    double tol;
+    int strict, allow_missing;
+    const char *paths[2];
+} gate_opts;
+
+typedef struct gate_count {
+    int same, faster, slower, missing, failed, fresh;
+} gate_count;
+
+static const char *cell(const gate_run *g, int row, int col) { return csv_get(g->t, g->idx, row, col); }
+
+/* A validated NUM cell: its value, or NaN when empty. */
+static double num(const gate_run *g, int row, int col)
 {
-    char *end;
-    if (!*s) return 1; /* empty: not applicable */
-    errno = 0;
-    *out = strtod(s, &end);
-    return (errno || *end || end == s) ? -1 : 0;
+    const char *s = cell(g, row, col);
+    return *s ? strtod(s, NULL) : NAN;
 }
 
-static const char *const NEEDED[] = {"suite", "case", "shape", "backend", "mode", "baseline",
-                                     "speedup", "median_ms", "mad_ms", "check", "emulated"};
+static int is(const gate_run *g, int row, int col, const char *s) { return strcmp(cell(g, row, col), s) == 0; }
 
-/* The relative MAD of the baseline backend's row for the same case, or 0. */
-static double base_rel_mad(const csv_table *t, int row, int c[])
+/* A row the gate compares: ran on hardware, passed, has a speedup, and is not
+ * the baseline backend measured against itself. */
+static int gated(const gate_run *g, int row)
 {
-    const char *base = csv_field(t, row, c[5]);
-    for (int r = 0; r < t->nrows; r++) {
-        if (strcmp(csv_field(t, r, c[3]), base) != 0) continue;
-        if (strcmp(csv_field(t, r, c[0]), csv_field(t, row, c[0])) ||
-            strcmp(csv_field(t, r, c[1]), csv_field(t, row, c[1])) ||
-            strcmp(csv_field(t, r, c[2]), csv_field(t, row, c[2])))
-            continue;
-        double med = NAN, mad = NAN;
-        if (num(csv_field(t, r, c[7]), &med) == 0 && num(csv_field(t, r, c[8]), &mad) == 0 &&
-            med > 0)
-            return mad / med;
-    }
-    return 0;
+    return is(g, row, COL_CHECK, "pass") && is(g, row, COL_EMULATED, "0") &&
+           !isnan(num(g, row, COL_SPEEDUP)) &&
+           strcmp(cell(g, row, COL_BACKEND), cell(g, row, COL_BASELINE)) != 0;
 }
 
-/* Loads the comparable rows. Returns 0, or 2 with a message. */
+/* mad/median of a row, or 0 when either is missing. */
+static double rel_mad(const gate_run *g, int row)
+{
+    double med = num(g, row, COL_MEDIAN_MS), mad = num(g, row, COL_MAD_MS);
+    return (med > 0 && mad >= 0) ? mad / med : 0;
+}
+
+/* The relative noise of a row's speedup: its own MAD and that of the first
+ * row of its baseline backend on the same problem with both numbers. */
+static double rel_noise(const gate_run *g, int row)
+{
+    const char *f[CSV_KEY_PROBLEM] = {cell(g, row, COL_SUITE), cell(g, row, COL_CASE),
+                                      cell(g, row, COL_SHAPE), cell(g, row, COL_BASELINE)};
+    char key[1024];
+    double base = 0;
+    if (csv_key_join(f, CSV_KEY_PROBLEM, CSV_KEY_SEP, key, sizeof key) == 0)
+        for (int i = csv_keys_find(&g->problems, key);
+             i >= 0 && i < g->problems.n && strcmp(g->problems.e[i].key, key) == 0 && base == 0; i++)
+            base = rel_mad(g, g->problems.e[i].row);
+    double own = rel_mad(g, row);
+    return 1.4826 * sqrt(own * own + base * base);
+}
+
+/* The row of run g with the case key of row `row` of run other, or -1. */
+static int find_case(const gate_run *g, const gate_run *other, int row)
+{
+    char key[1024];
+    if (csv_row_key(other->t, other->idx, row, CSV_KEY_CASE, CSV_KEY_SEP, key, sizeof key)) return -1;
+    int i = csv_keys_find(&g->cases, key);
+    return i < 0 ? -1 : g->cases.e[i].row;
+}
+
+/* Reads, validates and indexes one run. 0, or 2 with the reason on stderr. */
 static int load(gate_run *g, const char *path)
 {
-    char err[512];
-    int c[11];
+    char err[1024];
     g->path = path;
-    g->t = csv_read(path, err, sizeof err);
+    g->t = csv_read_results(path, g->idx, NEEDED, (int)(sizeof NEEDED / sizeof NEEDED[0]), err, sizeof err);
     if (!g->t) {
         fprintf(stderr, "gate: %s\n", err);
         return 2;
     }
-    for (int i = 0; i < 11; i++) {
-        c[i] = csv_col(g->t, NEEDED[i]);
-        if (c[i] < 0) {
-            fprintf(stderr, "gate: %s:%d: no column '%s'\n", path, 1 + g->t->ncontext, NEEDED[i]);
+    for (int r = 0; r < g->t->nrows; r++) {
+        g->failed_checks += is(g, r, COL_CHECK, "fail");
+        double sp = num(g, r, COL_SPEEDUP);
+        if (sp == 0) { /* a ratio of 0 is not a measurement */
+            fprintf(stderr, "gate: %s:%d: speedup 0 is not a ratio of two times\n", path, g->t->line[r]);
             return 2;
         }
     }
-    g->rows = calloc((size_t)g->t->nrows + 1, sizeof *g->rows);
-    for (int r = 0; r < g->t->nrows; r++) {
-        const char *check = csv_field(g->t, r, c[9]);
-        double sp = NAN, med = NAN, mad = NAN;
-        int line = g->t->line[r];
-        if (strcmp(check, "fail") == 0) g->failed_checks++;
-        int e1 = num(csv_field(g->t, r, c[6]), &sp), e2 = num(csv_field(g->t, r, c[7]), &med),
-            e3 = num(csv_field(g->t, r, c[8]), &mad);
-        if (e1 < 0 || e2 < 0 || e3 < 0 || (e1 == 0 && !(isfinite(sp) && sp > 0)) ||
-            (e2 == 0 && !(isfinite(med) && med >= 0)) || (e3 == 0 && !(isfinite(mad) && mad >= 0))) {
-            fprintf(stderr, "gate: %s:%d: speedup, median_ms or mad_ms is not a finite positive "
-                            "number\n", path, line);
-            return 2;
-        }
-        if (strcmp(check, "pass") != 0 || strcmp(csv_field(g->t, r, c[10]), "0") != 0 || e1 ||
-            strcmp(csv_field(g->t, r, c[3]), csv_field(g->t, r, c[5])) == 0)
-            continue;
-        gate_row *w = &g->rows[g->n++];
-        snprintf(w->key, sizeof w->key, "%s/%s/%s/%s/%s", csv_field(g->t, r, c[0]),
-                 csv_field(g->t, r, c[1]), csv_field(g->t, r, c[2]), csv_field(g->t, r, c[3]),
-                 csv_field(g->t, r, c[4]));
-        double own = (e2 == 0 && e3 == 0 && med > 0) ? mad / med : 0;
-        double base = base_rel_mad(g->t, r, c);
-        w->speedup = sp;
-        w->rel_noise = 1.4826 * sqrt(own * own + base * base);
-        w->line = line;
+    if (csv_keys_build(g->t, g->idx, CSV_KEY_CASE, &g->cases) ||
+        csv_keys_build(g->t, g->idx, CSV_KEY_PROBLEM, &g->problems)) {
+        fprintf(stderr, "gate: %s: out of memory\n", path);
+        return 2;
     }
     return 0;
 }
@@ -133,14 +156,8 @@ static int load(gate_run *g, const char *path)
 static void gate_run_free(gate_run *g)
 {
     csv_table_free(g->t);
-    free(g->rows);
-}
-
-static const gate_row *find(const gate_run *g, const char *key)
-{
-    for (int i = 0; i < g->n; i++)
-        if (strcmp(g->rows[i].key, key) == 0) return &g->rows[i];
-    return NULL;
+    csv_keys_free(&g->cases);
+    csv_keys_free(&g->problems);
 }
 
 static int same_machine(const gate_run *a, const gate_run *b)
@@ -153,81 +170,133 @@ static int same_machine(const gate_run *a, const gate_run *b)
     return 1;
 }
 
-int main(int argc, char **argv)
+/* One table line: the case (key with '/'), baseline and current speedups, change, verdict. */
+static void print_line(const gate_run *g, int row, double base, double cur, const char *verdict)
 {
-    const char *paths[2] = {NULL, NULL};
-    double tol = GATE_DEFAULT_TOLERANCE;
-    int strict = 0, np = 0;
+    char key[640], b[16] = "-", c[16] = "-", ch[16] = "-";
+    csv_row_key(g->t, g->idx, row, CSV_KEY_CASE, '/', key, sizeof key);
+    if (!isnan(base)) snprintf(b, sizeof b, "%.4g", base);
+    if (!isnan(cur)) snprintf(c, sizeof c, "%.4g", cur);
+    if (!isnan(base) && !isnan(cur)) snprintf(ch, sizeof ch, "%+.1f%%", 100 * (cur / base - 1));
+    printf("%-58s %9s %9s %8s  %s\n", key, b, c, ch, verdict);
+}
+
+/* The verdict on one gated baseline row against the current run; counts it. */
+static void judge(const gate_run *base, int brow, const gate_run *cur, const gate_opts *o, gate_count *n)
+{
+    int crow = find_case(cur, base, brow);
+    double bsp = num(base, brow, COL_SPEEDUP);
+    if (crow >= 0 && is(cur, crow, COL_CHECK, "fail")) {
+        print_line(base, brow, bsp, NAN, "FAILED (check failed)");
+        n->failed++;
+        return;
+    }
+    if (crow < 0 || !gated(cur, crow)) {
+        const char *why = crow < 0 ? "missing"
+                          : is(cur, crow, COL_CHECK, "skip") ? "missing (skipped: errored)"
+                          : is(cur, crow, COL_EMULATED, "1") ? "missing (emulated)"
+                                                              : "missing (no speedup)";
+        print_line(base, brow, bsp, NAN, why);
+        n->missing++;
+        return;
+    }
+    double csp = num(cur, crow, COL_SPEEDUP), ratio = csp / bsp;
+    double bn = rel_noise(base, brow), cn = rel_noise(cur, crow);
+    double noise = GATE_NOISE_SIGMAS * sqrt(bn * bn + cn * cn);
+    const char *verdict = "same";
+    if (ratio < 1 - o->tol && 1 - ratio > noise) {
+        verdict = "SLOWER";
+        n->slower++;
+    } else if (ratio > 1 + o->tol) {
+        verdict = "faster";
+        n->faster++;
+    } else {
+        n->same++;
+    }
+    print_line(base, brow, bsp, csp, verdict);
+}
+
+/* Compares the runs, prints the table and the summary; returns the exit code. */
+static int compare(const gate_run *cur, const gate_run *base, const gate_opts *o)
+{
+    gate_count n = {0};
+    printf("%-58s %9s %9s %8s  %s\n", "case (suite/case/shape/backend/mode)", "baseline", "current",
+           "change", "verdict");
+    for (int r = 0; r < base->t->nrows; r++)
+        if (gated(base, r)) judge(base, r, cur, o, &n);
+    for (int r = 0; r < cur->t->nrows; r++) {
+        if (!gated(cur, r)) continue;
+        int brow = find_case(base, cur, r);
+        if (brow >= 0 && gated(base, brow)) continue;
+        print_line(cur, r, NAN, num(cur, r, COL_SPEEDUP), "new");
+        n.fresh++;
+    }
+    int machine_ok = same_machine(cur, base), compared = n.same + n.faster + n.slower;
+    if (cur->failed_checks)
+        printf("gate: %d failed check%s in %s\n", cur->failed_checks, cur->failed_checks == 1 ? "" : "s",
+               cur->path);
+    if (!machine_ok)
+        printf("gate: warning: the baseline was made on another CPU (cpu/simd context lines "
+               "differ): regressions %s\n", o->strict ? "still fail (--strict)" : "only warn");
+    if (n.missing)
+        printf("gate: %d baseline case%s missing from %s%s\n", n.missing, n.missing == 1 ? " is" : "s are",
+               cur->path, o->allow_missing ? " (allowed: --allow-missing)" : " (--allow-missing allows that)");
+    if (!compared) printf("gate: no case was compared: nothing to pass\n");
+    int fail = cur->failed_checks > 0 || n.failed > 0 || !compared ||
+               (n.slower > 0 && (machine_ok || o->strict)) || (n.missing > 0 && !o->allow_missing);
+    printf("gate: %d same, %d faster, %d SLOWER, %d missing, %d failed, %d new (tolerance %.0f%%); %s\n",
+           n.same, n.faster, n.slower, n.missing, n.failed, n.fresh, 100 * o->tol, fail ? "FAIL" : "PASS");
+    return fail ? 1 : 0;
+}
+
+/* --tolerance F: a finite number, 0 <= F < 1. 0, or 2 naming the value. */
+static int parse_tolerance(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno || !(v >= 0 && v < 1)) {
+        fprintf(stderr, "gate: bad --tolerance '%s' (want a number F with 0 <= F < 1, e.g. 0.3)\n", s);
+        return 2;
+    }
+    *out = v;
+    return 0;
+}
+
+/* Parses the command line. 0, or 2 with the reason on stderr. */
+static int parse_args(int argc, char **argv, gate_opts *o)
+{
+    int np = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--tolerance") == 0 && i + 1 < argc) {
-            char *end;
-            tol = strtod(argv[++i], &end);
-            if (*end || !(tol >= 0 && tol < 1)) {
-                fprintf(stderr, "gate: bad --tolerance '%s' (want 0 <= F < 1)\n", argv[i]);
-                return 2;
-            }
+            if (parse_tolerance(argv[++i], &o->tol)) return 2;
         } else if (strcmp(argv[i], "--strict") == 0) {
-            strict = 1;
+            o->strict = 1;
+        } else if (strcmp(argv[i], "--allow-missing") == 0) {
+            o->allow_missing = 1;
         } else if (argv[i][0] == '-' || np == 2) {
-            fprintf(stderr, "gate: bad argument '%s'\nusage: gate CURRENT.csv BASELINE.csv "
-                            "[--tolerance F] [--strict]\n", argv[i]);
+            fprintf(stderr, "gate: bad argument '%s'\n" USAGE, argv[i]);
             return 2;
         } else {
-            paths[np++] = argv[i];
+            o->paths[np++] = argv[i];
         }
     }
     if (np != 2) {
-        fprintf(stderr, "usage: gate CURRENT.csv BASELINE.csv [--tolerance F] [--strict]\n");
+        fprintf(stderr, USAGE);
         return 2;
     }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    gate_opts o = {GATE_DEFAULT_TOLERANCE, 0, 0, {NULL, NULL}};
+    if (parse_args(argc, argv, &o)) return 2;
     gate_run cur = {0}, base = {0};
-    if (load(&cur, paths[0]) || load(&base, paths[1])) {
-        gate_run_free(&cur);
-        gate_run_free(&base);
-        return 2;
-    }
-    int machine_ok = same_machine(&cur, &base);
-    int nsame = 0, nfast = 0, nslow = 0, nmiss = 0, nnew = 0;
-    printf("%-58s %9s %9s %8s  %s\n", "case (suite/case/shape/backend/mode)", "baseline", "current",
-           "change", "verdict");
-    for (int i = 0; i < base.n; i++) {
-        const gate_row *b = &base.rows[i], *c = find(&cur, b->key);
-        if (!c) {
-            printf("%-58s %9.4g %9s %8s  missing\n", b->key, b->speedup, "-", "-");
-            nmiss++;
-            continue;
-        }
-        double ratio = c->speedup / b->speedup;
-        double noise = GATE_NOISE_SIGMAS * sqrt(b->rel_noise * b->rel_noise + c->rel_noise * c->rel_noise);
-        const char *verdict = "same";
-        if (ratio < 1 - tol && 1 - ratio > noise) {
-            verdict = "SLOWER";
-            nslow++;
-        } else if (ratio > 1 + tol) {
-            verdict = "faster";
-            nfast++;
-        } else {
-            nsame++;
-        }
-        printf("%-58s %9.4g %9.4g %+7.1f%%  %s\n", b->key, b->speedup, c->speedup,
-               100 * (ratio - 1), verdict);
-    }
-    for (int i = 0; i < cur.n; i++)
-        if (!find(&base, cur.rows[i].key)) {
-            printf("%-58s %9s %9.4g %8s  new\n", cur.rows[i].key, "-", cur.rows[i].speedup, "-");
-            nnew++;
-        }
-    if (cur.failed_checks)
-        printf("gate: %d failed check%s in %s\n", cur.failed_checks,
-               cur.failed_checks == 1 ? "" : "s", cur.path);
-    if (!machine_ok)
-        printf("gate: warning: the baseline was made on another CPU (cpu/simd context lines "
-               "differ): regressions %s\n", strict ? "still fail (--strict)" : "only warn");
-    int fail = cur.failed_checks > 0 || (nslow > 0 && (machine_ok || strict)) ||
-               (strict && nmiss > 0);
-    printf("gate: %d same, %d faster, %d SLOWER, %d missing, %d new (tolerance %.0f%%); %s\n",
-           nsame, nfast, nslow, nmiss, nnew, 100 * tol, fail ? "FAIL" : "PASS");
+    int rc = load(&cur, o.paths[0]);
+    if (!rc) rc = load(&base, o.paths[1]);
+    if (!rc) rc = compare(&cur, &base, &o);
     gate_run_free(&cur);
     gate_run_free(&base);
-    return fail ? 1 : 0;
+    return rc;
 }

@@ -2,8 +2,11 @@
 # ci/gate_test.sh GATE - the regression gate on synthetic CSVs: identical runs
 # pass, a planted 2x slowdown fails, noise inside the band passes, an
 # improvement passes as faster, a failed check fails, malformed input exits 2
-# naming file and line, missing cases fail only with --strict, another CPU
-# only warns, emulated rows are ignored.
+# naming file and line, missing/skipped cases fail unless --allow-missing, a
+# comparison of nothing always fails, bad --tolerance values exit 2, another
+# CPU only warns, emulated rows are ignored, 2 x 50k rows finish in seconds.
+# The synthetic files use the columns of ci/baselines/cpu-2core.csv (before
+# flops/device_kind/repro): the gate must read them, as it reads that baseline.
 set -u
 gate=$(realpath "$1")
 work=$(mktemp -d)
@@ -37,12 +40,12 @@ run same.csv base.csv
 [ $rc -eq 0 ] && grep -q 'PASS' <<<"$out" || fail "identical runs: rc $rc: $out"
 grep -q 'square-512/512x512x512/cpu-omp/host .* same' <<<"$out" || fail "identical: verdict same: $out"
 grep -q 'cuda-tiled' <<<"$out" && fail "emulated row compared: $out"
-run slow.csv base.csv
-grep -q 'cuda-tiled' <<<"$out" && fail "emulated row gated: $out"
 
 mkcsv slow.csv "Xeon" 24 0.12 pass extra
 run slow.csv base.csv
 [ $rc -eq 1 ] && grep -q 'SLOWER' <<<"$out" && grep -q 'FAIL' <<<"$out" || fail "2x slowdown: rc $rc: $out"
+# the emulated row collapsed as much as cpu-omp did, and is still not gated
+grep -q 'cuda-tiled' <<<"$out" && fail "emulated row gated: $out"
 
 mkcsv noise.csv "Xeon" 13.2 0.07 pass extra   # -9%
 run noise.csv base.csv
@@ -67,11 +70,34 @@ run failed.csv base.csv
 
 mkcsv fewer.csv "Xeon" 12 0.06
 run fewer.csv base.csv
-[ $rc -eq 0 ] && grep -q 'missing' <<<"$out" || fail "missing case passes by default: $out"
+[ $rc -eq 1 ] && grep -q 'square-1024/1024x1024x1024/cpu-omp/host .* missing' <<<"$out" \
+  && grep -q 'FAIL' <<<"$out" || fail "a missing case fails by default: rc $rc: $out"
+run fewer.csv base.csv --allow-missing
+[ $rc -eq 0 ] && grep -q 'allowed: --allow-missing' <<<"$out" || fail "--allow-missing lets it pass: rc $rc: $out"
 run fewer.csv base.csv --strict
 [ $rc -eq 1 ] || fail "missing case fails with --strict: rc $rc"
 run base.csv fewer.csv
 grep -q ' new' <<<"$out" && [ $rc -eq 0 ] || fail "new case: $out"
+
+# a header-only current run compares nothing: FAIL, even with --allow-missing
+grep -v '^matmul' base.csv > empty.csv
+run empty.csv base.csv
+[ $rc -eq 1 ] && grep -q '2 missing' <<<"$out" || fail "header-only current run: rc $rc: $out"
+run empty.csv base.csv --allow-missing
+[ $rc -eq 1 ] && grep -q 'no case was compared' <<<"$out" || fail "nothing compared passes: rc $rc: $out"
+# a run of the baseline backend alone: every gated case missing
+grep -v 'cpu-omp' base.csv > oneback.csv
+run oneback.csv base.csv
+[ $rc -eq 1 ] && grep -q '2 missing' <<<"$out" || fail "one-backend run: rc $rc: $out"
+# a case that errored (a skip row) in the current run
+sed 's/^\(matmul,square-1024,cpu-omp,host,[^,]*,[^,]*,[^,]*,[^,]*\),80,80,80,0.1,20,,cpu-blas,1,1e-6,1e-7,1e-5,pass/\1,,,,,,,cpu-blas,,,,,skip/' \
+  base.csv > skipped.csv
+run skipped.csv base.csv
+[ $rc -eq 1 ] && grep -q 'missing (skipped' <<<"$out" || fail "skipped case: rc $rc: $out"
+# a failed check on a baseline case is named on its line
+mkcsv failedcase.csv "Xeon" 12 0.06 fail extra
+run failedcase.csv base.csv --allow-missing
+[ $rc -eq 1 ] && grep -q 'square-512/512x512x512/cpu-omp/host .* FAILED' <<<"$out" || fail "failed case: rc $rc: $out"
 
 mkcsv other.csv "Another CPU" 24 0.12 pass extra
 run other.csv base.csv
@@ -90,14 +116,50 @@ sed -i 's/cpu-blas,0.833333,/cpu-blas,nan,/' nan.csv
 run nan.csv base.csv
 [ $rc -eq 2 ] && grep -q 'nan.csv:5:' <<<"$out" || fail "NaN speedup is malformed, not 'same': rc $rc: $out"
 run nocol.csv base.csv
-[ $rc -eq 2 ] && grep -q "nocol.csv:1: no column 'speedup'" <<<"$out" || fail "missing column: rc $rc: $out"
+[ $rc -eq 2 ] && grep -q "nocol.csv:1: .*no column 'speedup'" <<<"$out" || fail "missing column: rc $rc: $out"
 run nosuch.csv base.csv
 [ $rc -eq 2 ] && grep -q 'nosuch.csv' <<<"$out" || fail "unreadable file: rc $rc: $out"
 printf '%s\n1,2\n' "$header" > torn.csv
 run torn.csv base.csv
 [ $rc -eq 2 ] && grep -q 'torn.csv:2:' <<<"$out" || fail "torn row: rc $rc: $out"
-run base.csv base.csv --tolerance -1
-[ $rc -eq 2 ] || fail "bad tolerance: rc $rc"
+for t in -1 '' abc nan inf 1 0.3x 1e999; do
+  run base.csv base.csv --tolerance "$t"
+  [ $rc -eq 2 ] && grep -qF "bad --tolerance '$t' (want a number F with 0 <= F < 1" <<<"$out" \
+    || fail "bad tolerance '$t': rc $rc: $out"
+done
+run base.csv base.csv --tolerance 0
+[ $rc -eq 0 ] || fail "tolerance 0 is valid: rc $rc: $out"
+# every cell is validated against the schema: exit 2 naming file, line, column
+sed 's/,pass,CPU,0,/,maybe,CPU,0,/' base.csv > maybe.csv
+run maybe.csv base.csv
+[ $rc -eq 2 ] && grep -q "maybe.csv:4: column 'check': 'maybe' is not pass fail skip" <<<"$out" \
+  || fail "check=maybe: rc $rc: $out"
+sed '4s/,10,9.9,10.2,0.05,/,10,abc,10.2,0.05,/' base.csv > abc.csv
+run base.csv abc.csv
+[ $rc -eq 2 ] && grep -q "abc.csv:4: column 'min_ms': 'abc' is not a finite number" <<<"$out" \
+  || fail "min_ms=abc in the baseline: rc $rc: $out"
+{ cat base.csv; grep '^matmul,square-512,cpu-omp' base.csv; } > dup.csv
+run dup.csv base.csv
+[ $rc -eq 2 ] && grep -q "dup.csv:8: duplicate case matmul/square-512/512x512x512/cpu-omp/host (also on line 5)" <<<"$out" \
+  || fail "duplicate row: rc $rc: $out"
+
+# 2 x 50k rows: the old gate scanned linearly per row (50k: 40 s); indexed, ~0.3 s
+bigcsv() {
+  awk -v cpu="$2" -v med="$3" 'BEGIN {
+    print "# cpu: " cpu; print "# simd: avx2 fma"; print "'"$header"'"
+    for (i = 0; i < 25000; i++) {
+      printf "matmul,c%d,cpu-blas,host,fp32,%dx8x8,2,20,10,10,10,0.05,1,,cpu-blas,1,0,0,1,pass,CPU,0,,,,,,,,,\n", i, i
+      printf "matmul,c%d,cpu-omp,host,fp32,%dx8x8,2,20,%s,%s,%s,0.05,1,,cpu-blas,%.6g,0,0,1,pass,CPU,0,,,,,,,,,\n", i, i, med, med, med, 10 / med
+    } }' > "$1"
+}
+bigcsv bigbase.csv Xeon 12
+bigcsv bigcur.csv Xeon 12
+t0=$(date +%s%N)
+run bigcur.csv bigbase.csv
+ms=$((($(date +%s%N) - t0) / 1000000))
+[ $rc -eq 0 ] && grep -q '25000 same' <<<"$out" || fail "50k rows: rc $rc: $(tail -1 <<<"$out")"
+[ "$ms" -lt 20000 ] || fail "2 x 50k rows took $ms ms (want < 20 s)"
+echo "gate: 2 x 50k rows in $ms ms"
 run base.csv
 [ $rc -eq 2 ] || fail "one file only: rc $rc"
 

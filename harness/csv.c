@@ -218,7 +218,7 @@ const char *csv_writer_error(const csv_writer *w)
 
 /* ---- reader ------------------------------------------------------------ */
 
-static void set_err(char *err, size_t cap, const char *fmt, ...)
+void csv_errorf(char *err, size_t cap, const char *fmt, ...)
 {
     if (!err || !cap) return;
     va_list ap;
@@ -250,12 +250,13 @@ static int push_ptr(void ***arr, int *n, int *cap, void *p)
 }
 
 /* Parses one record starting at *pp (may span lines inside quotes).
- * Returns the fields (count in *nf) and advances *pp and *line. */
+ * Returns the fields (count in *nf) and advances *pp and *line. *bad is 1 for
+ * a malformed quoted field, 2 when memory ran out (fields so far returned). */
 static char **parse_record(const char **pp, int *nf, int *line, int *bad)
 {
     const char *p = *pp;
     void **fields = NULL;
-    int n = 0, cap = 0;
+    int n = 0, cap = 0, oom = 0;
     linebuf cur = {0};
     *bad = 0;
     for (;;) {
@@ -266,12 +267,12 @@ static char **parse_record(const char **pp, int *nf, int *line, int *bad)
             for (;;) {
                 if (*p == '\0') { *bad = 1; break; }
                 if (*p == '"') {
-                    if (p[1] == '"') { lb_put(&cur, "\"", 1); p += 2; continue; }
+                    if (p[1] == '"') { oom |= lb_put(&cur, "\"", 1); p += 2; continue; }
                     p++;
                     break;
                 }
                 if (*p == '\n') (*line)++;
-                lb_put(&cur, p, 1);
+                oom |= lb_put(&cur, p, 1);
                 p++;
             }
             if (!*bad && *p != ',' && *p != '\n' && *p != '\r' && *p != '\0') *bad = 1;
@@ -281,9 +282,14 @@ static char **parse_record(const char **pp, int *nf, int *line, int *bad)
                 if (*p == '"') *bad = 1;
                 p++;
             }
-            lb_put(&cur, s, (size_t)(p - s));
+            oom |= lb_put(&cur, s, (size_t)(p - s));
         }
-        push_ptr(&fields, &n, &cap, dup_range(cur.s ? cur.s : "", cur.n));
+        char *field = oom ? NULL : dup_range(cur.s ? cur.s : "", cur.n);
+        if (!field || push_ptr(&fields, &n, &cap, field)) {
+            free(field);
+            *bad = 2;
+            break;
+        }
         if (*bad) break;
         if (*p == ',') { p++; continue; }
         break;
@@ -306,7 +312,7 @@ csv_table *csv_read(const char *path, char *err, size_t errcap)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        set_err(err, errcap, "%s: cannot open: %s", path, strerror(errno));
+        csv_errorf(err, errcap, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
     linebuf text = {0};
@@ -316,7 +322,7 @@ csv_table *csv_read(const char *path, char *err, size_t errcap)
         if (lb_put(&text, chunk, got)) {
             fclose(f);
             free(text.s);
-            set_err(err, errcap, "%s: out of memory", path);
+            csv_errorf(err, errcap, "%s: out of memory", path);
             return NULL;
         }
     }
@@ -324,10 +330,15 @@ csv_table *csv_read(const char *path, char *err, size_t errcap)
     fclose(f);
     if (rerr) {
         free(text.s);
-        set_err(err, errcap, "%s: read error", path);
+        csv_errorf(err, errcap, "%s: read error", path);
         return NULL;
     }
     csv_table *t = calloc(1, sizeof *t);
+    if (!t) {
+        free(text.s);
+        csv_errorf(err, errcap, "%s: out of memory", path);
+        return NULL;
+    }
     const char *p = text.s ? text.s : "";
     int line = 1, ctxcap = 0, rowcap = 0;
     int *lines = NULL;
@@ -340,7 +351,11 @@ csv_table *csv_read(const char *path, char *err, size_t errcap)
             if (*s == ' ') s++;
             size_t sl = len - (size_t)(s - p);
             if (sl && s[sl - 1] == '\r') sl--;
-            push_ptr((void ***)&t->context, &t->ncontext, &ctxcap, dup_range(s, sl));
+            char *ctx = dup_range(s, sl);
+            if (!ctx || push_ptr((void ***)&t->context, &t->ncontext, &ctxcap, ctx)) {
+                free(ctx);
+                goto oom;
+            }
             p += len + (e ? 1 : 0);
             line++;
             continue;
@@ -355,7 +370,8 @@ csv_table *csv_read(const char *path, char *err, size_t errcap)
         line++;
         if (bad) {
             free_fields(fields, nf);
-            set_err(err, errcap, "%s:%d: malformed quoted field", path, start);
+            if (bad == 2) goto oom;
+            csv_errorf(err, errcap, "%s:%d: malformed quoted field", path, start);
             goto fail;
         }
         if (!t->header) {
@@ -365,16 +381,19 @@ csv_table *csv_read(const char *path, char *err, size_t errcap)
         }
         if (nf != t->ncols) { /* a torn or foreign row */
             free_fields(fields, nf);
-            set_err(err, errcap, "%s:%d: %d fields, header has %d", path, start, nf, t->ncols);
+            csv_errorf(err, errcap, "%s:%d: %d fields, header has %d", path, start, nf, t->ncols);
             goto fail;
         }
         if (p[-1] != '\n') { /* the last record lacks its newline: cut off mid-write */
             free_fields(fields, nf);
-            set_err(err, errcap, "%s:%d: row is cut off (no end of line)", path, start);
+            csv_errorf(err, errcap, "%s:%d: row is cut off (no end of line)", path, start);
             goto fail;
         }
         int oldcap = rowcap;
-        if (push_ptr((void ***)&t->rows, &t->nrows, &rowcap, fields)) goto oom;
+        if (push_ptr((void ***)&t->rows, &t->nrows, &rowcap, fields)) {
+            free_fields(fields, nf);
+            goto oom;
+        }
         if (rowcap != oldcap) {
             int *l = realloc(lines, (size_t)rowcap * sizeof *l);
             if (!l) goto oom;
@@ -385,13 +404,13 @@ csv_table *csv_read(const char *path, char *err, size_t errcap)
     t->line = lines;
     free(text.s);
     if (!t->header) {
-        set_err(err, errcap, "%s:%d: no header line", path, line);
+        csv_errorf(err, errcap, "%s:%d: no header line", path, line);
         csv_table_free(t);
         return NULL;
     }
     return t;
 oom:
-    set_err(err, errcap, "%s: out of memory", path);
+    csv_errorf(err, errcap, "%s: out of memory", path);
 fail:
     t->line = lines;
     free(text.s);

@@ -48,6 +48,9 @@ typedef struct csv_table {
     char **context;     /* the '#' lines, without the leading "# " */
 } csv_table;
 
+/* printf-style one-line reason into err (size cap; nothing when err is NULL). */
+void csv_errorf(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* Reads a whole CSV file. On failure returns NULL and writes a one-line reason
  * naming the file and line into err (size errcap). */
 csv_table *csv_read(const char *path, char *err, size_t errcap);
@@ -60,6 +63,50 @@ const char *csv_field(const csv_table *t, int row, int col);
  * c in t, or -1 when t lacks it. Readers then ask csv_get(t, idx, row, COL_X). */
 void csv_bind(const csv_table *t, int *idx);
 const char *csv_get(const csv_table *t, const int *idx, int row, int col_id);
+
+/* ---- reading results through the schema (csv_schema.c) ----------------- */
+
+/* 0 when t has every schema column in cols[0..n); else -1 with
+ * "path:line: not a bench results file: no column 'x'" in err. */
+int csv_require(const csv_table *t, const int *idx, const int *cols, int n, const char *path,
+                char *err, size_t errcap);
+/* Checks every cell of every schema column t has against its schema type:
+ * NUM a finite number >= 0 or empty, INT an integer >= 0, SAMP ';'-separated
+ * numbers, and the columns with a fixed vocabulary (schema_allowed: check,
+ * emulated, device_kind) one of its words; then that no two rows share a case
+ * key. 0, or -1 with "path:line: column 'c': 'v' is not ..." (or "duplicate
+ * case K (also on line L)") in err. */
+int csv_validate(const csv_table *t, const int *idx, const char *path, char *err, size_t errcap);
+/* csv_read + csv_bind + csv_require(required) + csv_validate: the one way a
+ * results file is read. NULL with the reason in err. */
+csv_table *csv_read_results(const char *path, int *idx, const int *required, int nrequired,
+                            char *err, size_t errcap);
+
+/* A case key: suite, case, shape, backend, mode joined by a separator. The
+ * first CSV_KEY_PROBLEM columns name one backend's problem (no mode). */
+enum { CSV_KEY_PROBLEM = 4, CSV_KEY_CASE = 5 };
+#define CSV_KEY_SEP '\x1f'
+/* Joins n fields with sep into out; 0, or -1 when it does not fit. */
+int csv_key_join(const char *const *fields, int n, char sep, char *out, size_t cap);
+/* The key of a row over its first ncols key columns; 0 or -1 (too long). */
+int csv_row_key(const csv_table *t, const int *idx, int row, int ncols, char sep, char *out,
+                size_t cap);
+
+/* Rows indexed by key (sorted; equal keys in row order), for O(log n) lookups. */
+typedef struct csv_keyed {
+    char *key;
+    int row;
+} csv_keyed;
+typedef struct csv_keys {
+    int n;
+    csv_keyed *e;
+} csv_keys;
+/* Indexes every row of t by its first ncols key columns (CSV_KEY_SEP). 0 or -1 (memory). */
+int csv_keys_build(const csv_table *t, const int *idx, int ncols, csv_keys *k);
+/* Position in k->e of the first entry with this key, or -1; equal keys follow it. */
+int csv_keys_find(const csv_keys *k, const char *key);
+void csv_keys_free(csv_keys *k);
+
 /* Value of a "key: value" context line, or NULL. */
 const char *csv_context(const csv_table *t, const char *key);
 

@@ -17,6 +17,16 @@ int schema_find(const char *name)
     return -1;
 }
 
+const char *schema_allowed(int col)
+{
+    switch (col) {
+    case COL_CHECK: return "pass fail skip";
+    case COL_EMULATED: return "0 1";
+    case COL_DEVICE_KIND: return "cpu gpu";
+    default: return NULL;
+    }
+}
+
 void schema_print_markdown(FILE *f)
 {
     fprintf(f, "| column | meaning |\n|---|---|\n");

@@ -76,6 +76,10 @@ extern const schema_col SCHEMA[COL_COUNT];
 /* The id of a column name, or -1. */
 int schema_find(const char *name);
 
+/* The fixed vocabulary of column c as space-separated words ("pass fail
+ * skip" for check), or NULL when the column takes any value of its type. */
+const char *schema_allowed(int col);
+
 /* Prints the column table of results/README.md (markdown, one row a column). */
 void schema_print_markdown(FILE *f);
 

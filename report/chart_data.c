@@ -82,12 +82,12 @@ static void use_row(chart_ctx *c, int row)
 {
     if (!rd_is_gpu(c->rd, row)) c->has_cpu = 1;
     else if (!c->gpu[0] && !rd_emulated(c->rd, row))
-        snprintf(c->gpu, sizeof c->gpu, "%s", rd_str(c->rd, row, "device"));
+        snprintf(c->gpu, sizeof c->gpu, "%s", rd_str(c->rd, row, COL_DEVICE));
 }
 
 /* The rows of this suite with a number in col (timings only when want says
  * so), further kept by keep (NULL: all). malloc'd; *n their count. */
-static int *select_rows(chart_ctx *c, const char *col, int want, int (*keep)(const rundata *, int),
+static int *select_rows(chart_ctx *c, int col, int want, int (*keep)(const rundata *, int),
                         int *n)
 {
     int cap = rd_nrows(c->rd);
@@ -114,7 +114,7 @@ static void largest_shape(chart_ctx *c, const int *rows, int n, int prefer_gpu, 
         double w = rd_work(c->rd, rows[i]);
         if (w > best) {
             best = w;
-            snprintf(out, cap, "%s", rd_str(c->rd, rows[i], "shape"));
+            snprintf(out, cap, "%s", rd_str(c->rd, rows[i], COL_SHAPE));
         }
     }
 }
@@ -158,15 +158,15 @@ static void param_words(chart_ctx *c, const char *name, const int *v, int n)
     chart_param_str(c, name, buf);
 }
 
+/* Rows that count flops, CPU (host) or GPU resident (kernel alone). */
 static int keep_host_or_resident(const rundata *rd, int row)
 {
-    double m, n, k;
-    return (rd_is(rd, row, "mode", "host") || rd_is(rd, row, "mode", "resident")) &&
-           rd_shape_mnk(rd_str(rd, row, "shape"), &m, &n, &k) == 0;
+    return (rd_is(rd, row, COL_MODE, "host") || rd_is(rd, row, COL_MODE, "resident")) &&
+           rd_num(rd, row, COL_FLOPS) > 0;
 }
 
-/* Sets logy=1 when the positive values in pts span more than `decades`. */
-static void param_logy(chart_ctx *c, const point *pts, int np, double decades)
+/* Whether the positive values in pts span more than `decades` (a log axis). */
+static int wants_log(const point *pts, int np, double decades)
 {
     double lo = INFINITY, hi = 0;
     for (int i = 0; i < np; i++)
@@ -174,27 +174,52 @@ static void param_logy(chart_ctx *c, const point *pts, int np, double decades)
             lo = fmin(lo, pts[i].y);
             hi = fmax(hi, pts[i].y);
         }
-    chart_param_num(c, "logy", (hi > 0 && hi / lo > pow(10, decades)) ? 1 : 0);
+    return hi > 0 && hi / lo > pow(10, decades);
 }
 
-/* Throughput vs size: x = cbrt(M*N*K), one line per backend (GPU: resident). */
+/* Sets logy=1 when the positive values in pts span more than `decades`. */
+static void param_logy(chart_ctx *c, const point *pts, int np, double decades)
+{
+    chart_param_num(c, "logy", wants_log(pts, np, decades));
+}
+
+/* Bar extents of speedups, columns a (bottom) and b (top): on a linear axis
+ * (from 0) every bar rises from the axis; on a log axis (speedups spanning
+ * more than a decade) the axis is centred on 1x, symmetric in decades
+ * (ylim: it runs from 1/ylim to ylim) and a bar grows up (faster) or down
+ * (slower) from 1x. Sets the logy and ylim parameters. */
+static void speedup_bars(chart_ctx *c, point *pts, int np)
+{
+    int logy = wants_log(pts, np, 1.0);
+    double lim = 1;
+    for (int i = 0; i < np; i++) {
+        double from = logy ? 1 : 0;
+        pts[i].a = fmin(from, pts[i].y);
+        pts[i].b = fmax(from, pts[i].y);
+        if (pts[i].y > 0) lim = fmax(lim, fmax(pts[i].y, 1 / pts[i].y));
+    }
+    chart_param_num(c, "logy", logy);
+    chart_param_num(c, "ylim", pow(lim, 1.25)); /* room for the value labels */
+}
+
+/* Throughput vs work: x = GFLOP per repetition (the flops column), one line
+ * per backend (GPU: resident). The work count, not a size parsed from the
+ * shape: it means the same for GEMM, convolution, a training step or STREAM. */
 int chart_throughput(chart_ctx *c)
 {
     int n;
-    int *rows = select_rows(c, "gflops", RD_TIMING, keep_host_or_resident, &n);
+    int *rows = select_rows(c, COL_GFLOPS, RD_TIMING, keep_host_or_resident, &n);
     point *pts = malloc(sizeof(point) * (size_t)(n ? n : 1));
     labels l = {0};
     int np = 0;
     for (int i = 0; rows && pts && i < n; i++) {
         int r = rows[i];
-        double m, nn, k;
-        rd_shape_mnk(rd_str(c->rd, r, "shape"), &m, &nn, &k);
         char lab[96];
-        snprintf(lab, sizeof lab, "%s%s", rd_str(c->rd, r, "backend"), rd_is_gpu(c->rd, r) ? " (resident)" : "");
+        snprintf(lab, sizeof lab, "%s%s", rd_str(c->rd, r, COL_BACKEND), rd_is_gpu(c->rd, r) ? " (resident)" : "");
         int s = label_index(&l, lab);
         if (s < 0) continue;
         use_row(c, r);
-        pts[np++] = (point){cbrt(m * nn * k), rd_num(c->rd, r, "gflops"), 0, 0, 0, s};
+        pts[np++] = (point){rd_num(c->rd, r, COL_FLOPS) / 1e9, rd_num(c->rd, r, COL_GFLOPS), 0, 0, 0, s};
     }
     int blocks = np ? write_series(c, pts, np, &l) : 0;
     param_logy(c, pts, np, 1.5);
@@ -217,28 +242,28 @@ static int mode_rank(const char *mode)
 
 static int keep_not_baseline(const rundata *rd, int row)
 {
-    return !rd_is(rd, row, "backend", rd_str(rd, row, "baseline"));
+    return !rd_is(rd, row, COL_BACKEND, rd_str(rd, row, COL_BASELINE));
 }
 
 /* Speedup vs the baseline at the largest shape (GPU rows first): bars grouped
- * by backend, one bar per mode, growing from the 1x line. */
+ * by backend, one bar per mode; columns x speedup bottom top (speedup_bars). */
 int chart_speedup(chart_ctx *c)
 {
     int n;
-    int *rows = select_rows(c, "speedup", RD_TIMING, keep_not_baseline, &n);
+    int *rows = select_rows(c, COL_SPEEDUP, RD_TIMING, keep_not_baseline, &n);
     char shape[64];
     largest_shape(c, rows, n, 1, shape, sizeof shape);
     labels backends = {0}, modes = {0};
     /* modes as series, in canonical order */
     for (int m = 0; MODE_ORDER[m]; m++)
         for (int i = 0; i < n; i++)
-            if (rd_is(c->rd, rows[i], "shape", shape) && rd_is(c->rd, rows[i], "mode", MODE_ORDER[m])) {
+            if (rd_is(c->rd, rows[i], COL_SHAPE, shape) && rd_is(c->rd, rows[i], COL_MODE, MODE_ORDER[m])) {
                 label_index(&modes, MODE_ORDER[m]);
                 break;
             }
     for (int i = 0; i < n; i++)
-        if (rd_is(c->rd, rows[i], "shape", shape) && mode_rank(rd_str(c->rd, rows[i], "mode")) < 99)
-            label_index(&backends, rd_str(c->rd, rows[i], "backend"));
+        if (rd_is(c->rd, rows[i], COL_SHAPE, shape) && mode_rank(rd_str(c->rd, rows[i], COL_MODE)) < 99)
+            label_index(&backends, rd_str(c->rd, rows[i], COL_BACKEND));
     point *pts = malloc(sizeof(point) * (size_t)(n ? n : 1));
     int np = 0, maxbars = 1;
     for (int b = 0; pts && b < backends.n; b++) {
@@ -246,11 +271,11 @@ int chart_speedup(chart_ctx *c)
         for (int m = 0; m < modes.n; m++)
             for (int i = 0; i < n; i++) {
                 int r = rows[i];
-                if (!rd_is(c->rd, r, "shape", shape) || !rd_is(c->rd, r, "backend", backends.s[b]) ||
-                    !rd_is(c->rd, r, "mode", modes.s[m]))
+                if (!rd_is(c->rd, r, COL_SHAPE, shape) || !rd_is(c->rd, r, COL_BACKEND, backends.s[b]) ||
+                    !rd_is(c->rd, r, COL_MODE, modes.s[m]))
                     continue;
                 use_row(c, r);
-                pts[np++] = (point){b, rd_num(c->rd, r, "speedup"), 0, 0, 0, m};
+                pts[np++] = (point){b, rd_num(c->rd, r, COL_SPEEDUP), 0, 0, 0, m};
                 break;
             }
         if (np - first > maxbars) maxbars = np - first;
@@ -262,6 +287,7 @@ int chart_speedup(chart_ctx *c)
         while (i < np && pts[i].x == b) i++;
         for (int j = first; j < i; j++) pts[j].x = b + (j - first - (i - first - 1) / 2.0) * w;
     }
+    speedup_bars(c, pts, np);
     int blocks = np ? write_series(c, pts, np, &modes) : 0;
     char xt[2048] = "";
     size_t len = 0;
@@ -274,8 +300,7 @@ int chart_speedup(chart_ctx *c)
     int sty[MAX_SERIES];
     for (int m = 0; m < modes.n; m++) sty[m] = mode_rank(modes.s[m]) + 1;
     param_words(c, "sty", sty, modes.n);
-    param_logy(c, pts, np, 1.0);
-    const char *base = n ? rd_str(c->rd, rows[0], "baseline") : "";
+    const char *base = n ? rd_str(c->rd, rows[0], COL_BASELINE) : "";
     chart_param_str(c, "baseline", base);
     snprintf(c->subtitle, sizeof c->subtitle, "shape %s, vs %s", shape, base);
     free(rows);
@@ -285,7 +310,7 @@ int chart_speedup(chart_ctx *c)
 
 static int keep_gpu_e2e(const rundata *rd, int row)
 {
-    const char *m = rd_str(rd, row, "mode");
+    const char *m = rd_str(rd, row, COL_MODE);
     return rd_is_gpu(rd, row) && (strncmp(m, "sync-", 5) == 0 || strncmp(m, "async-", 6) == 0);
 }
 
@@ -294,7 +319,7 @@ static int keep_gpu_e2e(const rundata *rd, int row)
 int chart_split(chart_ctx *c)
 {
     int n;
-    int *rows = select_rows(c, "h2d_ms", RD_TIMING, keep_gpu_e2e, &n);
+    int *rows = select_rows(c, COL_H2D_MS, RD_TIMING, keep_gpu_e2e, &n);
     char shape[64];
     largest_shape(c, rows, n, 1, shape, sizeof shape);
     labels bars = {0};
@@ -303,20 +328,20 @@ int chart_split(chart_ctx *c)
     /* backends in order of appearance, modes in canonical order within each */
     labels backends = {0};
     for (int i = 0; i < n; i++)
-        if (rd_is(c->rd, rows[i], "shape", shape)) label_index(&backends, rd_str(c->rd, rows[i], "backend"));
+        if (rd_is(c->rd, rows[i], COL_SHAPE, shape)) label_index(&backends, rd_str(c->rd, rows[i], COL_BACKEND));
     for (int b = 0; pts && b < backends.n; b++)
         for (int m = 0; MODE_ORDER[m]; m++)
             for (int i = 0; i < n; i++) {
                 int r = rows[i];
-                if (!rd_is(c->rd, r, "shape", shape) || !rd_is(c->rd, r, "backend", backends.s[b]) ||
-                    !rd_is(c->rd, r, "mode", MODE_ORDER[m]))
+                if (!rd_is(c->rd, r, COL_SHAPE, shape) || !rd_is(c->rd, r, COL_BACKEND, backends.s[b]) ||
+                    !rd_is(c->rd, r, COL_MODE, MODE_ORDER[m]))
                     continue;
                 char lab[96];
                 snprintf(lab, sizeof lab, "%s %s", backends.s[b], MODE_ORDER[m]);
                 if (label_index(&bars, lab) < 0) break;
                 use_row(c, r);
-                pts[np] = (point){np, rd_num(c->rd, r, "h2d_ms"), rd_num(c->rd, r, "compute_ms"),
-                                    rd_num(c->rd, r, "d2h_ms"), rd_num(c->rd, r, "median_ms"), 0};
+                pts[np] = (point){np, rd_num(c->rd, r, COL_H2D_MS), rd_num(c->rd, r, COL_COMPUTE_MS),
+                                    rd_num(c->rd, r, COL_D2H_MS), rd_num(c->rd, r, COL_MEDIAN_MS), 0};
                 np++;
                 break;
             }
@@ -334,34 +359,46 @@ int chart_split(chart_ctx *c)
     return np ? 1 : 0;
 }
 
-/* Transfer bandwidth vs bytes, one line per mode; style words per block:
- * colour by direction, dash by pageable/pinned, point by sync/async. */
+/* Rows that moved a counted number of bytes. */
+static int keep_bytes(const rundata *rd, int row) { return rd_num(rd, row, COL_BYTES) > 0; }
+
+/* Line style words of one bandwidth series (mode m, series index s):
+ * copy directions keep their colour (H2D, D2H, D2D), other series cycle;
+ * dashes for pageable memory, points by sync / async / other. */
+static void bandwidth_style(const char *m, int s, int *col, int *dt, int *pt)
+{
+    *col = strncmp(m, "h2d", 3) == 0 ? 1 : strncmp(m, "d2h", 3) == 0 ? 2 : strncmp(m, "d2d", 3) == 0 ? 3 : s + 1;
+    *dt = strstr(m, "pageable") ? 2 : 1;
+    *pt = strstr(m, "async") ? 9 : (strstr(m, "sync") ? 7 : 5);
+}
+
+/* Bandwidth (GB/s) vs bytes moved per repetition, one line per backend and
+ * mode (titled by the mode alone when one backend moved them all, as in the
+ * transfer suite): the transfer suite's copies, STREAM's kernels, any suite
+ * that counts bytes. Style words per block: see bandwidth_style. */
 int chart_bandwidth(chart_ctx *c)
 {
     int n;
-    int *rows = select_rows(c, "gbps", RD_TIMING, NULL, &n);
-    labels l = {0};
+    int *rows = select_rows(c, COL_GBPS, RD_TIMING, keep_bytes, &n);
+    labels l = {0}, backends = {0};
     point *pts = malloc(sizeof(point) * (size_t)(n ? n : 1));
     int np = 0;
+    for (int i = 0; rows && i < n; i++) label_index(&backends, rd_str(c->rd, rows[i], COL_BACKEND));
     for (int i = 0; rows && pts && i < n; i++) {
         int r = rows[i];
-        double x = rd_work(c->rd, r);
-        if (!(x > 0)) continue;
-        int s = label_index(&l, rd_str(c->rd, r, "mode"));
+        char lab[96];
+        snprintf(lab, sizeof lab, "%s%s%s", backends.n > 1 ? rd_str(c->rd, r, COL_BACKEND) : "",
+                 backends.n > 1 ? " " : "", rd_str(c->rd, r, COL_MODE));
+        int s = label_index(&l, lab);
         if (s < 0) continue;
         use_row(c, r);
-        pts[np++] = (point){x, rd_num(c->rd, r, "gbps"), 0, 0, 0, s};
+        pts[np++] = (point){rd_num(c->rd, r, COL_BYTES), rd_num(c->rd, r, COL_GBPS), 0, 0, 0, s};
     }
     int blocks = np ? write_series(c, pts, np, &l) : 0;
     int col[MAX_SERIES], dt[MAX_SERIES], pt[MAX_SERIES], k = 0;
-    for (int s = 0; s < l.n; s++) {
-        int used = 0;
-        for (int i = 0; i < np && !used; i++) used = pts[i].series == s;
-        if (!used) continue;
-        const char *m = l.s[s];
-        col[k] = strncmp(m, "h2d", 3) == 0 ? 1 : strncmp(m, "d2h", 3) == 0 ? 2 : 3;
-        dt[k] = strstr(m, "pageable") ? 2 : 1;
-        pt[k] = strstr(m, "async") ? 9 : (strstr(m, "sync") ? 7 : 5);
+    for (int s = 0; s < l.n; s++) { /* the series labels end with their mode */
+        const char *sp = strrchr(l.s[s], ' ');
+        bandwidth_style(sp ? sp + 1 : l.s[s], k, &col[k], &dt[k], &pt[k]);
         k++;
     }
     param_words(c, "lcs", col, k);
@@ -374,14 +411,14 @@ int chart_bandwidth(chart_ctx *c)
 
 static int keep_streams(const rundata *rd, int row)
 {
-    return strncmp(rd_str(rd, row, "mode"), "streams-", 8) == 0;
+    return strncmp(rd_str(rd, row, COL_MODE), "streams-", 8) == 0;
 }
 
 /* Overlap efficiency vs number of streams at the largest shape, per backend. */
 int chart_overlap(chart_ctx *c)
 {
     int n;
-    int *rows = select_rows(c, "overlap_eff", RD_TIMING, keep_streams, &n);
+    int *rows = select_rows(c, COL_OVERLAP_EFF, RD_TIMING, keep_streams, &n);
     char shape[64];
     largest_shape(c, rows, n, 1, shape, sizeof shape);
     labels l = {0};
@@ -389,11 +426,11 @@ int chart_overlap(chart_ctx *c)
     int np = 0;
     for (int i = 0; rows && pts && i < n; i++) {
         int r = rows[i];
-        if (!rd_is(c->rd, r, "shape", shape)) continue;
-        int s = label_index(&l, rd_str(c->rd, r, "backend"));
+        if (!rd_is(c->rd, r, COL_SHAPE, shape)) continue;
+        int s = label_index(&l, rd_str(c->rd, r, COL_BACKEND));
         if (s < 0) continue;
         use_row(c, r);
-        pts[np++] = (point){atof(rd_str(c->rd, r, "mode") + 8), rd_num(c->rd, r, "overlap_eff"), 0, 0, 0, s};
+        pts[np++] = (point){atof(rd_str(c->rd, r, COL_MODE) + 8), rd_num(c->rd, r, COL_OVERLAP_EFF), 0, 0, 0, s};
     }
     int blocks = np ? write_series(c, pts, np, &l) : 0;
     snprintf(c->subtitle, sizeof c->subtitle, "shape %s", shape);
@@ -404,7 +441,7 @@ int chart_overlap(chart_ctx *c)
 
 static int keep_checked(const rundata *rd, int row)
 {
-    return rd_is(rd, row, "check", "pass") || rd_is(rd, row, "check", "fail");
+    return rd_is(rd, row, COL_CHECK, "pass") || rd_is(rd, row, COL_CHECK, "fail");
 }
 
 /* Numerical error: per backend (emulated ones apart), the row closest to its
@@ -417,21 +454,21 @@ int chart_error(chart_ctx *c)
     int n;
     /* rows with a tolerance: a result with NaN/Inf has no rel_err (empty cell)
      * but failed all the same, and is drawn as 100% error */
-    int *rows = select_rows(c, "tolerance", RD_ANY, keep_checked, &n);
+    int *rows = select_rows(c, COL_TOLERANCE, RD_ANY, keep_checked, &n);
     labels l = {0};
     int worst[MAX_SERIES];
     double ratio[MAX_SERIES];
     for (int i = 0; rows && i < n; i++) {
         int r = rows[i];
         char lab[96];
-        snprintf(lab, sizeof lab, "%s%s", rd_str(c->rd, r, "backend"), rd_emulated(c->rd, r) ? " (emulated)" : "");
+        snprintf(lab, sizeof lab, "%s%s", rd_str(c->rd, r, COL_BACKEND), rd_emulated(c->rd, r) ? " (emulated)" : "");
         int known = l.n, s = label_index(&l, lab);
         if (s < 0) continue;
-        double tol = rd_num(c->rd, r, "tolerance"), re = rd_num(c->rd, r, "rel_err");
+        double tol = rd_num(c->rd, r, COL_TOLERANCE), re = rd_num(c->rd, r, COL_REL_ERR);
         double q = isnan(re) ? INFINITY : (tol > 0) ? re / tol : re;
         /* a failed row outranks a passing one; then the larger ratio */
-        int fails = rd_is(c->rd, r, "check", "fail");
-        int held = s != known && rd_is(c->rd, worst[s], "check", "fail");
+        int fails = rd_is(c->rd, r, COL_CHECK, "fail");
+        int held = s != known && rd_is(c->rd, worst[s], COL_CHECK, "fail");
         if (s == known || (fails && !held) || (fails == held && q > ratio[s])) {
             worst[s] = r;
             ratio[s] = q;
@@ -442,10 +479,10 @@ int chart_error(chart_ctx *c)
     int np = 0;
     for (int s = 0; s < l.n; s++) {
         int r = worst[s];
-        int g = rd_is(c->rd, r, "check", "fail") ? 2 : rd_emulated(c->rd, r) ? 1 : 0;
+        int g = rd_is(c->rd, r, COL_CHECK, "fail") ? 2 : rd_emulated(c->rd, r) ? 1 : 0;
         use_row(c, r);
-        double re = rd_num(c->rd, r, "rel_err");
-        pts[np] = (point){s, isnan(re) ? 1.0 : fmax(re, 1e-12), rd_num(c->rd, r, "tolerance"), 0, 0, g};
+        double re = rd_num(c->rd, r, COL_REL_ERR);
+        pts[np] = (point){s, isnan(re) ? 1.0 : fmax(re, 1e-12), rd_num(c->rd, r, COL_TOLERANCE), 0, 0, g};
         np++;
     }
     /* series in fixed group order, so colours keep their meaning */

@@ -107,19 +107,19 @@ static void write_context(const rundata *rd, FILE *f)
  * function"), instances its cases. Families numbered by first appearance. */
 static int same_family(const rundata *rd, int a, int b)
 {
-    return rd_is(rd, a, "suite", rd_str(rd, b, "suite")) &&
-           rd_is(rd, a, "backend", rd_str(rd, b, "backend")) &&
-           rd_is(rd, a, "mode", rd_str(rd, b, "mode"));
+    return rd_is(rd, a, COL_SUITE, rd_str(rd, b, COL_SUITE)) &&
+           rd_is(rd, a, COL_BACKEND, rd_str(rd, b, COL_BACKEND)) &&
+           rd_is(rd, a, COL_MODE, rd_str(rd, b, COL_MODE));
 }
 
 static void write_benchmark(const rundata *rd, FILE *f, int row, int family, int instance)
 {
     const char *in = "      ";
     char name[512];
-    snprintf(name, sizeof name, "%s/%s/%s/%s/%s", rd_str(rd, row, "suite"), rd_str(rd, row, "case"),
-             rd_str(rd, row, "backend"), rd_str(rd, row, "mode"), rd_str(rd, row, "shape"));
-    int skip = rd_is(rd, row, "check", "skip");
-    double threads = rd_num(rd, row, "threads"), reps = rd_num(rd, row, "reps");
+    snprintf(name, sizeof name, "%s/%s/%s/%s/%s", rd_str(rd, row, COL_SUITE), rd_str(rd, row, COL_CASE),
+             rd_str(rd, row, COL_BACKEND), rd_str(rd, row, COL_MODE), rd_str(rd, row, COL_SHAPE));
+    int skip = rd_is(rd, row, COL_CHECK, "skip");
+    double threads = rd_num(rd, row, COL_THREADS), reps = rd_num(rd, row, COL_REPS);
     fprintf(f, "    {\n%s\"name\": ", in);
     json_put_string(f, name);
     fprintf(f, ",\n%s\"family_index\": %d", in, family);
@@ -130,26 +130,28 @@ static void write_benchmark(const rundata *rd, FILE *f, int row, int family, int
     fprintf(f, ",\n%s\"threads\": %d", in, threads >= 1 ? (int)threads : 1);
     if (skip) {
         fprintf(f, ",\n%s\"error_occurred\": true", in);
-        put_str(f, in, "error_message", rd_str(rd, row, "note"));
+        put_str(f, in, "error_message", rd_str(rd, row, COL_NOTE));
     }
     fprintf(f, ",\n%s\"iterations\": %d", in, (!skip && reps >= 0) ? (int)reps : 0);
-    double med = skip ? 0 : rd_num(rd, row, "median_ms");
+    double med = skip ? 0 : rd_num(rd, row, COL_MEDIAN_MS);
     fprintf(f, ",\n%s\"real_time\": %.10g", in, isfinite(med) ? med : 0);
     fprintf(f, ",\n%s\"cpu_time\": %.10g", in, isfinite(med) ? med : 0);
     put_str(f, in, "time_unit", "ms");
     if (rd_emulated(rd, row)) /* Google Benchmark's free-text label */
         put_str(f, in, "label", "emulated: CUDA host emulator, correctness only, not a GPU timing");
-    static const struct { const char *key, *col; } COUNTERS[] = {
-        {"GFLOP/s", "gflops"}, {"GB/s", "gbps"}, {"speedup", "speedup"},
-        {"max_abs_err", "max_abs_err"}, {"rel_err", "rel_err"}, {"tolerance", "tolerance"},
-        {"min_ms", "min_ms"}, {"max_ms", "max_ms"}, {"mad_ms", "mad_ms"},
-        {"h2d_ms", "h2d_ms"}, {"compute_ms", "compute_ms"}, {"d2h_ms", "d2h_ms"},
-        {"overlap_eff", "overlap_eff"}, {"bytes", "bytes"}};
+    /* counters: our figures, by schema column; the work of one repetition as flops and bytes */
+    static const struct { const char *key; int col; } COUNTERS[] = {
+        {"GFLOP/s", COL_GFLOPS}, {"GB/s", COL_GBPS}, {"speedup", COL_SPEEDUP},
+        {"max_abs_err", COL_MAX_ABS_ERR}, {"rel_err", COL_REL_ERR}, {"tolerance", COL_TOLERANCE},
+        {"min_ms", COL_MIN_MS}, {"max_ms", COL_MAX_MS}, {"mad_ms", COL_MAD_MS},
+        {"h2d_ms", COL_H2D_MS}, {"compute_ms", COL_COMPUTE_MS}, {"d2h_ms", COL_D2H_MS},
+        {"overlap_eff", COL_OVERLAP_EFF}, {"flops", COL_FLOPS}, {"bytes", COL_BYTES}};
     for (size_t c = 0; c < sizeof COUNTERS / sizeof COUNTERS[0]; c++)
         put_num(f, in, COUNTERS[c].key, rd_num(rd, row, COUNTERS[c].col));
-    if (!skip) put_num(f, in, "check_pass", rd_is(rd, row, "check", "pass") ? 1 : 0);
+    if (!skip) put_num(f, in, "check_pass", rd_is(rd, row, COL_CHECK, "pass") ? 1 : 0);
     put_num(f, in, "emulated", rd_emulated(rd, row) ? 1 : 0);
-    if (!skip && *rd_str(rd, row, "note")) put_str(f, in, "note", rd_str(rd, row, "note"));
+    if (!skip && *rd_str(rd, row, COL_NOTE)) put_str(f, in, "note", rd_str(rd, row, COL_NOTE));
+    if (*rd_str(rd, row, COL_REPRO)) put_str(f, in, "repro", rd_str(rd, row, COL_REPRO));
     fprintf(f, "\n    }");
 }
 

@@ -29,11 +29,11 @@ typedef struct chart_kind {
 
 /* Each kind's script is plots/<name>.gp. */
 static const chart_kind KINDS[] = {
-    {"throughput", "Throughput vs problem size", chart_throughput},
+    {"throughput", "Throughput vs work per repetition", chart_throughput},
     {"speedup", "Speedup vs the baseline", chart_speedup},
     {"split", "End-to-end time split (H2D / compute / D2H)", chart_split},
     {"overlap", "Stream overlap efficiency", chart_overlap},
-    {"bandwidth", "Transfer bandwidth vs size", chart_bandwidth},
+    {"bandwidth", "Bandwidth vs bytes moved", chart_bandwidth},
     {"error", "Numerical error vs tolerance", chart_error},
 };
 enum { NKINDS = (int)(sizeof KINDS / sizeof KINDS[0]) };
@@ -202,6 +202,11 @@ int plots_render(const rundata *rd, const char *dir)
         fprintf(stderr, "bench: chart scripts not found (set BENCH_PLOTS_DIR to the plots/ folder): "
                         "charts skipped\n");
         return -1;
+    }
+    if (!rd_chartable(rd)) { /* charts read device_kind, flops and bytes, never names */
+        fprintf(stderr, "bench: %s predates the device_kind/flops columns: charts skipped "
+                        "(re-run bench for charts)\n", rd->csv_path);
+        return 0;
     }
     snprintf(pdir, sizeof pdir, "%s/plots", dir);
     if (mkdir(pdir, 0755) != 0 && errno != EEXIST) {

@@ -11,8 +11,9 @@ const char *plots_kind_name(int k);
 const char *plots_kind_title(int k);
 
 /* Renders every chart with data for every suite of the run; removes stale
- * charts of kinds that now have none. Without gnuplot on PATH prints one note
- * and returns 0. 0, or -1 when a chart failed (reason on stderr). */
+ * charts of kinds that now have none. Without gnuplot on PATH, or for a file
+ * without the columns charts need (rd_chartable), prints one note and returns 0.
+ * 0, or -1 when a chart failed (reason on stderr). */
 int plots_render(const rundata *rd, const char *dir);
 
 /* Full path of gnuplot found on PATH into out; 0, or -1 when there is none. */

@@ -16,7 +16,9 @@ int report_finish(const char *run_dir, const char *json_path, int plots);
 
 /* bench --plot DIR: the same from DIR/results.csv. Returns an exit code:
  * 0 ok, 1 when an output could not be written, 2 when DIR/results.csv is
- * unreadable or malformed (one line on stderr naming the file and line). */
+ * unreadable, malformed or holds an invalid value (one line on stderr naming
+ * the file, line and column; csv_validate), or has no rows; nothing is
+ * written then. */
 int report_rerender(const char *run_dir, const char *json_path, int plots);
 
 #ifdef __cplusplus

@@ -83,62 +83,88 @@ static void write_environment(const rundata *rd, FILE *f)
     fputc('\n', f);
 }
 
-/* "Failed checks" with every failed row, or the one line saying all passed. */
+/* A cell holding `cmd` (a repro command), or an empty cell when there is none. */
+static void put_code_cell(FILE *f, const char *cmd)
+{
+    char buf[700] = "";
+    if (*cmd) snprintf(buf, sizeof buf, "`%s`", cmd);
+    put_cell(f, buf);
+}
+
+/* "Failed checks" with every failed row and the command that re-runs it, the
+ * one line saying all passed, or that the run has no rows (not a pass). */
 static void write_checks(const rundata *rd, FILE *f)
 {
     int n = rd_nrows(rd), failed = 0, skipped = 0;
     for (int i = 0; i < n; i++) {
-        failed += rd_is(rd, i, "check", "fail");
-        skipped += rd_is(rd, i, "check", "skip");
+        failed += rd_is(rd, i, COL_CHECK, "fail");
+        skipped += rd_is(rd, i, COL_CHECK, "skip");
+    }
+    if (n == 0) {
+        fprintf(f, "**No rows**: this run measured nothing, so nothing passed.\n\n");
+        return;
     }
     if (!failed) {
         fprintf(f, "**All %d checks passed** (%d skipped).\n\n", n - skipped, skipped);
         return;
     }
     fprintf(f, "## Failed checks\n\n%d of %d checks failed (%d skipped).\n\n", failed, n - skipped, skipped);
-    fprintf(f, "| suite | case | shape | backend | mode | rel err / tolerance | note |\n"
-               "|---|---|---|---|---|---|---|\n");
+    fprintf(f, "| suite | case | shape | backend | mode | rel err / tolerance | note | re-run |\n"
+               "|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < n; i++) {
-        if (!rd_is(rd, i, "check", "fail")) continue;
-        static const char *const COLS[] = {"suite", "case", "shape", "backend", "mode"};
+        if (!rd_is(rd, i, COL_CHECK, "fail")) continue;
+        static const int COLS[] = {COL_SUITE, COL_CASE, COL_SHAPE, COL_BACKEND, COL_MODE};
         for (int c = 0; c < 5; c++) put_cell(f, rd_str(rd, i, COLS[c]));
         char err[96] = "";
-        double re = rd_num(rd, i, "rel_err"), tol = rd_num(rd, i, "tolerance");
+        double re = rd_num(rd, i, COL_REL_ERR), tol = rd_num(rd, i, COL_TOLERANCE);
         if (!isnan(re) || !isnan(tol)) snprintf(err, sizeof err, "%.3g / %.3g", re, tol);
         put_cell(f, err);
-        put_cell(f, rd_str(rd, i, "note"));
+        put_cell(f, rd_str(rd, i, COL_NOTE));
+        put_code_cell(f, rd_str(rd, i, COL_REPRO));
         fputs("|\n", f);
     }
     fputc('\n', f);
 }
 
+/* A note when the file predates some schema columns: what it lacks and what
+ * that costs (no charts without device_kind/flops, no re-run commands). */
+static void write_missing_columns(const rundata *rd, FILE *f)
+{
+    char miss[1024];
+    if (!rd_missing_columns(rd, miss, sizeof miss)) return;
+    fprintf(f, "> This results.csv lacks the column(s) %s (written by an older bench)%s%s. "
+               "Re-run the command below for a complete report.\n\n",
+            miss, rd_chartable(rd) ? "" : ": no charts are drawn",
+            rd->idx[COL_REPRO] < 0 ? ", and rows carry no re-run command" : "");
+}
+
 static void write_suite_table(const rundata *rd, FILE *f, const char *suite)
 {
-    int has_gflops = rd_select(rd, suite, "gflops", RD_ANY, NULL, 0) > 0;
-    int has_gbps = rd_select(rd, suite, "gbps", RD_ANY, NULL, 0) > 0;
+    int has_gflops = rd_select(rd, suite, COL_GFLOPS, RD_ANY, NULL, 0) > 0;
+    int has_gbps = rd_select(rd, suite, COL_GBPS, RD_ANY, NULL, 0) > 0;
     fprintf(f, "| case | shape | backend | mode | median ms |%s%s speedup | rel err / tolerance | check |\n",
             has_gflops ? " GFLOP/s |" : "", has_gbps ? " GB/s |" : "");
     fprintf(f, "|---|---|---|---|---:|%s%s---:|---:|---|\n", has_gflops ? "---:|" : "",
             has_gbps ? "---:|" : "");
     for (int i = 0; i < rd_nrows(rd); i++) {
-        if (!rd_is(rd, i, "suite", suite)) continue;
+        if (!rd_is(rd, i, COL_SUITE, suite)) continue;
         int emu = rd_emulated(rd, i);
         char buf[512];
-        put_cell(f, rd_str(rd, i, "case"));
-        put_cell(f, rd_str(rd, i, "shape"));
-        snprintf(buf, sizeof buf, "%s%s", rd_str(rd, i, "backend"), emu ? " (emulated)" : "");
+        put_cell(f, rd_str(rd, i, COL_CASE));
+        put_cell(f, rd_str(rd, i, COL_SHAPE));
+        snprintf(buf, sizeof buf, "%s%s", rd_str(rd, i, COL_BACKEND), emu ? " (emulated)" : "");
         put_cell(f, buf);
-        put_cell(f, rd_str(rd, i, "mode"));
+        put_cell(f, rd_str(rd, i, COL_MODE));
         /* emulated timings are not GPU results: not shown as such */
-        put_numcell(f, "%.4g", emu ? NAN : rd_num(rd, i, "median_ms"));
-        if (has_gflops) put_numcell(f, "%.4g", emu ? NAN : rd_num(rd, i, "gflops"));
-        if (has_gbps) put_numcell(f, "%.4g", emu ? NAN : rd_num(rd, i, "gbps"));
-        put_numcell(f, "%.3g×", emu ? NAN : rd_num(rd, i, "speedup"));
-        double re = rd_num(rd, i, "rel_err"), tol = rd_num(rd, i, "tolerance");
+        put_numcell(f, "%.4g", emu ? NAN : rd_num(rd, i, COL_MEDIAN_MS));
+        if (has_gflops) put_numcell(f, "%.4g", emu ? NAN : rd_num(rd, i, COL_GFLOPS));
+        if (has_gbps) put_numcell(f, "%.4g", emu ? NAN : rd_num(rd, i, COL_GBPS));
+        put_numcell(f, "%.3g×", emu ? NAN : rd_num(rd, i, COL_SPEEDUP));
+        double re = rd_num(rd, i, COL_REL_ERR), tol = rd_num(rd, i, COL_TOLERANCE);
         buf[0] = '\0';
         if (!isnan(re)) snprintf(buf, sizeof buf, "%.2g / %.2g", re, tol);
         put_cell(f, buf);
-        const char *check = rd_str(rd, i, "check"), *note = rd_str(rd, i, "note");
+        const char *check = rd_str(rd, i, COL_CHECK), *note = rd_str(rd, i, COL_NOTE);
         int loud = strcmp(check, "pass") != 0; /* skip and fail say why */
         snprintf(buf, sizeof buf, "%s%s%s%s%s", loud && strcmp(check, "fail") == 0 ? "**" : "", check,
                  loud && strcmp(check, "fail") == 0 ? "**" : "", loud && *note ? ": " : "",
@@ -176,13 +202,14 @@ int report_md_write(const rundata *rd, const char *dir)
     fprintf(f, "Every row of [results.csv](results.csv); emulated GPU rows show no timing: they are "
                "correctness runs, not GPU timings.\n\n");
     write_checks(rd, f);
+    write_missing_columns(rd, f);
     write_environment(rd, f);
     const char *suites[64];
     int ns = rd_suites(rd, suites, 64);
     for (int s = 0; s < ns; s++) {
         const char *base = NULL;
         for (int i = 0; i < rd_nrows(rd) && !base; i++)
-            if (rd_is(rd, i, "suite", suites[s]) && *rd_str(rd, i, "baseline")) base = rd_str(rd, i, "baseline");
+            if (rd_is(rd, i, COL_SUITE, suites[s]) && *rd_str(rd, i, COL_BASELINE)) base = rd_str(rd, i, COL_BASELINE);
         fprintf(f, "## %s\n\n", suites[s]);
         if (base) fprintf(f, "Speedup: `%s` median ÷ this median, same shape, same run.\n\n", base);
         write_suite_table(rd, f, suites[s]);

@@ -1,52 +1,60 @@
 /* report/rundata.h - one run's results.csv, read once, asked in one vocabulary.
- * Every reader of a run (charts, report.md, JSON) goes through these helpers:
- * a field by row and column name, a number (NaN when the cell is empty or not
- * a number), which rows are timings, and "rows of suite S with numeric column C".
+ * Every reader of a run (charts, report.md, JSON) goes through these helpers,
+ * by schema column id (harness/schema.h, COL_*): a field, a number (NaN when
+ * the cell is empty), which rows are timings, which ran on a GPU (the
+ * device_kind column), how much work a row did (the flops and bytes columns),
+ * and "rows of suite S with numeric column C". Nothing here parses a shape
+ * string or a backend name.
  */
 #ifndef REPORT_RUNDATA_H
 #define REPORT_RUNDATA_H
 
 #include <stddef.h>
 #include "csv.h"
+#include "schema.h"
 
 typedef struct rundata {
     csv_table *t;
+    int idx[COL_COUNT];        /* csv_bind: position of each schema column, or -1 */
     char csv_path[4096];
 } rundata;
 
-/* Reads <dir>/results.csv. 0, or -1 with a one-line reason (naming the file
- * and, for a malformed file, the line) in err. */
+/* Reads <dir>/results.csv and validates every cell against the schema
+ * (csv_validate: numbers, check words, duplicate cases). 0, or -1 with a
+ * one-line reason naming the file, line and column in err. */
 int rd_load(rundata *rd, const char *dir, char *err, size_t errcap);
 void rd_free(rundata *rd);
 
 int rd_nrows(const rundata *rd);
-/* Field by column name ("" when the column does not exist). */
-const char *rd_str(const rundata *rd, int row, const char *col);
-/* Number by column name; NaN for an empty or non-numeric cell. */
-double rd_num(const rundata *rd, int row, const char *col);
-/* Whether the string field equals s. */
-int rd_is(const rundata *rd, int row, const char *col, const char *s);
+/* Field of column col (a COL_* id); "" when the file lacks the column. */
+const char *rd_str(const rundata *rd, int row, int col);
+/* Number of column col; NaN for an empty cell or a missing column. */
+double rd_num(const rundata *rd, int row, int col);
+/* Whether the field of column col equals s. */
+int rd_is(const rundata *rd, int row, int col, const char *s);
 int rd_emulated(const rundata *rd, int row);
 /* A timing a chart may show: ran on real hardware, checked and passed. */
 int rd_is_timing(const rundata *rd, int row);
-/* A GPU row: a backend not named cpu-*, and not a skip row's "-" mode. */
+/* A row of a GPU backend (device_kind = gpu). */
 int rd_is_gpu(const rundata *rd, int row);
 
+/* The schema columns this file lacks (it predates them), space-separated,
+ * into out; returns how many. */
+int rd_missing_columns(const rundata *rd, char *out, size_t cap);
+/* Whether the file has what the charts need (device_kind, flops, bytes). */
+int rd_chartable(const rundata *rd);
+
 enum { RD_ANY = 0, RD_TIMING = 1 };
-/* Indices of the rows of suite (NULL: any) whose column numcol (NULL: none)
- * holds a number, and that are timings when want == RD_TIMING. Writes at most
- * cap indices into out; returns how many rows matched (may exceed cap). */
-int rd_select(const rundata *rd, const char *suite, const char *numcol, int want, int *out,
-              int cap);
+/* Indices of the rows of suite (NULL: any) whose column numcol (a COL_* id;
+ * -1: none) holds a number, and that are timings when want == RD_TIMING.
+ * Writes at most cap indices into out; returns how many rows matched. */
+int rd_select(const rundata *rd, const char *suite, int numcol, int want, int *out, int cap);
 
 /* The suites in order of first appearance; returns the count (<= cap). */
 int rd_suites(const rundata *rd, const char **out, int cap);
 
-/* M, N, K of an "MxNxK" shape (a plain number n reads as n x 1 x 1).
- * 0, or -1 when the shape is not of that form. */
-int rd_shape_mnk(const char *shape, double *m, double *n, double *k);
-/* Size of a row for ordering and charts: M*N*K for GEMM shapes, the bytes
- * column or the shape as a number otherwise; NaN when none applies. */
+/* The work of a row, for ordering problems by size: its flops per
+ * repetition, or its bytes when it counts no flops; NaN when neither. */
 double rd_work(const rundata *rd, int row);
 
 /* Context "key: value", or NULL. */

@@ -1,5 +1,6 @@
 /* tests/test_csv.c - quoting, the agreed column order, write/read round trip,
- * rows flushed as written. */
+ * rows flushed as written; reading through the schema: csv_bind, every cell
+ * validated against its type (csv_validate), duplicate cases, the key index. */
 #define _POSIX_C_SOURCE 200809L
 #include "csv.h"
 #include "schema.h"
@@ -141,6 +142,82 @@ int main(void)
                csv_field(t, 0, csv_col(t, "bytes")));
         csv_table_free(t);
     }
+    /* validation through the schema: one bad cell at a time, named by line and column */
+    static const struct { const char *row, *want; } CELLS[] = {
+        {"m,c,b,host,5x5x5,1.5,pass,0,12,gpu,1;2\n", NULL},
+        {"m,c,b,host,5x5x5,,skip,0,0,cpu,\n", NULL},
+        {"m,c,b,host,5x5x5,1.5,maybe,0,12,gpu,1;2\n", ":3: column 'check': 'maybe' is not pass fail skip"},
+        {"m,c,b,host,5x5x5,nan,pass,0,12,gpu,1;2\n", ":3: column 'median_ms': 'nan' is not a finite number"},
+        {"m,c,b,host,5x5x5,inf,pass,0,12,gpu,1;2\n", ":3: column 'median_ms': 'inf'"},
+        {"m,c,b,host,5x5x5,1e999,pass,0,12,gpu,1;2\n", ":3: column 'median_ms': '1e999'"},
+        {"m,c,b,host,5x5x5, 1,pass,0,12,gpu,1;2\n", ":3: column 'median_ms': ' 1'"},
+        {"m,c,b,host,5x5x5,1,pass,2,12,gpu,1;2\n", ":3: column 'emulated': '2' is not 0 1"},
+        {"m,c,b,host,5x5x5,1,pass,,12,gpu,1;2\n", ":3: column 'emulated': '' is not 0 1"},
+        {"m,c,b,host,5x5x5,1,pass,0,12,GPU,1;2\n", ":3: column 'device_kind': 'GPU' is not cpu gpu"},
+        {"m,c,b,host,5x5x5,1,pass,0,1x,gpu,1;2\n", ":3: column 'reps': '1x' is not an integer"},
+        {"m,c,b,host,5x5x5,1,pass,0,12,gpu,1;;2\n", ":3: column 'samples_ms': '1;;2' is not ';'-separated"},
+        {"m,c,b,host,5x5x5,1,pass,0,12,gpu,1;x\n", ":3: column 'samples_ms'"},
+    };
+    const char *hdr = "suite,case,backend,mode,shape,median_ms,check,emulated,reps,device_kind,samples_ms\n";
+    for (size_t i = 0; i < sizeof CELLS / sizeof CELLS[0]; i++) {
+        f = fopen(path, "w");
+        fprintf(f, "# cpu: x\n%s%s", hdr, CELLS[i].row);
+        fclose(f);
+        int idx[COL_COUNT];
+        t = csv_read(path, err, sizeof err);
+        EXPECT(t != NULL, "read: %s", err);
+        if (!t) continue;
+        csv_bind(t, idx);
+        EXPECT(idx[COL_MEDIAN_MS] == 5 && idx[COL_FLOPS] == -1, "bind: median_ms at 5, no flops");
+        EXPECT(strcmp(csv_get(t, idx, 0, COL_BACKEND), "b") == 0 && strcmp(csv_get(t, idx, 0, COL_REPRO), "") == 0,
+               "csv_get by schema id, \"\" for an absent column");
+        err[0] = '\0';
+        int rc = csv_validate(t, idx, path, err, sizeof err);
+        if (!CELLS[i].want) EXPECT(rc == 0, "valid row %zu rejected: %s", i, err);
+        else EXPECT(rc == -1 && strstr(err, path) && strstr(err, CELLS[i].want), "row %zu: want '%s', got '%s'", i,
+                    CELLS[i].want, err);
+        csv_table_free(t);
+    }
+    /* duplicate cases: both lines named; same problem in another mode is no duplicate */
+    f = fopen(path, "w");
+    fprintf(f, "%sm,c,b,host,5x5x5,1,pass,0,1,cpu,\nm,c,b,resident,5x5x5,1,pass,0,1,gpu,\n"
+               "m,c2,b,host,5x5x5,1,pass,0,1,cpu,\nm,c,b,resident,5x5x5,2,pass,0,1,gpu,\n", hdr);
+    fclose(f);
+    int idx[COL_COUNT];
+    t = csv_read_results(path, idx, NULL, 0, err, sizeof err);
+    EXPECT(!t && strstr(err, ":5: duplicate case m/c/5x5x5/b/resident (also on line 3)"), "duplicate: %s", err);
+    csv_table_free(t);
+    /* the key index: sorted, found by binary search, equal keys in row order */
+    f = fopen(path, "w");
+    fprintf(f, "%s", hdr);
+    for (int i = 0; i < 1000; i++)
+        fprintf(f, "m,c%d,b%d,host,%dx1x1,1,pass,0,1,cpu,\n", (i * 7919) % 1000, i % 3, i);
+    fclose(f);
+    t = csv_read_results(path, idx, NULL, 0, err, sizeof err);
+    EXPECT(t != NULL, "1000 rows: %s", err);
+    if (t) {
+        csv_keys k, kp;
+        EXPECT(csv_keys_build(t, idx, CSV_KEY_CASE, &k) == 0 && k.n == 1000, "case index");
+        EXPECT(csv_keys_build(t, idx, CSV_KEY_PROBLEM, &kp) == 0, "problem index");
+        int found = 0;
+        for (int r = 0; r < t->nrows; r++) {
+            char key[256];
+            csv_row_key(t, idx, r, CSV_KEY_CASE, CSV_KEY_SEP, key, sizeof key);
+            int i = csv_keys_find(&k, key);
+            found += i >= 0 && k.e[i].row == r;
+        }
+        EXPECT(found == 1000, "every row found by its key: %d", found);
+        const char *f4[] = {"m", "c0", "0x1x1", "b0"};
+        char key[256];
+        csv_key_join(f4, 4, CSV_KEY_SEP, key, sizeof key);
+        int i = csv_keys_find(&kp, key);
+        EXPECT(i >= 0 && kp.e[i].row == 0, "problem key of row 0: %d", i);
+        EXPECT(csv_keys_find(&k, "nope") == -1, "absent key");
+        csv_keys_free(&k);
+        csv_keys_free(&kp);
+        csv_table_free(t);
+    }
+
     unlink(path);
     t = csv_read("/nonexistent/x.csv", err, sizeof err);
     EXPECT(!t && strstr(err, "/nonexistent/x.csv"), "unreadable file named: %s", err);

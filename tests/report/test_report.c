@@ -3,13 +3,23 @@
  * validator), names and values as expected, a note with quotes and a newline
  * escaped, NaN keys omitted, skip rows as errored benchmarks; report.md lists
  * failed checks before the tables, or says all passed; --plot on a missing or
- * malformed run exits 2.
+ * malformed run exits 2; every invalid cell (check 'maybe', a number 'nan' or
+ * 'abc'), a duplicate case, or an empty run exits 2 naming file, line and
+ * column, and writes nothing; a file from before flops/device_kind/repro gets
+ * its tables and a note; failed checks carry their re-run command; JSON rows
+ * their repro, flops and bytes; GPU rows are told by device_kind alone.
+ * `test_report chartdata`: what each chart's data file holds: throughput x is
+ * GFLOP per repetition, speedup bars rise from the axis (or from 1x on a log
+ * axis centred on 1x), bandwidth lines per backend and mode for any suite
+ * with bytes (STREAM), emulated rows never drawn as timings.
  * `test_report charts` (exit 77 without gnuplot): charts exist for the data a
  * run has and for nothing else; emulated GPU rows make no timing chart. */
 #define _POSIX_C_SOURCE 200809L
+#include "chart_data.h"
 #include "csv.h"
 #include "plots.h"
 #include "report.h"
+#include "rundata.h"
 #include "../testutil.h"
 
 #include <math.h>
@@ -143,6 +153,9 @@ static result_row mk(const char *suite, const char *cs, const char *backend, con
              emulated ? "CUDA host emulator (emulated, not a GPU)"
                       : strncmp(backend, "cpu-", 4) ? "NVIDIA H100 80GB HBM3" : "Test CPU, 2 cores");
     snprintf(r.baseline, sizeof r.baseline, "cpu-blas");
+    snprintf(r.device_kind, sizeof r.device_kind, "%s", strncmp(backend, "cpu-", 4) ? "gpu" : "cpu");
+    snprintf(r.repro, sizeof r.repro, "bench --suite %s --sizes %s --backend %s --mode %s", suite, shape,
+             backend, mode);
     r.emulated = emulated;
     r.reps = 5;
     r.threads = strncmp(backend, "cpu-", 4) ? 0 : 2;
@@ -151,7 +164,8 @@ static result_row mk(const char *suite, const char *cs, const char *backend, con
         sscanf(shape, "%lfx%lfx%lf", &m, &n, &k);
         r.median_ms = r.min_ms = r.max_ms = ms;
         r.mad_ms = 0;
-        r.gflops = 2 * m * n * k / ms / 1e6;
+        r.flops = 2 * m * n * k;
+        r.gflops = r.flops / ms / 1e6;
         r.rel_err = 1e-7;
         r.max_abs_err = 2e-6;
         r.tolerance = 5e-6;
@@ -240,6 +254,9 @@ static void test_json_and_md(void)
         EXPECT(!strstr(j, "nan") && !strstr(j, "NaN") && !strstr(j, "inf"), "a NaN/inf leaked");
         EXPECT(!strstr(j, "GB/s"), "gbps is empty in every row: the key must be omitted");
         EXPECT(strstr(j, "\"overlap_eff\": 0.8"), "a present counter is written");
+        EXPECT(strstr(j, "\"flops\": 33554432,"), "flops per repetition of 256^3 as a counter");
+        EXPECT(strstr(j, "\"repro\": \"bench --suite matmul --sizes 256x256x256 --backend cpu-omp --mode host\""),
+               "the row's repro command");
     }
     free(j);
     char *m = slurp(md);
@@ -249,6 +266,9 @@ static void test_json_and_md(void)
         EXPECT(failed && table && failed < table, "Failed checks must come before the tables");
         EXPECT(failed && strstr(failed, "| matmul | odd-7x13x5 | 7x13x5 | cpu-omp | host |"),
                "the failed row is listed");
+        EXPECT(failed && strstr(failed, "| re-run |") &&
+                   strstr(failed, "| `bench --suite matmul --sizes 7x13x5 --backend cpu-omp --mode host` |"),
+               "the failed row carries its re-run command");
         EXPECT(!strstr(m, "All "), "no all-passed line when a check failed");
         EXPECT(strstr(m, "| CPU | Test CPU, 2 cores |"), "environment table");
         EXPECT(strstr(m, "skip: no usable GPU: cudaErrorNoDevice"), "skip row with its note");
@@ -289,6 +309,235 @@ static void test_rerender_errors(void)
         fclose(f);
     }
     EXPECT(report_rerender(run, NULL, 1) == 2, "a CSV that is not a bench run exits 2");
+}
+
+/* Writes text as dir/results.csv. */
+static void write_text(const char *dir, const char *text)
+{
+    char path[512];
+    mkdir(dir, 0755);
+    snprintf(path, sizeof path, "%s/results.csv", dir);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+/* The CSV of a small passing run, as text (malloc'd). */
+static char *run_text(const char *name)
+{
+    char run[300], path[320];
+    snprintf(run, sizeof run, "%s/%s", tmpdir, name);
+    matmul_run(run, 0, 0, 1);
+    snprintf(path, sizeof path, "%s/results.csv", run);
+    return slurp(path);
+}
+
+/* s with its first occurrence of from replaced by to (malloc'd). */
+static char *patched(const char *s, const char *from, const char *to)
+{
+    const char *p = strstr(s, from);
+    size_t n = strlen(s), fl = strlen(from), tl = strlen(to);
+    char *out = malloc(n + tl + 1);
+    if (!out) return NULL;
+    if (!p) {
+        memcpy(out, s, n + 1);
+        return out;
+    }
+    size_t pre = (size_t)(p - s);
+    memcpy(out, s, pre);
+    memcpy(out + pre, to, tl);
+    memcpy(out + pre + tl, p + fl, n - pre - fl + 1);
+    return out;
+}
+
+/* rd_load's message for the run dir, into err; returns rd_load's result. */
+static int load_err(const char *dir, char *err, size_t cap)
+{
+    rundata rd;
+    err[0] = '\0';
+    int rc = rd_load(&rd, dir, err, cap);
+    if (rc == 0) rd_free(&rd);
+    return rc;
+}
+
+static void test_invalid_values(void)
+{
+    char *good = run_text("valid");
+    EXPECT(good != NULL, "no synthetic CSV");
+    if (!good) return;
+    /* the header line: the first line not starting with '#' */
+    int header_line = 1;
+    for (const char *p = good; *p == '#'; p = strchr(p, '\n') + 1) header_line++;
+    static const struct { const char *from, *to, *col, *want; } BAD[] = {
+        {",pass,", ",maybe,", "check", "'maybe' is not pass fail skip"},
+        {",0.01,0.01,0.01,", ",nan,0.01,0.01,", "median_ms", "'nan' is not a finite number"},
+        {",0.01,0.01,0.01,", ",abc,0.01,0.01,", "median_ms", "'abc' is not a finite number"},
+        {",0.01,0.01,0.01,", ",-1,0.01,0.01,", "median_ms", "'-1' is not a finite number"},
+        {",cpu,bench", ",CPU,bench", "device_kind", "'CPU' is not cpu gpu"},
+        {",2,5,", ",2.5,5,", "threads", "'2.5' is not an integer"},
+    };
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
+        char run[300], err[1024], want[160];
+        snprintf(run, sizeof run, "%s/bad%zu", tmpdir, i);
+        char *text = patched(good, BAD[i].from, BAD[i].to);
+        EXPECT(text && strcmp(text, good) != 0, "planting %s", BAD[i].to);
+        write_text(run, text ? text : "");
+        free(text);
+        /* the first data row holds the planted value */
+        snprintf(want, sizeof want, "results.csv:%d: column '%s': %s", header_line + 1, BAD[i].col, BAD[i].want);
+        EXPECT(load_err(run, err, sizeof err) == -1 && strstr(err, want), "planted %s: want '%s', got '%s'",
+               BAD[i].to, want, err);
+        EXPECT(report_rerender(run, NULL, 0) == 2, "invalid value %s exits 2", BAD[i].to);
+        EXPECT(!exists(run, "report.md"), "nothing written for an invalid value");
+    }
+
+    /* a duplicate row: an error naming both lines, not a check counted twice */
+    char run[300], err[1024], want[200];
+    snprintf(run, sizeof run, "%s/dup", tmpdir);
+    const char *row1 = strchr(strstr(good, "\nsuite,") + 1, '\n') + 1;
+    size_t rl = strcspn(row1, "\n") + 1;
+    size_t gl = strlen(good);
+    char *dup = malloc(gl + rl + 1);
+    memcpy(dup, good, gl);
+    memcpy(dup + gl, row1, rl);
+    dup[gl + rl] = '\0';
+    write_text(run, dup);
+    free(dup);
+    int nrows = 0;
+    for (const char *p = row1; *p; p++) nrows += *p == '\n';
+    snprintf(want, sizeof want, "results.csv:%d: duplicate case matmul/square-64/64x64x64/cpu-blas/host (also on line %d)",
+             header_line + nrows + 1, header_line + 1);
+    EXPECT(load_err(run, err, sizeof err) == -1 && strstr(err, want), "duplicate: want '%s', got '%s'", want, err);
+    EXPECT(report_rerender(run, NULL, 0) == 2 && !exists(run, "report.md"), "duplicate rows exit 2");
+
+    /* header only: "no rows", not "All 0 checks passed" */
+    snprintf(run, sizeof run, "%s/empty", tmpdir);
+    char *hdr = strdup(good);
+    *strchr(strstr(hdr, "\nsuite,") + 1, '\n') = '\0';
+    strcat(hdr, "\n");
+    write_text(run, hdr);
+    free(hdr);
+    EXPECT(report_rerender(run, NULL, 0) == 2 && !exists(run, "report.md"), "--plot on an empty run exits 2");
+    EXPECT(report_finish(run, NULL, 0) == 0, "a finished run with no rows still gets its report");
+    char md[340];
+    snprintf(md, sizeof md, "%s/report.md", run);
+    char *m = slurp(md);
+    EXPECT(m && strstr(m, "**No rows**") && !strstr(m, "checks passed"), "empty run says so:\n%s", m ? m : "");
+    free(m);
+
+    /* a file from before flops/device_kind/repro: tables and a note, no charts */
+    snprintf(run, sizeof run, "%s/old", tmpdir);
+    write_text(run, "# utc: 2026-01-01T00:00:00Z\n"
+                    "suite,case,backend,mode,dtype,shape,threads,reps,median_ms,check,emulated,speedup,baseline\n"
+                    "matmul,square-64,cpu-blas,host,fp32,64x64x64,2,5,0.01,pass,0,1,cpu-blas\n"
+                    "matmul,square-64,cpu-omp,host,fp32,64x64x64,2,5,0.02,fail,0,0.5,cpu-blas\n");
+    EXPECT(report_rerender(run, NULL, 1) == 0, "an older results.csv is still reported");
+    snprintf(md, sizeof md, "%s/report.md", run);
+    m = slurp(md);
+    EXPECT(m && strstr(m, "flops device_kind repro") && strstr(m, "no charts are drawn") &&
+               strstr(m, "rows carry no re-run command"),
+           "the note names what the old file lacks:\n%s", m ? m : "");
+    EXPECT(m && strstr(m, "| matmul | square-64 | 64x64x64 | cpu-omp | host |"), "its failed check is listed");
+    EXPECT(!exists(run, "plots"), "no charts from a file without device_kind/flops");
+    free(m);
+    free(good);
+}
+
+/* Builds one chart of suite from dir's run into text (data file, then a line
+ * "params: ..."); returns the number of blocks. */
+static int chart_text(const char *dir, const char *suite, chart_builder build, char *text, size_t cap)
+{
+    rundata rd;
+    char err[512];
+    text[0] = '\0';
+    if (rd_load(&rd, dir, err, sizeof err)) {
+        EXPECT(0, "rd_load: %s", err);
+        return -1;
+    }
+    chart_ctx c;
+    memset(&c, 0, sizeof c);
+    c.rd = &rd;
+    c.suite = suite;
+    c.dat = tmpfile();
+    int blocks = build(&c);
+    rewind(c.dat);
+    size_t n = fread(text, 1, cap - 1, c.dat);
+    text[n] = '\0';
+    fclose(c.dat);
+    snprintf(text + n, cap - n, "\nparams: %s", c.params);
+    rd_free(&rd);
+    return blocks;
+}
+
+static void test_chart_data(void)
+{
+    char run[300], text[8192];
+    snprintf(run, sizeof run, "%s/cd", tmpdir);
+    EXPECT(matmul_run(run, 0, 0, 1) == 0, "writing the synthetic run");
+    /* throughput: x = GFLOP per repetition (2*256^3 / 1e9), from the flops column */
+    EXPECT(chart_text(run, "matmul", chart_throughput, text, sizeof text) == 3, "throughput blocks:\n%s", text);
+    EXPECT(strstr(text, "\"cpu-omp\"\n0.000524288 26.2144 0 0 0\n0.033554432 26.2144 "),
+           "throughput x is GFLOP per repetition:\n%s", text);
+
+    /* speedup within a decade: a linear axis, every bar from 0 up to its value */
+    result_row rows[4];
+    rows[0] = mk("matmul", "square-64", "cpu-blas", "host", "64x64x64", 1.0, "pass", 0);
+    rows[0].speedup = 1;
+    rows[1] = mk("matmul", "square-64", "cpu-omp", "host", "64x64x64", 1.064, "pass", 0);
+    rows[1].speedup = 0.94;
+    rows[2] = mk("matmul", "square-64", "cuda-tiled", "resident", "64x64x64", 0.5, "pass", 0);
+    rows[2].speedup = 2;
+    rows[3] = mk("matmul", "square-64", "cuda-tiled", "sync-pinned", "64x64x64", 0.5, "pass", 1);
+    rows[3].speedup = 1.5; /* emulated: never a bar */
+    snprintf(run, sizeof run, "%s/lin", tmpdir);
+    write_run(run, rows, 4);
+    chart_text(run, "matmul", chart_speedup, text, sizeof text);
+    EXPECT(strstr(text, "\n0 0.94 0 0.94 ") && strstr(text, "\n1 2 0 2 "),
+           "linear speedup bars rise from 0:\n%s", text);
+    EXPECT(strstr(text, "logy=0;") && !strstr(text, "sync-pinned"), "linear axis, emulated row not drawn:\n%s", text);
+    /* speedups spanning more than a decade: log axis centred on 1x, bars from 1x */
+    rows[2].speedup = 40;
+    write_run(run, rows, 4);
+    chart_text(run, "matmul", chart_speedup, text, sizeof text);
+    EXPECT(strstr(text, "\n0 0.94 0.94 1 ") && strstr(text, "\n1 40 1 40 ") && strstr(text, "logy=1;"),
+           "log speedup bars grow from 1x:\n%s", text);
+    char *ylim = strstr(text, "ylim=");
+    EXPECT(ylim && atof(ylim + 5) > 40 && atof(ylim + 5) < 200, "log axis symmetric around 1x, above 40x: %s",
+           ylim ? ylim : "");
+
+    /* bandwidth for any suite counting bytes: STREAM-like rows, two backends */
+    result_row st[5];
+    const char *be[] = {"cpu-naive", "cpu-omp", "cuda-stream", "cuda-stream", "cpu-omp"};
+    const char *mo[] = {"host", "host", "resident", "sync-pinned", "host"};
+    for (int i = 0; i < 5; i++) {
+        st[i] = mk("stream", i == 4 ? "triad-1M" : "copy-1M", be[i], mo[i], "1048576", 1, "pass", i == 3);
+        st[i].flops = NAN;
+        st[i].gflops = NAN;
+        st[i].bytes = i == 4 ? 12582912 : 8388608;
+        st[i].gbps = 10.0 * (i + 1);
+    }
+    snprintf(run, sizeof run, "%s/stream", tmpdir);
+    write_run(run, st, 5);
+    EXPECT(chart_text(run, "stream", chart_bandwidth, text, sizeof text) == 3, "bandwidth blocks:\n%s", text);
+    EXPECT(strstr(text, "\"cpu-naive host\"\n8388608 10 ") && strstr(text, "\"cpu-omp host\"\n8388608 20 ") &&
+               strstr(text, "\n12582912 50 ") && strstr(text, "\"cuda-stream resident\"\n8388608 30 "),
+           "one line per backend and mode, GB/s vs bytes:\n%s", text);
+    EXPECT(!strstr(text, "sync-pinned"), "emulated row not drawn as a timing:\n%s", text);
+    EXPECT(chart_text(run, "stream", chart_throughput, text, sizeof text) == 0, "no flops: no throughput chart");
+
+    /* device kind from the column, never the name: a GPU backend named cpu-* */
+    rows[1].device_kind[0] = 'g', rows[1].device_kind[1] = 'p', rows[1].device_kind[2] = 'u';
+    snprintf(run, sizeof run, "%s/kind", tmpdir);
+    write_run(run, rows, 4);
+    rundata rd;
+    char err[256];
+    EXPECT(rd_load(&rd, run, err, sizeof err) == 0, "load: %s", err);
+    if (rd.t) {
+        EXPECT(rd_is_gpu(&rd, 1) && !rd_is_gpu(&rd, 0) && rd_is_gpu(&rd, 2), "rd_is_gpu reads device_kind");
+        rd_free(&rd);
+    }
 }
 
 static void test_charts(void)
@@ -358,9 +607,11 @@ int main(int argc, char **argv)
         return 1;
     }
     if (strcmp(what, "charts") == 0) test_charts();
+    else if (strcmp(what, "chartdata") == 0) test_chart_data();
     else {
         test_json_and_md();
         test_rerender_errors();
+        test_invalid_values();
     }
     if (!test_failures) {
         char cmd[300];

@@ -1,0 +1,213 @@
+/* harness/csv_schema.c - reading results.csv through the schema: binding
+ * columns, requiring some, validating every cell against its schema type, and
+ * an index of rows by case key (see csv.h). The report and the gate both read
+ * through here, so a value one accepts the other accepts too. */
+#include "csv.h"
+#include "schema.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The columns that name a case, in key order; the first CSV_KEY_PROBLEM name
+ * the problem a backend ran (suite, case, shape, backend), the last the mode. */
+static const int KEY_COLS[CSV_KEY_CASE] = {COL_SUITE, COL_CASE, COL_SHAPE, COL_BACKEND, COL_MODE};
+
+int csv_require(const csv_table *t, const int *idx, const int *cols, int n, const char *path,
+                char *err, size_t errcap)
+{
+    for (int i = 0; i < n; i++)
+        if (idx[cols[i]] < 0) {
+            csv_errorf(err, errcap, "%s:%d: not a bench results file: no column '%s'", path,
+                    t->ncontext + 1, SCHEMA[cols[i]].name);
+            return -1;
+        }
+    return 0;
+}
+
+/* 0 when s is a whole finite number >= 0 (what every NUM column holds: a
+ * count, a time, a rate, an error), with no surrounding space. */
+static int is_num(const char *s)
+{
+    if (!((*s >= '0' && *s <= '9') || *s == '.' || *s == '+')) return -1; /* no space, sign, "nan" */
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    return (end != s && *end == '\0' && errno != ERANGE && isfinite(v) && v >= 0) ? 0 : -1;
+}
+
+/* 0 when s is a whole decimal integer >= 0. */
+static int is_int(const char *s)
+{
+    const char *p = s;
+    while (*p >= '0' && *p <= '9') p++;
+    return (p != s && *p == '\0' && p - s < 10) ? 0 : -1;
+}
+
+/* 0 when s is ';'-separated numbers (or empty). */
+static int is_samples(const char *s)
+{
+    char buf[64];
+    while (*s) {
+        size_t n = strcspn(s, ";");
+        if (n == 0 || n >= sizeof buf) return -1;
+        memcpy(buf, s, n);
+        buf[n] = '\0';
+        if (is_num(buf)) return -1;
+        s += n + (s[n] == ';');
+    }
+    return 0;
+}
+
+/* 0 when s is one of the space-separated words of list. */
+static int is_word(const char *s, const char *list)
+{
+    size_t n = strlen(s);
+    for (const char *p = list; *p;) {
+        size_t w = strcspn(p, " ");
+        if (w == n && n && strncmp(p, s, n) == 0) return 0;
+        p += w + (p[w] == ' ');
+    }
+    return -1;
+}
+
+/* What a cell of column c must be, for the error message; 0 when s is one. */
+static int check_cell(int c, const char *s, const char **want)
+{
+    const char *allowed = schema_allowed(c);
+    if (allowed) {
+        *want = allowed;
+        return is_word(s, allowed);
+    }
+    switch (SCHEMA[c].type) {
+    case COLT_NUM: *want = "a finite number >= 0, or empty"; return *s ? is_num(s) : 0;
+    case COLT_INT: *want = "an integer >= 0"; return is_int(s);
+    case COLT_SAMP: *want = "';'-separated finite numbers >= 0, or empty"; return is_samples(s);
+    case COLT_STR: *want = "text"; return 0;
+    }
+    return 0;
+}
+
+/* Duplicate case keys: -1 with both lines named, else 0 (or -1 out of memory). */
+static int check_duplicates(const csv_table *t, const int *idx, const char *path, char *err,
+                            size_t errcap)
+{
+    csv_keys k;
+    if (csv_keys_build(t, idx, CSV_KEY_CASE, &k)) {
+        csv_errorf(err, errcap, "%s: out of memory", path);
+        return -1;
+    }
+    int first = -1, second = -1;
+    for (int i = 1; i < k.n; i++) /* sorted by key, then row: the earliest repeat wins */
+        if (strcmp(k.e[i].key, k.e[i - 1].key) == 0 && (second < 0 || k.e[i].row < second)) {
+            first = k.e[i - 1].row;
+            second = k.e[i].row;
+        }
+    if (second >= 0) {
+        char key[640];
+        csv_row_key(t, idx, second, CSV_KEY_CASE, '/', key, sizeof key);
+        csv_errorf(err, errcap, "%s:%d: duplicate case %s (also on line %d)", path, t->line[second],
+                key, t->line[first]);
+    }
+    csv_keys_free(&k);
+    return second >= 0 ? -1 : 0;
+}
+
+int csv_validate(const csv_table *t, const int *idx, const char *path, char *err, size_t errcap)
+{
+    for (int r = 0; r < t->nrows; r++)
+        for (int c = 0; c < COL_COUNT; c++) {
+            if (idx[c] < 0) continue;
+            const char *s = t->rows[r][idx[c]], *want = "";
+            if (check_cell(c, s, &want) == 0) continue;
+            csv_errorf(err, errcap, "%s:%d: column '%s': '%.40s' is not %s", path, t->line[r],
+                    SCHEMA[c].name, s, want);
+            return -1;
+        }
+    return check_duplicates(t, idx, path, err, errcap);
+}
+
+csv_table *csv_read_results(const char *path, int *idx, const int *required, int nrequired,
+                            char *err, size_t errcap)
+{
+    csv_table *t = csv_read(path, err, errcap);
+    if (!t) return NULL;
+    csv_bind(t, idx);
+    if (csv_require(t, idx, required, nrequired, path, err, errcap) ||
+        csv_validate(t, idx, path, err, errcap)) {
+        csv_table_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+/* ---- case keys ---------------------------------------------------------- */
+
+int csv_key_join(const char *const *fields, int n, char sep, char *out, size_t cap)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        size_t fl = strlen(fields[i]);
+        if (len + fl + 2 > cap) return -1;
+        if (i) out[len++] = sep;
+        memcpy(out + len, fields[i], fl + 1);
+        len += fl;
+    }
+    return 0;
+}
+
+int csv_row_key(const csv_table *t, const int *idx, int row, int ncols, char sep, char *out,
+                size_t cap)
+{
+    const char *f[CSV_KEY_CASE];
+    for (int i = 0; i < ncols && i < CSV_KEY_CASE; i++) f[i] = csv_get(t, idx, row, KEY_COLS[i]);
+    return csv_key_join(f, ncols < CSV_KEY_CASE ? ncols : CSV_KEY_CASE, sep, out, cap);
+}
+
+static int cmp_keyed(const void *pa, const void *pb)
+{
+    const csv_keyed *a = pa, *b = pb;
+    int c = strcmp(a->key, b->key);
+    return c ? c : (a->row > b->row) - (a->row < b->row);
+}
+
+int csv_keys_build(const csv_table *t, const int *idx, int ncols, csv_keys *k)
+{
+    k->n = 0;
+    k->e = malloc(sizeof *k->e * (size_t)(t->nrows ? t->nrows : 1));
+    if (!k->e) return -1;
+    for (int r = 0; r < t->nrows; r++) {
+        size_t need = 1;
+        for (int i = 0; i < ncols; i++) need += strlen(csv_get(t, idx, r, KEY_COLS[i])) + 1;
+        char *s = malloc(need);
+        if (!s) {
+            csv_keys_free(k);
+            return -1;
+        }
+        csv_row_key(t, idx, r, ncols, CSV_KEY_SEP, s, need);
+        k->e[k->n++] = (csv_keyed){s, r};
+    }
+    qsort(k->e, (size_t)k->n, sizeof *k->e, cmp_keyed);
+    return 0;
+}
+
+int csv_keys_find(const csv_keys *k, const char *key)
+{
+    int lo = 0, hi = k->n; /* first entry whose key is >= key */
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (strcmp(k->e[mid].key, key) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return (lo < k->n && strcmp(k->e[lo].key, key) == 0) ? lo : -1;
+}
+
+void csv_keys_free(csv_keys *k)
+{
+    for (int i = 0; i < k->n; i++) free(k->e[i].key);
+    free(k->e);
+    k->e = NULL;
+    k->n = 0;
+}
