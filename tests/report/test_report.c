@@ -182,6 +182,7 @@ static int write_run(const char *dir, result_row *rows, int n)
     char path[512];
     mkdir(dir, 0755);
     snprintf(path, sizeof path, "%s/results.csv", dir);
+    unlink(path); /* the writer makes a new file only: a rewrite replaces the run */
     csv_writer *w = csv_writer_open(path, CTX, 5);
     if (!w) return -1;
     for (int i = 0; i < n; i++) csv_write_row(w, &rows[i]);
