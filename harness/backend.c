@@ -17,3 +17,5 @@ void backend_needs_str(unsigned needs, char *out, size_t cap)
                                      NAMES[i].name);
     if (!used) snprintf(out, cap, "-");
 }
+
+int backend_present(const backend_def *b) { return b->fn != NULL || b->ops != NULL; }

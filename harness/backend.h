@@ -51,7 +51,14 @@ typedef struct backend_def {
     unsigned flags;
     double default_max_flops; /* default sweeps skip larger problems (0: none) */
     const char *about;        /* one line for --list */
+    /* Operations whose backends fill a table of entry points (conv: one per
+     * direction; a training step: its op table) point here instead of fn;
+     * NULL in a build that lacks them. */
+    const void *ops;
 } backend_def;
+
+/* Whether this build has the backend's code (GPU rows lack it without a GPU layer). */
+int backend_present(const backend_def *b);
 
 const char *dev_kind_name(dev_kind d);   /* "cpu", "gpu" */
 /* "OpenBLAS, GPU, cuBLAS" or "-" */

@@ -15,7 +15,8 @@ typedef struct result_row {
     char backend[32];
     char mode[32];      /* "host" for CPU rows; resident, sync-pinned, ... for GPU rows */
     char dtype[16];     /* fp32, tf32, ... */
-    char shape[64];     /* MxNxK for GEMM */
+    char shape[64];     /* the suite's problem descriptor (MxNxK for GEMM) */
+    char direction[16]; /* conv: fwd, bwd-data, bwd-filter; "" otherwise */
     int threads;        /* CPU threads used (0 when not applicable) */
     int reps;           /* number of timed samples */
     double median_ms, min_ms, max_ms, mad_ms;

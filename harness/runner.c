@@ -230,6 +230,7 @@ static void row_start(const runner *r, result_row *row, const suite_def *s, cons
     snprintf(row->mode, sizeof row->mode, "%s", mode);
     snprintf(row->dtype, sizeof row->dtype, "%s", dtype_name(b->dtype));
     snprintf(row->shape, sizeof row->shape, "%s", p ? p->desc : "-");
+    snprintf(row->direction, sizeof row->direction, "%s", p ? p->direction : "");
     snprintf(row->device_kind, sizeof row->device_kind, "%s", dev_kind_name(b->dev));
     if (p) {
         if (p->flops > 0) row->flops = p->flops;
@@ -384,7 +385,7 @@ static int run_gpu_backend(runner *r, const suite_entry *e, const backend_def *b
         row_fail(&row, "error: %s", "out of host memory for the problem's buffers");
         return emit(r, &row, NAN, NULL);
     }
-    if (!r->gpu->usable || !e->gpu || !b->fn) {
+    if (!r->gpu->usable || !e->gpu || !backend_present(b)) {
         /* one row says why, not one per mode (nor per problem, unless the GPU
          * was lost mid-run) */
         if (pi > 0 && !r->gpu_lost) return 0;

@@ -53,6 +53,7 @@ extern "C" {
     X(BYTES, "bytes", NUM, bytes, "bytes moved per repetition (the suite's count: copies, STREAM's bytes)") \
     X(FLOPS, "flops", NUM, flops, "floating-point operations per repetition (2·M·N·K for GEMM)")   \
     X(DEVICE_KIND, "device_kind", STR, device_kind, "`cpu` or `gpu`: where the backend runs (from the registry)") \
+    X(DIRECTION, "direction", STR, direction, "conv rows: `fwd`, `bwd-data` or `bwd-filter` (the pass the row times); empty for other suites") \
     X(REPRO, "repro", STR, repro, "the one command that re-runs exactly this case")                \
     X(NOTE, "note", STR, note, "why a row was skipped or failed; spread warnings; the library's algorithm") \
     X(SAMPLES_MS, "samples_ms", SAMP, samples, "every timed sample, `;`-separated, so statistics can be recomputed")

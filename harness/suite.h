@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-#define PROBLEM_MAX_DIMS 8
+#define PROBLEM_MAX_DIMS 16
 
 /* One problem, as its suite parsed it. */
 typedef struct problem {
@@ -29,6 +29,7 @@ typedef struct problem {
     char desc[64];      /* the shape column: the suite's descriptor; parse(desc) gives it back */
     long long dim[PROBLEM_MAX_DIMS];   /* the suite's numbers (M, N, K; elements; ...) */
     int variant;        /* the suite's sub-kind (stream: copy/scale/add/triad) */
+    char direction[16]; /* the direction column: conv fwd, bwd-data, bwd-filter ("": none) */
     double flops;       /* per repetition (0: none) */
     double bytes;       /* moved per repetition (0: none) */
 } problem;

@@ -33,25 +33,25 @@
 const backend_def BACKENDS[] = {
     /* gemm: C = A*B, fp32, row-major (cpu/gemm_cpu.h, kernels/gemm_cuda.h) */
     {"cpu-naive", "gemm", DEV_CPU, DTYPE_FP32, CPU_FN(gemm_cpu_naive), NEEDS_NONE, BK_SERIAL,
-     NAIVE_MAX, "triple loop accumulating in double: the readable reference"},
+     NAIVE_MAX, "triple loop accumulating in double: the readable reference", NULL},
     {"cpu-omp", "gemm", DEV_CPU, DTYPE_FP32, CPU_FN(gemm_cpu_omp), NEEDS_NONE, 0, 0,
-     "OpenMP + SIMD: packed panels, AVX-512 12x32 / AVX2 6x16 micro-kernel"},
+     "OpenMP + SIMD: packed panels, AVX-512 12x32 / AVX2 6x16 micro-kernel", NULL},
     {"cpu-blas", "gemm", DEV_CPU, DTYPE_FP32, CPU_FN(gemm_cpu_blas), NEEDS_BLAS, 0, 0,
-     "OpenBLAS cblas_sgemm"},
+     "OpenBLAS cblas_sgemm", NULL},
     {"cuda-naive", "gemm", DEV_GPU, DTYPE_FP32, GPU_FN(gemm_cuda_naive), NEEDS_GPU, 0, 0,
-     "one thread per element of C, straight from global memory"},
+     "one thread per element of C, straight from global memory", NULL},
     {"cuda-tiled", "gemm", DEV_GPU, DTYPE_FP32, GPU_FN(gemm_cuda_tiled), NEEDS_GPU, 0, 0,
-     "32x32 shared-memory tiles"},
+     "32x32 shared-memory tiles", NULL},
     {"cuda-regtile", "gemm", DEV_GPU, DTYPE_FP32, GPU_FN(gemm_cuda_regtile), NEEDS_GPU, 0, 0,
-     "128x128x8 block tiles, 8x8 per thread in registers, double-buffered, float4"},
+     "128x128x8 block tiles, 8x8 per thread in registers, double-buffered, float4", NULL},
     {"cublas", "gemm", DEV_GPU, DTYPE_FP32, GPU_FN(gemm_cublas), NEEDS_GPU | NEEDS_CUBLAS, 0, 0,
-     "cublasSgemm, fp32 math"},
+     "cublasSgemm, fp32 math", NULL},
     {"cublas-tf32", "gemm", DEV_GPU, DTYPE_TF32, GPU_FN(gemm_cublas_tf32),
-     NEEDS_GPU | NEEDS_CUBLAS, 0, 0, "cublasGemmEx on TF32 tensor cores (TF32 tolerance)"},
+     NEEDS_GPU | NEEDS_CUBLAS, 0, 0, "cublasGemmEx on TF32 tensor cores (TF32 tolerance)", NULL},
     /* copy: host <-> device memory copies (suites/transfer) */
     {"cuda-memcpy", "copy", DEV_GPU, DTYPE_U8, GPU_FN(copy_cuda_memcpy), NEEDS_GPU, 0, 0,
-     "cudaMemcpy / cudaMemcpyAsync"},
-    {NULL, NULL, DEV_CPU, DTYPE_FP32, NULL, 0, 0, 0, NULL},
+     "cudaMemcpy / cudaMemcpyAsync", NULL},
+    {NULL, NULL, DEV_CPU, DTYPE_FP32, NULL, 0, 0, 0, NULL, NULL},
 };
 
 const suite_entry SUITES[] = {

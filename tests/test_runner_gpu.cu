@@ -330,9 +330,9 @@ static const suite_def TOY = {"toy", "reduce, state, workspace", "toy", NULL, "N
                               toy_ref_free, toy_check, toy_no_cpu, toy_chunk, 0, NULL};
 static const suite_gpu TOY_GPU = {toy_compute, toy_reduce, toy_setup, toy_teardown, NULL};
 static const backend_def TOY_BACKENDS[] = {
-    {"cuda-toy", "toy", DEV_GPU, DTYPE_FP32, (backend_entry)toy_compute, NEEDS_GPU, 0, 0, "toy"},
-    {"cuda-pipe", "pipe", DEV_GPU, DTYPE_FP32, (backend_entry)toy_compute, NEEDS_GPU, 0, 0, "toy"},
-    {NULL, NULL, DEV_CPU, DTYPE_FP32, NULL, 0, 0, 0, NULL}};
+    {"cuda-toy", "toy", DEV_GPU, DTYPE_FP32, (backend_entry)toy_compute, NEEDS_GPU, 0, 0, "toy", NULL},
+    {"cuda-pipe", "pipe", DEV_GPU, DTYPE_FP32, (backend_entry)toy_compute, NEEDS_GPU, 0, 0, "toy", NULL},
+    {NULL, NULL, DEV_CPU, DTYPE_FP32, NULL, 0, 0, 0, NULL, NULL}};
 
 static void toy_suite(void)
 {

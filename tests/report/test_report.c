@@ -376,7 +376,7 @@ static void test_invalid_values(void)
         {",0.01,0.01,0.01,", ",nan,0.01,0.01,", "median_ms", "'nan' is not a finite number"},
         {",0.01,0.01,0.01,", ",abc,0.01,0.01,", "median_ms", "'abc' is not a finite number"},
         {",0.01,0.01,0.01,", ",-1,0.01,0.01,", "median_ms", "'-1' is not a finite number"},
-        {",cpu,bench", ",CPU,bench", "device_kind", "'CPU' is not cpu gpu"},
+        {",cpu,,bench", ",CPU,,bench", "device_kind", "'CPU' is not cpu gpu"},
         {",2,5,", ",2.5,5,", "threads", "'2.5' is not an integer"},
     };
     for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
@@ -437,7 +437,7 @@ static void test_invalid_values(void)
     EXPECT(report_rerender(run, NULL, 1) == 0, "an older results.csv is still reported");
     snprintf(md, sizeof md, "%s/report.md", run);
     m = slurp(md);
-    EXPECT(m && strstr(m, "flops device_kind repro") && strstr(m, "no charts are drawn") &&
+    EXPECT(m && strstr(m, "flops device_kind direction repro") && strstr(m, "no charts are drawn") &&
                strstr(m, "rows carry no re-run command"),
            "the note names what the old file lacks:\n%s", m ? m : "");
     EXPECT(m && strstr(m, "| matmul | square-64 | 64x64x64 | cpu-omp | host |"), "its failed check is listed");
