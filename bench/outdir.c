@@ -108,6 +108,17 @@ static int has_files(const char *dir)
     return any;
 }
 
+/* The folder holds no earlier run, or force says to replace it. 0 or 2. */
+static int check_empty(const char *out, int force, char *err, size_t errcap)
+{
+    if (force || !has_files(out)) return 0;
+    snprintf(err, errcap,
+             "bench: --out '%s' is not empty (an earlier run?); choose another folder, or "
+             "--force to replace the run in it",
+             out);
+    return 2;
+}
+
 /* An existing folder may take the run: nobody else runs in it, and it is
  * empty or --force says to replace the run in it. */
 static int check_existing(const char *out, int force, char *err, size_t errcap)
@@ -124,14 +135,7 @@ static int check_existing(const char *out, int force, char *err, size_t errcap)
         snprintf(err, errcap, "bench: --out '%s' is not writable", out);
         return 2;
     }
-    if (!force && has_files(out)) {
-        snprintf(err, errcap,
-                 "bench: --out '%s' is not empty (an earlier run?); choose another folder, or "
-                 "--force to replace the run in it",
-                 out);
-        return 2;
-    }
-    return 0;
+    return check_empty(out, force, err, errcap);
 }
 
 static void default_name(char *out, size_t cap, const char *stamp, int k)
@@ -300,13 +304,7 @@ int outdir_claim(char *out, size_t cap, int is_default, int force, char *err, si
     }
     if (take_lock(out, err, errcap)) return 2;
     /* checked again under the lock: the folder may have changed since */
-    if (!force && has_files(out)) {
-        snprintf(err, errcap,
-                 "bench: --out '%s' is not empty (an earlier run?); choose another folder, or "
-                 "--force to replace the run in it",
-                 out);
-        return 2;
-    }
+    if (check_empty(out, force, err, errcap)) return 2;
     return force ? clear_run(out, err, errcap) : 0;
 }
 
