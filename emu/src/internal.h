@@ -134,6 +134,8 @@ constexpr int kSmemPerBlock = 48 * 1024;
 constexpr int kSmemOptin = 227 * 1024;
 constexpr int kSmemPerSM = 228 * 1024;
 constexpr int kSmCount = 132;
+/* the dynamic shared memory buffer: the opt-in maximum and a guard zone */
+constexpr size_t kDynSmemBytes = size_t(kSmemOptin) + 256;
 const FuncInfo &func_info(const void *f);
 
 /* ---- memory (memory.cpp) ---- */

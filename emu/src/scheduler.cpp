@@ -293,6 +293,20 @@ void abandon_block()
 /* ---- primitives called from kernels ---- */
 namespace detail {
 
+void *dyn_smem_base()
+{
+    /* allocated once, never freed; poisoned under ASan outside a launch's span */
+    static void *base = [] {
+        void *p = nullptr;
+        if (posix_memalign(&p, 256, kDynSmemBytes) != 0) return static_cast<void *>(nullptr);
+#ifdef CUDAEMU_ASAN
+        ASAN_POISON_MEMORY_REGION(p, kDynSmemBytes);
+#endif
+        return p;
+    }();
+    return base;
+}
+
 int block_barrier(int op, int pred)
 {
     Block &b = g_blk;
@@ -422,13 +436,14 @@ cudaError_t run_kernel(const Launch &l)
     }
     b.error.clear();
 
-    void *smem = nullptr;
-    if (l.smem) {
-        if (posix_memalign(&smem, 128, l.smem) != 0) {
-            b.launch = nullptr;
-            return cudaErrorLaunchOutOfResources;
-        }
+    char *smem = static_cast<char *>(detail::dyn_smem_base());
+    if (!smem) {
+        b.launch = nullptr;
+        return cudaErrorLaunchOutOfResources;
     }
+#ifdef CUDAEMU_ASAN
+    ASAN_UNPOISON_MEMORY_REGION(smem, l.smem);
+#endif
     detail::g_dyn_smem = smem;
     detail::g_gridDim = l.grid;
     detail::g_blockDim = l.block;
@@ -449,7 +464,7 @@ cudaError_t run_kernel(const Launch &l)
                       : config().order == Order::Rev ? nblocks - 1 - k : k;
         detail::g_blockIdx = uint3{uint32_t(bi % l.grid.x), uint32_t((bi / l.grid.x) % l.grid.y),
                                    uint32_t(bi / (uint64_t(l.grid.x) * l.grid.y))};
-        if (smem) std::memset(smem, 0xff, l.smem);
+        std::memset(smem, 0xff, l.smem);
         if (config().order == Order::Shuffle) reshuffle(order);
         if (!run_block(order)) {
             report("kernel launch failed in block %s: %s", coords(detail::g_blockIdx).c_str(),
@@ -459,8 +474,9 @@ cudaError_t run_kernel(const Launch &l)
             break;
         }
     }
-    std::free(smem);
-    detail::g_dyn_smem = nullptr;
+#ifdef CUDAEMU_ASAN
+    ASAN_POISON_MEMORY_REGION(smem, kDynSmemBytes);
+#endif
     b.launch = nullptr;
     b.cur = nullptr;
     return result;
