@@ -30,6 +30,7 @@ include_guard(GLOBAL)
 # #include "..." working from the binary dir.
 function(_bench_cuda_emu_wrappers out_var target)
   set(wrapped "")
+  file(MAKE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/${target}_emu_src")
   foreach(src IN LISTS ARGN)
     get_filename_component(abs "${src}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
     get_filename_component(dir "${abs}" DIRECTORY)
