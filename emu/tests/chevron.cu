@@ -62,6 +62,16 @@ __global__ void scale_via_ns(float *x, float k)
     x[threadIdx.x] = ns_shared[(threadIdx.x + 1) % blockDim.x];
 }
 
+/* extern __shared__ inside a macro (no `;`, the macro's end ends it) */
+#define SHARED_ARRAY(T, name) extern __shared__ T name[]
+__global__ void rotate_via_macro(int *x)
+{
+    SHARED_ARRAY(int, rot);
+    rot[threadIdx.x] = x[threadIdx.x];
+    __syncthreads();
+    x[threadIdx.x] = rot[(threadIdx.x + 1) % blockDim.x];
+}
+
 __global__ void store_one(int *p, int v) { *p = v; }
 
 static int add(int a, int b) { return a + b; }
@@ -88,7 +98,7 @@ int main()
            32>>>(d,
                  n,
                  1'000);
-    CHECK_EQ_INT(__LINE__, 91);
+    CHECK_EQ_INT(__LINE__, 101);
     CHECK(std::strstr(__FILE__, "chevron.cu") != nullptr);
     CK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
     CHECK_EQ_INT(h[n - 1], 1000 + n - 1);
@@ -147,6 +157,10 @@ int main()
     scale_via_ns<<<1, 32, 32 * sizeof(float)>>>(x, 0.5f);
     CK(cudaMemcpy(hx, x, 32 * sizeof(float), cudaMemcpyDeviceToHost));
     for (int i = 0; i < 32; ++i) CHECK(hx[i] == 0.5f * float((i + 1) % 32));
+
+    rotate_via_macro<<<1, B, B * sizeof(int)>>>(di);
+    CK(cudaMemcpy(hi, di, B * sizeof(int), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < B; ++i) CHECK_EQ_INT(hi[i], 3 * ((i + 1) % B) + 1);
 
     /* queued on the stream: nothing runs before the stream is synchronized */
     cudaStream_t s;

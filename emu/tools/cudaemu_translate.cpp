@@ -181,6 +181,7 @@ struct Translator {
         size_t j = e;
         int depth = 0;
         while (j < n) {
+            if (L[j] == '\n' && directive) break; /* a macro's end ends the declaration */
             if (std::isspace((unsigned char)L[j])) { ++j; continue; }
             size_t k = skip_comment_or_literal(j);
             if (k != j) {
@@ -205,7 +206,8 @@ struct Translator {
             toks.push_back(Tok{b, j});
         }
         if (!shared || j >= n) return;
-        const size_t semi = j;
+        const bool has_semi = L[j] == ';'; /* else the end of a #define */
+        const size_t semi = has_semi ? j : j - 1;
         auto text = [&](const Tok &t) { return L.substr(t.b, t.e - t.b); };
         /* declarator: name [ ] at the end */
         size_t m = toks.size();
