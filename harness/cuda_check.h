@@ -5,7 +5,8 @@
  *     int f(void) {
  *         float *d = NULL;
  *         CUDA_TRY(cudaMalloc((void **)&d, bytes));
- *         LAUNCH_TRY(cudaLaunchKernelEx(&cfg, kernel, d, n));
+ *         kernel<<<grid, block, 0, stream>>>(d, n);
+ *         LAUNCH_CHECK();
  *         cudaFree(d);
  *         return 0;
  *     fail:
@@ -15,9 +16,12 @@
  *
  * A failure records "cudaMalloc((void **)&d, bytes): cudaErrorMemoryAllocation
  * (out of memory) at kernels/x.cu:12" with err_set (harness/errmsg.h) and jumps
- * to `fail`.  LAUNCH_TRY checks the launch's own return, then
- * cudaGetLastError(), and, when bench_cuda_sync_launches is set (BENCH_CUDA_SYNC=1,
- * bench --cuda-sync), synchronizes so an asynchronous fault lands on its launch.
+ * to `fail`.  A <<<>>> launch returns nothing: LAUNCH_CHECK(), the statement
+ * after it, checks cudaGetLastError() (where the launch's error lands) and,
+ * when bench_cuda_sync_launches is set (BENCH_CUDA_SYNC=1, bench --cuda-sync),
+ * synchronizes so an asynchronous fault lands on its launch.  LAUNCH_TRY(call)
+ * does the same for a launch call that returns an error (cudaLaunchKernelEx),
+ * checking that return first.
  *
  * Works with the real toolkit and with emu/ (whose headers define __CUDAEMU__).
  * DYNAMIC_SHARED(T, name) declares dynamic shared memory (harness/dynamic_shared.h).
@@ -50,12 +54,17 @@
         }                                                                      \
     } while (0)
 
-#define LAUNCH_TRY(launch)                                                     \
+#define LAUNCH_CHECK()                                                         \
     do {                                                                       \
-        CUDA_TRY(launch);                                                      \
         CUDA_TRY(cudaGetLastError());                                          \
         if (bench_cuda_sync_launches)                                          \
             CUDA_TRY(cudaDeviceSynchronize());                                 \
+    } while (0)
+
+#define LAUNCH_TRY(launch)                                                     \
+    do {                                                                       \
+        CUDA_TRY(launch);                                                      \
+        LAUNCH_CHECK();                                                        \
     } while (0)
 
 #endif

@@ -40,15 +40,11 @@ extern "C" int gemm_cuda_naive(int M, int N, int K, float alpha, const float *dA
 {
     if (!gemm_cuda_args_ok("gemm_cuda_naive", M, N, K, dA, lda, dB, ldb, dC, ldc))
         return -1;
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(gemm_div_up(N, NAIVE_BX), gemm_grid_y(M, NAIVE_BY), 1);
-    cfg.blockDim = dim3(NAIVE_BX, NAIVE_BY, 1);
-    cfg.dynamicSmemBytes = 0;
-    cfg.stream = stream;
-    cfg.attrs = NULL;
-    cfg.numAttrs = 0;
-    LAUNCH_TRY(cudaLaunchKernelEx(&cfg, gemm_naive_kernel, M, N, K, alpha, dA, lda, dB, ldb,
-                                  beta, dC, ldc));
+    const dim3 grid(gemm_div_up(N, NAIVE_BX), gemm_grid_y(M, NAIVE_BY));
+    const dim3 block(NAIVE_BX, NAIVE_BY);
+    gemm_naive_kernel<<<grid, block, 0, stream>>>(M, N, K, alpha, dA, lda, dB, ldb, beta, dC,
+                                                  ldc);
+    LAUNCH_CHECK();
     return 0;
 fail:
     return -1;

@@ -252,19 +252,14 @@ extern "C" int gemm_cuda_regtile(int M, int N, int K, float alpha, const float *
                 N, (unsigned long long)tiles);
         return -1;
     }
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)tiles, 1, 1);
-    cfg.blockDim = dim3(RT_THREADS, 1, 1);
-    cfg.dynamicSmemBytes = 0;
-    cfg.stream = stream;
-    cfg.attrs = NULL;
-    cfg.numAttrs = 0;
+    const unsigned grid = (unsigned)tiles;
     if (vec)
-        LAUNCH_TRY(cudaLaunchKernelEx(&cfg, gemm_regtile_kernel<true>, M, N, K, alpha, dA,
-                                      lda, dB, ldb, beta, dC, ldc));
+        gemm_regtile_kernel<true><<<grid, RT_THREADS, 0, stream>>>(M, N, K, alpha, dA, lda,
+                                                                   dB, ldb, beta, dC, ldc);
     else
-        LAUNCH_TRY(cudaLaunchKernelEx(&cfg, gemm_regtile_kernel<false>, M, N, K, alpha, dA,
-                                      lda, dB, ldb, beta, dC, ldc));
+        gemm_regtile_kernel<false><<<grid, RT_THREADS, 0, stream>>>(M, N, K, alpha, dA, lda,
+                                                                    dB, ldb, beta, dC, ldc);
+    LAUNCH_CHECK();
     return 0;
 fail:
     return -1;

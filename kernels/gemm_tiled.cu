@@ -57,15 +57,11 @@ extern "C" int gemm_cuda_tiled(int M, int N, int K, float alpha, const float *dA
 {
     if (!gemm_cuda_args_ok("gemm_cuda_tiled", M, N, K, dA, lda, dB, ldb, dC, ldc))
         return -1;
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(gemm_div_up(N, TILED_T), gemm_grid_y(M, TILED_T), 1);
-    cfg.blockDim = dim3(TILED_T, TILED_T, 1);
-    cfg.dynamicSmemBytes = 0;
-    cfg.stream = stream;
-    cfg.attrs = NULL;
-    cfg.numAttrs = 0;
-    LAUNCH_TRY(cudaLaunchKernelEx(&cfg, gemm_tiled_kernel<TILED_T>, M, N, K, alpha, dA, lda,
-                                  dB, ldb, beta, dC, ldc));
+    const dim3 grid(gemm_div_up(N, TILED_T), gemm_grid_y(M, TILED_T));
+    const dim3 block(TILED_T, TILED_T);
+    gemm_tiled_kernel<TILED_T><<<grid, block, 0, stream>>>(M, N, K, alpha, dA, lda, dB, ldb,
+                                                           beta, dC, ldc);
+    LAUNCH_CHECK();
     return 0;
 fail:
     return -1;

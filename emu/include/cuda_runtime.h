@@ -41,6 +41,9 @@
 typedef struct CUstream_st *cudaStream_t;
 typedef struct CUevent_st *cudaEvent_t;
 typedef void (*cudaHostFn_t)(void *userData);
+#define CUDART_CB
+typedef void (CUDART_CB *cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status,
+                                               void *userData);
 
 #define cudaStreamLegacy ((cudaStream_t)0x1)
 #define cudaStreamPerThread ((cudaStream_t)0x2)
@@ -61,6 +64,9 @@ typedef void (*cudaHostFn_t)(void *userData);
 #define cudaEventInterprocess 0x04
 #define cudaEventRecordDefault 0x00
 #define cudaEventWaitDefault 0x00
+#define cudaMemAttachGlobal 0x01
+#define cudaMemAttachHost 0x02
+#define cudaMemAttachSingle 0x04
 
 enum cudaMemcpyKind : int {
     cudaMemcpyHostToHost = 0,
@@ -259,7 +265,10 @@ cudaError_t cudaMemGetInfo(size_t *free, size_t *total);
 /* memory */
 cudaError_t cudaMalloc(void **devPtr, size_t size);
 cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height);
-cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags = 1);
+/* Managed memory is host memory like the rest (flags cudaMemAttachGlobal or
+ * cudaMemAttachHost): kernels and, after synchronizing, host code use it. */
+cudaError_t cudaMallocManaged(void **devPtr, size_t size,
+                              unsigned int flags = cudaMemAttachGlobal);
 cudaError_t cudaFree(void *devPtr);
 cudaError_t cudaMallocHost(void **ptr, size_t size);
 cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags);
@@ -278,6 +287,9 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t 
                               cudaStream_t stream = 0);
 cudaError_t cudaMemset(void *devPtr, int value, size_t count);
 cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream = 0);
+cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height);
+cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width,
+                              size_t height, cudaStream_t stream = 0);
 
 /* streams and events */
 cudaError_t cudaStreamCreate(cudaStream_t *pStream);
@@ -290,6 +302,10 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream);
 cudaError_t cudaStreamQuery(cudaStream_t stream);
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags = 0);
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData);
+/* Stream-ordered like cudaLaunchHostFunc, but it also runs after a failure
+ * and is told: status is cudaSuccess or the device's sticky error; flags must be 0. */
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
+                                  void *userData, unsigned int flags);
 cudaError_t cudaEventCreate(cudaEvent_t *event);
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags);
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = 0);
@@ -328,6 +344,9 @@ cudaError_t launch(const cudaLaunchConfig_t *config, const void *func,
 cudaError_t memcpy_symbol(void *sym, size_t symSize, const void *src, size_t count,
                           size_t offset, cudaMemcpyKind kind, bool to_symbol,
                           bool async, cudaStream_t stream);
+/* Enters a __device__/__constant__ variable in the allocation table as device
+ * memory of the current device, so its address works in copies and cuBLAS. */
+cudaError_t register_symbol(void *sym, size_t size);
 } // namespace detail
 } // namespace cudaemu
 
@@ -349,6 +368,34 @@ inline cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t *config,
 
 namespace cudaemu {
 namespace detail {
+/* kernel<<<g, b, s, st>>>(args...) as emu/tools/cudaemu_translate.cpp rewrites
+ * it: kernel | chevron(g, b, s, st)(args...).  The arguments are captured by
+ * value, then converted to the kernel's parameter types by cudaLaunchKernelEx,
+ * which queues the launch on `st` and records a failure as the last error;
+ * like <<<>>> the expression is void (check with cudaGetLastError()). */
+template <typename... A> struct PendingLaunch {
+    cudaLaunchConfig_t cfg;
+    std::tuple<A...> args;
+};
+struct Chevron {
+    cudaLaunchConfig_t cfg;
+    template <typename... A>
+    PendingLaunch<typename std::decay<A>::type...> operator()(A &&...a) const
+    {
+        return PendingLaunch<typename std::decay<A>::type...>{
+            cfg, std::tuple<typename std::decay<A>::type...>(std::forward<A>(a)...)};
+    }
+};
+inline Chevron chevron(dim3 grid, dim3 block, size_t smem = 0, cudaStream_t stream = 0)
+{
+    return Chevron{cudaLaunchConfig_t{grid, block, smem, stream, nullptr, 0}};
+}
+template <typename... P, typename... A>
+inline void operator|(void (*kernel)(P...), PendingLaunch<A...> &&launch)
+{
+    std::apply([&](A &...a) { (void)cudaLaunchKernelEx(&launch.cfg, kernel, a...); },
+               launch.args);
+}
 template <typename... P, std::size_t... I>
 inline cudaError_t launch_from_array(const cudaLaunchConfig_t *cfg, void (*kernel)(P...),
                                      void **args, std::index_sequence<I...>)
@@ -395,6 +442,67 @@ inline cudaError_t cudaMalloc(T **devPtr, size_t size)
 template <class T>
 inline cudaError_t cudaHostAlloc(T **ptr, size_t size, unsigned int flags)
 { return cudaHostAlloc(reinterpret_cast<void **>(ptr), size, flags); }
+template <class T>
+inline cudaError_t cudaMallocPitch(T **devPtr, size_t *pitch, size_t width, size_t height)
+{ return cudaMallocPitch(reinterpret_cast<void **>(devPtr), pitch, width, height); }
+template <class T>
+inline cudaError_t cudaMallocManaged(T **devPtr, size_t size,
+                                     unsigned int flags = cudaMemAttachGlobal)
+{ return cudaMallocManaged(reinterpret_cast<void **>(devPtr), size, flags); }
+template <class T>
+inline cudaError_t cudaHostGetDevicePointer(T **pDevice, void *pHost, unsigned int flags)
+{ return cudaHostGetDevicePointer(reinterpret_cast<void **>(pDevice), pHost, flags); }
+
+/* CUDA's occupancy-based block size (as its header computes it): the block
+ * size, a multiple of the warp size up to blockSizeLimit (0: the device's
+ * and the kernel's limit), with the most resident threads per SM
+ * (cudaOccupancyMaxActiveBlocksPerMultiprocessor), the largest on a tie;
+ * *minGridSize = those blocks per SM times the SM count. */
+template <typename UnaryFunction, class T>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMem(
+    int *minGridSize, int *blockSize, T func, UnaryFunction blockSizeToDynamicSMemSize,
+    int blockSizeLimit = 0)
+{
+    if (!minGridSize || !blockSize || !func) return cudaErrorInvalidValue;
+    int dev = 0, max_threads = 0, sms = 0, warp = 0, sm_threads = 0;
+    cudaError_t e;
+    if ((e = cudaGetDevice(&dev)) != cudaSuccess) return e;
+    if ((e = cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerBlock, dev)) ||
+        (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) ||
+        (e = cudaDeviceGetAttribute(&warp, cudaDevAttrWarpSize, dev)) ||
+        (e = cudaDeviceGetAttribute(&sm_threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev)))
+        return e;
+    cudaFuncAttributes attr;
+    if ((e = cudaFuncGetAttributes(&attr, func)) != cudaSuccess) return e;
+    int limit = max_threads < attr.maxThreadsPerBlock ? max_threads : attr.maxThreadsPerBlock;
+    if (blockSizeLimit > 0 && blockSizeLimit < limit) limit = blockSizeLimit;
+    int best = 0, best_blocks = 0, best_threads = 0;
+    for (int aligned = (limit + warp - 1) / warp * warp; aligned > 0; aligned -= warp) {
+        const int bs = limit < aligned ? limit : aligned;
+        int blocks = 0;
+        if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                 &blocks, func, bs, size_t(blockSizeToDynamicSMemSize(bs)))) != cudaSuccess)
+            return e;
+        if (blocks * bs > best_threads) {
+            best = bs;
+            best_blocks = blocks;
+            best_threads = blocks * bs;
+        }
+        if (best_threads == sm_threads) break;
+    }
+    *blockSize = best;
+    *minGridSize = best_blocks * sms;
+    return cudaSuccess;
+}
+template <class T>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, T func,
+                                                      size_t dynamicSMemSize = 0,
+                                                      int blockSizeLimit = 0)
+{
+    return cudaOccupancyMaxPotentialBlockSizeVariableSMem(
+        minGridSize, blockSize, func, [dynamicSMemSize](int) { return dynamicSMemSize; },
+        blockSizeLimit);
+}
 
 /* __constant__ / __device__ variables are ordinary globals under the emulator. */
 template <class T>
@@ -412,6 +520,41 @@ inline cudaError_t cudaMemcpyFromSymbol(void *dst, const T &symbol, size_t count
 {
     return ::cudaemu::detail::memcpy_symbol(const_cast<T *>(&symbol), sizeof(T), dst, count,
                                             offset, kind, false, false, 0);
+}
+template <class T>
+inline cudaError_t cudaMemcpyToSymbolAsync(const T &symbol, const void *src, size_t count,
+                                           size_t offset = 0,
+                                           cudaMemcpyKind kind = cudaMemcpyHostToDevice,
+                                           cudaStream_t stream = 0)
+{
+    return ::cudaemu::detail::memcpy_symbol(const_cast<T *>(&symbol), sizeof(T), src, count,
+                                            offset, kind, true, true, stream);
+}
+template <class T>
+inline cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const T &symbol, size_t count,
+                                             size_t offset = 0,
+                                             cudaMemcpyKind kind = cudaMemcpyDeviceToHost,
+                                             cudaStream_t stream = 0)
+{
+    return ::cudaemu::detail::memcpy_symbol(const_cast<T *>(&symbol), sizeof(T), dst, count,
+                                            offset, kind, false, true, stream);
+}
+/* The variable's own address, entered in the allocation table as device memory. */
+template <class T>
+inline cudaError_t cudaGetSymbolAddress(void **devPtr, const T &symbol)
+{
+    if (!devPtr) return cudaErrorInvalidValue;
+    cudaError_t e = ::cudaemu::detail::register_symbol(const_cast<T *>(&symbol), sizeof(T));
+    *devPtr = e == cudaSuccess ? const_cast<T *>(&symbol) : nullptr;
+    return e;
+}
+template <class T>
+inline cudaError_t cudaGetSymbolSize(size_t *size, const T &symbol)
+{
+    (void)symbol;
+    if (!size) return cudaErrorInvalidValue;
+    *size = sizeof(T);
+    return cudaSuccess;
 }
 } // inline namespace cudaemu_api
 

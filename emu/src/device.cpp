@@ -55,7 +55,7 @@ void fill(cudaDeviceProp &p, int d)
     p.localL1CacheSupported = 1;
     p.sharedMemPerMultiprocessor = kSmemPerSM;
     p.regsPerMultiprocessor = 65536;
-    p.managedMemory = 0;
+    p.managedMemory = 1; /* host memory, see cudaMallocManaged */
     p.isMultiGpuBoard = 0;
     p.computePreemptionSupported = 1;
     p.cooperativeLaunch = 0;

@@ -52,6 +52,7 @@ void reshuffle(std::vector<uint32_t> &v);
 struct Op {
     enum Kind { Work, Record, Wait } kind = Work;
     std::function<cudaError_t()> work;     /* Work: kernel, copy, memset, cuBLAS, host fn */
+    bool after_failure = false;            /* Work that runs after a sticky error too */
     std::shared_ptr<CUevent_st> event;     /* Record */
     uint64_t gen = 0;                      /* Record: which recording of the event */
     std::shared_ptr<CUstream_st> other;    /* Wait: stream whose ops must be done */
@@ -85,9 +86,12 @@ struct CUevent_st {
 namespace cudaemu {
 
 struct Alloc {
-    enum Kind { Device, HostAlloc, HostRegistered } kind = Device;
+    /* Symbol: a __device__ variable whose address cudaGetSymbolAddress gave out */
+    enum Kind { Device, HostAlloc, HostRegistered, Managed, Symbol } kind = Device;
     uintptr_t base = 0;
     size_t size = 0;
+    char *raw = nullptr;          /* what malloc returned: base minus the front guard */
+    size_t back = 0;              /* bytes of back guard after base + size (0: none) */
     int device = 0;
     const void *caller = nullptr; /* return address of the allocating call */
 };
@@ -134,6 +138,8 @@ constexpr int kSmemPerBlock = 48 * 1024;
 constexpr int kSmemOptin = 227 * 1024;
 constexpr int kSmemPerSM = 228 * 1024;
 constexpr int kSmCount = 132;
+/* the dynamic shared memory buffer: the opt-in maximum and a guard zone */
+constexpr size_t kDynSmemBytes = size_t(kSmemOptin) + 256;
 const FuncInfo &func_info(const void *f);
 
 /* ---- memory (memory.cpp) ---- */
@@ -143,6 +149,24 @@ const Alloc *find_alloc(const void *p);
 bool span_ok(const void *p, size_t n, const Alloc **a);
 void device_memory_access(bool open); /* ASan: unpoison (open) / poison device memory */
 void free_device_memory(int d);
+/* Guard zones (builds without ASan): canary bytes before and after every
+ * cudaMalloc / cudaMallocManaged block.  damaged_guard() describes the first
+ * damaged one of device d ("" when all are intact); repair_guards() rewrites
+ * them all; guarded_blocks() counts the blocks of device d. */
+std::string damaged_guard(int d);
+void repair_guards(int d);
+size_t guarded_blocks(int d);
+/* Canary pattern byte i of a guard zone (never 0x00 or 0xFF). */
+inline unsigned char canary(size_t i)
+{
+    unsigned char c = (unsigned char)((i * 167u + 0x5bu) ^ 0xc3u);
+    return c == 0 || c == 0xff ? 0x5a : c;
+}
+/* "file+0xOFFSET" of a code address, for messages (addr2line -e file OFFSET). */
+std::string code_location(const void *addr);
+/* The symbol (demangled, without its parameter list) of a function, from
+ * the ELF symbol table of its object; "kernel at 0x..." when unknown. */
+std::string function_name(const void *fn);
 
 /* ---- streams (streams.cpp) ---- */
 /* Resolves a handle (0, cudaStreamLegacy, cudaStreamPerThread or a created
@@ -160,6 +184,7 @@ void reset_streams(int d);
 /* ---- kernels (scheduler.cpp, launch.cpp) ---- */
 struct Launch {
     std::shared_ptr<detail::KernelCall> call;
+    const void *func = nullptr;
     dim3 grid, block;
     size_t smem = 0;
     int device = 0;

@@ -56,6 +56,7 @@ cudaError_t launch(const cudaLaunchConfig_t *config, const void *func,
 
     Launch l;
     l.call = std::shared_ptr<KernelCall>(std::move(call));
+    l.func = func;
     l.grid = g;
     l.block = b;
     l.smem = config->dynamicSmemBytes;

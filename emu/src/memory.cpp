@@ -1,10 +1,16 @@
-/* emu/src/memory.cpp - emulated device and pinned host memory.
+/* emu/src/memory.cpp - emulated device, managed and pinned host memory.
  *
- * Device memory is host heap memory (256-byte aligned, exact size, so
- * AddressSanitizer catches a kernel writing one element past a block), filled
- * with 0xFF bytes (NaN as float) when allocated, recorded in an allocation
- * table with its device.  Under ASan it stays poisoned except while streams
- * execute work, so host code dereferencing a device pointer is reported.
+ * Device memory is host heap memory (256-byte aligned), filled with 0xFF bytes
+ * (NaN as float) when allocated, recorded in an allocation table with its
+ * device.  Under ASan blocks have their exact size, so ASan catches a kernel
+ * writing one element past one, and device (not managed) blocks stay
+ * poisoned except while streams execute work, so host code dereferencing a
+ * device pointer is reported.  Without ASan every device and managed block
+ * sits between guard zones of canary bytes (256 before; after it, up to the
+ * next multiple of 256 and 256 more), which the scheduler checks after every
+ * block of a kernel (damaged_guard): an out-of-bounds write then fails the
+ * launch with a message instead of corrupting the heap.  Managed memory is
+ * the same host memory, readable and writable by the host too.
  * Copies and memsets are checked against the table (direction, bounds) and
  * queued on a stream with CUDA's synchronization rules:
  *   cudaMemcpy: waits for the copy unless device-to-device;
@@ -19,7 +25,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <dlfcn.h>
 
 #ifdef CUDAEMU_ASAN
 #include <sanitizer/asan_interface.h>
@@ -29,6 +34,45 @@ namespace cudaemu {
 namespace {
 
 int g_open_depth = 0;
+
+#ifdef CUDAEMU_ASAN
+constexpr size_t kFrontGuard = 0; /* ASan guards exact-size blocks itself */
+#else
+constexpr size_t kFrontGuard = 256;
+#endif
+
+bool guarded(const Alloc &a)
+{
+    return kFrontGuard && (a.kind == Alloc::Device || a.kind == Alloc::Managed);
+}
+
+void write_guards(const Alloc &a)
+{
+    if (!guarded(a)) return;
+    for (size_t i = 0; i < kFrontGuard; ++i) a.raw[i] = char(canary(i));
+    char *b = reinterpret_cast<char *>(a.base + a.size);
+    for (size_t i = 0; i < a.back; ++i) b[i] = char(canary(i));
+}
+
+/* First damaged byte of a's guards: offset from base (negative: before it). */
+bool guard_damage(const Alloc &a, long long *first, size_t *count)
+{
+    if (!guarded(a)) return false;
+    long long f = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < kFrontGuard; ++i)
+        if ((unsigned char)a.raw[i] != canary(i)) {
+            if (!n++) f = (long long)i - (long long)kFrontGuard;
+        }
+    const unsigned char *b = reinterpret_cast<const unsigned char *>(a.base + a.size);
+    for (size_t i = 0; i < a.back; ++i)
+        if (b[i] != canary(i)) {
+            if (!n++) f = (long long)(a.size + i);
+        }
+    *first = f;
+    *count = n;
+    return n != 0;
+}
 
 void poison(const Alloc &a, bool on)
 {
@@ -49,18 +93,15 @@ void leak_report()
     size_t n = 0, bytes = 0;
     for (const auto &kv : s.allocs) {
         const Alloc &a = kv.second;
+        if (a.kind == Alloc::Symbol) continue; /* a __device__ variable */
         const char *what = a.kind == Alloc::Device ? "device memory (cudaMalloc)"
+                           : a.kind == Alloc::Managed ? "managed memory (cudaMallocManaged)"
                            : a.kind == Alloc::HostAlloc ? "pinned host memory (cudaMallocHost)"
                                                         : "registered host memory (cudaHostRegister)";
-        Dl_info info;
-        std::memset(&info, 0, sizeof info);
-        char where[512] = "";
-        if (a.caller && dladdr(a.caller, &info) && info.dli_fname)
-            std::snprintf(where, sizeof where, ", allocated at %s+0x%lx", info.dli_fname,
-                          (unsigned long)(reinterpret_cast<uintptr_t>(a.caller) -
-                                          reinterpret_cast<uintptr_t>(info.dli_fbase)));
+        std::string where = code_location(a.caller);
+        if (!where.empty()) where = ", allocated at " + where;
         std::fprintf(stderr, "cudaemu: leak: %zu bytes of %s at %p on device %d%s\n", a.size,
-                     what, reinterpret_cast<void *>(a.base), a.device, where);
+                     what, reinterpret_cast<void *>(a.base), a.device, where.c_str());
         ++n;
         bytes += a.size;
     }
@@ -94,11 +135,12 @@ bool overlaps(uintptr_t base, size_t size)
     return it->second.base + it->second.size > base;
 }
 
-enum Where { Pageable, Pinned, OnDevice };
+enum Where { Pageable, Pinned, OnDevice, Managed };
 
 Where where(const Alloc *a)
 {
-    return !a ? Pageable : a->kind == Alloc::Device ? OnDevice : Pinned;
+    return !a ? Pageable : a->kind == Alloc::Device || a->kind == Alloc::Symbol ? OnDevice
+                         : a->kind == Alloc::Managed ? Managed : Pinned;
 }
 
 /* Validates a copy; *wd / *ws say where dst and src live. */
@@ -111,15 +153,20 @@ cudaError_t check_copy(void *dst, const void *src, size_t dn, size_t sn, cudaMem
     if (!span_ok(dst, dn, &ad) || !span_ok(src, sn, &as)) return cudaErrorInvalidValue;
     *wd = where(ad);
     *ws = where(as);
-    bool dd = *wd == OnDevice, sd = *ws == OnDevice;
+    /* managed memory passes for host and for device memory */
+    const bool dd = *wd == OnDevice || *wd == Managed, sd = *ws == OnDevice || *ws == Managed;
+    const bool dh = *wd != OnDevice, sh = *ws != OnDevice;
     bool ok = true;
     switch (kind) {
-    case cudaMemcpyHostToHost: ok = !dd && !sd; break;
-    case cudaMemcpyHostToDevice: ok = dd && !sd; break;
-    case cudaMemcpyDeviceToHost: ok = !dd && sd; break;
+    case cudaMemcpyHostToHost: ok = dh && sh; break;
+    case cudaMemcpyHostToDevice: ok = dd && sh; break;
+    case cudaMemcpyDeviceToHost: ok = dh && sd; break;
     case cudaMemcpyDeviceToDevice: ok = dd && sd; break;
     default: break;
     }
+    /* from here on, managed memory is ordered like device memory */
+    if (*wd == Managed) *wd = OnDevice;
+    if (*ws == Managed) *ws = OnDevice;
     return ok ? cudaSuccess : cudaErrorInvalidValue;
 }
 
@@ -161,21 +208,60 @@ cudaError_t copy(void *dst, size_t dpitch, const void *src, size_t spitch, size_
     return ret(submit(s.get(), fn, wait));
 }
 
-cudaError_t set(void *ptr, int value, size_t count, cudaStream_t stream, bool async)
+/* Shared body of the 1D and 2D memsets: `height` rows of `width` bytes, `pitch` apart. */
+cudaError_t set(void *ptr, size_t pitch, int value, size_t width, size_t height,
+                cudaStream_t stream, bool async)
 {
     CUDAEMU_LOCK;
     if (cudaError_t e = usable()) return ret(e);
-    if (count == 0) return cudaSuccess;
+    if (width == 0 || height == 0) return cudaSuccess;
+    if (height > 1 && width > pitch) return ret(cudaErrorInvalidValue);
+    const size_t count = (height - 1) * pitch + width;
     const Alloc *a = nullptr;
     if (!ptr || !span_ok(ptr, count, &a) || !a) return ret(cudaErrorInvalidValue);
     cudaError_t se = cudaSuccess;
     auto s = stream_of(stream, &se);
     if (!s) return ret(se);
-    auto fn = [ptr, value, count]() {
-        std::memset(ptr, value, count);
+    char *p = static_cast<char *>(ptr);
+    auto fn = [p, pitch, value, width, height]() {
+        for (size_t r = 0; r < height; ++r) std::memset(p + r * pitch, value, width);
         return cudaSuccess;
     };
-    return ret(submit(s.get(), fn, !async && a->kind != Alloc::Device));
+    const bool dev_like = a->kind != Alloc::HostAlloc && a->kind != Alloc::HostRegistered;
+    return ret(submit(s.get(), fn, !async && !dev_like));
+}
+
+/* cudaMalloc and cudaMallocManaged. */
+cudaError_t device_alloc(void **devPtr, size_t size, Alloc::Kind kind, const void *caller)
+{
+    CUDAEMU_LOCK;
+    if (!devPtr) return ret(cudaErrorInvalidValue);
+    if (cudaError_t e = usable()) return ret(e);
+    *devPtr = nullptr;
+    if (size == 0) return cudaSuccess;
+    Device &d = dev(cur_dev());
+    if (size > config().mem_bytes - d.used) return ret(cudaErrorMemoryAllocation);
+    const size_t back = kFrontGuard ? ((size + 255) & ~size_t(255)) - size + 256 : 0;
+    if (size > SIZE_MAX - kFrontGuard - back - 256) return ret(cudaErrorMemoryAllocation);
+    char *raw = static_cast<char *>(aligned(kFrontGuard + size + back, 256));
+    if (!raw) return ret(cudaErrorMemoryAllocation);
+    char *m = raw + kFrontGuard;
+    std::memset(m, 0xff, size); /* fresh device memory is never zero: 0xFF bytes are NaN */
+    Alloc a;
+    a.kind = kind;
+    a.base = reinterpret_cast<uintptr_t>(m);
+    a.size = size;
+    a.raw = raw;
+    a.back = back;
+    a.device = d.id;
+    a.caller = caller;
+    write_guards(a);
+    st().allocs[a.base] = a;
+    d.used += size;
+    if (g_open_depth == 0) poison(a, true);
+    note_allocation();
+    *devPtr = m;
+    return cudaSuccess;
 }
 
 cudaError_t host_alloc(void **p, size_t size, unsigned flags, const void *caller)
@@ -192,6 +278,7 @@ cudaError_t host_alloc(void **p, size_t size, unsigned flags, const void *caller
     std::memset(m, 0xff, size);
     Alloc a;
     a.kind = Alloc::HostAlloc;
+    a.raw = static_cast<char *>(m);
     a.base = reinterpret_cast<uintptr_t>(m);
     a.size = size;
     a.device = cur_dev();
@@ -233,15 +320,54 @@ void device_memory_access(bool open)
     }
 }
 
+std::string damaged_guard(int d)
+{
+    for (const auto &kv : st().allocs) {
+        const Alloc &a = kv.second;
+        long long first = 0;
+        size_t n = 0;
+        if (a.device != d || !guard_damage(a, &first, &n)) continue;
+        char buf[512];
+        const char *what = a.kind == Alloc::Managed ? "cudaMallocManaged" : "cudaMalloc";
+        std::string at = code_location(a.caller);
+        if (first < 0)
+            std::snprintf(buf, sizeof buf, "%zu byte(s) changed in the guard zone before the "
+                          "%zu-byte %s block at %p, the first %lld byte(s) before its start",
+                          n, a.size, what, reinterpret_cast<void *>(a.base), -first);
+        else
+            std::snprintf(buf, sizeof buf, "%zu byte(s) changed in the guard zone after the "
+                          "%zu-byte %s block at %p, the first at byte %lld (%lld past its end)",
+                          n, a.size, what, reinterpret_cast<void *>(a.base), first,
+                          first - (long long)a.size);
+        std::string r = buf;
+        if (!at.empty()) r += " (allocated at " + at + ")";
+        return r;
+    }
+    return std::string();
+}
+
+void repair_guards(int d)
+{
+    for (const auto &kv : st().allocs)
+        if (kv.second.device == d) write_guards(kv.second);
+}
+
+size_t guarded_blocks(int d)
+{
+    size_t n = 0;
+    for (const auto &kv : st().allocs) n += kv.second.device == d && guarded(kv.second);
+    return n;
+}
+
 void free_device_memory(int d)
 {
     auto &m = st().allocs;
     for (auto it = m.begin(); it != m.end();) {
         Alloc &a = it->second;
-        if (a.device == d && a.kind != Alloc::HostRegistered) {
+        if (a.device == d && a.kind != Alloc::HostRegistered && a.kind != Alloc::Symbol) {
             poison(a, false);
-            if (a.kind == Alloc::Device) dev(d).used -= a.size;
-            std::free(reinterpret_cast<void *>(a.base));
+            if (a.kind == Alloc::Device || a.kind == Alloc::Managed) dev(d).used -= a.size;
+            std::free(a.raw);
             it = m.erase(it);
         } else if (a.device == d) {
             it = m.erase(it);
@@ -259,43 +385,29 @@ inline namespace cudaemu_api {
 
 cudaError_t cudaMalloc(void **devPtr, size_t size)
 {
-    CUDAEMU_LOCK;
-    if (!devPtr) return ret(cudaErrorInvalidValue);
-    if (cudaError_t e = usable()) return ret(e);
-    *devPtr = nullptr;
-    if (size == 0) return cudaSuccess;
-    Device &d = dev(cur_dev());
-    if (size > config().mem_bytes - d.used) return ret(cudaErrorMemoryAllocation);
-    void *m = aligned(size, 256);
-    if (!m) return ret(cudaErrorMemoryAllocation);
-    std::memset(m, 0xff, size); /* fresh device memory is never zero: 0xFF bytes are NaN */
-    Alloc a;
-    a.kind = Alloc::Device;
-    a.base = reinterpret_cast<uintptr_t>(m);
-    a.size = size;
-    a.device = d.id;
-    a.caller = __builtin_return_address(0);
-    st().allocs[a.base] = a;
-    d.used += size;
-    if (g_open_depth == 0) poison(a, true);
-    note_allocation();
-    *devPtr = m;
-    return cudaSuccess;
+    return device_alloc(devPtr, size, Alloc::Device, __builtin_return_address(0));
 }
 
 cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)
 {
     if (!pitch) return ret(cudaErrorInvalidValue);
     size_t p = (width + 511) & ~size_t(511);
-    cudaError_t e = cudaMalloc(devPtr, p * height);
+    if (height && p > SIZE_MAX / height) return ret(cudaErrorMemoryAllocation);
+    cudaError_t e = device_alloc(devPtr, p * height, Alloc::Device, __builtin_return_address(0));
     if (e == cudaSuccess) *pitch = p;
     return e;
 }
 
-cudaError_t cudaMallocManaged(void **devPtr, size_t, unsigned int)
+/* Host memory like the rest: kernels and host code both read and write it
+ * (the host after synchronizing, as CUDA requires without concurrent
+ * managed access); guarded like device memory, never poisoned. */
+cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
 {
-    if (devPtr) *devPtr = nullptr;
-    return ret(cudaErrorNotSupported); /* the emulated device has managedMemory = 0 */
+    if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost) {
+        if (devPtr) *devPtr = nullptr;
+        return ret(cudaErrorInvalidValue);
+    }
+    return device_alloc(devPtr, size, Alloc::Managed, __builtin_return_address(0));
 }
 
 cudaError_t cudaFree(void *devPtr)
@@ -304,15 +416,21 @@ cudaError_t cudaFree(void *devPtr)
     if (config().ndev == 0) return ret(cudaErrorNoDevice);
     if (!devPtr) return cudaSuccess;
     auto it = st().allocs.find(reinterpret_cast<uintptr_t>(devPtr));
-    if (it == st().allocs.end() || it->second.kind != Alloc::Device)
+    if (it == st().allocs.end() ||
+        (it->second.kind != Alloc::Device && it->second.kind != Alloc::Managed))
         return ret(cudaErrorInvalidValue);
     int d = it->second.device;
     sync_device(d); /* cudaFree synchronizes: queued work may still use the block */
     it = st().allocs.find(reinterpret_cast<uintptr_t>(devPtr));
     if (it == st().allocs.end()) return ret(cudaErrorInvalidValue);
+    long long first = 0;
+    size_t n = 0;
+    if (dev(d).sticky == cudaSuccess && guard_damage(it->second, &first, &n))
+        report("cudaFree(%p): %zu byte(s) of its guard zones were overwritten outside any "
+               "kernel (host code writing past a managed or device block?)", devPtr, n);
     poison(it->second, false);
     dev(d).used -= it->second.size;
-    std::free(devPtr);
+    std::free(it->second.raw);
     st().allocs.erase(it);
     return ret(dev(d).sticky);
 }
@@ -394,8 +512,11 @@ cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *attr, const void *pt
     }
     attr->device = a->device;
     attr->devicePointer = const_cast<void *>(ptr);
-    if (a->kind == Alloc::Device) {
+    if (a->kind == Alloc::Device || a->kind == Alloc::Symbol) {
         attr->type = cudaMemoryTypeDevice;
+    } else if (a->kind == Alloc::Managed) {
+        attr->type = cudaMemoryTypeManaged;
+        attr->hostPointer = const_cast<void *>(ptr);
     } else {
         attr->type = cudaMemoryTypeHost;
         attr->hostPointer = const_cast<void *>(ptr);
@@ -439,12 +560,23 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t 
 
 cudaError_t cudaMemset(void *devPtr, int value, size_t count)
 {
-    return set(devPtr, value, count, 0, false);
+    return set(devPtr, count, value, count, 1, 0, false);
 }
 
 cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream)
 {
-    return set(devPtr, value, count, stream, true);
+    return set(devPtr, count, value, count, 1, stream, true);
+}
+
+cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height)
+{
+    return set(devPtr, pitch, value, width, height, 0, false);
+}
+
+cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width,
+                              size_t height, cudaStream_t stream)
+{
+    return set(devPtr, pitch, value, width, height, stream, true);
 }
 
 } // inline namespace cudaemu_api
@@ -463,9 +595,10 @@ cudaError_t memcpy_symbol(void *sym, size_t symSize, const void *other, size_t c
     if (!other) return ret(cudaErrorInvalidValue);
     const Alloc *a = nullptr;
     if (!span_ok(other, count, &a)) return ret(cudaErrorInvalidValue);
-    bool other_dev = a && a->kind == Alloc::Device;
+    bool other_dev = a && (a->kind == Alloc::Device || a->kind == Alloc::Symbol);
+    bool other_managed = a && a->kind == Alloc::Managed; /* passes for either */
     bool ok = kind == cudaMemcpyDefault || kind == cudaMemcpyDeviceToDevice
-                  ? (kind == cudaMemcpyDefault || other_dev)
+                  ? (kind == cudaMemcpyDefault || other_dev || other_managed)
                   : (to_symbol ? kind == cudaMemcpyHostToDevice : kind == cudaMemcpyDeviceToHost) &&
                         !other_dev;
     if (!ok) return ret(cudaErrorInvalidMemcpyDirection);
@@ -474,12 +607,41 @@ cudaError_t memcpy_symbol(void *sym, size_t symSize, const void *other, size_t c
     if (!s) return ret(se);
     char *sp = static_cast<char *>(sym) + offset;
     char *op = static_cast<char *>(const_cast<void *>(other));
-    auto fn = [sp, op, count, to_symbol]() {
+    std::shared_ptr<std::vector<char>> snap;
+    bool wait = !async;
+    if (async && !a) {
+        if (to_symbol) { /* CUDA stages a pageable source: the caller may reuse it */
+            snap = std::make_shared<std::vector<char>>(op, op + count);
+            op = snap->data();
+        } else {
+            wait = true; /* to pageable host memory: synchronous, as CUDA documents */
+        }
+    }
+    auto fn = [sp, op, count, to_symbol, snap]() {
         if (to_symbol) std::memmove(sp, op, count);
         else std::memmove(op, sp, count);
         return cudaSuccess;
     };
-    return ret(submit(s.get(), fn, !async));
+    return ret(submit(s.get(), fn, wait));
+}
+
+cudaError_t register_symbol(void *sym, size_t size)
+{
+    CUDAEMU_LOCK;
+    if (cudaError_t e = usable()) return ret(e);
+    if (!sym || !size) return ret(cudaErrorInvalidSymbol);
+    const Alloc *a = find_alloc(sym);
+    if (a && a->kind == Alloc::Symbol && a->base == reinterpret_cast<uintptr_t>(sym))
+        return cudaSuccess;
+    if (a || overlaps(reinterpret_cast<uintptr_t>(sym), size))
+        return ret(cudaErrorInvalidSymbol);
+    Alloc s;
+    s.kind = Alloc::Symbol;
+    s.base = reinterpret_cast<uintptr_t>(sym);
+    s.size = size;
+    s.device = cur_dev();
+    st().allocs[s.base] = s;
+    return cudaSuccess;
 }
 
 } // namespace detail

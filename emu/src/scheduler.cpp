@@ -11,6 +11,15 @@
  * returns while others wait at a barrier, a lane waiting for an exited lane,
  * mismatched warp primitives and __trap() end the launch with
  * cudaErrorLaunchFailure (sticky) and a message on stderr.
+ *
+ * Out-of-bounds writes (builds without ASan): after every block the guard
+ * zones around device and managed blocks (memory.cpp) and after the launch's
+ * dynamic shared memory are checked.  A damaged one fails the launch with the
+ * sticky cudaErrorIllegalAddress; to name the thread, the block is run once
+ * more from the same thread order with the guards repaired and checked after
+ * every fiber switch (the launch is lost anyway, as after a fault on a GPU).
+ * With more than kGuardBlockLimit device blocks allocated the guards are
+ * checked once per kernel instead, and the message names the kernel only.
  */
 #include "internal.h"
 
@@ -71,6 +80,35 @@ struct Block {
 
 Block g_blk;
 std::vector<fiber::Fiber *> g_pool;
+
+#ifdef CUDAEMU_ASAN
+constexpr bool kGuards = false; /* ASan reports the access itself */
+#else
+constexpr bool kGuards = true;
+#endif
+constexpr size_t kGuardBlockLimit = 256; /* per-block checks up to this many blocks */
+constexpr size_t kSmemGuard = kDynSmemBytes - size_t(kSmemOptin);
+bool g_check_slices = false;             /* replay: check after every fiber switch */
+bool g_slice_damage = false;
+
+void write_smem_guard(char *smem, size_t n)
+{
+    for (size_t i = 0; i < kSmemGuard; ++i) smem[n + i] = char(canary(i));
+}
+
+/* The first damaged guard zone, described, or "". */
+std::string damaged(int device, const char *smem, size_t n)
+{
+    if (!kGuards) return std::string();
+    for (size_t i = 0; i < kSmemGuard; ++i)
+        if ((unsigned char)smem[n + i] != canary(i)) {
+            char buf[160];
+            std::snprintf(buf, sizeof buf, "the guard zone after the %zu byte(s) of dynamic "
+                          "shared memory was overwritten, from byte %zu on", n, n + i);
+            return buf;
+        }
+    return damaged_guard(device);
+}
 
 const char *op_name(int op)
 {
@@ -267,6 +305,13 @@ bool run_block(std::vector<uint32_t> &order)
             detail::g_threadIdx = t.tid;
             fiber::enter(t.f);
             if (!b.error.empty()) return false;
+            if (g_check_slices &&
+                !damaged(b.launch->device, static_cast<const char *>(detail::g_dyn_smem),
+                         b.launch->smem).empty()) {
+                g_slice_damage = true;
+                set_error("%s", coords(t.tid).c_str());
+                return false;
+            }
         }
         if (b.ndone == b.n) return true;
         if (!progressed) {
@@ -292,6 +337,20 @@ void abandon_block()
 
 /* ---- primitives called from kernels ---- */
 namespace detail {
+
+void *dyn_smem_base()
+{
+    /* allocated once, never freed; poisoned under ASan outside a launch's span */
+    static void *base = [] {
+        void *p = nullptr;
+        if (posix_memalign(&p, 256, kDynSmemBytes) != 0) return static_cast<void *>(nullptr);
+#ifdef CUDAEMU_ASAN
+        ASAN_POISON_MEMORY_REGION(p, kDynSmemBytes);
+#endif
+        return p;
+    }();
+    return base;
+}
 
 int block_barrier(int op, int pred)
 {
@@ -422,19 +481,39 @@ cudaError_t run_kernel(const Launch &l)
     }
     b.error.clear();
 
-    void *smem = nullptr;
-    if (l.smem) {
-        if (posix_memalign(&smem, 128, l.smem) != 0) {
-            b.launch = nullptr;
-            return cudaErrorLaunchOutOfResources;
-        }
+    char *smem = static_cast<char *>(detail::dyn_smem_base());
+    if (!smem) {
+        b.launch = nullptr;
+        return cudaErrorLaunchOutOfResources;
     }
+#ifdef CUDAEMU_ASAN
+    ASAN_UNPOISON_MEMORY_REGION(smem, l.smem);
+#endif
     detail::g_dyn_smem = smem;
     detail::g_gridDim = l.grid;
     detail::g_blockDim = l.block;
 
-    std::vector<uint32_t> order;
+    std::vector<uint32_t> order, saved_order;
     make_order(order, n);
+    const std::string kname_unset = "\x01";
+    std::string kname = kname_unset;
+    auto kernel_name = [&]() -> const std::string & {
+        if (kname == kname_unset) kname = function_name(l.func);
+        return kname;
+    };
+    const bool per_block = kGuards && guarded_blocks(l.device) <= kGuardBlockLimit;
+    std::mt19937_64 saved_rng;
+    if (kGuards) {
+        write_smem_guard(smem, l.smem);
+        std::string pre = damaged(l.device, smem, l.smem);
+        if (!pre.empty()) {
+            report("before kernel %s ran: %s; written outside any kernel (host code through a "
+                   "device or managed pointer?)", kernel_name().c_str(), pre.c_str());
+            repair_guards(l.device);
+            b.launch = nullptr;
+            return cudaErrorIllegalAddress;
+        }
+    }
     const uint64_t nblocks = uint64_t(l.grid.x) * l.grid.y * l.grid.z;
     std::vector<uint64_t> border;
     const bool shuffle_blocks = config().order == Order::Shuffle && nblocks <= (1u << 22);
@@ -449,18 +528,58 @@ cudaError_t run_kernel(const Launch &l)
                       : config().order == Order::Rev ? nblocks - 1 - k : k;
         detail::g_blockIdx = uint3{uint32_t(bi % l.grid.x), uint32_t((bi / l.grid.x) % l.grid.y),
                                    uint32_t(bi / (uint64_t(l.grid.x) * l.grid.y))};
-        if (smem) std::memset(smem, 0xff, l.smem);
+        std::memset(smem, 0xff, l.smem);
+        if (per_block) {
+            saved_order = order;
+            saved_rng = rng();
+        }
         if (config().order == Order::Shuffle) reshuffle(order);
         if (!run_block(order)) {
-            report("kernel launch failed in block %s: %s", coords(detail::g_blockIdx).c_str(),
-                   b.error.c_str());
+            report("kernel %s failed in block %s: %s", kernel_name().c_str(),
+                   coords(detail::g_blockIdx).c_str(), b.error.c_str());
             abandon_block();
             result = cudaErrorLaunchFailure;
             break;
         }
+        if (!per_block) continue;
+        std::string d = damaged(l.device, smem, l.smem);
+        if (d.empty()) continue;
+        /* replay the block, checking after every fiber switch, to name the thread */
+        repair_guards(l.device);
+        write_smem_guard(smem, l.smem);
+        std::memset(smem, 0xff, l.smem);
+        order = saved_order;
+        rng() = saved_rng;
+        if (config().order == Order::Shuffle) reshuffle(order);
+        b.error.clear();
+        g_check_slices = true;
+        g_slice_damage = false;
+        run_block(order);
+        g_check_slices = false;
+        std::string who = g_slice_damage ? b.error
+                                         : std::string("unknown (a second run of the block "
+                                                       "did not repeat the write)");
+        abandon_block();
+        repair_guards(l.device);
+        report("out-of-bounds write by kernel %s, block %s, thread %s: %s",
+               kernel_name().c_str(), coords(detail::g_blockIdx).c_str(), who.c_str(),
+               d.c_str());
+        result = cudaErrorIllegalAddress;
+        break;
     }
-    std::free(smem);
-    detail::g_dyn_smem = nullptr;
+    if (kGuards && !per_block && result == cudaSuccess) {
+        std::string d = damaged(l.device, smem, l.smem);
+        if (!d.empty()) {
+            repair_guards(l.device);
+            report("out-of-bounds write by kernel %s (block and thread unknown: with more "
+                   "than %zu device blocks allocated guards are checked once per kernel): %s",
+                   kernel_name().c_str(), kGuardBlockLimit, d.c_str());
+            result = cudaErrorIllegalAddress;
+        }
+    }
+#ifdef CUDAEMU_ASAN
+    ASAN_POISON_MEMORY_REGION(smem, kDynSmemBytes);
+#endif
     b.launch = nullptr;
     b.cur = nullptr;
     return result;

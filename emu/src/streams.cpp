@@ -39,7 +39,7 @@ void execute(CUstream_st *s, Op &op)
 {
     switch (op.kind) {
     case Op::Work:
-        if (dev(s->device).sticky == cudaSuccess) {
+        if (dev(s->device).sticky == cudaSuccess || op.after_failure) {
             cudaError_t e = op.work();
             if (e != cudaSuccess) set_sticky(s->device, e);
         }
@@ -283,6 +283,27 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t h, cudaHostFn_t fn, void *userData)
         fn(userData);
         return cudaSuccess;
     });
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamAddCallback(cudaStream_t h, cudaStreamCallback_t cb, void *userData,
+                                  unsigned int flags)
+{
+    CUDAEMU_LOCK;
+    cudaError_t e = usable();
+    if (e) return ret(e);
+    if (!cb || flags != 0) return ret(cudaErrorInvalidValue);
+    auto s = stream_of(h, &e);
+    if (!s) return ret(e);
+    const int d = s->device;
+    Op op;
+    op.kind = Op::Work;
+    op.after_failure = true; /* CUDA calls it with the error status */
+    op.work = [h, cb, userData, d]() {
+        cb(h, dev(d).sticky, userData);
+        return cudaSuccess;
+    };
+    enqueue(s.get(), std::move(op));
     return cudaSuccess;
 }
 

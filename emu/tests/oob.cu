@@ -8,6 +8,13 @@
  *   oob copy       cudaMemcpy / cudaMemset overrunning an allocation are
  *                  refused with cudaErrorInvalidValue by the allocation table
  *                  (every build).
+ *   oob guard      (builds without ASan) the kernel writes one element past a
+ *                  block, guard-before one before it, guard-smem past its
+ *                  dynamic shared memory: the guard zones catch it, the launch
+ *                  fails with the sticky cudaErrorIllegalAddress and a message
+ *                  naming kernel, block and thread; the program sees the error
+ *                  and exits 1 (CTest checks message and status with
+ *                  expect_fail.sh; 0 means the write went unnoticed).
  */
 #include <cuda_runtime.h>
 
@@ -20,6 +27,35 @@ __global__ void write_n_plus_one(float *x, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i <= n) x[i] = 1.0f; /* off by one: i == n is past the end */
+}
+
+template <int OFFSET>
+__global__ void write_at(float *x, int who)
+{
+    if (int(blockIdx.y * blockDim.x + threadIdx.x) == who) x[OFFSET] = 2.0f;
+}
+
+__global__ void smem_overrun(float *out, int n)
+{
+    extern __shared__ float s[];
+    s[threadIdx.x] = float(threadIdx.x); /* n floats were asked for, blockDim.x > n */
+    __syncthreads();
+    if (threadIdx.x == 0) out[0] = s[0] + float(n);
+}
+
+/* The launch must fail with the sticky cudaErrorIllegalAddress: exit 1. */
+static int expect_illegal_address(const char *what)
+{
+    cudaError_t e = cudaDeviceSynchronize();
+    std::printf("oob %s: cudaDeviceSynchronize: %s\n", what, cudaGetErrorName(e));
+    if (e != cudaErrorIllegalAddress) {
+        std::printf("oob %s: the out-of-bounds write went unnoticed\n", what);
+        return 0;
+    }
+    void *p = nullptr;
+    CHECK(cudaMalloc(&p, 16) == cudaErrorIllegalAddress); /* sticky */
+    CK(cudaDeviceReset());
+    return g_test_failures ? 3 : 1;
 }
 
 int main(int argc, char **argv)
@@ -37,6 +73,18 @@ int main(int argc, char **argv)
         CK(cudaDeviceSynchronize());
         std::printf("oob kernel: the out-of-bounds write went unnoticed\n");
         return 1;
+    }
+    if (!std::strcmp(mode, "guard")) {
+        write_n_plus_one<<<2, 32>>>(d, n);
+        return expect_illegal_address(mode);
+    }
+    if (!std::strcmp(mode, "guard-before")) {
+        write_at<-1><<<dim3(1, 3), 64>>>(d, 2 * 64 + 17); /* block (0,2,0), thread (17,0,0) */
+        return expect_illegal_address(mode);
+    }
+    if (!std::strcmp(mode, "guard-smem")) {
+        smem_overrun<<<3, 64, 60 * sizeof(float)>>>(d, 60);
+        return expect_illegal_address(mode);
     }
     if (!std::strcmp(mode, "hostderef")) {
         volatile float *p = d;

@@ -14,8 +14,6 @@
 
 #include "test_util.h"
 
-#include "../../harness/dynamic_shared.h"
-
 template <typename T> __device__ T warp_sum(T v)
 {
     for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
@@ -25,7 +23,10 @@ template <typename T> __device__ T warp_sum(T v)
 template <typename T>
 __global__ void block_reduce(const T *__restrict__ in, int n, T *out)
 {
-    DYNAMIC_SHARED(T, partial); /* one slot per warp */
+    /* one slot per warp; untyped so that block_reduce<int> and <float> can
+     * both be instantiated under nvcc */
+    extern __shared__ __align__(16) unsigned char partial_raw[];
+    T *partial = reinterpret_cast<T *>(partial_raw);
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     const int lane = threadIdx.x % warpSize, warp = threadIdx.x / warpSize;
     T v = i < n ? in[i] : T(0);
@@ -94,11 +95,8 @@ int main()
     CK(cudaMalloc(&dsum, sizeof(int)));
     CK(cudaMemcpy(di, hi.data(), n * sizeof(int), cudaMemcpyHostToDevice));
     CK(cudaMemset(dsum, 0, sizeof(int)));
-    cudaLaunchConfig_t cfg = {};
-    cfg.blockDim = dim3(256);
-    cfg.gridDim = dim3((n + 255) / 256);
-    cfg.dynamicSmemBytes = (256 / 32) * sizeof(int);
-    CK(cudaLaunchKernelEx(&cfg, block_reduce<int>, (const int *)di, n, dsum));
+    block_reduce<int><<<(n + 255) / 256, 256, (256 / 32) * sizeof(int)>>>(di, n, dsum);
+    CK(cudaGetLastError());
     int got = 0;
     CK(cudaMemcpy(&got, dsum, sizeof(int), cudaMemcpyDeviceToHost));
     std::printf("int reduction: %d (expected %lld)\n", got, isum);
@@ -118,10 +116,8 @@ int main()
     CK(cudaMalloc(&dfsum, sizeof(float)));
     CK(cudaMemcpy(df, hf.data(), nf * sizeof(float), cudaMemcpyHostToDevice));
     CK(cudaMemset(dfsum, 0, sizeof(float)));
-    cfg.blockDim = dim3(224);
-    cfg.gridDim = dim3((nf + 223) / 224);
-    cfg.dynamicSmemBytes = 7 * sizeof(float);
-    CK(cudaLaunchKernelEx(&cfg, block_reduce<float>, (const float *)df, nf, dfsum));
+    block_reduce<float><<<(nf + 223) / 224, 224, 7 * sizeof(float)>>>(df, nf, dfsum);
+    CK(cudaGetLastError());
     float fgot = 0;
     CK(cudaMemcpy(&fgot, dfsum, sizeof(float), cudaMemcpyDeviceToHost));
     const double bound = 1e-6 * fabs_sum; /* ~ (log2(224) + 348 atomics) * 2^-24 */
@@ -139,10 +135,8 @@ int main()
     CK(cudaMemcpy(din, in.data(), nt * sizeof(int), cudaMemcpyHostToDevice));
     int cinit[6] = {-1, 1000, 0, 0, -1, 100};
     CK(cudaMemcpy(dcnt, cinit, sizeof cinit, cudaMemcpyHostToDevice));
-    cudaLaunchConfig_t c2 = {};
-    c2.blockDim = dim3(nt);
-    c2.gridDim = dim3(1);
-    CK(cudaLaunchKernelEx(&c2, warp_ops, (const int *)din, dout, dcnt));
+    warp_ops<<<1, nt>>>(din, dout, dcnt);
+    CK(cudaGetLastError());
     std::vector<int> out(nt * 6);
     int cnt[6];
     CK(cudaMemcpy(out.data(), dout, out.size() * sizeof(int), cudaMemcpyDeviceToHost));
@@ -182,8 +176,8 @@ int main()
     /* partial warp with width-16 segments */
     int *dp;
     CK(cudaMalloc(&dp, 48 * sizeof(int)));
-    c2.blockDim = dim3(48);
-    CK(cudaLaunchKernelEx(&c2, partial_warp, dp));
+    partial_warp<<<1, 48>>>(dp);
+    CK(cudaGetLastError());
     int hp[48];
     CK(cudaMemcpy(hp, dp, sizeof hp, cudaMemcpyDeviceToHost));
     for (int seg = 0; seg < 3; ++seg) {
@@ -196,9 +190,8 @@ int main()
     /* A full-mask shuffle in a block of 200 threads reads lanes that do not
      * exist in the last warp: undefined on a GPU, NaN poison here. */
     CK(cudaMemset(dfsum, 0, sizeof(float)));
-    cfg.blockDim = dim3(200);
-    cfg.gridDim = dim3((nf + 199) / 200);
-    CK(cudaLaunchKernelEx(&cfg, block_reduce<float>, (const float *)df, nf, dfsum));
+    block_reduce<float><<<(nf + 199) / 200, 200, 7 * sizeof(float)>>>(df, nf, dfsum);
+    CK(cudaGetLastError());
     CK(cudaMemcpy(&fgot, dfsum, sizeof(float), cudaMemcpyDeviceToHost));
     std::printf("float reduction with a partial warp: %f (the emulator poisons absent lanes)\n", fgot);
     CHECK(std::isnan(fgot));

@@ -84,10 +84,8 @@ static double run(K kernel, const Problem &p, dim3 block)
     CK(cudaMalloc(&dC, sc));
     CK(cudaMemcpy(dA, p.a.data(), sa, cudaMemcpyHostToDevice));
     CK(cudaMemcpy(dB, p.b.data(), sb, cudaMemcpyHostToDevice));
-    cudaLaunchConfig_t cfg = {};
-    cfg.blockDim = block;
-    cfg.gridDim = dim3((p.n + block.x - 1) / block.x, (p.m + block.y - 1) / block.y);
-    CK(cudaLaunchKernelEx(&cfg, kernel, dA, dB, dC, p.m, p.n, p.k));
+    const dim3 grid((p.n + block.x - 1) / block.x, (p.m + block.y - 1) / block.y);
+    kernel<<<grid, block>>>(dA, dB, dC, p.m, p.n, p.k);
     CK(cudaGetLastError());
     std::vector<float> c(size_t(p.m) * p.n);
     CK(cudaMemcpy(c.data(), dC, sc, cudaMemcpyDeviceToHost));

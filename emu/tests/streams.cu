@@ -30,20 +30,14 @@ __global__ void twice(const float *in, float *out, int n)
 
 static void launch_fill(cudaStream_t s, float *x, int n, float v)
 {
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((n + 127) / 128);
-    cfg.blockDim = dim3(128);
-    cfg.stream = s;
-    CK(cudaLaunchKernelEx(&cfg, fill, x, n, v));
+    fill<<<(n + 127) / 128, 128, 0, s>>>(x, n, v);
+    CK(cudaGetLastError());
 }
 
 static void launch_twice(cudaStream_t s, const float *in, float *out, int n)
 {
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((n + 127) / 128);
-    cfg.blockDim = dim3(128);
-    cfg.stream = s;
-    CK(cudaLaunchKernelEx(&cfg, twice, in, out, n));
+    twice<<<(n + 127) / 128, 128, 0, s>>>(in, out, n);
+    CK(cudaGetLastError());
 }
 
 static int count_right(const float *h, int n, float v, float factor)

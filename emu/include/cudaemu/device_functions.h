@@ -39,14 +39,20 @@
 #define __maxnreg__(n)
 #define __cluster_dims__(...)
 
-/* Dynamic shared memory: under nvcc `extern __shared__ T name[]`; here a
- * pointer to the launch's dynamicSmemBytes buffer (filled with 0xFF bytes
- * before every block).  Use inside the kernel body. */
+/* Dynamic shared memory lives at one fixed, 256-byte aligned address
+ * (dyn_smem_base(), room for the 227 KiB opt-in maximum; one block runs at a
+ * time), filled with 0xFF bytes before every block; under AddressSanitizer
+ * all of it past the launch's dynamicSmemBytes is poisoned.  The translator
+ * (emu/tools/cudaemu_translate.cpp) turns `extern __shared__ T name[];` into
+ * a `T *const name` initialized from dyn_smem_base(), in a kernel body or at
+ * namespace scope.  DYNAMIC_SHARED(T, name) is the older spelling, inside
+ * the kernel body (kernels/dynamic_shared.h gives nvcc the same). */
 #define DYNAMIC_SHARED(T, name)                                                \
     [[maybe_unused]] T *const name = static_cast<T *>(::cudaemu::detail::g_dyn_smem)
 
 namespace cudaemu {
 namespace detail {
+void *dyn_smem_base();
 /* Set by the scheduler before a fiber runs; read through the builtins below. */
 inline uint3 g_threadIdx = {0, 0, 0};
 inline uint3 g_blockIdx = {0, 0, 0};

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# emu/tests/nvcc_emu_test.sh - nvcc-emu as a user calls it.
+#
+#   nvcc_emu_test.sh NVCC_EMU SOURCE_DIR WORK_DIR BUILD_DIR [asan]
+#
+# Builds emu/tests/nvcc_emu/app.cu and part.cu (part compiled apart with -c)
+# with nvcc's usual flags, runs the program and compares its output values;
+# a bad flag must give one line on stderr and exit 2; compile errors must
+# name the original file and line; a <<< without >>> must be refused.
+# Then `cmake --install BUILD_DIR` into WORK_DIR/prefix, and the installed
+# nvcc-emu must build and run the program too.
+# With `asan`, the build is sanitized: --asan is passed and the program must
+# be linked with AddressSanitizer.
+set -u
+nvcc_emu=$1 src=$2/nvcc_emu work=$3 build=$4 mode=${5:-}
+fail=0
+bad() { echo "FAIL: $*" >&2; fail=1; }
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+extra=()
+[ "$mode" = asan ] && extra=(--asan)
+
+# separate compilation with -c, then compile + link with the object
+"$nvcc_emu" "${extra[@]}" -c -arch=sm_90 -I "$src/inc" -O2 "$src/part.cu" -o part.o ||
+    bad "nvcc-emu -c part.cu failed"
+[ -f part.o ] || bad "part.o was not written"
+"$nvcc_emu" "${extra[@]}" -O3 -std=c++17 -gencode arch=compute_80,code=sm_80 \
+    --generate-code=arch=compute_90,code=sm_90 -lineinfo -DSCALE=3 -I"$src/inc" \
+    -Xcompiler -Wall,-Wextra -L"$work" -lm "$src/app.cu" part.o -o app ||
+    bad "nvcc-emu app.cu part.o failed"
+if [ -x app ]; then
+    out=$(./app)
+    echo "$out"
+    # 3*(1+...+128) and 3*(129+...+256); 0^2+...+9^2
+    [ "$(echo "$out" | sed -n 1p)" = "sums 24768 73920" ] || bad "wrong sums: $out"
+    [ "$(echo "$out" | sed -n 2p)" = "squares 285" ] || bad "wrong squares: $out"
+    if [ "$mode" = asan ]; then
+        nm app | grep -q __asan_init || bad "app is not built with AddressSanitizer"
+    fi
+else
+    bad "no program app"
+fi
+
+# several inputs in one command
+"$nvcc_emu" "${extra[@]}" -DSCALE=1 -I "$src/inc" "$src/app.cu" "$src/part.cu" -o app2 &&
+    [ "$(./app2 | sed -n 1p)" = "sums 8256 24640" ] || bad "two .cu inputs in one command"
+
+# a bad flag: one line, exit 2
+err=$("$nvcc_emu" --no-such-flag "$src/app.cu" -o never 2>&1 >/dev/null)
+rc=$?
+echo "bad flag: rc=$rc: $err"
+[ "$rc" -eq 2 ] || bad "a bad flag gave exit status $rc, not 2"
+[ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] || bad "a bad flag gave more than one line"
+case $err in *--no-such-flag*) ;; *) bad "the message does not name the flag" ;; esac
+[ ! -e never ] || bad "an output was written despite the bad flag"
+"$nvcc_emu" -o 2>/dev/null; [ $? -eq 2 ] || bad "-o without a value is not exit 2"
+
+# compile errors point at the original file and line
+err=$("$nvcc_emu" "$src/bad.cu" -o bad 2>&1)
+[ $? -ne 0 ] || bad "bad.cu compiled"
+printf '%s\n' "$err" | grep -q "bad.cu:9:" || { echo "$err"; bad "no bad.cu:9 in the compiler's errors"; }
+err=$("$nvcc_emu" "$src/unterminated.cu" -o unterminated 2>&1)
+[ $? -ne 0 ] || bad "unterminated.cu compiled"
+printf '%s\n' "$err" | grep -q "unterminated.cu:5: error: kernel launch" ||
+    { echo "$err"; bad "no unterminated.cu:5 translator error"; }
+
+# installed: bin/nvcc-emu next to lib/libcudaemu.a and include/cudaemu/
+if cmake --install "$build" --prefix "$work/prefix" >install.log 2>&1; then
+    [ -f prefix/lib/libcudaemu.a ] && [ -f prefix/include/cudaemu/cuda_runtime.h ] ||
+        bad "install: no lib/libcudaemu.a or include/cudaemu/cuda_runtime.h"
+    "$work/prefix/bin/nvcc-emu" "${extra[@]}" -DSCALE=2 -I "$src/inc" "$src/app.cu" \
+        "$src/part.cu" -o app3 && [ "$(./app3 | sed -n 1p)" = "sums 16512 49280" ] ||
+        bad "the installed nvcc-emu"
+else
+    cat install.log >&2
+    bad "cmake --install failed"
+fi
+
+[ "$fail" = 0 ] && echo "nvcc-emu: all checks passed"
+exit "$fail"
