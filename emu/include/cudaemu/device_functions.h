@@ -46,7 +46,7 @@
  * (emu/tools/cudaemu_translate.cpp) turns `extern __shared__ T name[];` into
  * a `T *const name` initialized from dyn_smem_base(), in a kernel body or at
  * namespace scope.  DYNAMIC_SHARED(T, name) is the older spelling, inside
- * the kernel body (kernels/dynamic_shared.h gives nvcc the same). */
+ * the kernel body (harness/dynamic_shared.h gives nvcc the same). */
 #define DYNAMIC_SHARED(T, name)                                                \
     [[maybe_unused]] T *const name = static_cast<T *>(::cudaemu::detail::g_dyn_smem)
 
