@@ -191,7 +191,12 @@ static void exec_case(runner *r, const suite_def *s, const backend_def *b, const
     double dummy = -1;
     memset(&m, 0, sizeof m);
     err_clear();
-    if (ex->run(ex->st, &dummy) || ex->outputs(ex->st, host)) {
+    case_note_clear();
+    int failed = ex->run(ex->st, &dummy) || ex->outputs(ex->st, host);
+    if (*case_note_get()) /* what the backend chose (a library's algorithm) */
+        snprintf(row->note + strlen(row->note), sizeof row->note - strlen(row->note), "%s%s",
+                 *row->note ? "; " : "", case_note_get());
+    if (failed) {
         row_fail(row, "error: %s", err_get());
         return;
     }

@@ -7,7 +7,8 @@
  *  3. a toy suite with what no shipped suite uses yet: a REDUCE output summed
  *     across chunks by the suite's reduce, a stateful INOUT counter that every
  *     mode advances once per repetition and never re-uploads, a workspace,
- *     setup/teardown hooks; a reduce that drops a partial is caught;
+ *     setup/teardown hooks, a note the backend leaves for its row; a reduce
+ *     that drops a partial is caught;
  *  4. a toy STREAMS_PIPELINE suite (independent items) in every mode;
  *  5. BENCH_PLANT_FAULT fails every suite's first backend through the runner;
  *  6. the handle registry knows cuBLAS once it was used; recovery of a healthy
@@ -272,6 +273,7 @@ static int toy_compute(const backend_def *b, const problem *p, int c, int n, voi
         return -1;
     }
     toy_chunk(p, TX, c, n, &off, &len);
+    case_note_set("toy algorithm %d", 7);   /* what a library would say it chose */
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(1, 1, 1);
     cfg.blockDim = dim3(1, 1, 1);
@@ -353,6 +355,8 @@ static void toy_suite(void)
         EXPECT(strcmp(rows[i].check, skip ? "skip" : "pass") == 0, "toy %s %s: %s (%s)",
                rows[i].shape, rows[i].mode, rows[i].check, rows[i].note);
         if (!skip) EXPECT(rows[i].peak_dev_mb > 0, "workspace and partials counted");
+        if (!skip) EXPECT(strstr(rows[i].note, "toy algorithm 7") != NULL, "the backend's note: %s",
+                          rows[i].note);
     }
     EXPECT(setups == opened && teardowns == opened, "setup %d teardown %d, cases %d", setups,
            teardowns, opened);
