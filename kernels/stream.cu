@@ -83,13 +83,9 @@ extern "C" int stream_cuda(stream_kernel k, size_t n, float s, const float *dx, 
         const size_t items = vec ? (n / 4 > 0 ? n / 4 : 1) : n;
         const size_t wave = (size_t)sms * STREAM_BLOCKS_PER_SM;
         const size_t need = (items + STREAM_BLOCK - 1) / STREAM_BLOCK;
-        cudaLaunchConfig_t cfg = {};
-        cfg.gridDim = dim3((unsigned)(need < wave ? need : wave), 1, 1);
-        cfg.blockDim = dim3(STREAM_BLOCK, 1, 1);
-        cfg.dynamicSmemBytes = 0;
-        cfg.stream = stream;
-        cfg.attrs = NULL;
-        cfg.numAttrs = 0;
+        /* grid, block, dynamic shared memory, stream, no attributes */
+        const cudaLaunchConfig_t cfg = {dim3((unsigned)(need < wave ? need : wave), 1, 1),
+                                        dim3(STREAM_BLOCK, 1, 1), 0, stream, NULL, 0};
         if (vec)
             LAUNCH_TRY(cudaLaunchKernelEx(&cfg, stream_vec4_kernel, (int)k, n, s, dx, dy, dout));
         else

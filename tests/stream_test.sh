@@ -4,14 +4,10 @@
 # and reports GB/s; a planted wrong result in cpu-omp, then in cuda-stream,
 # fails exactly that backend's rows and exits 1; problem strings round-trip
 # and bad ones exit 2. Expected counts come from `bench --list` (the registry).
-set -u
+. "$(dirname "$0")/testlib.sh"
 bench=$(realpath "$1")
 csvq=$(realpath "$2")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-fails=0
-fail() { echo "FAILED: $*" >&2; fails=$((fails + 1)); }
+test_begin
 
 # the stream suite's backends (device kind) and GPU modes, from the registry
 list=$("$bench" --list)
@@ -71,5 +67,4 @@ for bad in triad:0 triad:12Q triad: triad:99999999999G; do
         fail "--sizes $bad: exit $rc, want 2 naming it and no run folder: $(cat err.txt)"
 done
 
-[ "$fails" -eq 0 ] && echo "stream: all checks passed"
-exit $((fails > 0))
+test_end stream
