@@ -1,10 +1,13 @@
-# plots/bandwidth.gp - copy bandwidth (GB/s) vs transfer size, one line per
-# mode (log y: D2D runs far above the host links, small copies are latency-bound): colour = direction (H2D, D2H, D2D), dashes = pageable, solid = pinned,
-# point = sync (circle) or async (triangle). Columns: bytes, GB/s.
+# plots/bandwidth.gp - bandwidth (GB/s) vs bytes moved per repetition (a
+# copy's size, a STREAM kernel's arrays), one line per mode, or per backend and
+# mode (stream). Log y: D2D runs far above the host links, small copies are
+# latency-bound. Colour = copy direction (H2D, D2H, D2D) or, for other lines,
+# one of six more; dashes = pageable, solid = pinned; point = sync (circle),
+# async (triangle), other (square). Columns: bytes, GB/s.
 # Own parameters: lcs, dts, pts (one word per block).
 load plotdir . "/common.gp"
-array DIRPAL[3] = ["#0072B2", "#D55E00", "#009E73"]
-set xlabel "transfer size (bytes, log scale)"
+array DIRPAL[9] = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442", "#999999"]
+set xlabel "bytes moved per repetition (log scale)"
 set ylabel "bandwidth (GB/s = 10^9 B/s, higher is better)"
 set logscale x 2
 set format x "%.0b %BB"

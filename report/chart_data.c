@@ -334,32 +334,41 @@ int chart_split(chart_ctx *c)
     return np ? 1 : 0;
 }
 
-/* Transfer bandwidth vs bytes, one line per mode; style words per block:
- * colour by direction, dash by pageable/pinned, point by sync/async. */
+/* Bandwidth (GB/s) vs bytes moved per repetition (a copy's size, a STREAM
+ * kernel's arrays), one line per mode, or per backend and mode when the suite's
+ * rows come from several backends (stream). Style words per block: a copy
+ * direction (h2d, d2h, d2d) picks colour 1-3, any other line colour 4 on; dash
+ * by pageable/pinned, point by sync/async. */
 int chart_bandwidth(chart_ctx *c)
 {
     int n;
     int *rows = select_rows(c, "gbps", RD_TIMING, NULL, &n);
     labels l = {0};
     point *pts = malloc(sizeof(point) * (size_t)(n ? n : 1));
-    int np = 0;
+    int np = 0, several = 0;
+    for (int i = 1; rows && i < n; i++)
+        several |= !rd_is(c->rd, rows[i], "backend", rd_str(c->rd, rows[0], "backend"));
     for (int i = 0; rows && pts && i < n; i++) {
         int r = rows[i];
         double x = rd_work(c->rd, r);
         if (!(x > 0)) continue;
-        int s = label_index(&l, rd_str(c->rd, r, "mode"));
+        char lab[sizeof l.s[0]];
+        snprintf(lab, sizeof lab, "%s%s%s", several ? rd_str(c->rd, r, "backend") : "",
+                 several ? " " : "", rd_str(c->rd, r, "mode"));
+        int s = label_index(&l, lab);
         if (s < 0) continue;
         use_row(c, r);
         pts[np++] = (point){x, rd_num(c->rd, r, "gbps"), 0, 0, 0, s};
     }
     int blocks = np ? write_series(c, pts, np, &l) : 0;
-    int col[MAX_SERIES], dt[MAX_SERIES], pt[MAX_SERIES], k = 0;
+    int col[MAX_SERIES], dt[MAX_SERIES], pt[MAX_SERIES], k = 0, other = 0;
     for (int s = 0; s < l.n; s++) {
         int used = 0;
         for (int i = 0; i < np && !used; i++) used = pts[i].series == s;
         if (!used) continue;
         const char *m = l.s[s];
-        col[k] = strncmp(m, "h2d", 3) == 0 ? 1 : strncmp(m, "d2h", 3) == 0 ? 2 : 3;
+        const char *dir = strstr(m, "h2d") ? "h2d" : strstr(m, "d2h") ? "d2h" : strstr(m, "d2d") ? "d2d" : "";
+        col[k] = *dir ? (dir[0] == 'h' ? 1 : dir[2] == 'h' ? 2 : 3) : 4 + other++ % 6;
         dt[k] = strstr(m, "pageable") ? 2 : 1;
         pt[k] = strstr(m, "async") ? 9 : (strstr(m, "sync") ? 7 : 5);
         k++;

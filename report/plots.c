@@ -33,7 +33,7 @@ static const chart_kind KINDS[] = {
     {"speedup", "Speedup vs the baseline", chart_speedup},
     {"split", "End-to-end time split (H2D / compute / D2H)", chart_split},
     {"overlap", "Stream overlap efficiency", chart_overlap},
-    {"bandwidth", "Transfer bandwidth vs size", chart_bandwidth},
+    {"bandwidth", "Bandwidth vs bytes moved", chart_bandwidth},
     {"error", "Numerical error vs tolerance", chart_error},
 };
 enum { NKINDS = (int)(sizeof KINDS / sizeof KINDS[0]) };
