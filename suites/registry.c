@@ -12,13 +12,16 @@
 #include "registry.h"
 #include "matmul/matmul.h"
 #include "transfer/transfer.h"
+#include "stream/stream.h"
 #include "gemm_cpu.h"
+#include "stream_cpu.h"
 
 #include <stddef.h>
 #include <string.h>
 
 #if BENCH_GPU_LAYER
 #include "../kernels/gemm_cuda.h"
+#include "../kernels/stream_cuda.h"
 #define GPU_FN(f) ((backend_entry)(f))
 #define GPU_HALF(g) (&(g))
 #else
@@ -51,12 +54,20 @@ const backend_def BACKENDS[] = {
     /* copy: host <-> device memory copies (suites/transfer) */
     {"cuda-memcpy", "copy", DEV_GPU, DTYPE_U8, GPU_FN(copy_cuda_memcpy), NEEDS_GPU, 0, 0,
      "cudaMemcpy / cudaMemcpyAsync", NULL},
+    /* stream: McCalpin's copy, scale, add, triad, fp32 (cpu/stream_cpu.h, kernels/stream_cuda.h) */
+    {"cpu-naive", "stream", DEV_CPU, DTYPE_FP32, CPU_FN(stream_cpu_naive), NEEDS_NONE, BK_SERIAL, 0,
+     "plain serial loops: the readable reference", NULL},
+    {"cpu-omp", "stream", DEV_CPU, DTYPE_FP32, CPU_FN(stream_cpu_omp), NEEDS_NONE, 0, 0,
+     "OpenMP slices on cache lines, AVX-512, non-temporal stores beyond the caches", NULL},
+    {"cuda-stream", "stream", DEV_GPU, DTYPE_FP32, GPU_FN(stream_cuda), NEEDS_GPU, 0, 0,
+     "grid-stride loop, one wave of blocks, float4 when aligned", NULL},
     {NULL, NULL, DEV_CPU, DTYPE_FP32, NULL, 0, 0, 0, NULL, NULL},
 };
 
 const suite_entry SUITES[] = {
     {&SUITE_MATMUL, GPU_HALF(SUITE_MATMUL_GPU)},
     {&SUITE_TRANSFER, GPU_HALF(SUITE_TRANSFER_GPU)},
+    {&SUITE_STREAM, GPU_HALF(SUITE_STREAM_GPU)},
     {NULL, NULL},
 };
 
