@@ -155,11 +155,17 @@ static int validate_selection(bench_opts *o, char *err, size_t errcap)
         for (int i = 0; SUITES[i].def && o->nsuites < OPT_MAX_LIST; i++)
             o->suites[o->nsuites++] = SUITES[i].def->name;
     }
-    for (int i = 0; i < o->nsuites; i++)
+    for (int i = 0; i < o->nsuites; i++) {
         if (!suite_find(o->suites[i])) {
             snprintf(err, errcap, "bench: unknown suite '%s' (see bench --list)", o->suites[i]);
             return 2;
         }
+        for (int j = 0; j < i; j++)
+            if (strcmp(o->suites[i], o->suites[j]) == 0) {
+                snprintf(err, errcap, "bench: --suite names '%s' twice", o->suites[i]);
+                return 2;
+            }
+    }
     for (int i = 0; i < o->nbackends; i++)
         if (!known_backend(o, o->backends[i], 0)) {
             snprintf(err, errcap, "bench: unknown backend '%s' for the selected suites (see bench --list)",
@@ -232,11 +238,16 @@ static int plan_problems(const bench_opts *o, const runner *r, double mem,
     }
     for (int s = 0; s < o->nsuites; s++) {
         const suite_def *d = suite_find(o->suites[s])->def;
+        /* host copies of the GPU modes count only when this suite runs a GPU backend */
+        int gpu_in = 0;
+        for (int b = 0; BACKENDS[b].name; b++)
+            gpu_in |= BACKENDS[b].dev == DEV_GPU && strcmp(BACKENDS[b].op, d->op) == 0 &&
+                      runner_backend_selected(r, &BACKENDS[b]) && wants_gpu(r, o);
         if (o->nsizes && nprobs[s] == 0)
             fprintf(stderr, "bench: %s: no problem in --sizes is of its form (%s): nothing to run\n",
                     d->name, d->problem_help);
         for (int i = 0; i < nprobs[s]; i++) {
-            double need = runner_case_bytes(d, &probs[s][i], r->llc_bytes);
+            double need = runner_case_bytes(d, &probs[s][i], r->llc_bytes, gpu_in);
             if (mem > 0 && need > 0.75 * mem) {
                 snprintf(err, errcap,
                          "bench: %s problem %s needs %.1f GiB of host memory, more than 75%% of "
@@ -285,7 +296,7 @@ int main(int argc, char **argv)
     static bench_run r;
     static problem probs[OPT_MAX_LIST][MAX_PROBLEMS];
     int nprobs[OPT_MAX_LIST];
-    char repro_extra[64] = "";
+    char repro_extra[160] = "";
     memset(&r, 0, sizeof r);
     r.opt = &o;
     env_collect(&r.env);
@@ -296,7 +307,7 @@ int main(int argc, char **argv)
     }
     if (o.plot_dir[0]) {
         if (outdir_name_ok("--plot", o.plot_dir, err, sizeof err) ||
-            (o.json[0] && outdir_check_file(o.json, err, sizeof err)))
+            (o.json[0] && outdir_check_json(o.json, o.plot_dir, err, sizeof err)))
             goto usage;
 #ifdef BENCH_HAVE_REPORT
         return report_rerender(o.plot_dir, o.json[0] ? o.json : NULL, !o.no_plots);
@@ -336,11 +347,20 @@ int main(int argc, char **argv)
         goto usage;
     }
     if (plan_problems(&o, run, env_memory_bytes(), probs, nprobs, err, sizeof err)) goto usage;
-    int total = 0;
-    for (int i = 0; i < o.nsuites; i++) total += runner_count(run, suite_find(o.suites[i]), nprobs[i]);
+    int total = 0, ncases[OPT_MAX_LIST];
+    for (int i = 0; i < o.nsuites; i++) total += ncases[i] = runner_count(run, suite_find(o.suites[i]), nprobs[i]);
+    for (int i = 0; i < o.nsuites && total > 0; i++)
+        if (ncases[i] == 0 && nprobs[i] > 0 && (o.nbackends || o.nmodes))
+            fprintf(stderr, "bench: %s: none of the selected backends and modes is one of its "
+                            "(see bench --list): nothing to run\n", o.suites[i]);
+    if (total == 0) {
+        snprintf(err, sizeof err, "bench: the selection runs nothing: no selected suite has a "
+                                  "problem with a selected backend and mode (see bench --list)");
+        goto usage;
+    }
     char outdir[PATH_MAX];
     if (outdir_choose(o.out, o.force, outdir, sizeof outdir, err, sizeof err)) goto usage;
-    if (o.json[0] && outdir_check_file(o.json, err, sizeof err)) goto usage;
+    if (o.json[0] && outdir_check_json(o.json, outdir, err, sizeof err)) goto usage;
 
     /* --- the run --------------------------------------------------------- */
     run->mcfg = measure_cfg_default();
@@ -358,16 +378,23 @@ int main(int argc, char **argv)
         run->mcfg.min_time_s = 0;
         run->mcfg.budget_s = INFINITY;
     }
-    if (r.gpu.emulated || o.device_given) {
-        int n = 0;
-        if (r.gpu.emulated) n += snprintf(repro_extra + n, sizeof repro_extra - (size_t)n, "--emulate");
-        if (o.device_given)
-            snprintf(repro_extra + n, sizeof repro_extra - (size_t)n, "%s--device %d", n ? " " : "",
-                     o.device);
-        run->repro_extra = repro_extra;
+    {   /* what else a row's repro needs to re-run it the same way */
+        size_t n = 0;
+        if (r.gpu.emulated) n += (size_t)snprintf(repro_extra + n, sizeof repro_extra - n, " --emulate");
+        if (o.device_given && n < sizeof repro_extra)
+            n += (size_t)snprintf(repro_extra + n, sizeof repro_extra - n, " --device %d", o.device);
+        if (bench_cuda_sync_launches && n < sizeof repro_extra)
+            n += (size_t)snprintf(repro_extra + n, sizeof repro_extra - n, " --cuda-sync");
+        if (o.baseline && n < sizeof repro_extra)
+            n += (size_t)snprintf(repro_extra + n, sizeof repro_extra - n, " --baseline %s", o.baseline);
+        if (n) run->repro_extra = repro_extra + 1;
     }
     char csvpath[PATH_MAX + 16];
-    if (outdir_claim(outdir, sizeof outdir, !o.out[0], o.force, err, sizeof err)) goto usage;
+    int claim = outdir_claim(outdir, sizeof outdir, !o.out[0], o.force, err, sizeof err);
+    if (claim) {
+        fprintf(stderr, "%s\n", err);
+        return claim;
+    }
     snprintf(csvpath, sizeof csvpath, "%s/results.csv", outdir);
     char ctx[24][ENV_LINE];
     int nctx = 0;
@@ -406,6 +433,14 @@ int main(int argc, char **argv)
     if (report_finish(outdir, o.json[0] ? o.json : NULL, !o.no_plots)) r.io_error = 1;
 #endif
     int rc = (r.failed || r.io_error || stop < 0) ? 1 : 0;
+    if (!sig && interrupt_signal()) { /* every case finished; the report was cut short */
+        sig = interrupt_signal();
+        fprintf(stderr, "bench: interrupted by %s while writing the report: all %d rows are in "
+                        "%s; charts or report.md may be missing (bench --plot %s redraws them)\n",
+                interrupt_name(sig), r.nrows, csvpath, outdir);
+        run_free(&r);
+        return 128 + sig;
+    }
     if (sig) {
         fprintf(stderr, "bench: interrupted by %s: %d finished rows kept in %s\n",
                 interrupt_name(sig), r.nrows, outdir);

@@ -40,8 +40,8 @@ void opts_usage(FILE *f)
         "  --info             print the machine: CPU, memory, BLAS, GPUs\n"
         "  --help, --version\n"
         "\n"
-        "Exit status: 0 every check passed, 1 a check failed or a case errored,\n"
-        "2 bad usage.\n",
+        "Exit status: 0 every check passed, 1 a check failed, a case errored or a file\n"
+        "could not be written, 2 bad usage, 130/143 interrupted (SIGINT/SIGTERM).\n",
         f);
 }
 
@@ -176,7 +176,7 @@ int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap)
             long v;
             if (strcmp(val, "0") == 0) v = 0;
             else if (parse_pos_int(val, 1024, &v))
-                return fail(err, errcap, "bench: bad --device '%s' (want an integer >= 0)", val);
+                return fail(err, errcap, "bench: bad --device '%s' (want an integer from 0 to 1024)", val);
             o->device = (int)v;
             o->device_given = 1;
         } else if (FLAG("--min-time")) {

@@ -2,6 +2,7 @@
  * creation, the lock, results/latest (see outdir.h). */
 #define _GNU_SOURCE
 #include "outdir.h"
+#include "fdpath.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -18,9 +19,43 @@
 
 #define LOCK_NAME ".bench.lock"
 
-/* Files a run writes into its folder; --force removes exactly these. */
-static const char *const RUN_FILES[] = {"results.csv", "report.md", NULL};
+/* Files a run writes into its folder; --force removes exactly these (and
+ * the charts in plots/: *.png, *.svg and their *.dat). */
+static const char *const RUN_FILES[] = {"results.csv", "report.md", "results.json", NULL};
 #define RUN_PLOTS "plots"
+
+int outdir_is_run_file(const char *name)
+{
+    for (int i = 0; RUN_FILES[i]; i++)
+        if (strcmp(name, RUN_FILES[i]) == 0) return 1;
+    return strcmp(name, LOCK_NAME) == 0 || strcmp(name, RUN_PLOTS) == 0;
+}
+
+/* Whether dir holds an earlier bench run: a results.csv that is a regular
+ * file whose header names our first columns. */
+static int holds_run(const char *dir)
+{
+    char path[PATH_MAX + 32], line[4096];
+    int found = 0;
+    snprintf(path, sizeof path, "%s/results.csv", dir);
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+    if (!f) {
+        if (fd >= 0) close(fd);
+        return 0;
+    }
+    while (!found && fgets(line, sizeof line, f))
+        if (line[0] != '#') found = strncmp(line, "suite,case,backend,mode,", 24) == 0 ? 1 : -1;
+    fclose(f);
+    return found == 1;
+}
+
+static int chart_name(const char *n)
+{
+    size_t l = strlen(n);
+    return (l > 4 && (!strcmp(n + l - 4, ".png") || !strcmp(n + l - 4, ".svg") ||
+                      !strcmp(n + l - 4, ".dat")));
+}
 
 int outdir_name_ok(const char *what, const char *path, char *err, size_t errcap)
 {
@@ -83,7 +118,7 @@ static long lock_holder(const char *dir)
     char path[PATH_MAX + 32], buf[32] = "";
     long pid = 0;
     snprintf(path, sizeof path, "%s/" LOCK_NAME, dir);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) return 0;
     if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
         close(fd);
@@ -111,7 +146,15 @@ static int has_files(const char *dir)
 /* The folder holds no earlier run, or force says to replace it. 0 or 2. */
 static int check_empty(const char *out, int force, char *err, size_t errcap)
 {
-    if (force || !has_files(out)) return 0;
+    if (!has_files(out)) return 0;
+    if (force && !holds_run(out)) {
+        snprintf(err, errcap,
+                 "bench: --force: --out '%s' does not hold an earlier bench run (no results.csv "
+                 "of ours); it only replaces one",
+                 out);
+        return 2;
+    }
+    if (force) return 0;
     snprintf(err, errcap,
              "bench: --out '%s' is not empty (an earlier run?); choose another folder, or "
              "--force to replace the run in it",
@@ -184,6 +227,15 @@ int outdir_check_file(const char *path, char *err, size_t errcap)
 {
     char buf[PATH_MAX], probe[PATH_MAX + 64];
     struct stat st;
+    int alias = fdpath_alias(path);
+    if (alias >= 0) { /* written to that descriptor: it must be open for writing */
+        int fl = fcntl(alias, F_GETFL);
+        if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY) {
+            snprintf(err, errcap, "bench: '%s' is not open for writing", path);
+            return 2;
+        }
+        return 0;
+    }
     if (outdir_name_ok("file", path, err, errcap)) return 2;
     if (stat(path, &st) == 0) {
         if (S_ISDIR(st.st_mode)) {
@@ -214,6 +266,52 @@ int outdir_check_file(const char *path, char *err, size_t errcap)
     return 0;
 }
 
+/* The absolute form of path, links resolved as far as the path exists (the
+ * rest appended as written). 0, or -1. */
+static int abs_path(const char *path, char *out, size_t cap)
+{
+    char head[PATH_MAX], tail[PATH_MAX] = "", real[PATH_MAX];
+    snprintf(head, sizeof head, "%s", path);
+    for (;;) {
+        if (realpath(head, real)) {
+            snprintf(out, cap, "%s%s%s", real, *tail ? "/" : "", tail);
+            return 0;
+        }
+        char *slash = strrchr(head, '/');
+        char rest[PATH_MAX];
+        snprintf(rest, sizeof rest, "%s%s%s", slash ? slash + 1 : head, *tail ? "/" : "", tail);
+        snprintf(tail, sizeof tail, "%s", rest);
+        if (!slash) {
+            snprintf(head, sizeof head, ".");
+        } else if (slash == head) {
+            head[1] = '\0';
+        } else {
+            *slash = '\0';
+        }
+        if (strcmp(head, ".") == 0 && !realpath(".", real)) return -1;
+    }
+}
+
+int outdir_check_json(const char *json, const char *run_dir, char *err, size_t errcap)
+{
+    char j[PATH_MAX], d[PATH_MAX];
+    if (fdpath_alias(json) >= 0 || abs_path(json, j, sizeof j) || abs_path(run_dir, d, sizeof d))
+        return outdir_check_file(json, err, errcap);
+    size_t n = strlen(d);
+    if (strcmp(j, d) == 0 ||
+        (strncmp(j, d, n) == 0 && j[n] == '/' && strcmp(j + n + 1, "results.json") != 0 &&
+         (strchr(j + n + 1, '/') ? strncmp(j + n + 1, RUN_PLOTS "/", sizeof RUN_PLOTS) == 0
+                                 : outdir_is_run_file(j + n + 1)))) {
+        snprintf(err, errcap, "bench: --json '%s' would overwrite the run's own files in '%s'",
+                 json, run_dir);
+        return 2;
+    }
+    /* a file directly in the run folder: the folder is made by the run and
+     * was checked with it; anywhere else the file must be writable now */
+    if (strncmp(j, d, n) == 0 && j[n] == '/' && !strchr(j + n + 1, '/')) return 0;
+    return outdir_check_file(json, err, errcap);
+}
+
 /* mkdir -p of dir's parents. 0 or -1 (errno set). */
 static int mkdir_parents(const char *dir)
 {
@@ -232,10 +330,15 @@ static int mkdir_parents(const char *dir)
 static int take_lock(const char *dir, char *err, size_t errcap)
 {
     char path[PATH_MAX + 32], pid[32];
+    struct stat st;
     snprintf(path, sizeof path, "%s/" LOCK_NAME, dir);
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        snprintf(err, errcap, "bench: cannot lock --out '%s': %s", dir, strerror(errno));
+    /* never through a link, never anything but a regular file of our own */
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errcap, "bench: cannot lock --out '%s': %s", dir,
+                 fd < 0 ? (errno == ELOOP ? LOCK_NAME " is a link" : strerror(errno))
+                        : LOCK_NAME " is not a regular file");
+        if (fd >= 0) close(fd);
         return 2;
     }
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
@@ -247,32 +350,41 @@ static int take_lock(const char *dir, char *err, size_t errcap)
     }
     int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
     if (ftruncate(fd, 0) != 0 || write(fd, pid, (size_t)n) != n) {
-        snprintf(err, errcap, "bench: cannot lock --out '%s': %s", dir, strerror(errno));
+        snprintf(err, errcap, "bench: cannot lock --out '%s': %s", dir, strerror(errno ? errno : EIO));
         close(fd);
-        return 2;
+        unlink(path);
+        return 1; /* a write failure (a full disk), not bad usage */
     }
     return 0; /* fd stays open: the lock lives as long as the run */
 }
 
-/* --force: the previous run's files go before the new run writes any. */
+/* --force: the previous run's files go before the new run writes any; only
+ * its own names, and never through a link (plots/ may be one). */
 static int clear_run(const char *dir, char *err, size_t errcap)
 {
     char path[PATH_MAX + 64];
+    struct stat st;
     for (int i = 0; RUN_FILES[i]; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, RUN_FILES[i]);
         if (unlink(path) != 0 && errno != ENOENT) goto fail;
     }
     snprintf(path, sizeof path, "%s/" RUN_PLOTS, dir);
-    DIR *d = opendir(path);
+    if (lstat(path, &st) == 0 && !S_ISDIR(st.st_mode)) {
+        snprintf(err, errcap, "bench: --force: '%s' is not a folder of charts (a link?); not touched",
+                 path);
+        return 2;
+    }
+    int pfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = pfd >= 0 ? fdopendir(pfd) : NULL;
     if (d) {
         struct dirent *e;
-        while ((e = readdir(d))) {
-            char f[PATH_MAX + 400];
-            if (e->d_name[0] == '.') continue;
-            snprintf(f, sizeof f, "%s/%s", path, e->d_name);
-            unlink(f);
-        }
+        while ((e = readdir(d)))
+            if (chart_name(e->d_name) && fstatat(pfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                S_ISREG(st.st_mode))
+                unlinkat(pfd, e->d_name, 0);
         closedir(d);
+    } else if (pfd >= 0) {
+        close(pfd);
     }
     return 0;
 fail:
@@ -282,6 +394,7 @@ fail:
 
 int outdir_claim(char *out, size_t cap, int is_default, int force, char *err, size_t errcap)
 {
+    int rc;
     if (mkdir_parents(out) != 0) {
         snprintf(err, errcap, "bench: cannot create --out '%s': %s", out, strerror(errno));
         return 2;
@@ -296,7 +409,8 @@ int outdir_claim(char *out, size_t cap, int is_default, int force, char *err, si
             }
             default_name(out, cap, stamp, k + 1);
         }
-        return take_lock(out, err, errcap);
+        if ((rc = take_lock(out, err, errcap))) rmdir(out); /* leave nothing behind */
+        return rc;
     }
     if (mkdir(out, 0777) != 0 && errno != EEXIST) {
         snprintf(err, errcap, "bench: cannot create --out '%s': %s", out, strerror(errno));

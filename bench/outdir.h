@@ -18,14 +18,25 @@
 int outdir_choose(const char *dir, int force, char *out, size_t cap, char *err, size_t errcap);
 
 /* Creates out (with its parents; the default name exclusively, renaming out
- * to the next free name), locks it, and with force clears the previous run.
- * 0, or 2 with one line in err. */
+ * to the next free name), locks it (never through a link), and with force
+ * clears the previous run: only a folder holding a bench results.csv, only
+ * its own files (results.csv, report.md, results.json, plots/ charts).
+ * 0; 2 with one line in err; 1 when writing the lock failed (a full disk). */
 int outdir_claim(char *out, size_t cap, int is_default, int force, char *err, size_t errcap);
 
 /* Checks that a file could be written at path before any work: a device or
  * FIFO is written through; otherwise its folder must take a new file (tried).
  * 0 or 2 with err. */
 int outdir_check_file(const char *path, char *err, size_t errcap);
+
+/* --json, checked before any work: not the run folder nor its own files
+ * (results.csv, report.md, the lock, plots/; results.json is fine), and
+ * writable (outdir_check_file) unless it goes straight into the run folder.
+ * 0, or 2 with err. */
+int outdir_check_json(const char *json, const char *run_dir, char *err, size_t errcap);
+
+/* Whether name is one of the files a run writes into its folder. */
+int outdir_is_run_file(const char *name);
 
 /* A path the chart scripts can open: no control character or quote. 0 or 2. */
 int outdir_name_ok(const char *what, const char *path, char *err, size_t errcap);

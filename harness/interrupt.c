@@ -10,8 +10,9 @@ static volatile sig_atomic_t caught;
 
 static void on_signal(int sig)
 {
-    caught = sig;
-    signal(sig, SIG_DFL); /* a second one ends the process */
+    if (!caught) caught = sig;   /* the first one is the one reported */
+    signal(SIGINT, SIG_DFL);     /* a second one, of either kind, ends the process */
+    signal(SIGTERM, SIG_DFL);
 }
 
 void interrupt_install(void)

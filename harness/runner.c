@@ -59,7 +59,7 @@ static int in_sets(const case_layout *l, double llc_bytes)
     return (int)fmin(MAX_SETS, fmax(1.0, ceil(2.0 * llc_bytes / set)));
 }
 
-double runner_case_bytes(const suite_def *s, const problem *p, double llc_bytes)
+double runner_case_bytes(const suite_def *s, const problem *p, double llc_bytes, int gpu)
 {
     case_layout l;
     memset(&l, 0, sizeof l);
@@ -69,9 +69,9 @@ double runner_case_bytes(const suite_def *s, const problem *p, double llc_bytes)
     for (int i = 0; i < l.nbufs; i++) {
         double b = (double)l.buf[i].bytes;
         /* IN: every set; INOUT: the buffer and its initial state; a GPU mode's
-         * pinned or pageable host copies: one more of everything */
+         * pinned or pageable host copies: one more of everything (gpu) */
         bytes += b * (l.buf[i].role == ROLE_IN ? nsets : l.buf[i].role == ROLE_INOUT ? 2 : 1);
-        bytes += b;
+        if (gpu) bytes += b;
     }
     return bytes;
 }

@@ -63,8 +63,9 @@ int runner_backends_of(const backend_def *registry, const char *op, const backen
                        int cap);
 
 /* Host bytes a case of p takes at the most (every input set, outputs, the
- * reference, the runner's copies): the one memory estimate. */
-double runner_case_bytes(const suite_def *s, const problem *p, double llc_bytes);
+ * reference, the runner's copies, and with gpu the host buffers of the GPU
+ * modes): the one memory estimate. */
+double runner_case_bytes(const suite_def *s, const problem *p, double llc_bytes, int gpu);
 
 /* Number of cases (for the ETA). */
 int runner_count(const runner *r, const suite_entry *s, int nproblems);

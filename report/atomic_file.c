@@ -1,6 +1,7 @@
 /* report/atomic_file.c - temp file + rename (see atomic_file.h). */
 #define _GNU_SOURCE
 #include "atomic_file.h"
+#include "fdpath.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,10 +31,21 @@ static int open_direct(atomic_file *a)
 int af_open(atomic_file *a, const char *path)
 {
     struct stat st;
+    int alias = fdpath_alias(path);
     a->f = NULL;
     a->direct = 0;
     a->tmp[0] = '\0';
     snprintf(a->path, sizeof a->path, "%s", path);
+    if (alias >= 0) { /* /dev/stdout & co.: the descriptor itself, never what it names */
+        int fd = dup(alias);
+        if (fd < 0 || !(a->f = fdopen(fd, "w"))) {
+            fprintf(stderr, "bench: cannot write '%s': %s\n", path, strerror(errno));
+            if (fd >= 0) close(fd);
+            return -1;
+        }
+        a->direct = 1;
+        return 0;
+    }
     /* a link is followed: the file it names is replaced (never the link) */
     if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && !realpath(path, a->path)) {
         fprintf(stderr, "bench: cannot write '%s': a link to nothing usable (%s)\n", path,

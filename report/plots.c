@@ -7,6 +7,7 @@
 #include "chart_data.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,13 +74,6 @@ static int scripts_dir(char *out, size_t cap)
     return -1;
 }
 
-/* Non-empty regular file? */
-static int nonempty(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
-}
-
 /* First line of a log file that says something, for the one-line failure. */
 static void first_line(const char *path, char *out, size_t cap)
 {
@@ -98,12 +92,44 @@ static void first_line(const char *path, char *out, size_t cap)
     fclose(f);
 }
 
+/* Whether the file ends with tail, trailing white space aside (a chart
+ * gnuplot finished writing: gnuplot exits 0 even when a full disk cut its
+ * output short). */
+static int ends_with(const char *path, const void *tail, size_t n)
+{
+    unsigned char buf[64];
+    size_t got = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    if (fseek(f, 0, SEEK_END) == 0) {
+        long size = ftell(f);
+        long from = size > (long)sizeof buf ? size - (long)sizeof buf : 0;
+        if (size > 0 && fseek(f, from, SEEK_SET) == 0) got = fread(buf, 1, (size_t)(size - from), f);
+    }
+    fclose(f);
+    while (got > n && (buf[got - 1] == '\n' || buf[got - 1] == ' ' || buf[got - 1] == '\r')) got--;
+    return got >= n && memcmp(buf + got - n, tail, n) == 0;
+}
+
+/* A PNG ends with its IEND chunk (and its CRC). */
+static int complete_png(const char *path)
+{
+    static const unsigned char IEND[] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82};
+    return ends_with(path, IEND, sizeof IEND);
+}
+
+/* An SVG ends with its closing tag. */
+static int complete_svg(const char *path) { return ends_with(path, "</svg>", 6); }
+
 /* Runs gnuplot -e params script with its output in log. Exit status, or -1. */
 static int run_gnuplot(const char *gnuplot, const char *params, const char *script, const char *log)
 {
     pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) {
+        /* bench ignores SIGXFSZ (a size limit is a write error it reports);
+         * gnuplot does not check its writes, so let the limit end it */
+        signal(SIGXFSZ, SIG_DFL);
         int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fd >= 0) {
             dup2(fd, STDOUT_FILENO);
@@ -177,7 +203,7 @@ static int render_one(const rundata *rd, const chart_kind *k, const char *suite,
         return -1;
     }
     int rc = run_gnuplot(gnuplot, c.params, script, log);
-    int ok = rc == 0 && nonempty(png) && nonempty(svg);
+    int ok = rc == 0 && complete_png(png) && complete_svg(svg);
     if (!ok) {
         char why[512];
         first_line(log, why, sizeof why);

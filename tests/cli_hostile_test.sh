@@ -44,6 +44,38 @@ if [ "$(id -u)" -eq 0 ]; then
   [ -c /dev/null ] || fail "--json /dev/null is no longer a character device"
 fi
 
+# /dev/stdout (and /dev/fd/N) is the descriptor itself: a redirected log keeps its lines
+printf 'line1\nline2\n' > run.log
+"$bench" "${small[@]}" --out j4 --json /dev/stdout >>run.log 2>/dev/null || fail "--json /dev/stdout"
+[ "$(head -2 run.log)" = "$(printf 'line1\nline2')" ] || fail "--json /dev/stdout replaced the log it was redirected to"
+grep -q '"benchmarks"' run.log || fail "--json /dev/stdout wrote no JSON"
+# --json never names the run's own files
+mkdir own
+out=$("$bench" "${small[@]}" --out own --json own/results.csv 2>&1 >/dev/null)
+[ $? -eq 2 ] && printf '%s' "$out" | grep -q "run's own files" || fail "--json over the run's CSV: $out"
+out=$("$bench" "${small[@]}" --out own2 --json own2 2>&1 >/dev/null)
+[ $? -eq 2 ] || fail "--json naming the run folder: $out"
+
+# a planted .bench.lock link, a plots/ link, a folder that is not a run: nothing outside is touched
+mkdir trap1 victimdir && echo precious > victim.txt && echo precious > victimdir/keep.png
+ln -s "$work/victim.txt" trap1/.bench.lock
+"$bench" "${small[@]}" --out trap1 >/dev/null 2>&1
+[ $? -eq 2 ] || fail "a .bench.lock link was not refused"
+[ "$(cat victim.txt)" = precious ] || fail "the lock was written through a link"
+"$bench" "${small[@]}" --out trap2 >/dev/null 2>&1 || fail "a run for trap2"
+rm -rf trap2/plots && ln -s "$work/victimdir" trap2/plots
+"$bench" --suite matmul --sizes 48 --backend cpu-blas --out trap2 --force >/dev/null 2>&1
+[ $? -eq 2 ] || fail "--force over a plots/ link was not refused"
+[ -e victimdir/keep.png ] || fail "--force emptied the folder a plots/ link names"
+mkdir -p foreign/plots && echo mine > foreign/plots/data.txt && echo mine > foreign/results.csv
+"$bench" "${small[@]}" --out foreign --force >/dev/null 2>&1
+[ $? -eq 2 ] || fail "--force on a folder that holds no bench run was not refused"
+[ -e foreign/plots/data.txt ] && [ "$(cat foreign/results.csv)" = mine ] || fail "--force deleted a user's files"
+# --force removes the earlier run's JSON too: two runs never mix
+"$bench" "${small[@]}" --out mix --json mix/results.json >/dev/null 2>&1 || fail "a run with JSON"
+"$bench" --suite matmul --sizes 40 --backend cpu-blas --out mix --force --no-plots >/dev/null 2>&1 || fail "--force"
+[ ! -e mix/results.json ] || fail "--force kept the earlier run's results.json"
+
 # two runs into one folder: the second is refused, naming the holder
 "$bench" --suite matmul --sizes 64,96,128,160,192,224,256 --min-time 0.3 --out busy --no-plots \
   >/dev/null 2>&1 &
@@ -74,6 +106,21 @@ rc=$?
 grep -q 'interrupted by SIGINT: [0-9]* finished rows kept in int' int.err || fail "SIGINT line: $(cat int.err)"
 whole_rows int/results.csv || fail "SIGINT left a torn CSV"
 grep -q 'Interrupted' int/report.md || fail "SIGINT: report.md not marked interrupted"
+
+# SIGTERM then SIGINT: the first signal is the one reported
+"$bench" --suite matmul --sizes 64,96,128,160,192,224,256 --min-time 0.3 --out twice --no-plots \
+  >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 50); do [ -s twice/results.csv ] && break; sleep 0.1; done
+kill -TERM "$pid"
+kill -INT "$pid" 2>/dev/null
+wait "$pid"
+rc=$?
+# either the run reports SIGTERM (143), or the second signal ended it at once
+# (130, by SIGINT's default action); never is SIGTERM reported as SIGINT
+case "$rc" in 143|130) ;; *) fail "SIGTERM then SIGINT: exit $rc" ;; esac
+grep -q 'interrupted: SIGINT' twice/results.csv && fail "SIGTERM then SIGINT reported as SIGINT"
+whole_rows twice/results.csv || fail "SIGTERM then SIGINT left a torn CSV"
 
 # default folders: a taken name (same second) gets the next suffix
 mkdir results
@@ -112,6 +159,17 @@ whole_rows full/results.csv || fail "full disk left a torn row"
 kept=$(grep -vc '^#' full/results.csv)
 grep -q "^$((kept - 1)) rows:" full.out || fail "the summary counts rows that were not written: $(tail -2 full.out)"
 
+# charts under a size limit: a chart gnuplot could not finish is not kept
+(ulimit -f 24; "$bench" --suite matmul --sizes 32,64 --backend cpu-blas,cpu-omp --reps 3 --out cut \
+  >/dev/null 2>cut.err)
+for f in cut/plots/*.png cut/plots/*.svg; do
+  [ -e "$f" ] || continue
+  case "$f" in
+    *.png) tail -c 12 "$f" | od -An -c | grep -q 'I   E   N   D' || fail "a truncated chart was kept: $f" ;;
+    *.svg) grep -q '</svg>' "$f" || fail "a truncated chart was kept: $f" ;;
+  esac
+done
+
 # usage errors before any work: one line, exit 2, no folder made
 expect_usage() { # WORD ARGS...
   local word=$1 out rc
@@ -129,6 +187,8 @@ expect_usage "--device 99" "$bench" --device 99 "${small[@]}" --out u
 expect_usage "/proc/x/y.json" "$bench" "${small[@]}" --out u --json /proc/x/y.json
 expect_usage 'a\x0ab' "$bench" "${small[@]}" --out "$(printf 'a\nb')"
 expect_usage "1000000" "$bench" "${small[@]}" --out u --reps 2000000
+expect_usage "twice" "$bench" --suite matmul,matmul --sizes 48 --out u
+expect_usage "runs nothing" "$bench" --suite matmul --sizes 48 --backend cuda-tiled --mode host --out u
 
 echo "cli.hostile: $fails failed"
 [ "$fails" -eq 0 ]

@@ -48,12 +48,28 @@ static const named_shape QUICK_SHAPES[] = {
 };
 #define NSHAPES(a) ((int)(sizeof a / sizeof a[0]))
 
+/* The name a default sweep gives MxNxK, or NULL: a problem named with --sizes
+ * keeps its case name, so a row's repro re-runs the same case. */
+static const char *sweep_name(int M, int N, int K)
+{
+    static const struct { const named_shape *s; int n; } LISTS[] = {
+        {DEFAULT_SHAPES, NSHAPES(DEFAULT_SHAPES)},
+        {GPU_EXTRA_SHAPES, NSHAPES(GPU_EXTRA_SHAPES)},
+        {QUICK_SHAPES, NSHAPES(QUICK_SHAPES)}};
+    for (size_t l = 0; l < sizeof LISTS / sizeof LISTS[0]; l++)
+        for (int i = 0; i < LISTS[l].n; i++)
+            if (LISTS[l].s[i].M == M && LISTS[l].s[i].N == N && LISTS[l].s[i].K == K)
+                return LISTS[l].s[i].name;
+    return NULL;
+}
+
 static void set_problem(problem *p, const char *name, int M, int N, int K)
 {
     memset(p, 0, sizeof *p);
     p->M_ = M;
     p->N_ = N;
     p->K_ = K;
+    if (!name) name = sweep_name(M, N, K);
     if (name) snprintf(p->name, sizeof p->name, "%s", name);
     else if (M == N && N == K) snprintf(p->name, sizeof p->name, "square-%d", M);
     else snprintf(p->name, sizeof p->name, "gemm-%dx%dx%d", M, N, K);
@@ -61,16 +77,17 @@ static void set_problem(problem *p, const char *name, int M, int N, int K)
     p->flops = 2.0 * M * N * K;
 }
 
-/* A positive int of digits only, at most INT_MAX. */
+/* A positive int of digits only: 0; -1 not digits or zero; 1 above INT_MAX. */
 static int pos_int(const char *s, size_t len, long *out)
 {
     long v = 0;
-    if (len == 0 || len > 10) return -1;
+    if (len == 0) return -1;
     for (size_t i = 0; i < len; i++) {
         if (s[i] < '0' || s[i] > '9') return -1;
-        v = v * 10 + (s[i] - '0');
+        if (v <= INT_MAX) v = v * 10 + (s[i] - '0');
     }
-    if (v < 1 || v > INT_MAX) return -1;
+    if (v < 1) return -1;
+    if (v > INT_MAX) return 1;
     *out = v;
     return 0;
 }
@@ -83,7 +100,12 @@ static int matmul_parse(const char *s, problem *p, char *err, size_t errcap)
     for (;;) {
         const char *x = strchr(q, 'x');
         size_t len = x ? (size_t)(x - q) : strlen(q);
-        if (n == 3 || pos_int(q, len, &v[n])) return -1;
+        int rc = n == 3 ? -1 : pos_int(q, len, &v[n]);
+        if (rc < 0) return -1;
+        if (rc > 0) {
+            snprintf(err, errcap, "bench: size '%s': %.*s is above %d", s, (int)len, q, INT_MAX);
+            return 2;
+        }
         n++;
         if (!x) break;
         q = x + 1;
