@@ -473,6 +473,7 @@ static int alloc_buffers(mode_state *st)
 {
     const case_layout *l = st->l;
     double t0 = timer_now_ms();
+    size_t ws;
     for (int k = 0; k < st->nslots; k++)
         for (int i = 0; i < l->nbufs; i++) {
             size_t n = l->buf[i].bytes ? l->buf[i].bytes : 1;
@@ -497,9 +498,15 @@ static int alloc_buffers(mode_state *st)
             CUDA_TRY(cudaMalloc(&st->part[i], l->buf[i].bytes * (size_t)st->nstreams));
             st->dev_bytes += l->buf[i].bytes * (size_t)st->nstreams;
         }
-    if (l->workspace) {
-        CUDA_TRY(cudaMalloc(&st->ws, l->workspace));
-        st->dev_bytes += l->workspace;
+    ws = l->workspace;
+    if (st->w.gpu->workspace) { /* the backend's own need, for as many chunks as run at once */
+        unsigned long long need = st->w.gpu->workspace(st->w.b, st->w.p,
+                                                      st->pipeline ? 1 : st->nstreams);
+        if (need > ws) ws = (size_t)need;
+    }
+    if (ws) {
+        CUDA_TRY(cudaMalloc(&st->ws, ws));
+        st->dev_bytes += ws;
     }
     return 0;
 fail:

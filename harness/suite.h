@@ -84,6 +84,11 @@ typedef struct suite_gpu {
     /* A suite with modes of its own (suite_def.modes): the case for one. */
     int (*open_mode)(const backend_def *b, const char *mode, const problem *p, case_exec *ex,
                      char *skip, size_t skipcap);
+    /* Optional: device workspace backend b needs for p split into nchunks
+     * chunks that run at once (each chunk's region at an offset the suite
+     * chooses). The runner allocates the larger of this and the layout's
+     * workspace, hands it to compute, and counts it in peak_dev_mb. */
+    unsigned long long (*workspace)(const backend_def *b, const problem *p, int nchunks);
 } suite_gpu;
 
 /* A suite: its host half and (in builds with a GPU layer) its GPU half. */
