@@ -333,6 +333,10 @@ int main(int argc, char **argv)
     run->llc_bytes = r.env.llc_bytes;
     run->cpu_name = r.env.cpu;
     run->threads = cpu_threads_get();
+    run->blas_threads = cpu_threads_blas();
+    if (run->blas_threads < run->threads)
+        fprintf(stderr, "bench: OpenBLAS runs at most %d threads (its build's limit), not %d: "
+                        "its rows say so\n", run->blas_threads, run->threads);
     run->prog = &r.prog;
     run->emit = run_emit;
     run->emit_ctx = &r;

@@ -41,6 +41,8 @@ int gemm_cpu_blas(int M, int N, int K, float alpha, const float *A, int lda,
  * They never run at once, so each gets all n threads without oversubscribing. */
 void cpu_threads_set(int n);
 int cpu_threads_get(void);
+/* The threads OpenBLAS really runs: its build may cap the count (MAX_THREADS). */
+int cpu_threads_blas(void);
 
 #ifdef __cplusplus
 }

@@ -15,3 +15,5 @@ void cpu_threads_set(int n)
 }
 
 int cpu_threads_get(void) { return g_threads ? g_threads : omp_get_max_threads(); }
+
+int cpu_threads_blas(void) { return openblas_get_num_threads(); }

@@ -243,7 +243,9 @@ static void row_start(const runner *r, result_row *row, const suite_def *s, cons
     }
     if (b->dev == DEV_CPU) {
         snprintf(row->device, sizeof row->device, "%s", r->cpu_name ? r->cpu_name : "-");
-        row->threads = (b->flags & BK_SERIAL) ? 1 : r->threads;
+        row->threads = (b->flags & BK_SERIAL) ? 1
+                       : (b->needs & NEEDS_BLAS) && r->blas_threads ? r->blas_threads
+                                                                   : r->threads;
     } else {
         snprintf(row->device, sizeof row->device, "%s", r->gpu->usable ? r->gpu->name : "-");
         row->emulated = r->gpu->emulated;

@@ -48,6 +48,7 @@ typedef struct runner {
     double llc_bytes;              /* for input rotation */
     const char *cpu_name;          /* device column of CPU rows */
     int threads;                   /* CPU threads */
+    int blas_threads;              /* what OpenBLAS runs of them (its build's cap); 0: threads */
     const char *repro_extra;       /* appended to every repro command (--emulate ...) */
     progress *prog;
     int (*emit)(void *ctx, const result_row *row);   /* 0, or -1 on an I/O error */

@@ -170,6 +170,12 @@ for f in cut/plots/*.png cut/plots/*.svg; do
   esac
 done
 
+# the threads column says what OpenBLAS really runs (its build may cap it)
+"$bench" --suite matmul --sizes 32 --backend cpu-blas --threads 200 --reps 2 --out thr --no-plots \
+  >/dev/null 2>thr.err || fail "--threads 200"
+cap=$(sed -n 's/.*OpenBLAS runs at most \([0-9]*\) threads.*/\1/p' thr.err)
+[ "$("$csvq" thr/results.csv threads)" = "${cap:-200}" ] || fail "cpu-blas threads column: $("$csvq" thr/results.csv threads), OpenBLAS runs ${cap:-200}"
+
 # usage errors before any work: one line, exit 2, no folder made
 expect_usage() { # WORD ARGS...
   local word=$1 out rc
