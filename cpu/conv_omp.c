@@ -17,7 +17,7 @@
  *                  ResNet/VGG layers), per-thread partials summed at the end;
  *  - unlike Caffe's im2col (cpu-blas) the columns are never materialised for a
  *    whole image: work items are (image, block J of output pixels) whose column
- *    block (C*R*S x |J|, <= 384 KiB) is written and then packed by the GEMM
+ *    block (C*R*S x |J|, <= 1 MiB) is written and then packed by the GEMM
  *    while it is still in the core's L2; a 1x1 / stride 1 / unpadded filter
  *    reads the image in place.
  * Threads: the items are shared out with schedule(dynamic) (a preempted thread
@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define COL_BLOCK_BYTES (384 << 10)
+#define COL_BLOCK_BYTES (1024 << 10)
 
 /* Output pixels per work item: the column block stays in L2; a multiple of
  * the micro-kernel's widest NR (32). */

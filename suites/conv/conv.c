@@ -154,6 +154,7 @@ static int conv_parse(const char *s, problem *p, char *err, size_t errcap)
         const char *f0 = q;
         while (isalpha((unsigned char)*q)) q++;
         int f = field_of(f0, (size_t)(q - f0));
+        if (f < 0 && q - f0 > 2 && field_of(f0, 2) >= 0) BAD("%.2s has no value", f0);
         if (f < 0)
             BAD("unknown field '%.*s' (mb ic ih iw oc kh kw sh sw ph pw)", (int)(q - f0), f0);
         if (!isdigit((unsigned char)*q)) BAD("%s has no value", FIELD[f]);
