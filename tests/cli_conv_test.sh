@@ -7,6 +7,7 @@
 #  - cpu-onednn passes when the build found oneDNN, and is a skip saying
 #    "oneDNN not found at build time" when it did not (HAVE_ONEDNN 1 / 0).
 set -u
+here=$(dirname "$(realpath "${BASH_SOURCE[0]}")")
 bench=$(realpath "$1")
 csvq=$(realpath "$2")
 have_onednn=$3
@@ -16,16 +17,7 @@ cd "$work"
 fails=0
 fail() { echo "FAILED: $*" >&2; fails=$((fails + 1)); }
 
-expect_usage() { # expect_usage WORD ARGS...: exit 2, one stderr line naming WORD, no files
-  local word=$1 out rc
-  shift
-  out=$("$bench" "$@" 2>&1 >/dev/null)
-  rc=$?
-  [ "$rc" -eq 2 ] || fail "bench $* exited $rc, want 2"
-  [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] || fail "bench $*: want one line, got: $out"
-  printf '%s' "$out" | grep -qF -- "$word" || fail "bench $*: message does not name '$word': $out"
-  [ -z "$(ls -A "$work")" ] || { fail "bench $* left files: $(ls -A "$work")"; rm -rf "${work:?}"/*; }
-}
+. "$here/expect_usage.sh"   # expect_usage WORD ARGS...
 expect_usage "kh must be >= 1" --suite conv --sizes mb32ic64ih56oc64kh0
 expect_usage "'mb32ic64ih56oc64kh0': kh" --suite conv --sizes mb32ic64ih56oc64kh0
 expect_usage "unknown field 'zz'" --suite conv --sizes ic3ih5oc2kh1zz3
