@@ -273,7 +273,13 @@ static void layouts(void)
                b.l.ref_bytes > 0, "layout of %s", b.p.desc);
         for (int i = 0; i < b.l.nbufs; i++) {
             EXPECT(b.l.buf[i].split == SPLIT[dir][i], "%s buffer %d split", b.p.desc, i);
-            if (b.l.buf[i].split != SPLIT_CHUNK) continue;
+            if (b.l.buf[i].split != SPLIT_CHUNK) {
+                size_t off = 1, len = 0;
+                SUITE_CONV.chunk(&b.p, i, 1, 3, &off, &len);
+                EXPECT(off == 0 && len == b.l.buf[i].bytes, "%s whole buffer %d: %zu+%zu", b.p.desc,
+                       i, off, len);
+                continue;
+            }
             size_t end = 0;
             for (int c = 0; c < 3; c++) {
                 size_t off, len;

@@ -336,15 +336,34 @@ static int conv_cpu_run(const backend_def *b, const problem *p, void *const *hos
     return ops->bwd_filter(&d, host[0], host[1], host[2], host[3], NULL, NULL);
 }
 
-/* Chunk c of n: images n0..n1 of the CHUNK buffers (x, y, dy, dx). */
+/* Chunk c of n: images n0..n1 of the CHUNK buffers (x, y, dy, dx); the
+ * others (w, b, dw, db) are whole. (Cheap: no layout is built here.) */
 static void conv_chunk(const problem *p, int buf, int c, int n, size_t *off, size_t *len)
 {
     conv_dims d = conv_problem_dims(p);
     size_t xi = (size_t)d.C * d.H * d.W * 4, yi = (size_t)d.K * d.P * d.Q * 4, img;
+    size_t w = (size_t)conv_w_elems(&d) * 4, b = (size_t)d.K * 4;
     int n0, n1;
-    if (p->variant == CONV_FWD) img = buf == CONV_FWD_X ? xi : yi;
-    else if (p->variant == CONV_BWD_DATA) img = buf == CONV_BWDD_DY ? yi : xi;
-    else img = buf == CONV_BWDF_X ? xi : yi;
+    *off = 0;
+    if (p->variant == CONV_FWD) {
+        if (buf == CONV_FWD_W || buf == CONV_FWD_B) {
+            *len = buf == CONV_FWD_W ? w : b;
+            return;
+        }
+        img = buf == CONV_FWD_X ? xi : yi;
+    } else if (p->variant == CONV_BWD_DATA) {
+        if (buf == CONV_BWDD_W) {
+            *len = w;
+            return;
+        }
+        img = buf == CONV_BWDD_DY ? yi : xi;
+    } else {
+        if (buf == CONV_BWDF_DW || buf == CONV_BWDF_DB) {
+            *len = buf == CONV_BWDF_DW ? w : b;
+            return;
+        }
+        img = buf == CONV_BWDF_X ? xi : yi;
+    }
     conv_chunk_images(p, c, n, &n0, &n1);
     *off = (size_t)n0 * img;
     *len = (size_t)(n1 - n0) * img;
