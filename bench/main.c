@@ -217,18 +217,27 @@ static int plan_problems(const bench_opts *o, const runner *r, double mem,
         int taken = 0;
         for (int s = 0; s < o->nsuites; s++) {
             const suite_def *d = suite_find(o->suites[s])->def;
-            int rc = d->parse(o->sizes[i], &probs[s][nprobs[s]], err, errcap);
+            problem parsed;
+            int rc = d->parse(o->sizes[i], &parsed, err, errcap);
             if (rc == 2) return 2;
-            if (rc == 0 && repeats_problem(probs[s], nprobs[s])) {
-                /* one case, one row: readers reject a results.csv that repeats a case */
-                snprintf(err, errcap, "bench: '%s' in --sizes repeats %s problem %s", o->sizes[i],
-                         d->name, probs[s][nprobs[s]].desc);
+            if (rc != 0) continue;
+            /* one entry may stand for several problems (conv: every direction) */
+            int room = MAX_PROBLEMS - nprobs[s], k = 1;
+            if (d->expand) k = d->expand(&parsed, &probs[s][nprobs[s]], room);
+            else if (room > 0) probs[s][nprobs[s]] = parsed;
+            if (room < 1 || k < 1) {
+                snprintf(err, errcap, "bench: too many %s problems in --sizes (at most %d)",
+                         d->name, MAX_PROBLEMS);
                 return 2;
             }
-            if (rc == 0) {
-                nprobs[s]++;
-                taken = 1;
-            }
+            for (int j = 0; j < k; j++, nprobs[s]++)
+                if (repeats_problem(probs[s], nprobs[s])) {
+                    /* one case, one row: readers reject a results.csv that repeats a case */
+                    snprintf(err, errcap, "bench: '%s' in --sizes repeats %s problem %s",
+                             o->sizes[i], d->name, probs[s][nprobs[s]].desc);
+                    return 2;
+                }
+            taken = 1;
         }
         if (!taken) {
             snprintf(err, errcap, "bench: '%s' in --sizes is a problem of none of the selected "

@@ -2,7 +2,7 @@
 # configures + builds a CMake build folder.  Quick no-op when all is there.
 # Without root it prints the exact apt-get line and stops.
 
-BENCH_PACKAGES="cmake make gcc g++ libopenblas-dev gnuplot-nox git"
+BENCH_PACKAGES="cmake make gcc g++ libopenblas-dev libdnnl-dev gnuplot-nox git"
 
 bench_missing_packages() {
   local missing="" p
@@ -53,7 +53,10 @@ bench_build() {
 }
 
 # The suite the CI gate runs, in one place (ci/test and ci/make-baseline):
-# cpu-omp against cpu-blas at square and model shapes, one thread, so that a
-# busy second core cannot stall OpenMP barriers and turn noise into verdicts.
-BENCH_GATE_ARGS="--suite matmul --sizes 128,256,512,1024,256x512x784,1024x768x768 \
+# cpu-omp against cpu-blas at square and model shapes, and on two conv layers
+# (a 3x3 in all three directions, a stride-2 3x3 forward; about 5 s), one
+# thread, so that a busy second core cannot stall OpenMP barriers and turn
+# noise into verdicts.
+BENCH_GATE_ARGS="--suite matmul,conv --sizes 128,256,512,1024,256x512x784,1024x768x768,\
+mb4ic64ih28oc64kh3ph1,fwd:mb4ic32ih56oc64kh3sh2ph1 \
 --backend cpu-omp,cpu-blas --threads 1 --min-time 0.5 --no-plots"

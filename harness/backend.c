@@ -8,7 +8,8 @@ const char *dev_kind_name(dev_kind d) { return d == DEV_GPU ? "gpu" : "cpu"; }
 void backend_needs_str(unsigned needs, char *out, size_t cap)
 {
     static const struct { unsigned bit; const char *name; } NAMES[] = {
-        {NEEDS_BLAS, "OpenBLAS"}, {NEEDS_GPU, "GPU"}, {NEEDS_CUBLAS, "cuBLAS"}};
+        {NEEDS_BLAS, "OpenBLAS"}, {NEEDS_GPU, "GPU"}, {NEEDS_CUBLAS, "cuBLAS"},
+        {NEEDS_ONEDNN, "oneDNN"}};
     size_t used = 0;
     out[0] = '\0';
     for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++)

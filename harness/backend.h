@@ -29,6 +29,7 @@ enum {
     NEEDS_BLAS = 1u << 0,    /* OpenBLAS (always linked) */
     NEEDS_GPU = 1u << 1,     /* a CUDA device (or --emulate) */
     NEEDS_CUBLAS = 1u << 2,  /* cuBLAS from the toolkit found at build time */
+    NEEDS_ONEDNN = 1u << 3,  /* oneDNN (libdnnl) found at build time */
 };
 
 /* Flags. */

@@ -19,6 +19,13 @@
  *           the error of a wrong element, tile or summation (>= 1e-3).
  * Example: fp32, k = 1024 -> 1.6e-5; tf32, k = 1024 -> 3.9e-3.
  *
+ * k, the reduction length of one output element, per operation:
+ *   GEMM                 K
+ *   conv fwd             C*R*S                  (y[n,k,p,q] sums over c, r, s)
+ *   conv bwd-data        K*ceil(R/sh)*ceil(S/sw) (the taps that reach dx[n,c,h,w])
+ *   conv bwd-filter      N*P*Q                  (dw[k,c,r,s] and db[k] sum over n, p, q)
+ * (conv_reduction in ops/conv_dims.h computes them.)
+ *
  * Verdict: pass iff there is no NaN/Inf, rel_err <= tol, and
  * max_abs_err <= 3 * tol * rms(ref) (so one wrong element among millions,
  * too small to move the L2 norm, still fails). For random inputs a correct

@@ -454,7 +454,12 @@ int runner_run(runner *r, const suite_entry *e, const problem *probs, int nprobs
             char label[192];
             snprintf(label, sizeof label, "%s %s %s", s->name, p->desc, b->name);
             progress_start(r->prog, label);
-            if (!ok) {
+            if (!backend_present(b)) {
+                /* a CPU library this build did not find (cpu-onednn) */
+                char needs[64];
+                backend_needs_str(b->needs & ~(unsigned)NEEDS_BLAS, needs, sizeof needs);
+                row_skip(&row, "%s not found at build time", needs);
+            } else if (!ok) {
                 row_fail(&row, "error: %s", "out of host memory for the problem's buffers");
             } else if (r->nbackends == 0 && !r->named_problems && b->default_max_flops > 0 &&
                        p->flops > b->default_max_flops) {

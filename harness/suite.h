@@ -65,6 +65,10 @@ typedef struct suite_def {
     /* GPU modes of its own (transfer's copy directions), NULL-terminated;
      * their cases come from suite_gpu.open_mode. NULL: the GPU execution modes. */
     const char *const *modes;
+    /* Optional: the problems one parsed --sizes entry stands for, when more
+     * than one (conv: a descriptor without a direction is all three). Writes
+     * at most cap; returns how many. NULL: the parsed problem itself. */
+    int (*expand)(const problem *p, problem *out, int cap);
 } suite_def;
 
 /* The GPU half: compiled only into the GPU layer (CUDA or emu/). `stream`

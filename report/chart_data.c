@@ -510,3 +510,109 @@ int chart_error(chart_ctx *c)
     free(rows);
     return blocks;
 }
+
+/* ---- per case and direction (conv) ----------------------------------------- */
+
+/* Rows with a direction (the passes of a layer) that count flops, CPU or GPU
+ * resident: the throughput bars. */
+static int keep_direction_throughput(const rundata *rd, int row)
+{
+    return rd_str(rd, row, COL_DIRECTION)[0] && keep_host_or_resident(rd, row);
+}
+
+/* Rows with a direction that are not the baseline itself: the speedup bars. */
+static int keep_direction_speedup(const rundata *rd, int row)
+{
+    return rd_str(rd, row, COL_DIRECTION)[0] && keep_not_baseline(rd, row);
+}
+
+/* Grouped bars: x groups = cases (in order of appearance), one bar per series
+ * (backend; for speedups backend and mode) side by side, one panel per
+ * direction. Blocks are written panel by panel, series by series; columns
+ * x value bottom top. Parameters: ndir, dirs (words), p0 p1 (first and last
+ * block of each panel), ser (series number per block, for its colour), xt,
+ * bw, ncases, logy, ylim, speedup, baseline. */
+static int case_panels(chart_ctx *c, int col, int (*keep)(const rundata *, int), int speedup)
+{
+    int n;
+    int *rows = select_rows(c, col, RD_TIMING, keep, &n);
+    labels dirs = {0}, cases = {0}, series = {0};
+    point *pts = malloc(sizeof(point) * (size_t)(n ? n : 1));
+    int np = 0;
+    for (int i = 0; rows && pts && i < n; i++) {
+        int r = rows[i];
+        char lab[96];
+        if (speedup)
+            snprintf(lab, sizeof lab, "%s %s", rd_str(c->rd, r, COL_BACKEND), rd_str(c->rd, r, COL_MODE));
+        else
+            snprintf(lab, sizeof lab, "%s%s", rd_str(c->rd, r, COL_BACKEND),
+                     rd_is_gpu(c->rd, r) ? " (resident)" : "");
+        int d = label_index(&dirs, rd_str(c->rd, r, COL_DIRECTION));
+        int k = label_index(&cases, rd_str(c->rd, r, COL_CASE));
+        int s = label_index(&series, lab);
+        if (d < 0 || k < 0 || s < 0) continue;
+        use_row(c, r);
+        pts[np++] = (point){k, rd_num(c->rd, r, col), 0, 0, d, s};
+    }
+    double w = fmin(0.8 / (series.n ? series.n : 1), 0.3), lo = INFINITY, hi = 0;
+    for (int i = 0; i < np; i++) {
+        pts[i].x += (pts[i].series - (series.n - 1) / 2.0) * w;
+        if (pts[i].y > 0) lo = fmin(lo, pts[i].y), hi = fmax(hi, pts[i].y);
+    }
+    if (speedup) {
+        speedup_bars(c, pts, np);
+    } else { /* from 0, or on a log axis from the decade below the smallest */
+        int logy = wants_log(pts, np, 1.5);
+        double from = logy ? pow(10, floor(log10(lo))) : 0;
+        for (int i = 0; i < np; i++) pts[i].a = from, pts[i].b = pts[i].y;
+        chart_param_num(c, "logy", logy);
+        chart_param_num(c, "ylim", hi > 0 ? hi * (logy ? 2.5 : 1.15) : 1);
+    }
+    int blocks = 0, p0[MAX_SERIES], p1[MAX_SERIES], ser[MAX_SERIES * 4], nser = 0;
+    for (int d = 0; d < dirs.n; d++) {
+        p0[d] = blocks;
+        for (int s = 0; s < series.n; s++) {
+            int wrote = 0;
+            for (int i = 0; i < np; i++) {
+                if ((int)pts[i].c != d || pts[i].series != s) continue;
+                if (!wrote++) {
+                    if (blocks++) fputs("\n\n", c->dat);
+                    put_quoted(c->dat, series.s[s]);
+                    fputc('\n', c->dat);
+                    if (nser < MAX_SERIES * 4) ser[nser++] = s + 1;
+                }
+                fprintf(c->dat, "%.10g %.10g %.10g %.10g\n", pts[i].x, pts[i].y, pts[i].a, pts[i].b);
+            }
+        }
+        p1[d] = blocks - 1;
+    }
+    char words[512] = "", xt[2048] = "";
+    size_t len = 0;
+    for (int d = 0; d < dirs.n; d++)
+        if (append(words, sizeof words, &len, "%s%s", d ? " " : "", dirs.s[d])) c->truncated = 1;
+    len = 0;
+    for (int k = 0; k < cases.n; k++)
+        if (append(xt, sizeof xt, &len, "%s\"%s\" %d", k ? ", " : "", cases.s[k], k)) c->truncated = 1;
+    chart_param_num(c, "ndir", dirs.n);
+    chart_param_str(c, "dirs", words);
+    param_words(c, "p0", p0, dirs.n);
+    param_words(c, "p1", p1, dirs.n);
+    param_words(c, "ser", ser, nser);
+    chart_param_str(c, "xt", xt);
+    chart_param_num(c, "bw", w);
+    chart_param_num(c, "ncases", cases.n);
+    chart_param_num(c, "speedup", speedup);
+    const char *base = speedup && n ? rd_str(c->rd, rows[0], COL_BASELINE) : "";
+    chart_param_str(c, "baseline", base);
+    if (speedup) snprintf(c->subtitle, sizeof c->subtitle, "vs %s", base);
+    free(rows);
+    free(pts);
+    return blocks;
+}
+
+/* Throughput (GFLOP/s) per case, bars per backend (GPU: resident), a panel
+ * per direction. */
+int chart_case_throughput(chart_ctx *c) { return case_panels(c, COL_GFLOPS, keep_direction_throughput, 0); }
+
+/* Speedup vs the baseline per case, bars per backend and mode, a panel per direction. */
+int chart_case_speedup(chart_ctx *c) { return case_panels(c, COL_SPEEDUP, keep_direction_speedup, 1); }

@@ -36,6 +36,10 @@ int chart_split(chart_ctx *c);
 int chart_bandwidth(chart_ctx *c);
 int chart_overlap(chart_ctx *c);
 int chart_error(chart_ctx *c);
+/* Suites whose rows carry a direction (conv): grouped bars per case (the
+ * named layer), one panel per direction. */
+int chart_case_throughput(chart_ctx *c);
+int chart_case_speedup(chart_ctx *c);
 
 /* Appends name='value' (gnuplot single-quoted, quotes doubled) / name=value. */
 void chart_param_str(chart_ctx *c, const char *name, const char *value);

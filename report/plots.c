@@ -36,6 +36,8 @@ static const chart_kind KINDS[] = {
     {"overlap", "Stream overlap efficiency", chart_overlap},
     {"bandwidth", "Bandwidth vs bytes moved", chart_bandwidth},
     {"error", "Numerical error vs tolerance", chart_error},
+    {"layers", "Throughput per layer and direction", chart_case_throughput},
+    {"layer-speedup", "Speedup per layer, backend and mode", chart_case_speedup},
 };
 enum { NKINDS = (int)(sizeof KINDS / sizeof KINDS[0]) };
 

@@ -13,8 +13,10 @@
 #include "matmul/matmul.h"
 #include "transfer/transfer.h"
 #include "stream/stream.h"
+#include "conv/conv.h"
 #include "gemm_cpu.h"
 #include "stream_cpu.h"
+#include "conv_cpu.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -29,9 +31,17 @@
 #define GPU_HALF(g) NULL
 #endif
 #define CPU_FN(f) ((backend_entry)(f))
+#if BENCH_HAVE_ONEDNN
+#define ONEDNN_OPS(t) (&(t))
+#else
+#define ONEDNN_OPS(t) NULL   /* rows are skips: "oneDNN not found at build time" */
+#endif
 
 /* 2*512^3 FLOP already take the reference seconds: default sweeps stop there. */
 #define NAIVE_MAX (2.0 * 512 * 512 * 512)
+/* conv: the seven loops take about a second per 2.5e8 FLOP on one core; the
+ * quick layers (<= 2.4e8 FLOP) stay in, the real-network ones (>= 7e8) out. */
+#define CONV_NAIVE_MAX 2.5e8
 
 const backend_def BACKENDS[] = {
     /* gemm: C = A*B, fp32, row-major (cpu/gemm_cpu.h, kernels/gemm_cuda.h) */
@@ -61,6 +71,17 @@ const backend_def BACKENDS[] = {
      "OpenMP slices on cache lines, AVX-512, non-temporal stores beyond the caches", NULL},
     {"cuda-stream", "stream", DEV_GPU, DTYPE_FP32, GPU_FN(stream_cuda), NEEDS_GPU, 0, 0,
      "grid-stride loop, one wave of blocks, float4 when aligned", NULL},
+    /* conv: 2-D convolution, fwd / bwd-data / bwd-filter, fp32 NCHW (ops/conv_dims.h,
+     * cpu/conv_cpu.h); each row's ops table holds one entry point per direction */
+    {"cpu-naive", "conv", DEV_CPU, DTYPE_FP32, NULL, NEEDS_NONE, BK_SERIAL, CONV_NAIVE_MAX,
+     "direct seven loops accumulating in double: the readable reference", &CONV_OPS_CPU_NAIVE},
+    {"cpu-omp", "conv", DEV_CPU, DTYPE_FP32, NULL, NEEDS_NONE, 0, 0,
+     "OpenMP: L2-sized im2col blocks into cpu-omp's packed GEMM micro-kernel", &CONV_OPS_CPU_OMP},
+    {"cpu-blas", "conv", DEV_CPU, DTYPE_FP32, NULL, NEEDS_BLAS, 0, 0,
+     "im2col + OpenBLAS sgemm, col2im for bwd-data (the Caffe path)", &CONV_OPS_CPU_BLAS},
+    {"cpu-onednn", "conv", DEV_CPU, DTYPE_FP32, NULL, NEEDS_ONEDNN, 0, 0,
+     "oneDNN convolution primitives (C API), NCHW in and out, reorders timed",
+     ONEDNN_OPS(CONV_OPS_CPU_ONEDNN)},
     {NULL, NULL, DEV_CPU, DTYPE_FP32, NULL, 0, 0, 0, NULL, NULL},
 };
 
@@ -68,6 +89,8 @@ const suite_entry SUITES[] = {
     {&SUITE_MATMUL, GPU_HALF(SUITE_MATMUL_GPU)},
     {&SUITE_TRANSFER, GPU_HALF(SUITE_TRANSFER_GPU)},
     {&SUITE_STREAM, GPU_HALF(SUITE_STREAM_GPU)},
+    /* GPU half: GPU_HALF(SUITE_CONV_GPU) once suites/conv/conv_gpu.c lands */
+    {&SUITE_CONV, NULL},
     {NULL, NULL},
 };
 

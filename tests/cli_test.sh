@@ -6,6 +6,7 @@
 #  - a planted wrong result makes the run exit 1 with the row marked fail;
 #  - an interrupted run keeps whole rows only.
 set -u
+here=$(dirname "$(realpath "${BASH_SOURCE[0]}")")
 bench=$(realpath "$1")
 csvq=$(realpath "$2")
 work=$(mktemp -d)
@@ -15,17 +16,7 @@ cd "$work"
 fails=0
 fail() { echo "FAILED: $*" >&2; fails=$((fails + 1)); }
 
-expect_usage() { # expect_usage WORD ARGS... : exit 2, one stderr line containing WORD
-  local word=$1
-  shift
-  local out rc
-  out=$("$bench" "$@" 2>&1 >/dev/null)
-  rc=$?
-  [ "$rc" -eq 2 ] || fail "bench $* exited $rc, want 2"
-  [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] || fail "bench $*: want one line, got: $out"
-  printf '%s' "$out" | grep -qF -- "$word" || fail "bench $*: message does not name '$word': $out"
-  [ -z "$(ls -A "$work")" ] || { fail "bench $* left files: $(ls -A "$work")"; rm -rf "${work:?}"/*; }
-}
+. "$here/expect_usage.sh"   # expect_usage WORD ARGS...
 
 expect_usage nosuch      --suite nosuch
 expect_usage gpu-magic   --backend gpu-magic

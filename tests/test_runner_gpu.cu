@@ -82,7 +82,7 @@ static int nmodes_of(const suite_entry *e)
 
 /* Candidates; each suite takes those it parses and the emulator runs quickly. */
 static const char *const PROBLEMS[] = {"7x13x5", "33x65x17", "16x8x64", "1000", "4096", "1048576",
-                                        "copy:4099", "triad:1000", NULL};
+                                        "copy:4099", "triad:1000", "fwd:mb2ic3ih9oc4kh3ph1", NULL};
 #define EMU_WORK_MAX 2e7
 
 static int take(const suite_def *d, const char *s, problem *p)
@@ -337,7 +337,7 @@ static int toy_defaults(int q, int big, problem *out, int cap)
 
 static const suite_def TOY = {"toy", "reduce, state, workspace", "toy", NULL, "N",
                               toy_parse, toy_defaults, toy_layout, toy_fill, toy_ref,
-                              toy_ref_free, toy_check, toy_no_cpu, toy_chunk, 0, NULL};
+                              toy_ref_free, toy_check, toy_no_cpu, toy_chunk, 0, NULL, NULL};
 static const suite_gpu TOY_GPU = {toy_compute, toy_reduce, toy_setup, toy_teardown, NULL, toy_workspace};
 static const backend_def TOY_BACKENDS[] = {
     {"cuda-toy", "toy", DEV_GPU, DTYPE_FP32, (backend_entry)toy_compute, NEEDS_GPU, 0, 0, "toy", NULL},
@@ -466,7 +466,7 @@ fail:
 
 static const suite_def PIPE = {"pipe", "independent items", "pipe", NULL, "N",
                                toy_parse, toy_defaults, pipe_layout, pipe_fill, pipe_ref,
-                               toy_ref_free, pipe_check, toy_no_cpu, toy_chunk, 0, NULL};
+                               toy_ref_free, pipe_check, toy_no_cpu, toy_chunk, 0, NULL, NULL};
 static const suite_gpu PIPE_GPU = {pipe_compute, NULL, NULL, NULL, NULL, NULL};
 
 static void pipeline_suite(void)

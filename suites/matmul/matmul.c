@@ -219,4 +219,5 @@ const suite_def SUITE_MATMUL = {
     matmul_chunk,
     2.0 * 256 * 256 * 256,   /* emulated default sweeps: fibers are slow */
     NULL,                    /* the GPU execution modes */
+    NULL,                    /* one problem per --sizes entry */
 };

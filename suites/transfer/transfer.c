@@ -152,4 +152,5 @@ const suite_def SUITE_TRANSFER = {
     transfer_chunk,
     (double)(16u << 20),   /* emulated copies are plain memcpy; default sweeps stop here */
     MODES,
+    NULL,   /* one problem per --sizes entry */
 };

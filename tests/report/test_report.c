@@ -528,6 +528,42 @@ static void test_chart_data(void)
     EXPECT(!strstr(text, "sync-pinned"), "emulated row not drawn as a timing:\n%s", text);
     EXPECT(chart_text(run, "stream", chart_throughput, text, sizeof text) == 0, "no flops: no throughput chart");
 
+    /* conv: bars per layer (case), a panel per direction (the direction
+     * column, never the shape), series per backend; speedups per backend
+     * and mode, the baseline not drawn against itself */
+    {
+        result_row cv[8];
+        const char *cs[] = {"layer-a", "layer-b"}, *dir[] = {"fwd", "bwd-data"};
+        int k = 0;
+        for (int d = 0; d < 2; d++)
+            for (int l = 0; l < 2; l++)
+                for (int b = 0; b < 2; b++, k++) {
+                    char shape[64];
+                    snprintf(shape, sizeof shape, "%s:mb2ic%dih8oc4kh3", dir[d], 3 + l);
+                    cv[k] = mk("conv", cs[l], b ? "cpu-omp" : "cpu-blas", "host", shape, 1.0 + b, "pass", 0);
+                    snprintf(cv[k].direction, sizeof cv[k].direction, "%s", dir[d]);
+                    cv[k].flops = 1e9;
+                    cv[k].gflops = 10.0 * (k + 1);
+                    cv[k].speedup = b ? 0.5 : 1.0;
+                }
+        snprintf(run, sizeof run, "%s/conv", tmpdir);
+        write_run(run, cv, 8);
+        EXPECT(chart_text(run, "conv", chart_case_throughput, text, sizeof text) == 4,
+               "layer throughput: a block per direction and backend:\n%s", text);
+        EXPECT(strstr(text, "\"cpu-blas\"\n-0.15 10 0 10\n0.85 30 0 30\n") &&
+                   strstr(text, "\"cpu-omp\"\n0.15 60 0 60\n1.15 80 0 80\n") &&
+                   strstr(text, "ndir=2;") && strstr(text, "dirs='fwd bwd-data';") &&
+                   strstr(text, "p0='0 2';") && strstr(text, "p1='1 3';") &&
+                   strstr(text, "xt='\"layer-a\" 0, \"layer-b\" 1';"),
+               "layer throughput bars:\n%s", text);
+        EXPECT(chart_text(run, "conv", chart_case_speedup, text, sizeof text) == 2 &&
+                   strstr(text, "\"cpu-omp host\"\n0 0.5 0 0.5\n1 0.5 0 0.5\n") && !strstr(text, "cpu-blas host"),
+               "layer speedups, baseline not drawn:\n%s", text);
+        snprintf(run, sizeof run, "%s/cd", tmpdir);
+        EXPECT(chart_text(run, "matmul", chart_case_throughput, text, sizeof text) == 0,
+               "no direction column values: no layer chart:\n%s", text);
+    }
+
     /* device kind from the column, never the name: a GPU backend named cpu-* */
     rows[1].device_kind[0] = 'g', rows[1].device_kind[1] = 'p', rows[1].device_kind[2] = 'u';
     snprintf(run, sizeof run, "%s/kind", tmpdir);

@@ -1,0 +1,35 @@
+/* cpu/conv_im2col.h - the column transforms cpu-omp and cpu-blas share
+ * (internal to cpu/).
+ *
+ * The columns of one image: col[(c*R + r)*S + s][p*Q + q] = x[c][p*sh-ph+r][q*sw-pw+s]
+ * (0 in the padding), a (C*R*S) x (P*Q) row-major matrix, so that
+ *   fwd         y_n  = w (K x CRS) . col_n
+ *   bwd-data    dx_n = col2im(w^T (CRS x K) . dy_n)
+ *   bwd-filter  dw  += dy_n (K x PQ) . col_n^T,  db[k] += sum of dy_n row k.
+ */
+#ifndef CONV_IM2COL_H
+#define CONV_IM2COL_H
+
+#include "../ops/conv_dims.h"
+
+/* Rows of channels [c0, c1), columns (output pixels) [j0, j1) of image xn's
+ * columns, into col (row stride ldcol; column j0 lands at col[.][0]). */
+void conv_im2col(const conv_dims *d, const float *xn, int c0, int c1, long j0, long j1,
+                 float *col, long ldcol);
+
+/* Channels [c0, c1) of image dxn = the sum of the column rows of those
+ * channels (row (c - c0)*R*S + ..., all P*Q columns, row stride ldcol) placed
+ * back: the adjoint of conv_im2col. Overwrites those channels of dxn. */
+void conv_col2im(const conv_dims *d, const float *col, long ldcol, int c0, int c1, float *dxn);
+
+/* Whether the columns of an image are the image itself (1x1 filter, stride
+ * 1, no padding): then x_n is used as col_n directly. */
+static inline int conv_is_pointwise(const conv_dims *d)
+{
+    return d->R == 1 && d->S == 1 && d->sh == 1 && d->sw == 1 && d->ph == 0 && d->pw == 0;
+}
+
+/* dst[j][i] = src[i][j] for an rows x cols block (row strides lds, ldd). */
+void conv_transpose(const float *src, long lds, int rows, int cols, float *dst, long ldd);
+
+#endif

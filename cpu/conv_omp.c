@@ -1,0 +1,242 @@
+/* cpu/conv_omp.c - cpu-omp: hand-written OpenMP + SIMD convolution (conv_cpu.h).
+ *
+ * Choice: blocked im2col feeding our packed GEMM (gemm_cpu_omp, cpu/gemm_omp.c),
+ * not a direct register-blocked kernel. Why:
+ *  - one SIMD micro-kernel for the whole project: the AVX-512 12x32 / AVX2 6x16
+ *    kernel of cpu-omp's GEMM already runs at OpenBLAS speed (README); a direct
+ *    kernel would need its own blocking per filter size and stride, and the
+ *    backward passes their own again;
+ *  - the three directions are then three GEMM shapes over the same columns:
+ *      fwd         y_n[:, J]   = w (K x CRS) . col_n[:, J]
+ *      bwd-data    stride 1, pad <= filter-1: a forward convolution of dy with
+ *                  the filters flipped and transposed (w'[c][k][R-1-r][S-1-s],
+ *                  padding R-1-ph), so it runs the fwd path unchanged;
+ *                  otherwise dcol = w^T . dy_n (per channel group) and col2im
+ *      bwd-filter  dw^T (CRS x K) += col_n[:, J] . dy_n[:, J]^T  (M = CRS is
+ *                  long, N = K a multiple of the micro-kernel's 32 columns in
+ *                  ResNet/VGG layers), per-thread partials summed at the end;
+ *  - unlike Caffe's im2col (cpu-blas) the columns are never materialised for a
+ *    whole image: work items are (image, block J of output pixels) whose column
+ *    block (C*R*S x |J|, <= 1 MiB) is written and then packed by the GEMM
+ *    while it is still in the core's L2; a 1x1 / stride 1 / unpadded filter
+ *    reads the image in place.
+ * Threads: the items are shared out with schedule(dynamic) (a preempted thread
+ * on this 2-vCPU host does not stall the rest); each item's GEMM then runs on
+ * its own thread (gemm_cpu_omp's team is nested, hence one thread), so there is
+ * one barrier per call, not one per image. Buffers: aligned_alloc per call
+ * and thread.
+ */
+#include "conv_cpu.h"
+#include "conv_im2col.h"
+#include "errmsg.h"
+#include "gemm_cpu.h"
+
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define COL_BLOCK_BYTES (1024 << 10)
+
+/* Output pixels per work item: the column block stays in L2; a multiple of
+ * the micro-kernel's widest NR (32). */
+static long pixel_block(long rows, long pq)
+{
+    long nb = COL_BLOCK_BYTES / (4 * rows) / 32 * 32;
+    if (nb < 32) nb = 32;
+    return nb < pq ? nb : pq;
+}
+
+static float *falloc(size_t n)
+{
+    size_t bytes = (n * sizeof(float) + 63) & ~(size_t)63;
+    return aligned_alloc(64, bytes ? bytes : 64);
+}
+
+/* y = conv(x, w) (+ b when b is not NULL). */
+static int fwd_core(const conv_dims *d, const float *x, const float *w, const float *b, float *y)
+{
+    const long pq = (long)d->P * d->Q, crs = (long)d->C * d->R * d->S;
+    const int point = conv_is_pointwise(d);
+    const long nb = pixel_block(crs, pq), nblk = (pq + nb - 1) / nb;
+    int failed = 0;
+#pragma omp parallel
+    {
+        float *col = point ? NULL : falloc((size_t)(crs * nb));
+        if (!point && !col) {
+#pragma omp atomic write
+            failed = 1;
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (long it = 0; it < d->N * nblk; it++) {
+            if (failed) continue;
+            const int n = (int)(it / nblk);
+            const long j0 = it % nblk * nb, jn = pq - j0 < nb ? pq - j0 : nb;
+            const float *xn = x + (long)n * d->C * d->H * d->W;
+            float *yn = y + (long)n * d->K * pq + j0;
+            const float *B = point ? xn + j0 : col;
+            if (!point) conv_im2col(d, xn, 0, d->C, j0, j0 + jn, col, jn);
+            if (gemm_cpu_omp(d->K, (int)jn, (int)crs, 1.0f, w, (int)crs, B, point ? (int)pq : (int)jn,
+                             0.0f, yn, (int)pq)) {
+#pragma omp atomic write
+                failed = 1;
+                continue;
+            }
+            if (b)
+                for (int k = 0; k < d->K; k++)
+                    for (long j = 0; j < jn; j++) yn[k * pq + j] += b[k];
+        }
+        free(col);
+    }
+    if (failed) err_set("cpu-omp conv: out of memory for the column blocks");
+    return failed;
+}
+
+static int omp_fwd(const conv_dims *d, const float *x, const float *w, const float *b, float *y,
+                   void *ws, void *stream)
+{
+    (void)ws, (void)stream;
+    return fwd_core(d, x, w, b, y);
+}
+
+/* bwd-data at stride 1 as a forward convolution of dy (see the header). */
+static int bwd_data_as_fwd(const conv_dims *d, const float *dy, const float *w, float *dx)
+{
+    conv_dims t = {d->N, d->K, d->P, d->Q, d->C, d->R, d->S, 1, 1, d->R - 1 - d->ph,
+                   d->S - 1 - d->pw, 0, 0};
+    conv_dims_finish(&t);   /* t.P = H, t.Q = W */
+    float *wt = falloc((size_t)conv_w_elems(d));
+    if (!wt) {
+        err_set("cpu-omp conv bwd-data: out of memory for the flipped filters");
+        return 1;
+    }
+    const int R = d->R, S = d->S;
+#pragma omp parallel for schedule(static)
+    for (int c = 0; c < d->C; c++)
+        for (int k = 0; k < d->K; k++)
+            for (int r = 0; r < R; r++)
+                for (int s = 0; s < S; s++)
+                    wt[(((long)c * d->K + k) * R + R - 1 - r) * S + S - 1 - s] =
+                        w[(((long)k * d->C + c) * R + r) * S + s];
+    int rc = fwd_core(&t, dy, wt, NULL, dx);
+    free(wt);
+    return rc;
+}
+
+/* Any stride: per (image, channel group) dcol = w^T[group rows] . dy_n, then
+ * col2im into the group's channels (groups never share dx elements). */
+static int bwd_data_col2im(const conv_dims *d, const float *dy, const float *w, float *dx)
+{
+    const long pq = (long)d->P * d->Q, rs = (long)d->R * d->S, crs = d->C * rs;
+    long cg = COL_BLOCK_BYTES * 2L / (4 * rs * pq);
+    if (cg < 1) cg = 1;
+    if (cg > d->C) cg = d->C;
+    const long ngrp = (d->C + cg - 1) / cg;
+    float *wT = falloc((size_t)(crs * d->K));
+    int failed = !wT;
+    if (wT) conv_transpose(w, crs, d->K, (int)crs, wT, d->K);
+#pragma omp parallel if (!failed)
+    {
+        float *col = failed ? NULL : falloc((size_t)(cg * rs * pq));
+        if (!col) {
+#pragma omp atomic write
+            failed = 1;
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (long it = 0; it < d->N * ngrp; it++) {
+            if (failed) continue;
+            const int n = (int)(it / ngrp), c0 = (int)(it % ngrp * cg);
+            const int c1 = c0 + cg < d->C ? (int)(c0 + cg) : d->C;
+            if (gemm_cpu_omp((int)((c1 - c0) * rs), (int)pq, d->K, 1.0f, wT + c0 * rs * d->K,
+                             d->K, dy + (long)n * d->K * pq, (int)pq, 0.0f, col, (int)pq)) {
+#pragma omp atomic write
+                failed = 1;
+                continue;
+            }
+            conv_col2im(d, col, pq, c0, c1, dx + (long)n * d->C * d->H * d->W);
+        }
+        free(col);
+    }
+    free(wT);
+    if (failed) err_set("cpu-omp conv bwd-data: out of memory for the column blocks");
+    return failed;
+}
+
+static int omp_bwd_data(const conv_dims *d, const float *dy, const float *w, float *dx, void *ws,
+                        void *stream)
+{
+    (void)ws, (void)stream;
+    if (d->sh == 1 && d->sw == 1 && d->ph <= d->R - 1 && d->pw <= d->S - 1)
+        return bwd_data_as_fwd(d, dy, w, dx);
+    return bwd_data_col2im(d, dy, w, dx);
+}
+
+static int omp_bwd_filter(const conv_dims *d, const float *x, const float *dy, float *dw,
+                          float *db, void *ws, void *stream)
+{
+    (void)ws, (void)stream;
+    const long pq = (long)d->P * d->Q, crs = (long)d->C * d->R * d->S, K = d->K;
+    const int point = conv_is_pointwise(d);
+    const long nb = pixel_block(crs + K, pq), nblk = (pq + nb - 1) / nb;
+    const int nt = omp_get_max_threads();
+    float **part = calloc((size_t)nt, sizeof *part);   /* per thread: dw^T (CRS x K), then db */
+    int failed = !part;
+#pragma omp parallel num_threads(nt) if (!failed)
+    {
+        const int t = omp_get_thread_num();
+        float *acc = failed ? NULL : falloc((size_t)(crs * K + K));
+        float *col = point || failed ? NULL : falloc((size_t)(crs * nb));
+        float *dyT = failed ? NULL : falloc((size_t)(nb * K));
+        if (!acc || (!point && !col) || !dyT) {
+#pragma omp atomic write
+            failed = 1;
+        } else {
+            memset(acc, 0, sizeof(float) * (size_t)(crs * K + K));
+            part[t] = acc;
+            acc = NULL;
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (long it = 0; it < d->N * nblk; it++) {
+            if (failed) continue;
+            const int n = (int)(it / nblk);
+            const long j0 = it % nblk * nb, jn = pq - j0 < nb ? pq - j0 : nb;
+            const float *xn = x + (long)n * d->C * d->H * d->W, *dyn = dy + (long)n * K * pq + j0;
+            float *dwT = part[t], *dbt = part[t] + crs * K;
+            if (!point) conv_im2col(d, xn, 0, d->C, j0, j0 + jn, col, jn);
+            conv_transpose(dyn, pq, (int)K, (int)jn, dyT, K);
+            if (gemm_cpu_omp((int)crs, (int)K, (int)jn, 1.0f, point ? xn + j0 : col,
+                             point ? (int)pq : (int)jn, dyT, (int)K, 1.0f, dwT, (int)K)) {
+#pragma omp atomic write
+                failed = 1;
+                continue;
+            }
+            for (long k = 0; k < K; k++) {
+                float s = 0.0f;
+                for (long j = 0; j < jn; j++) s += dyn[k * pq + j];
+                dbt[k] += s;
+            }
+        }
+        free(acc);
+        free(col);
+        free(dyT);
+    }
+    if (!failed) {
+        /* dw[k][i] = sum over threads of dw^T[i][k]; db likewise */
+#pragma omp parallel for schedule(static)
+        for (long k = 0; k < K; k++) {
+            for (long i = 0; i < crs; i++) {
+                float s = 0.0f;
+                for (int t = 0; t < nt; t++) s += part[t] ? part[t][i * K + k] : 0.0f;
+                dw[k * crs + i] = s;
+            }
+            float s = 0.0f;
+            for (int t = 0; t < nt; t++) s += part[t] ? part[t][crs * K + k] : 0.0f;
+            db[k] = s;
+        }
+    }
+    for (int t = 0; part && t < nt; t++) free(part[t]);
+    free(part);
+    if (failed) err_set("cpu-omp conv bwd-filter: out of memory for the per-thread partials");
+    return failed;
+}
+
+const conv_ops CONV_OPS_CPU_OMP = {omp_fwd, omp_bwd_data, omp_bwd_filter, NULL};
