@@ -220,4 +220,5 @@ const suite_def SUITE_STREAM = {
     stream_chunk,
     (double)(16u << 20),   /* emulated default sweeps stop at 16 MiB moved: 2^20 elements */
     NULL,                  /* the GPU execution modes */
+    NULL,                  /* one string, one problem */
 };
