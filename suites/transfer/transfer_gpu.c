@@ -27,9 +27,9 @@ typedef struct copy_state {
 int copy_cuda_memcpy(void *dst, const void *src, size_t bytes, int kind, int async, void *stream)
 {
     if (async)
-        CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, (cudaMemcpyKind)kind, (cudaStream_t)stream));
+        CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, (enum cudaMemcpyKind)kind, (cudaStream_t)stream));
     else
-        CUDA_TRY(cudaMemcpy(dst, src, bytes, (cudaMemcpyKind)kind));
+        CUDA_TRY(cudaMemcpy(dst, src, bytes, (enum cudaMemcpyKind)kind));
     return 0;
 fail:
     return -1;
