@@ -19,10 +19,13 @@
 
 #if BENCH_GPU_LAYER
 #include "../kernels/gemm_cuda.h"
+#include "../kernels/conv_cuda.h"
 #define GPU_FN(f) ((backend_entry)(f))
+#define GPU_OPS(t) ((const void *)(t))
 #define GPU_HALF(g) (&(g))
 #else
 #define GPU_FN(f) NULL
+#define GPU_OPS(t) NULL
 #define GPU_HALF(g) NULL
 #endif
 #define CPU_FN(f) ((backend_entry)(f))
@@ -48,6 +51,16 @@ const backend_def BACKENDS[] = {
      "cublasSgemm, fp32 math", NULL},
     {"cublas-tf32", "gemm", DEV_GPU, DTYPE_TF32, GPU_FN(gemm_cublas_tf32),
      NEEDS_GPU | NEEDS_CUBLAS, 0, 0, "cublasGemmEx on TF32 tensor cores (TF32 tolerance)", NULL},
+    /* conv: 2-D convolution, fwd / bwd-data / bwd-filter, fp32 NCHW/KCRS (ops/conv_dims.h,
+     * kernels/conv_cuda.h); entry points in the ops table, one per direction */
+    {"cuda-direct", "conv", DEV_GPU, DTYPE_FP32, NULL, NEEDS_GPU, 0, 0,
+     "direct: 16x16 output tiles, input patch in shared memory", GPU_OPS(&CONV_CUDA_DIRECT)},
+    {"cuda-im2col", "conv", DEV_GPU, DTYPE_FP32, NULL, NEEDS_GPU, 0, 0,
+     "im2col / col2im + the cuda-regtile GEMM, image by image", GPU_OPS(&CONV_CUDA_IM2COL)},
+    {"cuda-implicit", "conv", DEV_GPU, DTYPE_FP32, NULL, NEEDS_GPU, 0, 0,
+     "implicit GEMM on 128x128x8 register tiles, split-K bwd-filter", GPU_OPS(&CONV_CUDA_IMPLICIT)},
+    {"cudnn", "conv", DEV_GPU, DTYPE_FP32, NULL, NEEDS_GPU, 0, 0,
+     "cuDNN legacy API, heuristic (v7) algorithm, fp32 FMA math", GPU_OPS(&CONV_CUDNN)},
     /* copy: host <-> device memory copies (suites/transfer) */
     {"cuda-memcpy", "copy", DEV_GPU, DTYPE_U8, GPU_FN(copy_cuda_memcpy), NEEDS_GPU, 0, 0,
      "cudaMemcpy / cudaMemcpyAsync", NULL},
