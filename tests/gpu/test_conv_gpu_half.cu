@@ -23,6 +23,7 @@
 #include "conv/conv.h"
 #include "conv_cuda.h"
 #include "../testutil.h"
+#include "cuda_ok.h"
 
 /* The GPU conv rows as suites/registry.c has them (name, op, ops table); the
  * registry itself is not linked, so that this program never meets the host
@@ -34,16 +35,6 @@ static const backend_def ROWS[] = {
     {"cudnn", "conv", DEV_GPU, DTYPE_FP32, NULL, NEEDS_GPU, 0, 0, "", &CONV_CUDNN},
     {NULL, NULL, DEV_CPU, DTYPE_FP32, NULL, 0, 0, 0, NULL, NULL},
 };
-
-#define CUDA_OK(call)                                                                  \
-    do {                                                                               \
-        cudaError_t e_ = (call);                                                       \
-        if (e_ != cudaSuccess) {                                                       \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,              \
-                    cudaGetErrorString(e_));                                           \
-            exit(1);                                                                   \
-        }                                                                              \
-    } while (0)
 
 /* ---- the host half's two helpers, as this test assumes them ---- */
 extern "C" conv_dims conv_problem_dims(const problem *p)
