@@ -113,6 +113,15 @@ fail:
     return -1;
 }
 
+/* A heuristic result we may run: it works, and not on tensor cores (the
+ * descriptor's CUDNN_FMA_MATH is what runs; a result may report it or
+ * CUDNN_DEFAULT_MATH, never a tensor-op math for fp32 FMA). */
+static int usable(cudnnStatus_t status, cudnnMathType_t math)
+{
+    return status == CUDNN_STATUS_SUCCESS && math != CUDNN_TENSOR_OP_MATH &&
+           math != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
+}
+
 /* Picks the algorithm of p (descriptors set) with the v7 heuristics. */
 static int plan_algo(cudnnHandle_t h, cudnn_plan *p)
 {
@@ -123,7 +132,7 @@ static int plan_algo(cudnnHandle_t h, cudnn_plan *p)
         CUDNN_TRY(cudnnGetConvolutionForwardAlgorithm_v7(h, p->x, p->w, p->conv, p->y,
                                                          CUDNN_ALGOS, &got, perf));
         for (int i = 0; i < got && p->algo < 0; i++)
-            if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].mathType == CUDNN_FMA_MATH) {
+            if (usable(perf[i].status, perf[i].mathType)) {
                 p->algo = perf[i].algo;
                 CUDNN_TRY(cudnnGetConvolutionForwardWorkspaceSize(
                     h, p->x, p->w, p->conv, p->y, perf[i].algo, &p->ws));
@@ -133,7 +142,7 @@ static int plan_algo(cudnnHandle_t h, cudnn_plan *p)
         CUDNN_TRY(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, p->w, p->y, p->conv, p->x,
                                                               CUDNN_ALGOS, &got, perf));
         for (int i = 0; i < got && p->algo < 0; i++)
-            if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].mathType == CUDNN_FMA_MATH) {
+            if (usable(perf[i].status, perf[i].mathType)) {
                 p->algo = perf[i].algo;
                 CUDNN_TRY(cudnnGetConvolutionBackwardDataWorkspaceSize(
                     h, p->w, p->y, p->conv, p->x, perf[i].algo, &p->ws));
@@ -143,7 +152,7 @@ static int plan_algo(cudnnHandle_t h, cudnn_plan *p)
         CUDNN_TRY(cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, p->x, p->y, p->conv, p->w,
                                                                 CUDNN_ALGOS, &got, perf));
         for (int i = 0; i < got && p->algo < 0; i++)
-            if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].mathType == CUDNN_FMA_MATH) {
+            if (usable(perf[i].status, perf[i].mathType)) {
                 p->algo = perf[i].algo;
                 CUDNN_TRY(cudnnGetConvolutionBackwardFilterWorkspaceSize(
                     h, p->x, p->y, p->conv, p->w, perf[i].algo, &p->ws));
