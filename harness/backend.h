@@ -30,6 +30,7 @@ enum {
     NEEDS_GPU = 1u << 1,     /* a CUDA device (or --emulate) */
     NEEDS_CUBLAS = 1u << 2,  /* cuBLAS from the toolkit found at build time */
     NEEDS_ONEDNN = 1u << 3,  /* oneDNN (libdnnl) found at build time */
+    NEEDS_CUDNN = 1u << 4,   /* cuDNN beside the toolkit found at build time */
 };
 
 /* Flags. */

@@ -36,12 +36,8 @@
 #include "gemm_cuda.h"
 #include "gemm_launch.h"
 #include "cuda_check.h"
+#include "regtile_core.h"
 
-#define RT_BM 128
-#define RT_BN 128
-#define RT_BK 8
-#define RT_THREADS 256
-#define RT_APAD 4 /* As row pad: conflict-free transposing stores */
 #define RT_GROUP_M 8 /* row tiles per group of the block order (L2 reuse) */
 
 /* One K step's global loads of one thread into registers: pa = A[r][ka..ka+3]
@@ -119,31 +115,6 @@ static __device__ __forceinline__ void store_step(float (*as)[RT_BM + RT_APAD],
     as[ak + 0][ar] = pa.x; as[ak + 1][ar] = pa.y;
     as[ak + 2][ar] = pa.z; as[ak + 3][ar] = pa.w;
     *reinterpret_cast<float4 *>(&bs[bk][bc]) = pb;
-}
-
-/* acc += the thread's 8x8 share of one K step from shared buffers as, bs. */
-static __device__ __forceinline__ void compute_step(float (&acc)[8][8],
-                                                    const float (*as)[RT_BM + RT_APAD],
-                                                    const float (*bs)[RT_BN], unsigned tr,
-                                                    unsigned tc)
-{
-UNROLL
-    for (int k = 0; k < RT_BK; ++k) {
-        float ra[8], rb[8];
-        const float4 a0 = *reinterpret_cast<const float4 *>(&as[k][tr * 4]);
-        const float4 a1 = *reinterpret_cast<const float4 *>(&as[k][64 + tr * 4]);
-        const float4 b0 = *reinterpret_cast<const float4 *>(&bs[k][tc * 4]);
-        const float4 b1 = *reinterpret_cast<const float4 *>(&bs[k][64 + tc * 4]);
-        ra[0] = a0.x; ra[1] = a0.y; ra[2] = a0.z; ra[3] = a0.w;
-        ra[4] = a1.x; ra[5] = a1.y; ra[6] = a1.z; ra[7] = a1.w;
-        rb[0] = b0.x; rb[1] = b0.y; rb[2] = b0.z; rb[3] = b0.w;
-        rb[4] = b1.x; rb[5] = b1.y; rb[6] = b1.z; rb[7] = b1.w;
-UNROLL
-        for (int i = 0; i < 8; ++i)
-UNROLL
-            for (int j = 0; j < 8; ++j)
-                acc[i][j] += ra[i] * rb[j];
-    }
 }
 
 template <bool VEC>

@@ -24,10 +24,13 @@
 #if BENCH_GPU_LAYER
 #include "../kernels/gemm_cuda.h"
 #include "../kernels/stream_cuda.h"
+#include "../kernels/conv_cuda.h"
 #define GPU_FN(f) ((backend_entry)(f))
+#define GPU_OPS(t) ((const void *)(t))
 #define GPU_HALF(g) (&(g))
 #else
 #define GPU_FN(f) NULL
+#define GPU_OPS(t) NULL
 #define GPU_HALF(g) NULL
 #endif
 #define CPU_FN(f) ((backend_entry)(f))
@@ -82,6 +85,14 @@ const backend_def BACKENDS[] = {
     {"cpu-onednn", "conv", DEV_CPU, DTYPE_FP32, NULL, NEEDS_ONEDNN, 0, 0,
      "oneDNN convolution primitives (C API), NCHW in and out, reorders timed",
      ONEDNN_OPS(CONV_OPS_CPU_ONEDNN)},
+    {"cuda-direct", "conv", DEV_GPU, DTYPE_FP32, NULL, NEEDS_GPU, 0, 0,
+     "direct: 16x16 output tiles, input patch in shared memory", GPU_OPS(&CONV_CUDA_DIRECT)},
+    {"cuda-im2col", "conv", DEV_GPU, DTYPE_FP32, NULL, NEEDS_GPU, 0, 0,
+     "im2col / col2im + the cuda-regtile GEMM, image by image", GPU_OPS(&CONV_CUDA_IM2COL)},
+    {"cuda-implicit", "conv", DEV_GPU, DTYPE_FP32, NULL, NEEDS_GPU, 0, 0,
+     "implicit GEMM on 128x128x8 register tiles, split-K bwd-filter", GPU_OPS(&CONV_CUDA_IMPLICIT)},
+    {"cudnn", "conv", DEV_GPU, DTYPE_FP32, NULL, NEEDS_GPU | NEEDS_CUDNN, 0, 0,
+     "cuDNN legacy API, heuristic (v7) algorithm, fp32 FMA math", GPU_OPS(&CONV_CUDNN)},
     {NULL, NULL, DEV_CPU, DTYPE_FP32, NULL, 0, 0, 0, NULL, NULL},
 };
 
@@ -89,8 +100,7 @@ const suite_entry SUITES[] = {
     {&SUITE_MATMUL, GPU_HALF(SUITE_MATMUL_GPU)},
     {&SUITE_TRANSFER, GPU_HALF(SUITE_TRANSFER_GPU)},
     {&SUITE_STREAM, GPU_HALF(SUITE_STREAM_GPU)},
-    /* GPU half: GPU_HALF(SUITE_CONV_GPU) once suites/conv/conv_gpu.c lands */
-    {&SUITE_CONV, NULL},
+    {&SUITE_CONV, GPU_HALF(SUITE_CONV_GPU)},
     {NULL, NULL},
 };
 

@@ -28,16 +28,7 @@
 #include "gemm_cpu.h"
 #include "gemm_cuda.h"
 #include "../testutil.h"
-
-#define CUDA_OK(call)                                                                  \
-    do {                                                                               \
-        cudaError_t e_ = (call);                                                       \
-        if (e_ != cudaSuccess) {                                                       \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,              \
-                    cudaGetErrorString(e_));                                           \
-            exit(1);                                                                   \
-        }                                                                              \
-    } while (0)
+#include "cuda_ok.h"
 
 typedef struct backend {
     const char *name;

@@ -1,0 +1,347 @@
+/* kernels/conv_cudnn.cu - cudnn: cuDNN's legacy convolution API, the library
+ * peer of the hand-written conv backends (contract: kernels/conv_cuda.h).
+ *
+ *   fwd         cudnnConvolutionForward, then cudnnAddTensor (bias [1][K][1][1])
+ *   bwd-data    cudnnConvolutionBackwardData
+ *   bwd-filter  cudnnConvolutionBackwardFilter and cudnnConvolutionBackwardBias
+ * All fp32, NCHW, CUDNN_CROSS_CORRELATION (what the contract calls a
+ * convolution), CUDNN_FMA_MATH: plain fp32 FMA, no TF32 tensor cores (cuDNN's
+ * default math lets Ampere+ use TF32 for fp32 data, which the fp32 tolerance
+ * would rightly fail), so every backend is compared at the same precision.
+ *
+ * Plans: the descriptors and the algorithm of one (device, dims, direction)
+ * are made once and cached (a few entries, least recently made replaced):
+ * the algorithm is the first of cudnnGetConvolution*Algorithm_v7's list
+ * (heuristics, nothing timed) that succeeds with FMA math, and its workspace
+ * from cudnnGetConvolution*WorkspaceSize is what ops.workspace reports, so the
+ * runner allocates it and counts it in peak_dev_mb. Each call names the
+ * algorithm in its row's note (case_note_set).
+ * Handles: one per device, created on first use (a warm-up absorbs it),
+ * cudnnSetStream on every call, registered with harness/gpu_handles.h so the
+ * end of a run and device recovery release them (and the plans). The mutex
+ * guards the caches; one host thread at a time may run on a device.
+ * Built with cuDNN from the toolkit (real) or emu/'s subset; a real build
+ * without cuDNN (BENCH_HAVE_CUDNN=0) keeps the table, every call failing
+ * with a message saying so.
+ */
+#include <pthread.h>
+#include <string.h>
+
+#include "conv_launch.h"
+#include "cuda_check.h"
+#include "gpu_handles.h"
+
+#ifndef BENCH_HAVE_CUDNN
+#define BENCH_HAVE_CUDNN 1
+#endif
+
+#if BENCH_HAVE_CUDNN
+#include <cudnn.h>
+
+#define CUDNN_TRY(call)                                                        \
+    do {                                                                       \
+        cudnnStatus_t s_ = (call);                                             \
+        if (s_ != CUDNN_STATUS_SUCCESS) {                                      \
+            err_set("%s: %s at %s:%d", #call, cudnnGetErrorString(s_),         \
+                    __FILE__, __LINE__);                                       \
+            goto fail;                                                         \
+        }                                                                      \
+    } while (0)
+
+#define CUDNN_MAX_DEVICES 64
+#define CUDNN_PLANS 8
+#define CUDNN_ALGOS 8
+
+typedef struct cudnn_plan {
+    int used, device;
+    conv_dims d;
+    conv_dir dir;
+    cudnnTensorDescriptor_t x, y, bias;
+    cudnnFilterDescriptor_t w;
+    cudnnConvolutionDescriptor_t conv;
+    int algo;
+    size_t ws;
+    unsigned long long made; /* order of making, for replacement */
+} cudnn_plan;
+
+static cudnnHandle_t g_handles[CUDNN_MAX_DEVICES];
+static cudnn_plan g_plans[CUDNN_PLANS];
+static unsigned long long g_made;
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const char *const FWD_ALGO[] = {"IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM", "DIRECT",
+                                       "FFT", "FFT_TILING", "WINOGRAD", "WINOGRAD_NONFUSED"};
+static const char *const BWD_DATA_ALGO[] = {"ALGO_0", "ALGO_1", "FFT", "FFT_TILING", "WINOGRAD",
+                                            "WINOGRAD_NONFUSED"};
+static const char *const BWD_FILTER_ALGO[] = {"ALGO_0", "ALGO_1", "FFT", "ALGO_3", "WINOGRAD",
+                                              "WINOGRAD_NONFUSED", "FFT_TILING"};
+
+static const char *algo_name(conv_dir dir, int a)
+{
+    if (dir == CONV_FWD && a >= 0 && a < 8) return FWD_ALGO[a];
+    if (dir == CONV_BWD_DATA && a >= 0 && a < 6) return BWD_DATA_ALGO[a];
+    if (dir == CONV_BWD_FILTER && a >= 0 && a < 7) return BWD_FILTER_ALGO[a];
+    return "?";
+}
+
+static void plan_free(cudnn_plan *p)
+{
+    if (p->x) cudnnDestroyTensorDescriptor(p->x);
+    if (p->y) cudnnDestroyTensorDescriptor(p->y);
+    if (p->bias) cudnnDestroyTensorDescriptor(p->bias);
+    if (p->w) cudnnDestroyFilterDescriptor(p->w);
+    if (p->conv) cudnnDestroyConvolutionDescriptor(p->conv);
+    memset(p, 0, sizeof *p);
+}
+
+/* The cached handle of the current device (lock held). */
+static int cudnn_handle(int dev, cudnnHandle_t *out)
+{
+    if (dev < 0 || dev >= CUDNN_MAX_DEVICES) {
+        err_set("conv_cudnn: device %d beyond the %d handles cached", dev, CUDNN_MAX_DEVICES);
+        return -1;
+    }
+    if (!g_handles[dev]) {
+        CUDNN_TRY(cudnnCreate(&g_handles[dev]));
+        /* device recovery and the end of a run release every library's handles */
+        gpu_handles_register("cudnn", conv_cudnn_release);
+    }
+    *out = g_handles[dev];
+    return 0;
+fail:
+    g_handles[dev] = NULL;
+    return -1;
+}
+
+/* A heuristic result we may run: it works, and not on tensor cores (the
+ * descriptor's CUDNN_FMA_MATH is what runs; a result may report it or
+ * CUDNN_DEFAULT_MATH, never a tensor-op math for fp32 FMA). */
+static int usable(cudnnStatus_t status, cudnnMathType_t math)
+{
+    return status == CUDNN_STATUS_SUCCESS && math != CUDNN_TENSOR_OP_MATH &&
+           math != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
+}
+
+/* Picks the algorithm of p (descriptors set) with the v7 heuristics. */
+static int plan_algo(cudnnHandle_t h, cudnn_plan *p)
+{
+    int got = 0;
+    p->algo = -1;
+    if (p->dir == CONV_FWD) {
+        cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_ALGOS];
+        CUDNN_TRY(cudnnGetConvolutionForwardAlgorithm_v7(h, p->x, p->w, p->conv, p->y,
+                                                         CUDNN_ALGOS, &got, perf));
+        for (int i = 0; i < got && p->algo < 0; i++)
+            if (usable(perf[i].status, perf[i].mathType)) {
+                p->algo = perf[i].algo;
+                CUDNN_TRY(cudnnGetConvolutionForwardWorkspaceSize(
+                    h, p->x, p->w, p->conv, p->y, perf[i].algo, &p->ws));
+            }
+    } else if (p->dir == CONV_BWD_DATA) {
+        cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_ALGOS];
+        CUDNN_TRY(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, p->w, p->y, p->conv, p->x,
+                                                              CUDNN_ALGOS, &got, perf));
+        for (int i = 0; i < got && p->algo < 0; i++)
+            if (usable(perf[i].status, perf[i].mathType)) {
+                p->algo = perf[i].algo;
+                CUDNN_TRY(cudnnGetConvolutionBackwardDataWorkspaceSize(
+                    h, p->w, p->y, p->conv, p->x, perf[i].algo, &p->ws));
+            }
+    } else {
+        cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_ALGOS];
+        CUDNN_TRY(cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, p->x, p->y, p->conv, p->w,
+                                                                CUDNN_ALGOS, &got, perf));
+        for (int i = 0; i < got && p->algo < 0; i++)
+            if (usable(perf[i].status, perf[i].mathType)) {
+                p->algo = perf[i].algo;
+                CUDNN_TRY(cudnnGetConvolutionBackwardFilterWorkspaceSize(
+                    h, p->x, p->y, p->conv, p->w, perf[i].algo, &p->ws));
+            }
+    }
+    if (p->algo < 0) {
+        err_set("conv_cudnn: no fp32 (FMA math) algorithm among cuDNN's %d for this problem", got);
+        return -1;
+    }
+    return 0;
+fail:
+    return -1;
+}
+
+/* The plan of (current device, d, dir), made on first use (lock held). */
+static int plan_get(const conv_dims *d, conv_dir dir, cudnnHandle_t *h, cudnn_plan **out)
+{
+    int dev = -1;
+    cudnn_plan *p = NULL;
+    CUDA_TRY(cudaGetDevice(&dev));
+    if (cudnn_handle(dev, h)) return -1;
+    for (int i = 0; i < CUDNN_PLANS; i++)
+        if (g_plans[i].used && g_plans[i].device == dev && g_plans[i].dir == dir &&
+            memcmp(&g_plans[i].d, d, sizeof *d) == 0) {
+            *out = &g_plans[i];
+            return 0;
+        }
+    p = &g_plans[0];
+    for (int i = 1; i < CUDNN_PLANS; i++)
+        if (!g_plans[i].used || (p->used && g_plans[i].made < p->made)) p = &g_plans[i];
+    plan_free(p);
+    p->device = dev;
+    p->d = *d;
+    p->dir = dir;
+    CUDNN_TRY(cudnnCreateTensorDescriptor(&p->x));
+    CUDNN_TRY(cudnnCreateTensorDescriptor(&p->y));
+    CUDNN_TRY(cudnnCreateTensorDescriptor(&p->bias));
+    CUDNN_TRY(cudnnCreateFilterDescriptor(&p->w));
+    CUDNN_TRY(cudnnCreateConvolutionDescriptor(&p->conv));
+    CUDNN_TRY(cudnnSetTensor4dDescriptor(p->x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, d->N, d->C,
+                                         d->H, d->W));
+    CUDNN_TRY(cudnnSetTensor4dDescriptor(p->y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, d->N, d->K,
+                                         d->P, d->Q));
+    CUDNN_TRY(cudnnSetTensor4dDescriptor(p->bias, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, d->K,
+                                         1, 1));
+    CUDNN_TRY(cudnnSetFilter4dDescriptor(p->w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, d->K, d->C,
+                                         d->R, d->S));
+    CUDNN_TRY(cudnnSetConvolution2dDescriptor(p->conv, d->ph, d->pw, d->sh, d->sw, 1, 1,
+                                              CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+    CUDNN_TRY(cudnnSetConvolutionMathType(p->conv, CUDNN_FMA_MATH));
+    if (plan_algo(*h, p)) goto fail;
+    p->used = 1;
+    p->made = ++g_made;
+    *out = p;
+    return 0;
+fail:
+    if (p) plan_free(p);
+    return -1;
+}
+
+/* Locks, finds the plan, checks the workspace; unlocks on failure. */
+static int cudnn_begin(const char *who, const conv_dims *d, conv_dir dir, const void *ws,
+                       void *stream, cudnnHandle_t *h, cudnn_plan **p)
+{
+    pthread_mutex_lock(&g_lock);
+    if (plan_get(d, dir, h, p)) goto fail;
+    if (!conv_cuda_ws_ok(who, ws, (*p)->ws)) goto fail;
+    CUDNN_TRY(cudnnSetStream(*h, (cudaStream_t)stream));
+    case_note_set("cuDNN %s, workspace %zu B", algo_name(dir, (*p)->algo), (*p)->ws);
+    return 0;
+fail:
+    pthread_mutex_unlock(&g_lock);
+    return -1;
+}
+
+static int cudnn_end(void *stream)
+{
+    pthread_mutex_unlock(&g_lock);
+    if (bench_cuda_sync_launches) CUDA_TRY(cudaStreamSynchronize((cudaStream_t)stream));
+    return 0;
+fail:
+    return -1;
+}
+
+static const float ONE = 1.0f, ZERO = 0.0f;
+
+static int cudnn_fwd(const conv_dims *d, const float *x, const float *w, const float *b,
+                     float *y, void *ws, void *stream)
+{
+    const char *who = "conv_cudnn fwd";
+    cudnnHandle_t h = NULL;
+    cudnn_plan *p = NULL;
+    if (!conv_cuda_args_ok(who, d, x, w, y) || !conv_cuda_args_ok(who, d, b, b, b) ||
+        cudnn_begin(who, d, CONV_FWD, ws, stream, &h, &p))
+        return -1;
+    CUDNN_TRY(cudnnConvolutionForward(h, &ONE, p->x, x, p->w, w, p->conv,
+                                      (cudnnConvolutionFwdAlgo_t)p->algo, ws, p->ws, &ZERO,
+                                      p->y, y));
+    CUDNN_TRY(cudnnAddTensor(h, &ONE, p->bias, b, &ONE, p->y, y));
+    return cudnn_end(stream);
+fail:
+    pthread_mutex_unlock(&g_lock);
+    return -1;
+}
+
+static int cudnn_bwd_data(const conv_dims *d, const float *dy, const float *w, float *dx,
+                          void *ws, void *stream)
+{
+    const char *who = "conv_cudnn bwd-data";
+    cudnnHandle_t h = NULL;
+    cudnn_plan *p = NULL;
+    if (!conv_cuda_args_ok(who, d, dy, w, dx) ||
+        cudnn_begin(who, d, CONV_BWD_DATA, ws, stream, &h, &p))
+        return -1;
+    CUDNN_TRY(cudnnConvolutionBackwardData(h, &ONE, p->w, w, p->y, dy, p->conv,
+                                           (cudnnConvolutionBwdDataAlgo_t)p->algo, ws, p->ws,
+                                           &ZERO, p->x, dx));
+    return cudnn_end(stream);
+fail:
+    pthread_mutex_unlock(&g_lock);
+    return -1;
+}
+
+static int cudnn_bwd_filter(const conv_dims *d, const float *x, const float *dy, float *dw,
+                            float *db, void *ws, void *stream)
+{
+    const char *who = "conv_cudnn bwd-filter";
+    cudnnHandle_t h = NULL;
+    cudnn_plan *p = NULL;
+    if (!conv_cuda_args_ok(who, d, x, dy, dw) || !conv_cuda_args_ok(who, d, db, db, db) ||
+        cudnn_begin(who, d, CONV_BWD_FILTER, ws, stream, &h, &p))
+        return -1;
+    CUDNN_TRY(cudnnConvolutionBackwardFilter(h, &ONE, p->x, x, p->y, dy, p->conv,
+                                             (cudnnConvolutionBwdFilterAlgo_t)p->algo, ws, p->ws,
+                                             &ZERO, p->w, dw));
+    CUDNN_TRY(cudnnConvolutionBackwardBias(h, &ONE, p->y, dy, &ZERO, p->bias, db));
+    return cudnn_end(stream);
+fail:
+    pthread_mutex_unlock(&g_lock);
+    return -1;
+}
+
+/* The workspace of the plan (made now if need be: a warm call's worth of
+ * heuristics, outside any timing); 0 when it cannot be made, so the call
+ * itself then reports why. */
+static unsigned long long cudnn_workspace(const conv_dims *d, conv_dir dir)
+{
+    cudnnHandle_t h = NULL;
+    cudnn_plan *p = NULL;
+    unsigned long long ws = 0;
+    if (!conv_cuda_args_ok("conv_cudnn workspace", d, d, d, d)) return 0;
+    pthread_mutex_lock(&g_lock);
+    if (plan_get(d, dir, &h, &p) == 0) ws = p->ws;
+    pthread_mutex_unlock(&g_lock);
+    return ws;
+}
+
+/* Best effort (nothing to report to): each handle destroyed on its own device. */
+extern "C" void conv_cudnn_release(void)
+{
+    int cur = -1;
+    const int have_cur = cudaGetDevice(&cur) == cudaSuccess;
+    pthread_mutex_lock(&g_lock);
+    for (int i = 0; i < CUDNN_PLANS; i++) plan_free(&g_plans[i]);
+    for (int dev = 0; dev < CUDNN_MAX_DEVICES; dev++)
+        if (g_handles[dev]) {
+            if (cudaSetDevice(dev) == cudaSuccess) cudnnDestroy(g_handles[dev]);
+            g_handles[dev] = NULL;
+        }
+    pthread_mutex_unlock(&g_lock);
+    if (have_cur) cudaSetDevice(cur);
+}
+
+extern "C" const conv_ops CONV_CUDNN = {cudnn_fwd, cudnn_bwd_data, cudnn_bwd_filter,
+                                        cudnn_workspace};
+
+#else /* a real build without cuDNN: the table, every call failing saying so */
+
+static int cudnn_missing(void)
+{
+    err_set("cudnn: this build has no cuDNN (not found with the CUDA toolkit at build time)");
+    return -1;
+}
+static int nocudnn_fwd(const conv_dims *, const float *, const float *, const float *, float *,
+                       void *, void *) { return cudnn_missing(); }
+static int nocudnn_bwd_data(const conv_dims *, const float *, const float *, float *, void *,
+                            void *) { return cudnn_missing(); }
+static int nocudnn_bwd_filter(const conv_dims *, const float *, const float *, float *, float *,
+                              void *, void *) { return cudnn_missing(); }
+extern "C" void conv_cudnn_release(void) {}
+extern "C" const conv_ops CONV_CUDNN = {nocudnn_fwd, nocudnn_bwd_data, nocudnn_bwd_filter, NULL};
+#endif
