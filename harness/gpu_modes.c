@@ -500,8 +500,11 @@ static int alloc_buffers(mode_state *st)
         }
     ws = l->workspace;
     if (st->w.gpu->workspace) { /* the backend's own need, for as many chunks as run at once */
-        unsigned long long need = st->w.gpu->workspace(st->w.b, st->w.p,
-                                                      st->pipeline ? 1 : st->nstreams);
+        /* streams-N also runs the work whole, for its serial split */
+        unsigned long long need = st->w.gpu->workspace(st->w.b, st->w.p, 1);
+        unsigned long long split = st->w.gpu->workspace(st->w.b, st->w.p,
+                                                       st->pipeline ? 1 : st->nstreams);
+        if (split > need) need = split;
         if (need > ws) ws = (size_t)need;
     }
     if (ws) {

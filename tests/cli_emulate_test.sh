@@ -19,7 +19,9 @@ n_mm=$(modes_of matmul)
 n_tr=$(modes_of transfer)
 [ "${n_mm:-0}" -ge 8 ] && [ "${n_tr:-0}" -ge 9 ] || fail "bench --list modes: matmul $n_mm, transfer $n_tr"
 
-"$bench" --emulate --suite all --quick --min-time 0.01 --out run --no-plots >out.txt 2>err.txt
+# conv's quick layers take minutes on fibers: its small layers run below, in
+# every direction, every GPU backend and mode
+"$bench" --emulate --suite matmul,transfer,stream --quick --min-time 0.01 --out run --no-plots >out.txt 2>err.txt
 rc=$?
 [ "$rc" -eq 0 ] || fail "emulated quick run exited $rc: $(tail -3 err.txt)"
 grep -q 'correctness only' err.txt || fail "no notice that emulated timings mean nothing"
@@ -40,6 +42,23 @@ grep -q 'correctness only' err.txt || fail "no notice that emulated timings mean
     if (n < want) { print "want every mode (" want "), got " n; err = 1 }
     if (gpu < 150) { print "too few GPU rows: " gpu; err = 1 }
     exit err }' || fail "emulated rows"
+
+# conv: two small layers (one strided), all three directions, every GPU backend x mode
+n_cv=$(modes_of conv)
+n_cvb=$(printf '%s\n' "$list" | awk '/^  [a-z]/ { s = $1 } s == "conv" && $2 == "gpu" { n++ } END { print n + 0 }')
+[ "${n_cv:-0}" -ge 8 ] && [ "$n_cvb" -ge 1 ] || fail "bench --list: conv modes $n_cv, GPU backends $n_cvb"
+"$bench" --emulate --suite conv --sizes mb2ic3ih9oc4kh3ph1,mb3ic4ih8oc5kh3sh2ph1 --min-time 0.01 \
+  --out runc --no-plots >/dev/null 2>&1 || fail "emulated conv run failed"
+"$csvq" runc/results.csv device_kind direction backend mode check | awk -F'\t' -v want="$((6 * n_cvb * n_cv))" '
+  $1 != "gpu" { next }
+  { rows++; dirs[$2] = 1; b[$3] = 1 }
+  $5 == "fail" { print "conv GPU row failed: " $0; err = 1 }
+  END { if (rows != want) { print "conv GPU rows " rows ", want " want; err = 1 }
+        if (length(dirs) != 3) { print "conv directions: " length(dirs); err = 1 }
+        exit err }' || fail "emulated conv rows"
+# skips only where streams-N splits a batch of 2 or 3 images N ways
+[ "$("$csvq" runc/results.csv device_kind mode check | awk -F'\t' '$1 == "gpu" && $3 == "skip" && $2 !~ /^streams-[48]$/' | wc -l)" -eq 0 ] \
+  || fail "an emulated conv row was skipped for another reason"
 
 "$bench" --emulate --device 7 --suite matmul >/dev/null 2>err2.txt
 [ $? -eq 2 ] || fail "--device 7 on one emulated device should exit 2"

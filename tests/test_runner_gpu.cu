@@ -114,11 +114,15 @@ static void every_suite(void)
         for (int i = 0; i < nrows; i++) {
             const result_row *w = &rows[i];
             const gpu_mode *m = gpu_mode_find(w->mode);
-            long long split = 0;
+            int split = 0; /* how many chunks the problem splits into at most */
             for (int p = 0; p < np; p++)
-                if (strcmp(probs[p].desc, w->shape) == 0) split = probs[p].dim[0];
-            int expect_skip = m && m->kind == GPU_STREAMS && strcmp(e->def->name, "matmul") == 0 &&
-                              m->nstreams > split;
+                if (strcmp(probs[p].desc, w->shape) == 0) {
+                    case_layout l;
+                    memset(&l, 0, sizeof l);
+                    e->def->layout(&probs[p], &l);
+                    split = l.max_chunks;
+                }
+            int expect_skip = m && m->kind == GPU_STREAMS && m->nstreams > split;
             EXPECT(strcmp(w->check, expect_skip ? "skip" : "pass") == 0,
                    "%s %s %s %s: %s (%s)", w->suite, w->shape, w->backend, w->mode, w->check,
                    w->note);
