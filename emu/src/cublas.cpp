@@ -63,50 +63,15 @@ size_t vextent(int n, int inc)
     return size_t(n - 1) * size_t(inc < 0 ? -inc : inc) + 1;
 }
 
-/* Device (or pinned, mapped) memory that holds [p, p+bytes)? */
-bool on_device(const void *p, size_t bytes)
-{
-    if (bytes == 0) return true;
-    const Alloc *a = nullptr;
-    return p && span_ok(p, bytes, &a) && a;
-}
-
-struct Operand {
-    const char *name;
-    const void *p;
-    size_t bytes;
-};
+using Operand = LibOperand;
 
 /* Queues fn on the handle's stream, or a failure if an operand is not device memory. */
 cublasStatus_t queue(cublasContext *h, const char *fname, std::initializer_list<Operand> ops,
                      std::function<void()> fn, bool blocking)
 {
-    cudaError_t se = cudaSuccess;
-    auto s = h->stream ? stream_of(h->stream, &se) : dev(h->device).legacy;
-    if (!s) return CUBLAS_STATUS_EXECUTION_FAILED;
-    std::string bad;
-    for (const Operand &o : ops) {
-        if (!on_device(o.p, o.bytes)) {
-            char buf[256];
-            std::snprintf(buf, sizeof buf, "%s: operand %s = %p (%zu bytes) is not device memory",
-                          fname, o.name, o.p, o.bytes);
-            bad = buf;
-            break;
-        }
-    }
-    if (!bad.empty()) {
-        enqueue_work(s.get(), [bad]() {
-            report("%s (on a GPU: an illegal memory access)", bad.c_str());
-            return cudaErrorIllegalAddress;
-        });
-    } else {
-        enqueue_work(s.get(), [fn]() {
-            fn();
-            return cudaSuccess;
-        });
-    }
-    if (blocking) drain_all(s.get());
-    return dev(s->device).sticky ? CUBLAS_STATUS_EXECUTION_FAILED : CUBLAS_STATUS_SUCCESS;
+    if (!queue_library_call(h->device, h->stream, fname, ops, std::move(fn), blocking))
+        return CUBLAS_STATUS_EXECUTION_FAILED;
+    return dev(h->device).sticky ? CUBLAS_STATUS_EXECUTION_FAILED : CUBLAS_STATUS_SUCCESS;
 }
 
 cublasStatus_t check_handle(cublasContext *h)

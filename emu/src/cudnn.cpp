@@ -100,43 +100,14 @@ cudnnStatus_t make_conv(const cudnnTensorStruct *x, const cudnnFilterStruct *w,
 
 size_t elems(const cudnnTensorStruct *t) { return size_t(t->n) * t->c * t->h * t->w; }
 
-/* Device (or pinned) memory holding [p, p + bytes)? */
-bool on_device(const void *p, size_t bytes)
-{
-    if (bytes == 0) return true;
-    const Alloc *a = nullptr;
-    return p && span_ok(p, bytes, &a) && a;
-}
-
-struct Operand {
-    const char *name;
-    const void *p;
-    size_t bytes;
-};
+using Operand = LibOperand;
 
 /* Queues fn on the handle's stream, or a failure when an operand is not device memory. */
 cudnnStatus_t queue(cudnnContext *h, const char *fname, std::initializer_list<Operand> ops,
                     std::function<void()> fn)
 {
-    cudaError_t se = cudaSuccess;
-    auto s = h->stream ? stream_of(h->stream, &se) : dev(h->device).legacy;
-    if (!s) return CUDNN_STATUS_BAD_PARAM;
-    for (const Operand &o : ops)
-        if (!on_device(o.p, o.bytes)) {
-            char buf[256];
-            std::snprintf(buf, sizeof buf, "%s: %s = %p (%zu bytes) is not device memory", fname,
-                          o.name, o.p, o.bytes);
-            std::string bad = buf;
-            enqueue_work(s.get(), [bad]() {
-                report("%s (on a GPU: an illegal memory access)", bad.c_str());
-                return cudaErrorIllegalAddress;
-            });
-            return CUDNN_STATUS_SUCCESS;
-        }
-    enqueue_work(s.get(), [fn]() {
-        fn();
-        return cudaSuccess;
-    });
+    if (!queue_library_call(h->device, h->stream, fname, ops, std::move(fn), false))
+        return CUDNN_STATUS_BAD_PARAM;
     return CUDNN_STATUS_SUCCESS;
 }
 

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -178,6 +179,24 @@ void enqueue_work(CUstream_st *s, std::function<cudaError_t()> fn);
 cudaError_t submit(CUstream_st *s, std::function<cudaError_t()> fn, bool wait);
 void drain(CUstream_st *s, uint64_t upto);
 void drain_all(CUstream_st *s);
+
+/* ---- emulated libraries (cuBLAS, cuDNN) ---------------------------------- */
+
+/* An operand of a library call: it must be device (or pinned) memory. */
+struct LibOperand {
+    const char *name;
+    const void *p;
+    size_t bytes;
+};
+
+/* Queues a library call's work fn on the stream of a handle (device, stream),
+ * or, when an operand is not device memory, a fault that names it (the sticky
+ * cudaErrorIllegalAddress a GPU would raise). With blocking, waits for it.
+ * Returns false when the handle's stream is not a stream; after a fault the
+ * device's sticky error says so. */
+bool queue_library_call(int device, cudaStream_t stream, const char *fname,
+                        std::initializer_list<LibOperand> ops, std::function<void()> fn,
+                        bool blocking);
 void sync_device(int d);
 void reset_streams(int d);
 
