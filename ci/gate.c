@@ -21,7 +21,9 @@
  * is not the baseline backend itself. Any failed check in CURRENT fails the
  * gate, and so does a comparison of nothing (no gated case in common).
  * A baseline made on another CPU (the `cpu` or `simd` context lines differ)
- * is compared but its regressions only warn, unless --strict.
+ * is compared but its regressions only warn, unless --strict. A case run with
+ * another thread count than its baseline row is not compared (a warning;
+ * --strict fails it).
  * Every cell is validated against the schema (harness/csv_schema.c); columns
  * are read by schema id, and only those below are required, so baselines
  * written before the flops/device_kind/repro columns still compare.
@@ -72,7 +74,7 @@ typedef struct gate_opts {
 } gate_opts;
 
 typedef struct gate_count {
-    int same, faster, slower, missing, failed, fresh;
+    int same, faster, slower, missing, failed, fresh, threads;
 } gate_count;
 
 static const char *cell(const gate_run *g, int row, int col) { return csv_get(g->t, g->idx, row, col); }
@@ -200,6 +202,15 @@ static void judge(const gate_run *base, int brow, const gate_run *cur, const gat
         n->missing++;
         return;
     }
+    /* a speedup measured with another thread count is not the same quantity */
+    if (*cell(base, brow, COL_THREADS) && strcmp(cell(base, brow, COL_THREADS), cell(cur, crow, COL_THREADS))) {
+        char why[96];
+        snprintf(why, sizeof why, "not compared (threads %s, baseline %s)", cell(cur, crow, COL_THREADS),
+                 cell(base, brow, COL_THREADS));
+        print_line(base, brow, bsp, num(cur, crow, COL_SPEEDUP), why);
+        n->threads++;
+        return;
+    }
     double csp = num(cur, crow, COL_SPEEDUP), ratio = csp / bsp;
     double bn = rel_noise(base, brow), cn = rel_noise(cur, crow);
     double noise = GATE_NOISE_SIGMAS * sqrt(bn * bn + cn * cn);
@@ -241,8 +252,11 @@ static int compare(const gate_run *cur, const gate_run *base, const gate_opts *o
     if (n.missing)
         printf("gate: %d baseline case%s missing from %s%s\n", n.missing, n.missing == 1 ? " is" : "s are",
                cur->path, o->allow_missing ? " (allowed: --allow-missing)" : " (--allow-missing allows that)");
+    if (n.threads)
+        printf("gate: warning: %d case%s ran with another thread count than the baseline: not "
+               "compared%s\n", n.threads, n.threads == 1 ? "" : "s", o->strict ? " (--strict: fails)" : "");
     if (!compared) printf("gate: no case was compared: nothing to pass\n");
-    int fail = cur->failed_checks > 0 || n.failed > 0 || !compared ||
+    int fail = cur->failed_checks > 0 || n.failed > 0 || !compared || (n.threads > 0 && o->strict) ||
                (n.slower > 0 && (machine_ok || o->strict)) || (n.missing > 0 && !o->allow_missing);
     printf("gate: %d same, %d faster, %d SLOWER, %d missing, %d failed, %d new (tolerance %.0f%%); %s\n",
            n.same, n.faster, n.slower, n.missing, n.failed, n.fresh, 100 * o->tol, fail ? "FAIL" : "PASS");

@@ -163,5 +163,14 @@ echo "gate: 2 x 50k rows in $ms ms"
 run base.csv
 [ $rc -eq 2 ] || fail "one file only: rc $rc"
 
+# a case run with another thread count is not compared: a warning, --strict fails
+sed 's/^\(matmul,square-512,cpu-omp,host,fp32,512x512x512\),2,/\1,1,/' same.csv > thr.csv
+run thr.csv base.csv
+grep -q 'square-512/512x512x512/cpu-omp/host .*not compared (threads 1, baseline 2)' <<<"$out" \
+  || fail "thread mismatch not named: $out"
+[ $rc -eq 0 ] && grep -q 'another thread count' <<<"$out" || fail "thread mismatch warns: rc $rc: $out"
+run thr.csv base.csv --strict
+[ $rc -eq 1 ] || fail "thread mismatch with --strict: rc $rc, want 1"
+
 echo "gate: $fails failed"
 [ "$fails" -eq 0 ]
