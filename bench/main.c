@@ -31,11 +31,14 @@
 #define BENCH_VERSION "0.0.0"
 #endif
 
-static void print_list(FILE *f)
+static void print_list(FILE *f, const bench_opts *o)
 {
     fprintf(f, "suites:\n");
     for (int i = 0; SUITES[i].def; i++) {
         const suite_def *d = SUITES[i].def;
+        int chosen = 0;
+        for (int k = 0; k < o->nsuites; k++) chosen |= strcmp(o->suites[k], d->name) == 0;
+        if (!chosen) continue;
         fprintf(f, "  %-10s %s\n", d->name, d->about);
         fprintf(f, "    problems (--sizes): %s\n", d->problem_help);
         if (d->default_baseline) fprintf(f, "    baseline: %s\n", d->default_baseline);
@@ -286,8 +289,9 @@ int main(int argc, char **argv)
         printf("bench %s\n", BENCH_VERSION);
         return 0;
     }
-    if (o.list) {
-        print_list(stdout);
+    if (o.list) { /* --suite narrows it; an unknown name is a usage error as anywhere */
+        if (validate_selection(&o, err, sizeof err)) goto usage;
+        print_list(stdout, &o);
         return 0;
     }
     if (o.columns) {

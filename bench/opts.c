@@ -193,17 +193,20 @@ int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap)
         } else if (FLAG("--out")) {
             NEED_VAL();
             if (!*val || strlen(val) >= sizeof o->out)
-                return fail(err, errcap, "bench: bad --out '%s'", val);
+                return fail(err, errcap, "bench: bad --out '%.60s%s' (a path of 1 to %zu characters)",
+                            val, strlen(val) > 60 ? "..." : "", sizeof o->out - 1);
             snprintf(o->out, sizeof o->out, "%s", val);
         } else if (FLAG("--json")) {
             NEED_VAL();
             if (!*val || strlen(val) >= sizeof o->json)
-                return fail(err, errcap, "bench: bad --json '%s'", val);
+                return fail(err, errcap, "bench: bad --json '%.60s%s' (a path of 1 to %zu characters)",
+                            val, strlen(val) > 60 ? "..." : "", sizeof o->json - 1);
             snprintf(o->json, sizeof o->json, "%s", val);
         } else if (FLAG("--plot")) {
             NEED_VAL();
             if (!*val || strlen(val) >= sizeof o->plot_dir)
-                return fail(err, errcap, "bench: bad --plot '%s'", val);
+                return fail(err, errcap, "bench: bad --plot '%.60s%s' (a path of 1 to %zu characters)",
+                            val, strlen(val) > 60 ? "..." : "", sizeof o->plot_dir - 1);
             snprintf(o->plot_dir, sizeof o->plot_dir, "%s", val);
         } else {
             return fail(err, errcap, "bench: unknown option '%s' (see bench --help)", a);

@@ -41,11 +41,16 @@ expect_usage "'x'"       --min-time x
 expect_usage "--frobnicate" --frobnicate
 expect_usage "--reps"    --reps
 expect_usage /proc/nope  --suite matmul --out /proc/nope/run
+expect_usage "1 to 1023 characters" --out "$(head -c 1100 /dev/zero | tr '\0' a)"
+expect_usage "'nosuch'"  --list --suite nosuch
 mkdir -p "$fix/ro" && chmod 555 "$fix/ro"
 if [ "$(id -u)" -ne 0 ]; then expect_usage "$fix/ro/run" --out "$fix/ro/run"; fi
 echo notadir > "$fix/plainfile"
 expect_usage plainfile   --out "$fix/plainfile/run"
 expect_usage plainfile   --suite matmul --json "$fix/plainfile/x.json"
+
+# --list --suite narrows the listing to that suite
+[ "$("$bench" --list --suite stream | grep -c '^  [a-z]')" -eq 1 ] || fail "--list --suite stream lists other suites"
 
 # expected counts come from the registry (bench --list), never from literals
 list=$("$bench" --list)
