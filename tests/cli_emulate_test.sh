@@ -6,11 +6,8 @@
 set -u
 bench=$(realpath "$1")
 csvq=$(realpath "$2")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-fails=0
-fail() { echo "FAILED: $*" >&2; fails=$((fails + 1)); }
+. "$(dirname "$0")/testlib.sh"
+test_begin
 
 # expected counts from the registry: GPU modes per suite (bench --list)
 list=$("$bench" --list)
@@ -76,5 +73,4 @@ rc=$?
 "$bench" --emulate --device 7 --suite matmul --backend cpu-naive >/dev/null 2>&1
 [ $? -eq 2 ] || fail "--device 7 is checked even when only CPU backends run"
 
-echo "cli_emulate: $fails failed"
-[ "$fails" -eq 0 ]
+test_end cli.emulate

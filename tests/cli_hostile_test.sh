@@ -17,11 +17,8 @@
 set -u
 bench=$(realpath "$1")
 csvq=$(realpath "$2")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-fails=0
-fail() { echo "FAILED: $*" >&2; fails=$((fails + 1)); }
+. "$(dirname "$0")/testlib.sh"
+test_begin
 small=(--suite matmul --sizes 48 --backend cpu-blas,cpu-omp --no-plots)
 whole_rows() { # the file ends with a newline and every row parses
   [ "$(tail -c 1 "$1" | od -An -c | tr -d ' ')" = '\n' ] && "$csvq" "$1" suite >/dev/null
@@ -196,5 +193,4 @@ expect_usage "1000000" "$bench" "${small[@]}" --out u --reps 2000000
 expect_usage "twice" "$bench" --suite matmul,matmul --sizes 48 --out u
 expect_usage "runs nothing" "$bench" --suite matmul --sizes 48 --backend cuda-tiled --mode host --out u
 
-echo "cli.hostile: $fails failed"
-[ "$fails" -eq 0 ]
+test_end cli.hostile
