@@ -45,7 +45,8 @@ static void print_list(FILE *f, const bench_opts *o)
         fprintf(f, "    gpu modes:");
         const char *const *own = d->modes;
         for (int m = 0; own ? own[m] != NULL : GPU_MODES[m].name != NULL; m++)
-            fprintf(f, " %s", own ? own[m] : GPU_MODES[m].name);
+            if (own || gpu_mode_applies(&GPU_MODES[m], d->steps))
+                fprintf(f, " %s", own ? own[m] : GPU_MODES[m].name);
         fprintf(f, "\n");
         for (int b = 0; BACKENDS[b].name; b++) {
             const backend_def *k = &BACKENDS[b];
@@ -343,6 +344,7 @@ int main(int argc, char **argv)
     run->gpu = &r.gpu;
     run->gpu_open = gpu_exec_open;
     run->gpu_recover = gpu_recover_device;
+    run->gpu_sync = gpu_stream_sync;
     run->llc_bytes = r.env.llc_bytes;
     run->cpu_name = r.env.cpu;
     run->threads = cpu_threads_get();

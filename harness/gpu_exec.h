@@ -22,7 +22,12 @@ typedef struct gpu_work {
     const backend_def *b;
     const problem *p;
     const case_layout *l;
-    void *const *host;     /* host content of the IN and INOUT buffers */
+    void *const *host;     /* host content of the IN and INOUT buffers (set 0) */
+    /* Every input set (sets[k][i]: buffer i of set k), nsets of them; NULL:
+     * host alone. Resident slot k and, in a step suite (layout.sets), the
+     * end-to-end modes' step s take set k / s mod nsets. */
+    void *const *const *sets;
+    int nsets;
 } gpu_work;
 
 /* Prepares w in mode m: device and host buffers, streams, inputs uploaded,
@@ -30,6 +35,9 @@ typedef struct gpu_work {
  * this work (reason in skip), -1 on a CUDA error (err_set). */
 int gpu_exec_open(const gpu_mode *m, const gpu_work *w, case_exec *ex, char *skip,
                   size_t skipcap);
+
+/* Waits for the work queued on stream (a cudaStream_t). 0, or -1 with err_set. */
+int gpu_stream_sync(void *stream);
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,7 @@ const gpu_mode GPU_MODES[] = {
     {"streams-2", GPU_STREAMS, 2},
     {"streams-4", GPU_STREAMS, 4},
     {"streams-8", GPU_STREAMS, 8},
+    {"prefetch-2", GPU_PREFETCH, 2},
     {NULL, GPU_RESIDENT, 0},
 };
 
@@ -23,3 +24,10 @@ const gpu_mode *gpu_mode_find(const char *name)
     return NULL;
 }
 
+
+int gpu_mode_applies(const gpu_mode *m, int steps)
+{
+    if (m->kind == GPU_STREAMS) return steps == 0;
+    if (m->kind == GPU_PREFETCH) return steps != 0;
+    return 1;
+}

@@ -24,11 +24,19 @@
  *                   item. overlap_eff = ideal / measured, the ideal being what
  *                   the pipeline can take at best, from a serial run of the same
  *                   work (see ideal_pipeline)
+ *   prefetch-2      step suites (a training step): pinned; step i computes on
+ *                   stream 0 from one of two device input buffers while the
+ *                   batch of step i+1 is copied on stream 1 into the other,
+ *                   events ordering the two (a DataLoader that prefetches with
+ *                   pin_memory and non_blocking copies); host time per step;
+ *                   overlap_eff = ideal / measured, the ideal max(H2D, compute
+ *                   + D2H) from a serial run of the same step
  *
  * In the end-to-end modes IN (and non-stateful INOUT) buffers are copied in and
  * OUT (and non-stateful INOUT) buffers copied out every repetition; stateful
- * INOUT buffers (a model's weights) stay on the device, uploaded once, so every
- * mode times the same work. Pinned allocation is timed apart (alloc_ms);
+ * INOUT buffers (a model's weights) and `keep` OUT buffers (its gradients)
+ * stay on the device, so every mode times the same work. In a step suite
+ * (layout.sets) step s copies in input set s mod sets, in every mode. Pinned allocation is timed apart (alloc_ms);
  * peak_dev_mb counts every device buffer, partials and workspace (library
  * handles' own memory is not counted). The checked run reads outputs where the
  * mode leaves them: the host copies of the end-to-end modes (so a wrong chunk
@@ -62,6 +70,11 @@ typedef struct mode_state {
     gpu_work w;
     const case_layout *l;
     int pinned, nstreams, nslots, next, pipeline;
+    int dslots, hslots;       /* device / host copies of the per-slot buffers */
+    int hnext;                /* the host input set the next repetition copies in */
+    int dcur, primed;         /* prefetch-2: the device slot of this step's batch */
+    cudaEvent_t ev_copied[2], ev_computed[2];
+    int computed[2];          /* ev_computed[k] has been recorded */
     void *d[MAX_SETS][NBUF];  /* device buffers: resident sets, pipeline items */
     void *part[NBUF];         /* REDUCE buffers in streams-N: n partials */
     void *ws;
@@ -87,7 +100,7 @@ static int copied_in(const mode_state *st, int i)
 static int copied_out(const mode_state *st, int i)
 {
     buf_role r = st->l->buf[i].role;
-    return r == ROLE_OUT || (r == ROLE_INOUT && !st->l->stateful);
+    return (r == ROLE_OUT && !st->l->buf[i].keep) || (r == ROLE_INOUT && !st->l->stateful);
 }
 
 static int has_host(buf_role r) { return r != ROLE_SCRATCH; }
@@ -118,17 +131,17 @@ static int compute(mode_state *st, int c, int n, void *const *dev, cudaStream_t 
     return st->w.gpu->compute(st->w.b, st->w.p, c, n, dev, st->ws, (void *)s);
 }
 
-/* H2D of the buffers that `pick` selects (WHOLE or not), as async copies on s,
- * or blocking copies when s is NULL. */
-static int copy_in(mode_state *st, int slot, int whole, cudaStream_t s, int blocking)
+/* H2D of the copied-in buffers, WHOLE ones or the others, from host slot hs
+ * to device slot ds: async copies on s, or blocking copies. */
+static int copy_in(mode_state *st, int hs, int ds, int whole, cudaStream_t s, int blocking)
 {
     for (int i = 0; i < st->l->nbufs; i++) {
         const case_buf *b = &st->l->buf[i];
         if (!copied_in(st, i) || (b->split == SPLIT_WHOLE) != whole || !b->bytes) continue;
         if (blocking)
-            CUDA_TRY(cudaMemcpy(st->d[slot][i], st->h[slot][i], b->bytes, cudaMemcpyHostToDevice));
+            CUDA_TRY(cudaMemcpy(st->d[ds][i], st->h[hs][i], b->bytes, cudaMemcpyHostToDevice));
         else
-            CUDA_TRY(cudaMemcpyAsync(st->d[slot][i], st->h[slot][i], b->bytes,
+            CUDA_TRY(cudaMemcpyAsync(st->d[ds][i], st->h[hs][i], b->bytes,
                                      cudaMemcpyHostToDevice, s));
     }
     return 0;
@@ -159,7 +172,7 @@ static int rep_resident(void *p, double *ms)
     mode_state *st = (mode_state *)p;
     int k = st->next;
     float t = 0;
-    st->next = (st->next + 1) % st->nslots;
+    st->next = (st->next + 1) % st->dslots;
     CUDA_TRY(cudaEventRecord(st->ev[0], st->s[0]));
     if (compute(st, 0, 1, st->d[k], st->s[0])) goto fail;
     CUDA_TRY(cudaEventRecord(st->ev[1], st->s[0]));
@@ -175,12 +188,14 @@ static int rep_sync(void *p, double *ms)
 {
     mode_state *st = (mode_state *)p;
     double t0 = timer_now_ms(), ts, t1, t2;
+    int hs = st->hnext;
     (void)ms; /* host clock around the whole call */
-    if (copy_in(st, 0, 1, 0, 1)) goto fail;
+    st->hnext = (hs + 1) % st->hslots;
+    if (copy_in(st, hs, 0, 1, 0, 1)) goto fail;
     /* a pageable H2D returns once staged: wait for its DMA, so the split is honest */
     CUDA_TRY(cudaStreamSynchronize(0));
     ts = timer_now_ms();
-    if (copy_in(st, 0, 0, 0, 1)) goto fail;
+    if (copy_in(st, hs, 0, 0, 0, 1)) goto fail;
     CUDA_TRY(cudaStreamSynchronize(0));
     t1 = timer_now_ms();
     if (compute(st, 0, 1, st->d[0], st->s[0])) goto fail;
@@ -199,11 +214,13 @@ static int rep_async(void *p, double *ms)
     mode_state *st = (mode_state *)p;
     cudaStream_t s = st->s[0];
     float a = 0, a2 = 0, b = 0, c = 0;
+    int hs = st->hnext;
     (void)ms;
+    st->hnext = (hs + 1) % st->hslots;
     CUDA_TRY(cudaEventRecord(st->ev[0], s));
-    if (copy_in(st, 0, 1, s, 0)) goto fail;
+    if (copy_in(st, hs, 0, 1, s, 0)) goto fail;
     CUDA_TRY(cudaEventRecord(st->ev[4], s));
-    if (copy_in(st, 0, 0, s, 0)) goto fail;
+    if (copy_in(st, hs, 0, 0, s, 0)) goto fail;
     CUDA_TRY(cudaEventRecord(st->ev[1], s));
     if (compute(st, 0, 1, st->d[0], s)) goto fail;
     CUDA_TRY(cudaEventRecord(st->ev[2], s));
@@ -229,7 +246,7 @@ static int rep_chunks(void *p, double *ms)
     void *dev[NBUF];
     size_t off, len;
     (void)ms;
-    if (copy_in(st, 0, 1, st->s[0], 0)) goto fail;
+    if (copy_in(st, 0, 0, 1, st->s[0], 0)) goto fail;
     CUDA_TRY(cudaEventRecord(st->ev_shared, st->s[0]));
     for (int i = 1; i < n; i++) CUDA_TRY(cudaStreamWaitEvent(st->s[i], st->ev_shared, 0));
     for (int c = 0; c < n; c++) {
@@ -286,7 +303,7 @@ static int rep_pipeline(void *p, double *ms)
     double t0 = timer_now_ms();
     for (int c = 0; c < n; c++) {
         cudaStream_t s = st->s[c];
-        if (copy_in(st, c, 1, s, 0) || copy_in(st, c, 0, s, 0)) goto fail;
+        if (copy_in(st, c, c, 1, s, 0) || copy_in(st, c, c, 0, s, 0)) goto fail;
         if (st->l->stateful && c > 0) CUDA_TRY(cudaStreamWaitEvent(s, st->ev_done[c - 1], 0));
         if (compute(st, 0, 1, st->d[c], s)) goto fail;
         CUDA_TRY(cudaEventRecord(st->ev_done[c], s));
@@ -294,6 +311,52 @@ static int rep_pipeline(void *p, double *ms)
     }
     for (int i = 0; i < n; i++) CUDA_TRY(cudaStreamSynchronize(st->s[i]));
     *ms = (timer_now_ms() - t0) / n;
+    return 0;
+fail:
+    return -1;
+}
+
+/* Test hook: BENCH_PLANT_RACE=prefetch drops prefetch-2's wait for the copy
+ * of a step's batch, so tests watch the race fail the check. */
+static int plant_race(void)
+{
+    const char *f = getenv("BENCH_PLANT_RACE");
+    return f && strcmp(f, "prefetch") == 0;
+}
+
+static int copy_batch(mode_state *st, int ds, cudaStream_t s)
+{
+    int hs = st->hnext;
+    st->hnext = (hs + 1) % st->hslots;
+    if (copy_in(st, hs, ds, 1, s, 0) || copy_in(st, hs, ds, 0, s, 0)) return -1;
+    CUDA_TRY(cudaEventRecord(st->ev_copied[ds], s));
+    return 0;
+fail:
+    return -1;
+}
+
+/* prefetch-2: step i on stream 0 from device slot cur while stream 1 copies
+ * the batch of step i+1 into the other slot, once the step that last read
+ * that slot is done. The first call copies its own batch first. */
+static int rep_prefetch(void *p, double *ms)
+{
+    mode_state *st = (mode_state *)p;
+    cudaStream_t cs = st->s[0], xs = st->s[1];
+    int cur = st->dcur, nxt = 1 - cur;
+    (void)ms; /* host clock: a step's time in the steady state */
+    if (!st->primed) {
+        if (copy_batch(st, cur, xs)) goto fail;
+        st->primed = 1;
+    }
+    if (st->computed[nxt]) CUDA_TRY(cudaStreamWaitEvent(xs, st->ev_computed[nxt], 0));
+    if (copy_batch(st, nxt, xs)) goto fail;
+    if (!plant_race()) CUDA_TRY(cudaStreamWaitEvent(cs, st->ev_copied[cur], 0));
+    if (compute(st, 0, 1, st->d[cur], cs)) goto fail;
+    CUDA_TRY(cudaEventRecord(st->ev_computed[cur], cs));
+    st->computed[cur] = 1;
+    if (copy_out(st, 0, cs, 0)) goto fail;
+    CUDA_TRY(cudaStreamSynchronize(cs));
+    st->dcur = nxt;
     return 0;
 fail:
     return -1;
@@ -308,6 +371,7 @@ static measure_fn rep_fn(const mode_state *st)
     case GPU_ASYNC_PAGEABLE:
     case GPU_ASYNC_PINNED: return rep_async;
     case GPU_STREAMS: return st->pipeline ? rep_pipeline : rep_chunks;
+    case GPU_PREFETCH: return rep_prefetch;
     }
     return rep_resident;
 }
@@ -326,8 +390,9 @@ static int ex_outputs(void *p, void **host)
     for (int i = 0; i < l->nbufs; i++) {
         const case_buf *b = &l->buf[i];
         host[i] = has_host(b->role) ? st->h[0][i] : NULL;
-        int from_dev = st->m->kind == GPU_RESIDENT ? (b->role == ROLE_OUT || b->role == ROLE_INOUT)
-                                                   : (b->role == ROLE_INOUT && l->stateful);
+        int from_dev = st->m->kind == GPU_RESIDENT
+                           ? (b->role == ROLE_OUT || b->role == ROLE_INOUT)
+                           : (b->role == ROLE_INOUT && l->stateful) || (b->role == ROLE_OUT && b->keep);
         if (from_dev && b->bytes)
             CUDA_TRY(cudaMemcpyAsync(st->h[0][i], st->d[0][i], b->bytes, cudaMemcpyDeviceToHost,
                                      st->s[0]));
@@ -389,6 +454,19 @@ static int ex_finish(void *p, const measure_result *mr, result_row *row)
     if (st->pinned) row->alloc_ms = st->alloc_ms;
     if (st->m->kind == GPU_RESIDENT) {
         row->compute_ms = mr->stats.median;
+    } else if (st->m->kind == GPU_PREFETCH) {
+        /* the batch's copy hides behind the step: max(H2D, compute + D2H) */
+        if (serial_split(st, serial)) return -1;
+        double h = serial[SPLIT_H2D_SHARED] + serial[SPLIT_H2D_IN];
+        double ideal = fmax(h, serial[SPLIT_COMPUTE] + serial[SPLIT_D2H]);
+        row->h2d_ms = h;
+        row->compute_ms = serial[SPLIT_COMPUTE];
+        row->d2h_ms = serial[SPLIT_D2H];
+        row->overlap_eff = ideal / mr->stats.median;
+        size_t used = strlen(row->note);
+        snprintf(row->note + used, sizeof row->note - used,
+                 "%ssplit is the serial run: sum %.4g ms, ideal prefetched step %.4g ms",
+                 used ? "; " : "", h + serial[SPLIT_COMPUTE] + serial[SPLIT_D2H], ideal);
     } else if (st->m->kind == GPU_STREAMS) {
         if (serial_split(st, serial)) return -1;
         double ideal = ideal_pipeline(serial, st->nstreams, st->copy_engines, st->pipeline);
@@ -435,6 +513,10 @@ static void ex_close(void *p)
     }
     for (int i = 0; i < 5; i++)
         if (st->ev[i]) cudaEventDestroy(st->ev[i]);
+    for (int i = 0; i < 2; i++) {
+        if (st->ev_copied[i]) cudaEventDestroy(st->ev_copied[i]);
+        if (st->ev_computed[i]) cudaEventDestroy(st->ev_computed[i]);
+    }
     if (st->ev_shared) cudaEventDestroy(st->ev_shared);
     for (int i = 0; i < NSPLIT; i++) free(st->split[i]);
     free(st);
@@ -460,12 +542,14 @@ static int resident_sets(const case_layout *l, size_t free_bytes)
     return n;
 }
 
-/* Which buffers get a copy per slot: resident sets rotate IN buffers only;
- * pipeline items have their own copies of everything but stateful INOUT. */
+/* Which buffers get a copy per slot: pipeline items have their own copies of
+ * everything but stateful INOUT; otherwise only IN buffers rotate (resident
+ * sets and prefetch-2's two batches on the device, a step suite's input sets
+ * on the host). Slots past dslots / hslots alias slot 0. */
 static int per_slot(const mode_state *st, int i)
 {
     buf_role r = st->l->buf[i].role;
-    if (st->pipeline) return !(r == ROLE_INOUT && st->l->stateful);
+    if (st->pipeline && st->m->kind == GPU_STREAMS) return !(r == ROLE_INOUT && st->l->stateful);
     return r == ROLE_IN;
 }
 
@@ -477,14 +561,17 @@ static int alloc_buffers(mode_state *st)
     for (int k = 0; k < st->nslots; k++)
         for (int i = 0; i < l->nbufs; i++) {
             size_t n = l->buf[i].bytes ? l->buf[i].bytes : 1;
-            if (k > 0 && !per_slot(st, i)) {
+            if (k > 0 && (!per_slot(st, i) || k >= st->dslots)) {
                 st->d[k][i] = st->d[0][i];
+            } else {
+                CUDA_TRY(cudaMalloc(&st->d[k][i], n));
+                st->dev_bytes += n;
+            }
+            if (!has_host(l->buf[i].role)) continue;
+            if (k > 0 && (!per_slot(st, i) || k >= st->hslots)) {
                 st->h[k][i] = st->h[0][i];
                 continue;
             }
-            CUDA_TRY(cudaMalloc(&st->d[k][i], n));
-            st->dev_bytes += n;
-            if (!has_host(l->buf[i].role) || (k > 0 && st->m->kind == GPU_RESIDENT)) continue;
             if (st->pinned) {
                 CUDA_TRY(cudaMallocHost(&st->h[k][i], n));
             } else if (!(st->h[k][i] = malloc(n))) {
@@ -524,15 +611,25 @@ static int load_inputs(mode_state *st)
     for (int k = 0; k < st->nslots; k++)
         for (int i = 0; i < l->nbufs; i++) {
             const case_buf *b = &l->buf[i];
-            if (!b->bytes || (k > 0 && st->d[k][i] == st->d[0][i])) continue;
+            /* pipeline items all take set 0 (they must agree); otherwise slot k set k */
+            const void *src = st->w.sets && !(st->pipeline && st->m->kind == GPU_STREAMS)
+                                  ? st->w.sets[k % st->w.nsets][i]
+                                  : st->w.host[i];
+            int own_d = k == 0 || st->d[k][i] != st->d[0][i];
+            int own_h = st->h[k][i] && (k == 0 || st->h[k][i] != st->h[0][i]);
+            if (!b->bytes) continue;
             if (b->role == ROLE_IN || b->role == ROLE_INOUT) {
-                CUDA_TRY(cudaMemcpyAsync(st->d[k][i], st->w.host[i], b->bytes,
-                                         cudaMemcpyHostToDevice, st->s[0]));
-                if (st->h[k][i] && st->h[k][i] != st->h[0][i]) memcpy(st->h[k][i], st->w.host[i], b->bytes);
-                else if (k == 0 && st->h[0][i]) memcpy(st->h[0][i], st->w.host[i], b->bytes);
+                /* prefetch-2's batches arrive through its pipeline alone: poisoned
+                 * until then, so a step that does not wait for its copy fails */
+                if (own_d && st->m->kind == GPU_PREFETCH && b->role == ROLE_IN)
+                    CUDA_TRY(cudaMemsetAsync(st->d[k][i], 0xFF, b->bytes, st->s[0]));
+                else if (own_d)
+                    CUDA_TRY(cudaMemcpyAsync(st->d[k][i], src, b->bytes, cudaMemcpyHostToDevice,
+                                             st->s[0]));
+                if (own_h) memcpy(st->h[k][i], src, b->bytes);
             } else if (b->role == ROLE_OUT) {
-                CUDA_TRY(cudaMemsetAsync(st->d[k][i], 0xFF, b->bytes, st->s[0]));
-                if (st->h[k][i] && (k == 0 || st->h[k][i] != st->h[0][i])) memset(st->h[k][i], 0xFF, b->bytes);
+                if (own_d) CUDA_TRY(cudaMemsetAsync(st->d[k][i], 0xFF, b->bytes, st->s[0]));
+                if (own_h) memset(st->h[k][i], 0xFF, b->bytes);
             }
         }
     for (int i = 0; i < l->nbufs; i++)
@@ -558,8 +655,14 @@ int gpu_exec_open(const gpu_mode *m, const gpu_work *w, case_exec *ex, char *ski
     st->w = *w;
     st->l = w->l;
     st->pipeline = w->l->streams == STREAMS_PIPELINE;
-    st->nstreams = m->kind == GPU_STREAMS ? m->nstreams : 1;
-    st->pinned = m->kind == GPU_SYNC_PINNED || m->kind == GPU_ASYNC_PINNED || m->kind == GPU_STREAMS;
+    st->nstreams = m->kind == GPU_STREAMS || m->kind == GPU_PREFETCH ? m->nstreams : 1;
+    st->pinned = m->kind == GPU_SYNC_PINNED || m->kind == GPU_ASYNC_PINNED ||
+                 m->kind == GPU_STREAMS || m->kind == GPU_PREFETCH;
+    if (m->kind == GPU_PREFETCH && st->nstreams != 2) {
+        snprintf(skip, skipcap, "prefetch needs 2 streams, not %d", st->nstreams);
+        free(st);
+        return 1;
+    }
     if (m->kind == GPU_STREAMS && !st->pipeline && st->nstreams > w->l->max_chunks) {
         snprintf(skip, skipcap, "the problem cannot be split into %d chunks (at most %d)",
                  st->nstreams, w->l->max_chunks);
@@ -577,8 +680,20 @@ int gpu_exec_open(const gpu_mode *m, const gpu_work *w, case_exec *ex, char *ski
     CUDA_TRY(cudaGetDevice(&dev));
     CUDA_TRY(cudaDeviceGetAttribute(&st->copy_engines, cudaDevAttrAsyncEngineCount, dev));
     CUDA_TRY(cudaMemGetInfo(&free0, &total));
-    st->nslots = m->kind == GPU_RESIDENT ? resident_sets(st->l, free0)
-                 : (m->kind == GPU_STREAMS && st->pipeline) ? st->nstreams : 1;
+    {
+        int sets = w->sets && w->l->sets ? w->nsets : 1;   /* a step suite's input sets */
+        if (sets > MAX_SETS) sets = MAX_SETS;
+        if (m->kind == GPU_RESIDENT) {
+            st->dslots = w->l->sets ? sets : resident_sets(st->l, free0);
+            st->hslots = 1;
+        } else if (m->kind == GPU_STREAMS && st->pipeline) {
+            st->dslots = st->hslots = st->nstreams;
+        } else {
+            st->dslots = m->kind == GPU_PREFETCH ? 2 : 1;
+            st->hslots = sets;
+        }
+        st->nslots = st->dslots > st->hslots ? st->dslots : st->hslots;
+    }
     /* blocking streams: ordered with the legacy default stream, which the
      * blocking cudaMemcpy of the sync modes uses (a pageable H2D may return
      * before its DMA lands); they do not order among themselves */
@@ -587,6 +702,10 @@ int gpu_exec_open(const gpu_mode *m, const gpu_work *w, case_exec *ex, char *ski
         CUDA_TRY(cudaEventCreateWithFlags(&st->ev_done[i], cudaEventDisableTiming));
     }
     for (int i = 0; i < 5; i++) CUDA_TRY(cudaEventCreate(&st->ev[i]));
+    for (int i = 0; i < 2; i++) {
+        CUDA_TRY(cudaEventCreateWithFlags(&st->ev_copied[i], cudaEventDisableTiming));
+        CUDA_TRY(cudaEventCreateWithFlags(&st->ev_computed[i], cudaEventDisableTiming));
+    }
     CUDA_TRY(cudaEventCreateWithFlags(&st->ev_shared, cudaEventDisableTiming));
     if (alloc_buffers(st) || load_inputs(st)) goto fail;
     if (w->gpu->setup) {
@@ -603,5 +722,13 @@ int gpu_exec_open(const gpu_mode *m, const gpu_work *w, case_exec *ex, char *ski
     return 0;
 fail:
     ex_close(st);
+    return -1;
+}
+
+int gpu_stream_sync(void *stream)
+{
+    CUDA_TRY(cudaStreamSynchronize((cudaStream_t)stream));
+    return 0;
+fail:
     return -1;
 }

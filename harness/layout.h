@@ -12,6 +12,9 @@
  *                 repetition to repetition: never rotated, uploaded once,
  *                 copied back only for the check
  *         SCRATCH the backend's own space, neither filled nor checked
+ *   keep  (OUT) the output stays on the device in every mode: never copied
+ *         back per repetition, read from the device for the check (a
+ *         training step's gradients: PyTorch leaves them there too)
  *   split (streams-N, STREAMS_CHUNK)
  *         WHOLE   every chunk needs all of it: uploaded first, once
  *         CHUNK   byte range of chunk c of n from the suite's chunk()
@@ -40,6 +43,7 @@ typedef struct case_buf {
     buf_role role;
     buf_split split;
     size_t bytes;
+    int keep;       /* OUT only: device-resident in every mode (see above) */
 } case_buf;
 
 typedef struct case_layout {
@@ -50,6 +54,11 @@ typedef struct case_layout {
     streams_kind streams;
     int max_chunks;         /* streams-N needs N <= max_chunks */
     double ref_bytes;       /* host memory the reference takes */
+    int sets;               /* input sets, exactly (a step suite: step s takes set
+                             * s mod sets on every backend and in every mode, so
+                             * runs compare step by step); 0: as the caches say */
+    int trace;              /* 1 + the buffer whose first float is recorded after
+                             * every step (a step suite's loss); 0: none */
 } case_layout;
 
 /* Adds a buffer; returns its index. */

@@ -13,7 +13,7 @@ void result_row_init(result_row *r)
     r->gflops = r->gbps = r->speedup = NAN;
     r->max_abs_err = r->rel_err = r->tolerance = NAN;
     r->h2d_ms = r->compute_ms = r->d2h_ms = r->overlap_eff = NAN;
-    r->peak_dev_mb = r->alloc_ms = r->bytes = r->flops = NAN;
+    r->peak_dev_mb = r->alloc_ms = r->bytes = r->flops = r->samples_per_s = NAN;
 }
 
 void result_fill_timing(result_row *row, const struct measure_result *m, double flops, double bytes)

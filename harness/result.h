@@ -34,6 +34,9 @@ typedef struct result_row {
     double bytes;                        /* bytes moved per repetition */
     double flops;                        /* floating-point operations per repetition */
     char device_kind[8];                 /* "cpu" or "gpu", from the backend registry */
+    double samples_per_s;                /* step suites: batch / median */
+    char phase_ms[128];                  /* step suites: "forward=1.2;backward=2.3;update=0.1" */
+    char trace[4096];                    /* step suites: the loss after each step, ';'-separated */
     char repro[512];                     /* the command that re-runs this case */
     char note[256];                      /* skip reason, error text, warning */
     int nsamples;

@@ -3,6 +3,10 @@
 #include "runner.h"
 #include "errmsg.h"
 #include "interrupt.h"
+#include "phase.h"
+
+#include <errno.h>
+#include <sys/stat.h>
 
 #include <math.h>
 #include <stdarg.h>
@@ -53,6 +57,7 @@ typedef struct case_data {
 static int in_sets(const case_layout *l, double llc_bytes)
 {
     double set = 0;
+    if (l->sets > 0) return l->sets < MAX_SETS ? l->sets : MAX_SETS;   /* a step suite's */
     for (int i = 0; i < l->nbufs; i++)
         if (l->buf[i].role == ROLE_IN) set += (double)l->buf[i].bytes;
     if (set <= 0) return 1;
@@ -71,7 +76,7 @@ double runner_case_bytes(const suite_def *s, const problem *p, double llc_bytes,
         /* IN: every set; INOUT: the buffer and its initial state; a GPU mode's
          * pinned or pageable host copies: one more of everything (gpu) */
         bytes += b * (l.buf[i].role == ROLE_IN ? nsets : l.buf[i].role == ROLE_INOUT ? 2 : 1);
-        if (gpu) bytes += b;
+        if (gpu) bytes += b * (l.buf[i].role == ROLE_IN && l.sets ? nsets : 1);
     }
     return bytes;
 }
@@ -181,34 +186,84 @@ static void plant_fault(const backend_def *b, const case_layout *l, void **host)
         }
 }
 
-/* Runs an opened case: one checked run, then the measure loop; fills row. */
+/* Appends the trace buffer's first float (a step's loss) to the row's trace. */
+static void trace_add(result_row *row, const case_layout *l, void *const *host)
+{
+    size_t used = strlen(row->trace);
+    if (!l->trace || !host[l->trace - 1]) return;
+    float v = *(const float *)host[l->trace - 1];
+    snprintf(row->trace + used, sizeof row->trace - used, "%s%.6g", used ? ";" : "", v);
+}
+
+/* Step suites: step 1 of the case into dump_dir/<case>-<backend>[-<mode>]/. */
+static int dump_case(const runner *r, const suite_def *s, const problem *p, const backend_def *b,
+                     const char *mode, const case_data *d, void *const *out)
+{
+    char dir[4096];
+    void *in[LAYOUT_MAX_BUFS] = {0};
+    int n = b->dev == DEV_CPU ? snprintf(dir, sizeof dir, "%s/%s-%s", r->dump_dir, p->name, b->name)
+                              : snprintf(dir, sizeof dir, "%s/%s-%s-%s", r->dump_dir, p->name,
+                                         b->name, mode);
+    if (n < 0 || (size_t)n >= sizeof dir) {
+        err_set("--dump: the folder name for %s is too long", p->name);
+        return -1;
+    }
+    if (mkdir(dir, 0755) != 0) {
+        err_set("--dump: cannot create %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    for (int i = 0; i < d->l.nbufs; i++) in[i] = d->init[i] ? d->init[i] : d->buf[0][i];
+    return s->dump(p, in, out, dir);
+}
+
+/* Runs an opened case: the checked run (a step suite's checked steps), then
+ * the measure loop; fills row. */
 static void exec_case(runner *r, const suite_def *s, const backend_def *b, const problem *p,
                       const case_data *d, case_exec *ex, int gpu, result_row *row)
 {
     void *host[LAYOUT_MAX_BUFS] = {0};
     measure_result m;
     char why[200] = "";
-    double dummy = -1;
+    double dummy = -1, worst = -1;
+    int steps = s->steps > 0 ? s->steps : 1;
+    int traced = s->steps > 0 && r->trace_steps > steps ? r->trace_steps : steps;
     memset(&m, 0, sizeof m);
     err_clear();
     case_note_clear();
-    int failed = ex->run(ex->st, &dummy) || ex->outputs(ex->st, host);
-    if (*case_note_get()) /* what the backend chose (a library's algorithm) */
-        snprintf(row->note + strlen(row->note), sizeof row->note - strlen(row->note), "%s%s",
-                 *row->note ? "; " : "", case_note_get());
-    if (failed) {
-        row_fail(row, "error: %s", err_get());
-        return;
-    }
-    plant_fault(b, &d->l, host);
-    check_result cr = s->check(p, d->ref, b->dtype, host, why, sizeof why);
-    row->max_abs_err = cr.max_abs_err;
-    row->rel_err = cr.rel_err;
-    row->tolerance = cr.tolerance;
-    if (!cr.pass) {
-        snprintf(row->check, sizeof row->check, "fail");
-        snprintf(row->note, sizeof row->note, "check failed: %s", why);
-        return;
+    for (int step = 0; step < traced; step++) {
+        dummy = -1;
+        int failed = ex->run(ex->st, &dummy) || ex->outputs(ex->st, host);
+        if (step == 0 && *case_note_get()) /* what the backend chose (a library's algorithm) */
+            snprintf(row->note + strlen(row->note), sizeof row->note - strlen(row->note), "%s%s",
+                     *row->note ? "; " : "", case_note_get());
+        if (failed) {
+            row_fail(row, "error: %s", err_get());
+            return;
+        }
+        if (s->steps > 0) trace_add(row, &d->l, host);
+        if (step >= steps) continue;   /* --steps: the trace goes on, unchecked */
+        if (step == 0) plant_fault(b, &d->l, host);
+        if (step == 0 && r->dump_dir && s->dump && dump_case(r, s, p, b, row->mode, d, host)) {
+            row_fail(row, "error: %s", err_get());
+            return;
+        }
+        check_result cr = s->check(p, d->ref, step, b->dtype, host, why, sizeof why);
+        /* the row shows the step that came closest to its tolerance */
+        double closeness = cr.tolerance > 0 ? cr.rel_err / cr.tolerance : cr.rel_err;
+        if (!cr.pass || !(closeness <= worst)) {
+            worst = closeness;
+            row->max_abs_err = cr.max_abs_err;
+            row->rel_err = cr.rel_err;
+            row->tolerance = cr.tolerance;
+        }
+        if (!cr.pass) {
+            snprintf(row->check, sizeof row->check, "fail");
+            if (s->steps > 0)
+                snprintf(row->note, sizeof row->note, "check failed at step %d: %s", step + 1, why);
+            else
+                snprintf(row->note, sizeof row->note, "check failed: %s", why);
+            return;
+        }
     }
     snprintf(row->check, sizeof row->check, "pass");
     const measure_cfg *cfg = gpu && r->gpu->emulated ? &r->emu_cfg : &r->mcfg;
@@ -219,7 +274,21 @@ static void exec_case(runner *r, const suite_def *s, const backend_def *b, const
         return;
     }
     result_fill_timing(row, &m, p->flops, p->bytes);
-    if (ex->finish && ex->finish(ex->st, &m, row)) row_fail(row, "error: %s", err_get());
+    if (p->items > 0 && row->median_ms > 0) row->samples_per_s = p->items / (row->median_ms / 1e3);
+    if (ex->finish && ex->finish(ex->st, &m, row)) {
+        row_fail(row, "error: %s", err_get());
+        return;
+    }
+    if (s->steps > 0) { /* one more step, by phase */
+        phase_begin(gpu ? r->gpu_sync : NULL);
+        dummy = -1;
+        if (ex->run(ex->st, &dummy)) {
+            phase_end(row->phase_ms, sizeof row->phase_ms);
+            row_fail(row, "error while profiling a step: %s", err_get());
+            return;
+        }
+        phase_end(row->phase_ms, sizeof row->phase_ms);
+    }
     /* the row points into m's samples until emitted */
 }
 
@@ -309,13 +378,22 @@ static int case_order(const runner *r, const suite_def *s, const backend_def **o
     return k;
 }
 
+/* Whether mode m of the suite runs: selected, and (the GPU execution modes)
+ * one that applies to the suite's kind of work. */
+static int mode_runs(const runner *r, const suite_entry *e, int m)
+{
+    if (e->def->modes) return runner_mode_selected(r, e->def->modes[m]);
+    return gpu_mode_applies(&GPU_MODES[m], e->def->steps) &&
+           runner_mode_selected(r, GPU_MODES[m].name);
+}
+
 static int n_modes(const runner *r, const suite_entry *e)
 {
     int n = 0;
     if (e->def->modes) {
-        for (int m = 0; e->def->modes[m]; m++) n += runner_mode_selected(r, e->def->modes[m]);
+        for (int m = 0; e->def->modes[m]; m++) n += mode_runs(r, e, m);
     } else {
-        for (int m = 0; GPU_MODES[m].name; m++) n += runner_mode_selected(r, GPU_MODES[m].name);
+        for (int m = 0; GPU_MODES[m].name; m++) n += mode_runs(r, e, m);
     }
     return n;
 }
@@ -361,7 +439,9 @@ static void gpu_case(runner *r, const suite_entry *e, const backend_def *b, cons
     if (s->modes) {
         o = e->gpu->open_mode(b, s->modes[m], p, &ex, skip, sizeof skip);
     } else {
-        gpu_work w = {s, e->gpu, b, p, &d->l, d->buf[0]};
+        void *const *sets[MAX_SETS];
+        for (int k = 0; k < d->nsets; k++) sets[k] = d->buf[k];
+        gpu_work w = {s, e->gpu, b, p, &d->l, d->buf[0], sets, d->nsets};
         o = r->gpu_open(&GPU_MODES[m], &w, &ex, skip, sizeof skip);
     }
     if (o == 1) {
@@ -409,7 +489,7 @@ static int run_gpu_backend(runner *r, const suite_entry *e, const backend_def *b
     }
     for (int m = 0; mode_name(e, m); m++) {
         const char *mode = mode_name(e, m);
-        if (!runner_mode_selected(r, mode)) continue;
+        if (!mode_runs(r, e, m)) continue;
         row_start(r, &row, s, p, b, mode);
         char label[192];
         snprintf(label, sizeof label, "%s %s %s %s", s->name, p->desc, b->name, mode);

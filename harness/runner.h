@@ -10,6 +10,11 @@
  *   device kind from the registry, a repro command), computes the speedup
  *   against the baseline row of the same problem (the baseline runs first,
  *   whatever order --backend names), emits it and reports progress.
+ * A step suite (suite_def.steps, a training step) runs its checked steps one
+ * after another from the initial state, step s on input set s, each checked;
+ * records the trace buffer (the loss) after every step up to trace_steps;
+ * dumps step 1 when asked; times the steps that follow; then profiles one more
+ * step by phase (phase.h) and counts samples per second.
  * Suites only supply data and callbacks (suite.h).
  */
 #ifndef HARNESS_RUNNER_H
@@ -44,12 +49,17 @@ typedef struct runner {
     int (*gpu_open)(const gpu_mode *m, const gpu_work *w, case_exec *ex, char *skip,
                     size_t skipcap);
     int (*gpu_recover)(gpu_status *st);
+    int (*gpu_sync)(void *stream);  /* the GPU layer's stream synchronization (phase.h) */
     int gpu_lost;                  /* the GPU became unusable during the run */
     double llc_bytes;              /* for input rotation */
     const char *cpu_name;          /* device column of CPU rows */
     int threads;                   /* CPU threads */
     int blas_threads;              /* what OpenBLAS runs of them (its build's cap); 0: threads */
     const char *repro_extra;       /* appended to every repro command (--emulate ...) */
+    int trace_steps;               /* step suites: steps the trace column records (0: the
+                                    * checked steps); the timed steps follow them */
+    const char *dump_dir;          /* step suites: step 1 of every case goes to
+                                    * dump_dir/<case>-<backend>[-<mode>]/ (NULL: none) */
     progress *prog;
     int (*emit)(void *ctx, const result_row *row);   /* 0, or -1 on an I/O error */
     void *emit_ctx;

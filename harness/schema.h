@@ -22,12 +22,12 @@ extern "C" {
 #endif
 
 #define SCHEMA_COLUMNS(X)                                                                        \
-    X(SUITE, "suite", STR, suite, "`matmul`, `transfer`, `stream`, ...")                          \
+    X(SUITE, "suite", STR, suite, "`matmul`, `transfer`, `stream`, `conv`, `train`")                          \
     X(CASE, "case", STR, case_name, "the problem's name: `square-1024`, `mlp-fc1`, `triad-16M`, ...") \
     X(BACKEND, "backend", STR, backend, "a registry name (`bench --list`): `cpu-omp`, `cuda-tiled`, `cublas`, ...") \
-    X(MODE, "mode", STR, mode, "`host` for CPU rows; GPU rows: `resident`, `sync-pageable`, `sync-pinned`, `async-pageable`, `async-pinned`, `streams-N`; transfer rows: direction, memory and sync, e.g. `h2d-pinned-async`") \
+    X(MODE, "mode", STR, mode, "`host` for CPU rows; GPU rows: `resident`, `sync-pageable`, `sync-pinned`, `async-pageable`, `async-pinned`, `streams-N`, `prefetch-2` (training); transfer rows: direction, memory and sync, e.g. `h2d-pinned-async`") \
     X(DTYPE, "dtype", STR, dtype, "`fp32`, `tf32`, `u8`")                                         \
-    X(SHAPE, "shape", STR, shape, "the suite's problem descriptor, the argument that re-runs it: `MxNxK` (matmul), bytes (transfer), elements (stream)") \
+    X(SHAPE, "shape", STR, shape, "the suite's problem descriptor, the argument that re-runs it: `MxNxK` (matmul), bytes (transfer), elements (stream), `mb…ic…` (conv), `cnn-b64` (train)") \
     X(THREADS, "threads", INT, threads, "CPU threads the backend was given (0 for GPU rows)")       \
     X(REPS, "reps", INT, reps, "timed samples behind the statistics")                              \
     X(MEDIAN_MS, "median_ms", NUM, median_ms, "per-repetition time: median")                       \
@@ -56,6 +56,9 @@ extern "C" {
     X(DIRECTION, "direction", STR, direction, "conv rows: `fwd`, `bwd-data` or `bwd-filter` (the pass the row times); empty for other suites") \
     X(REPRO, "repro", STR, repro, "the one command that re-runs exactly this case")                \
     X(NOTE, "note", STR, note, "why a row was skipped or failed; spread warnings; the library's algorithm") \
+    X(SAMPLES_PER_S, "samples_per_s", NUM, samples_per_s, "training rows: samples (the batch) per second, batch / median; the step rate is 1000 / `median_ms`") \
+    X(PHASE_MS, "phase_ms", STR, phase_ms, "training rows: one representative step's time by phase, `forward=…;backward=…;update=…` (ms, host clock after synchronizing)") \
+    X(TRACE, "trace", STR, trace, "training rows: the loss after each step from the initial parameters (`--steps N` steps, else the checked steps), `;`-separated") \
     X(SAMPLES_MS, "samples_ms", SAMP, samples, "every timed sample, `;`-separated, so statistics can be recomputed")
 
 typedef enum { COLT_STR, COLT_INT, COLT_NUM, COLT_SAMP } col_type;

@@ -32,6 +32,7 @@ typedef struct problem {
     char direction[16]; /* the direction column: conv fwd, bwd-data, bwd-filter ("": none) */
     double flops;       /* per repetition (0: none) */
     double bytes;       /* moved per repetition (0: none) */
+    double items;       /* samples per repetition (a training step's batch; 0: none) */
 } problem;
 
 typedef struct suite_def {
@@ -53,9 +54,10 @@ typedef struct suite_def {
     /* The reference for set 0's inputs (NULL out of memory); freed by ref_free. */
     void *(*ref_build)(const problem *p, void *const *host);
     void (*ref_free)(void *ref);
-    /* Checks the outputs in host against the reference, with dtype's tolerance. */
-    check_result (*check)(const problem *p, const void *ref, dtype_t dt, void *const *host,
-                          char *why, size_t whycap);
+    /* Checks the outputs in host against the reference (of step `step`, 0
+     * but in step suites), with dtype's tolerance. */
+    check_result (*check)(const problem *p, const void *ref, int step, dtype_t dt,
+                          void *const *host, char *why, size_t whycap);
     /* Runs CPU backend b on host buffers. 0, or -1 with err_set. */
     int (*cpu_run)(const backend_def *b, const problem *p, void *const *host);
     /* The byte range of buffer `buf` for chunk c of n (SPLIT_CHUNK buffers). */
@@ -69,6 +71,15 @@ typedef struct suite_def {
      * than one (conv: a descriptor without a direction is all three). Writes
      * at most cap; returns how many. NULL: the parsed problem itself. */
     int (*expand)(const problem *p, problem *out, int cap);
+    /* A step suite (a training step): each repetition is the next step of
+     * stateful work. The checked run is `steps` repetitions, step s on input
+     * set s, each checked (check's step s); the prefetch GPU modes apply and
+     * the streams-N modes do not. 0: repetitions are independent. */
+    int steps;
+    /* Optional: writes step 1 of a case into the folder dir (exists, empty)
+     * for external checking: in holds the inputs of set 0 and the initial
+     * INOUT state, out the outputs after step 1. 0, or -1 with err_set. */
+    int (*dump)(const problem *p, void *const *in, void *const *out, const char *dir);
 } suite_def;
 
 /* The GPU half: compiled only into the GPU layer (CUDA or emu/). `stream`

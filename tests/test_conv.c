@@ -98,7 +98,7 @@ static void backends_agree(void)
                     err_clear();
                     int rc = SUITE_CONV.cpu_run(be, &b.p, b.h);
                     EXPECT(rc == 0, "%s %s returned %d: %s", be->name, b.p.desc, rc, err_get());
-                    check_result c = SUITE_CONV.check(&b.p, ref, be->dtype, b.h, why, sizeof why);
+                    check_result c = SUITE_CONV.check(&b.p, ref, 0, be->dtype, b.h, why, sizeof why);
                     EXPECT(c.pass, "%s %s threads %d: %s (rel %g, max %g)", be->name, b.p.desc,
                            threads, why, c.rel_err, c.max_abs_err);
                     ran++;

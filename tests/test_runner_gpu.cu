@@ -74,7 +74,7 @@ static int nmodes_of(const suite_entry *e)
     if (e->def->modes)
         while (e->def->modes[n]) n++;
     else
-        while (GPU_MODES[n].name) n++;
+        for (int m = 0; GPU_MODES[m].name; m++) n += gpu_mode_applies(&GPU_MODES[m], e->def->steps);
     return n;
 }
 
@@ -172,7 +172,7 @@ static void streams_equal_resident(void)
     float *res = (float *)malloc(cbytes), *got = (float *)malloc(cbytes);
     for (int b = 0; BACKENDS[b].name; b++) {
         if (strcmp(BACKENDS[b].op, "gemm") || BACKENDS[b].dev != DEV_GPU) continue;
-        gpu_work w = {e->def, e->gpu, &BACKENDS[b], &p, &l, host};
+        gpu_work w = {e->def, e->gpu, &BACKENDS[b], &p, &l, host, NULL, 0};
         EXPECT(exec_once(gpu_mode_find("resident"), &w, res, cbytes, 2) == 0, "resident: %s",
                err_get());
         for (int m = 0; GPU_MODES[m].name; m++) {
@@ -246,9 +246,10 @@ static void *toy_ref(const problem *p, void *const *host)
     return r;
 }
 
-static check_result toy_check(const problem *p, const void *ref, dtype_t dt, void *const *host,
+static check_result toy_check(const problem *p, const void *ref, int step, dtype_t dt, void *const *host,
                               char *why, size_t whycap)
 {
+    (void)step; /* one-step suite */
     double got = *(const float *)host[TS];
     check_result r = check_compare_d(&got, (const double *)ref, 1,
                                      check_tolerance(dt, (long)p->dim[0]));
@@ -341,7 +342,7 @@ static int toy_defaults(int q, int big, problem *out, int cap)
 
 static const suite_def TOY = {"toy", "reduce, state, workspace", "toy", NULL, "N",
                               toy_parse, toy_defaults, toy_layout, toy_fill, toy_ref,
-                              toy_ref_free, toy_check, toy_no_cpu, toy_chunk, 0, NULL, NULL};
+                              toy_ref_free, toy_check, toy_no_cpu, toy_chunk, 0, NULL, NULL, 0, NULL};
 static const suite_gpu TOY_GPU = {toy_compute, toy_reduce, toy_setup, toy_teardown, NULL, toy_workspace};
 static const backend_def TOY_BACKENDS[] = {
     {"cuda-toy", "toy", DEV_GPU, DTYPE_FP32, (backend_entry)toy_compute, NEEDS_GPU, 0, 0, "toy", NULL},
@@ -389,7 +390,7 @@ static void toy_suite(void)
     void *host[LAYOUT_MAX_BUFS] = {0};
     for (int i = 0; i < l.nbufs; i++) host[i] = calloc(1, l.buf[i].bytes);
     toy_fill(&p[0], 0, host);
-    gpu_work w = {&TOY, &TOY_GPU, &TOY_BACKENDS[0], &p[0], &l, host};
+    gpu_work w = {&TOY, &TOY_GPU, &TOY_BACKENDS[0], &p[0], &l, host, NULL, 0};
     for (int m = 0; GPU_MODES[m].name; m++) {
         case_exec ex;
         void *out[LAYOUT_MAX_BUFS];
@@ -444,9 +445,10 @@ static void *pipe_ref(const problem *p, void *const *host)
     return r;
 }
 
-static check_result pipe_check(const problem *p, const void *ref, dtype_t dt, void *const *host,
+static check_result pipe_check(const problem *p, const void *ref, int step, dtype_t dt, void *const *host,
                                char *why, size_t whycap)
 {
+    (void)step; /* one-step suite */
     (void)dt;
     check_result r = check_compare((const float *)host[1], (const double *)ref, (size_t)p->dim[0], 0);
     if (!r.pass) snprintf(why, whycap, "y != 2x at %ld", r.worst_index);
@@ -470,7 +472,7 @@ fail:
 
 static const suite_def PIPE = {"pipe", "independent items", "pipe", NULL, "N",
                                toy_parse, toy_defaults, pipe_layout, pipe_fill, pipe_ref,
-                               toy_ref_free, pipe_check, toy_no_cpu, toy_chunk, 0, NULL, NULL};
+                               toy_ref_free, pipe_check, toy_no_cpu, toy_chunk, 0, NULL, NULL, 0, NULL};
 static const suite_gpu PIPE_GPU = {pipe_compute, NULL, NULL, NULL, NULL, NULL};
 
 static void pipeline_suite(void)

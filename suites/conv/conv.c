@@ -318,9 +318,10 @@ static void conv_ref_free_cb(void *ref)
     free(ref);
 }
 
-static check_result conv_check(const problem *p, const void *ref, dtype_t dt, void *const *host,
+static check_result conv_check(const problem *p, const void *ref, int step, dtype_t dt, void *const *host,
                                char *why, size_t whycap)
 {
+    (void)step; /* one-step suite */
     int ni = n_inputs(p);
     const float *out[2] = {host[ni], p->variant == CONV_BWD_FILTER ? host[ni + 1] : NULL};
     return conv_ref_check(ref, out, dt, why, whycap);
@@ -388,4 +389,6 @@ const suite_def SUITE_CONV = {
     5e7,    /* emulated default sweeps: the cnn layers */
     NULL,   /* the GPU execution modes */
     conv_expand,
+    0,                       /* repetitions are independent */
+    NULL,                    /* no dump */
 };

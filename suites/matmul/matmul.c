@@ -172,9 +172,10 @@ static void matmul_ref_free(void *ref)
     free(ref);
 }
 
-static check_result matmul_check(const problem *p, const void *ref, dtype_t dt, void *const *host,
+static check_result matmul_check(const problem *p, const void *ref, int step, dtype_t dt, void *const *host,
                                  char *why, size_t whycap)
 {
+    (void)step; /* one-step suite */
     (void)p;
     return gemm_ref_check(ref, (const float *)host[BUF_C], dt, why, whycap);
 }
@@ -220,4 +221,6 @@ const suite_def SUITE_MATMUL = {
     2.0 * 256 * 256 * 256,   /* emulated default sweeps: fibers are slow */
     NULL,                    /* the GPU execution modes */
     NULL,                    /* one problem per --sizes entry */
+    0,                       /* repetitions are independent */
+    NULL,                    /* no dump */
 };

@@ -162,9 +162,10 @@ static void *stream_ref_build(const problem *p, void *const *host)
 
 static void stream_ref_free(void *ref) { free(ref); }
 
-static check_result stream_check(const problem *p, const void *ref, dtype_t dt, void *const *host,
+static check_result stream_check(const problem *p, const void *ref, int step, dtype_t dt, void *const *host,
                                  char *why, size_t whycap)
 {
+    (void)step; /* one-step suite */
     const float *out = host[stream_inputs(p)];
     const double *r = ref;
     (void)dt;
@@ -221,4 +222,6 @@ const suite_def SUITE_STREAM = {
     (double)(16u << 20),   /* emulated default sweeps stop at 16 MiB moved: 2^20 elements */
     NULL,                  /* the GPU execution modes */
     NULL,                  /* one string, one problem */
+    0,                       /* repetitions are independent */
+    NULL,                    /* no dump */
 };

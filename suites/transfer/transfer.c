@@ -101,9 +101,10 @@ static void transfer_ref_free(void *ref) { free(ref); }
 
 /* Byte-exact: max_abs_err is the largest byte difference, rel_err the
  * fraction of bytes that differ; the tolerance is 0. */
-static check_result transfer_check(const problem *p, const void *ref, dtype_t dt, void *const *host,
+static check_result transfer_check(const problem *p, const void *ref, int step, dtype_t dt, void *const *host,
                                    char *why, size_t whycap)
 {
+    (void)step; /* one-step suite */
     const unsigned char *a = host[0], *b = ref;
     size_t n = (size_t)p->dim[0], wrong = 0;
     check_result r = {0, 0, 0, 0, -1, 1};
@@ -153,4 +154,6 @@ const suite_def SUITE_TRANSFER = {
     (double)(16u << 20),   /* emulated copies are plain memcpy; default sweeps stop here */
     MODES,
     NULL,   /* one problem per --sizes entry */
+    0,                       /* repetitions are independent */
+    NULL,                    /* no dump */
 };

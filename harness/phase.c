@@ -1,0 +1,59 @@
+/* harness/phase.c - one step's time by phase (see phase.h). */
+#include "phase.h"
+#include "timer.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static struct {
+    int on, n, failed;
+    int (*sync)(void *stream);
+    void *stream;                 /* of the last mark: phase_end waits for it */
+    const char *name[PHASE_MAX];
+    double t[PHASE_MAX + 1];
+} P;
+
+void phase_begin(int (*sync)(void *stream))
+{
+    memset(&P, 0, sizeof P);
+    P.on = 1;
+    P.sync = sync;
+}
+
+static double now_synced(void *stream)
+{
+    if (P.sync && P.sync(stream)) P.failed = 1;
+    return timer_now_ms();
+}
+
+void phase_mark(const char *name, void *stream)
+{
+    if (!P.on || P.n >= PHASE_MAX) return;
+    P.t[P.n] = now_synced(P.n ? P.stream : stream);
+    P.name[P.n++] = name;
+    P.stream = stream;
+}
+
+int phase_end(char *out, size_t cap)
+{
+    size_t used = 0;
+    int rc = 0;
+    out[0] = '\0';
+    if (!P.on || P.n == 0) {
+        P.on = 0;
+        return -1;
+    }
+    P.t[P.n] = now_synced(P.stream);
+    for (int i = 0; i < P.n && !P.failed; i++) {
+        int w = snprintf(out + used, cap - used, "%s%s=%.4g", i ? ";" : "", P.name[i],
+                         P.t[i + 1] - P.t[i]);
+        if (w < 0 || (size_t)w >= cap - used) break;
+        used += (size_t)w;
+    }
+    if (P.failed) {
+        out[0] = '\0';
+        rc = -1;
+    }
+    P.on = 0;
+    return rc;
+}
