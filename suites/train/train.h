@@ -1,0 +1,44 @@
+/* suites/train/train.h - the training-step suite: one full step (forward,
+ * softmax cross-entropy, backward, SGD update) of a small CNN and two MLPs
+ * (model.h) on every backend, step after step from the same initial
+ * parameters, each step checked against cpu-naive's.
+ *
+ * Problems: `<model>-b<batch>[-mom]`, e.g. `cnn-b64`, `mlp-b256-mom`
+ * (momentum 0.9; plain SGD otherwise); lr 0.05.
+ * problem.dim: [TRAIN_DIM_MODEL] index into MODELS, [TRAIN_DIM_B] batch,
+ * [TRAIN_DIM_MOM] 1 with momentum.
+ *
+ * Buffers (layout.h), in this order: grads (OUT, kept on the device), loss
+ * (OUT, the trace), x and labels (IN, one batch per input set), params and
+ * momentum (INOUT, stateful: the model's state persists from step to step),
+ * scratch (activations, their gradients, argmax indices).
+ */
+#ifndef SUITES_TRAIN_TRAIN_H
+#define SUITES_TRAIN_TRAIN_H
+
+#include "suite.h"
+#include "model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { TRAIN_DIM_MODEL, TRAIN_DIM_B, TRAIN_DIM_MOM };
+enum { TB_GRADS, TB_LOSS, TB_X, TB_LABELS, TB_PARAMS, TB_MOM, TB_SCRATCH, TB_COUNT };
+
+#define TRAIN_LR 0.05f
+#define TRAIN_MOMENTUM 0.9f
+#define TRAIN_CHECK_STEPS 3
+#define TRAIN_MAX_BATCH 4096
+
+/* The plan and step settings of p (shared by the host and GPU halves). */
+int train_plan(const problem *p, model_plan *pl);
+step_cfg train_step_cfg(const backend_def *b, const problem *p);
+
+extern const suite_def SUITE_TRAIN;
+extern const suite_gpu SUITE_TRAIN_GPU;
+
+#ifdef __cplusplus
+}
+#endif
+#endif
