@@ -54,6 +54,14 @@ static inline int train_pool_args(const char *who, const char *op, int planes, i
     return 0;
 }
 
+/* Whether a = arg[o] (maxpool) lies in output o's 2x2 window of an H x W
+ * plane, as maxpool_bwd requires (o indexes the (H/2) x (W/2) output plane). */
+static inline int train_arg_in_window(int a, long o, int H, int W)
+{
+    int Wo = W / 2;
+    return a >= 0 && a < (long)H * W && (a / W) / 2 == o / Wo && (a % W) / 2 == o % Wo;
+}
+
 /* rows, classes >= 1 and every label in [0, classes). */
 static inline int train_xent_args(const char *who, int rows, int classes, const int *labels)
 {

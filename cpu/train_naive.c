@@ -114,9 +114,9 @@ static int naive_maxpool_bwd(int planes, int H, int W, const float *dy, const in
     for (int pl = 0; pl < planes; pl++)
         for (long o = 0; o < out; o++) {
             int a = arg[pl * out + o];
-            if (a < 0 || a >= in) {
-                err_set(WHO " maxpool_bwd: arg[%ld] = %d is outside its %dx%d plane",
-                        pl * out + o, a, H, W);
+            if (!train_arg_in_window(a, o, H, W)) {
+                err_set(WHO " maxpool_bwd: arg[%ld] = %d is not in its window of the %dx%d "
+                        "plane", pl * out + o, a, H, W);
                 return 1;
             }
             dx[pl * in + a] += dy[pl * out + o];
