@@ -23,6 +23,10 @@ extern "C" {
 /* The reference: plain serial loops, sums accumulated in double; conv is
  * CONV_OPS_CPU_NAIVE (cpu/train_naive.c). */
 extern const train_ops TRAIN_OPS_CPU_NAIVE;
+/* OpenMP + SIMD: gemm_cpu_omp_t, CONV_OPS_CPU_OMP, cpu/train_elem.c. */
+extern const train_ops TRAIN_OPS_CPU_OMP;
+/* cblas_sgemm (with transposes), CONV_OPS_CPU_BLAS (im2col), cpu/train_elem.c. */
+extern const train_ops TRAIN_OPS_CPU_BLAS;
 
 #ifdef __cplusplus
 }
