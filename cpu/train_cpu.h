@@ -27,6 +27,9 @@ extern const train_ops TRAIN_OPS_CPU_NAIVE;
 extern const train_ops TRAIN_OPS_CPU_OMP;
 /* cblas_sgemm (with transposes), CONV_OPS_CPU_BLAS (im2col), cpu/train_elem.c. */
 extern const train_ops TRAIN_OPS_CPU_BLAS;
+/* dnnl_sgemm, CONV_OPS_CPU_ONEDNN, cpu/train_elem.c. Defined only when the
+ * build found oneDNN (BENCH_HAVE_ONEDNN, as CONV_OPS_CPU_ONEDNN). */
+extern const train_ops TRAIN_OPS_CPU_ONEDNN;
 
 #ifdef __cplusplus
 }
