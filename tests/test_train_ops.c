@@ -249,6 +249,29 @@ static void relu_case(const table *t, long n)
     free(x), free(dy), free(y), free(ry), free(dx), free(rdx), free(xi), free(gi);
 }
 
+/* relu passes NaN (as PyTorch's) and maps -0, 0 and negatives to 0; its
+ * gradient is 0 where y is NaN or 0. Every table, over a serial and a
+ * parallel length (the NaNs near both ends). */
+static void relu_rules(const table *t)
+{
+    static const long NS[] = {9, 70001};
+    for (size_t k = 0; k < sizeof NS / sizeof NS[0]; k++) {
+        const long n = NS[k];
+        float *x = frand(n, 43), *y = fpoison(n), *g = frand(n, 44), *dx = fpoison(n);
+        x[1] = NAN, x[n - 2] = NAN, x[2] = -0.0f, x[3] = 0.0f;
+        if (call_ok(t, "relu NaN", t->ops->relu(n, x, y, NULL))) {
+            EXPECT(isnan(y[1]) && isnan(y[n - 2]), "%s relu n %ld: NaN gives %g and %g", t->name,
+                   n, y[1], y[n - 2]);
+            EXPECT(y[2] == 0.0f && y[3] == 0.0f, "%s relu(-0), relu(0): %g %g", t->name, y[2], y[3]);
+        }
+        if (call_ok(t, "relu_bwd NaN", t->ops->relu_bwd(n, y, g, dx, NULL)))
+            EXPECT(dx[1] == 0.0f && dx[n - 2] == 0.0f && dx[2] == 0.0f && dx[3] == 0.0f,
+                   "%s relu_bwd n %ld where y is NaN or 0: %g %g %g %g", t->name, n, dx[1],
+                   dx[n - 2], dx[2], dx[3]);
+        free(x), free(y), free(g), free(dx);
+    }
+}
+
 /* ---- maxpool --------------------------------------------------------------- */
 
 typedef struct { int planes, H, W; } pdims;
@@ -469,6 +492,7 @@ int main(void)
             for (size_t i = 0; i < sizeof BIASES / sizeof BIASES[0]; i++) bias_case(t, &BIASES[i]);
             relu_case(t, 7);
             relu_case(t, 100003);
+            relu_rules(t);
             for (size_t i = 0; i < sizeof POOLS / sizeof POOLS[0]; i++)
                 for (int ties = 0; ties <= 1; ties++) pool_case(t, &POOLS[i], ties);
             pool_rules(t);
