@@ -14,9 +14,11 @@
 #include "transfer/transfer.h"
 #include "stream/stream.h"
 #include "conv/conv.h"
+#include "train/train.h"
 #include "gemm_cpu.h"
 #include "stream_cpu.h"
 #include "conv_cpu.h"
+#include "train_cpu.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -25,6 +27,7 @@
 #include "../kernels/gemm_cuda.h"
 #include "../kernels/stream_cuda.h"
 #include "../kernels/conv_cuda.h"
+#include "../kernels/train_cuda.h"
 #define GPU_FN(f) ((backend_entry)(f))
 #define GPU_OPS(t) ((const void *)(t))
 #define GPU_HALF(g) (&(g))
@@ -45,6 +48,9 @@
 /* conv: the seven loops take about a second per 2.5e8 FLOP on one core; the
  * quick layers (<= 2.4e8 FLOP) stay in, the real-network ones (>= 7e8) out. */
 #define CONV_NAIVE_MAX 2.5e8
+/* train: the reference step runs at about 1 GFLOP/s; default sweeps keep
+ * cpu-naive's rows up to the batch-64 steps (the reference itself always runs). */
+#define TRAIN_NAIVE_MAX 1.5e9
 
 const backend_def BACKENDS[] = {
     /* gemm: C = A*B, fp32, row-major (cpu/gemm_cpu.h, kernels/gemm_cuda.h) */
@@ -93,6 +99,26 @@ const backend_def BACKENDS[] = {
      "implicit GEMM on 128x128x8 register tiles, split-K bwd-filter", GPU_OPS(&CONV_CUDA_IMPLICIT)},
     {"cudnn", "conv", DEV_GPU, DTYPE_FP32, NULL, NEEDS_GPU | NEEDS_CUDNN, 0, 0,
      "cuDNN legacy API, heuristic (v7) algorithm, fp32 FMA math", GPU_OPS(&CONV_CUDNN)},
+    /* train: one training step (forward, softmax cross-entropy, backward, SGD) of
+     * a small CNN and two MLPs (suites/train/model.h), each row's ops table
+     * filling ops/train_ops.h */
+    {"cpu-naive", "train", DEV_CPU, DTYPE_FP32, NULL, NEEDS_NONE, BK_SERIAL, TRAIN_NAIVE_MAX,
+     "the reference ops: plain loops accumulating in double, direct convolution",
+     &TRAIN_OPS_CPU_NAIVE},
+    {"cpu-omp", "train", DEV_CPU, DTYPE_FP32, NULL, NEEDS_NONE, 0, 0,
+     "cpu-omp's GEMM (transposes packed) and convolution, OpenMP + SIMD elementwise ops",
+     &TRAIN_OPS_CPU_OMP},
+    {"cpu-blas", "train", DEV_CPU, DTYPE_FP32, NULL, NEEDS_BLAS, 0, 0,
+     "OpenBLAS sgemm, im2col convolution, our OpenMP elementwise ops", &TRAIN_OPS_CPU_BLAS},
+    {"cpu-onednn", "train", DEV_CPU, DTYPE_FP32, NULL, NEEDS_ONEDNN, 0, 0,
+     "oneDNN sgemm and convolution primitives, our OpenMP elementwise ops",
+     ONEDNN_OPS(TRAIN_OPS_CPU_ONEDNN)},
+    {"cuda", "train", DEV_GPU, DTYPE_FP32, NULL, NEEDS_GPU, 0, 0,
+     "our kernels only: regtile GEMM (transposes), implicit-GEMM conv, elementwise, pool, loss",
+     GPU_OPS(&TRAIN_OPS_CUDA)},
+    {"cuda-lib", "train", DEV_GPU, DTYPE_FP32, NULL, NEEDS_GPU | NEEDS_CUBLAS | NEEDS_CUDNN, 0, 0,
+     "cuBLAS GEMM and cuDNN convolution (fp32 math), our kernels for the rest",
+     GPU_OPS(&TRAIN_OPS_CUDA_LIB)},
     {NULL, NULL, DEV_CPU, DTYPE_FP32, NULL, 0, 0, 0, NULL, NULL},
 };
 
@@ -101,6 +127,7 @@ const suite_entry SUITES[] = {
     {&SUITE_TRANSFER, GPU_HALF(SUITE_TRANSFER_GPU)},
     {&SUITE_STREAM, GPU_HALF(SUITE_STREAM_GPU)},
     {&SUITE_CONV, GPU_HALF(SUITE_CONV_GPU)},
+    {&SUITE_TRAIN, GPU_HALF(SUITE_TRAIN_GPU)},
     {NULL, NULL},
 };
 
