@@ -65,6 +65,12 @@ int gemm_cublas(int M, int N, int K, float alpha, const float *dA, int lda,
                 const float *dB, int ldb, float beta, float *dC, int ldc,
                 cudaStream_t stream);
 
+/* gemm_cublas with transposed operands, as gemm_cuda_regtile_t (ta: A is
+ * K x M, lda >= M; tb: B is N x K, ldb >= K); the same handle and math. */
+int gemm_cublas_t(int ta, int tb, int M, int N, int K, float alpha, const float *dA, int lda,
+                  const float *dB, int ldb, float beta, float *dC, int ldc,
+                  cudaStream_t stream);
+
 /* cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32: inputs rounded to TF32
  * (10-bit mantissa), fp32 accumulation, tensor cores.  Check with DTYPE_TF32. */
 int gemm_cublas_tf32(int M, int N, int K, float alpha, const float *dA, int lda,
