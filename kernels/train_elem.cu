@@ -7,7 +7,12 @@
  * labels and argmax, DEVICE pointers, work queued on `stream`, a
  * cudaStream_t, never synchronizing except under bench_cuda_sync_launches;
  * every output element written).  Each returns 0, or -1 after err_set: a
- * size < 1 (H or W < 2 for the pool), a null pointer, a failed launch.
+ * negative size (rows or classes < 1 for softmax_xent), a null pointer, a
+ * failed launch.  Sizes as the CPU tables take them (cpu/train_args.h): an
+ * empty tensor is no work (no launch), H or W < 2 gives empty pool outputs
+ * (maxpool_bwd still zeroes dx).  What only the device can see (labels,
+ * argmax indices) is not checked on the host, which would synchronize: it
+ * shows as NaN instead (below).
  * Results are deterministic: no atomics, every reduction in a fixed order.
  *
  *   bias_add      flat grid-stride over rows*cols, y[i] += b[i % cols]
@@ -23,14 +28,16 @@
  *   maxpool_bwd   one thread per INPUT element: dy of its window if the
  *                 window's argmax is this element, else 0 (so every dx element
  *                 is written, the floor-mode remainder row/column included;
- *                 windows do not overlap: no atomics, no zeroing pass)
+ *                 windows do not overlap: no atomics, no zeroing pass); an
+ *                 argmax outside its window makes the window's dx NaN
  *   softmax_xent  ONE block of 1024 threads (32 warps): warp w takes rows w,
  *                 w+32, ...; per row, max and sum of exp by lane-strided loops
  *                 and xor-butterfly shuffles, then dz; each warp adds its rows'
  *                 losses in row order (double), thread 0 the 32 warp sums in
  *                 order: deterministic, no size limit but launch time (one
  *                 SM: meant for classifier heads, rows and classes in the
- *                 thousands).  A label outside [0, classes) makes the loss NaN.
+ *                 thousands).  A label outside [0, classes) makes the loss
+ *                 and that row of dz NaN.
  *   sgd           grid-stride, float4 when p, g (and v) are 16-byte aligned
  *                 (the n % 4 tail scalar), momentum a template parameter
  * Launches: 256 threads (1-D), grid min(ceil(n/256), 65536) blocks striding.
@@ -55,10 +62,11 @@ static unsigned elem_grid(size_t n)
     return b < ELEM_GRID_MAX ? (unsigned)b : ELEM_GRID_MAX;
 }
 
-static int size_ok(const char *who, long long n, const char *what)
+/* n >= min (0, or 1 where the op needs one) */
+static int size_ok(const char *who, long long n, const char *what, long long min)
 {
-    if (n < 1) {
-        err_set("%s: bad size %s=%lld (must be >= 1)", who, what, n);
+    if (n < min) {
+        err_set("%s: bad size %s=%lld (must be >= %lld)", who, what, n, min);
         return 0;
     }
     return 1;
@@ -86,9 +94,11 @@ static __global__ void bias_add_kernel(I n, I cols, float *__restrict__ y,
 extern "C" int train_cuda_bias_add(int rows, int cols, float *y, const float *b, void *stream)
 {
     const char *who = "train_cuda bias_add";
-    if (!size_ok(who, rows, "rows") || !size_ok(who, cols, "cols") || !ptrs_ok(who, y, b, b))
+    if (!size_ok(who, rows, "rows", 0) || !size_ok(who, cols, "cols", 0) ||
+        !ptrs_ok(who, y, b, b))
         return -1;
     const size_t n = (size_t)rows * cols;
+    if (n == 0) return 0;
     if (n <= 0xffffffffu)
         bias_add_kernel<unsigned><<<elem_grid(n), ELEM_THREADS, 0, (cudaStream_t)stream>>>(
             (unsigned)n, (unsigned)cols, y, b);
@@ -123,8 +133,10 @@ bias_grad_kernel(int rows, int cols, const float *__restrict__ dy, float *__rest
 extern "C" int train_cuda_bias_grad(int rows, int cols, const float *dy, float *db, void *stream)
 {
     const char *who = "train_cuda bias_grad";
-    if (!size_ok(who, rows, "rows") || !size_ok(who, cols, "cols") || !ptrs_ok(who, dy, db, db))
+    if (!size_ok(who, rows, "rows", 0) || !size_ok(who, cols, "cols", 0) ||
+        !ptrs_ok(who, dy, db, db))
         return -1;
+    if (cols == 0) return 0; /* rows == 0: db = 0, the empty sums */
     {
         const dim3 block(BG_X, BG_Y);
         const unsigned grid = (unsigned)((cols + BG_X - 1) / BG_X);
@@ -158,7 +170,8 @@ static __global__ void relu_bwd_kernel(size_t n, const float *y, const float *dy
 extern "C" int train_cuda_relu(long n, const float *x, float *y, void *stream)
 {
     const char *who = "train_cuda relu";
-    if (!size_ok(who, n, "n") || !ptrs_ok(who, x, y, y)) return -1;
+    if (!size_ok(who, n, "n", 0) || !ptrs_ok(who, x, y, y)) return -1;
+    if (n == 0) return 0;
     relu_kernel<<<elem_grid((size_t)n), ELEM_THREADS, 0, (cudaStream_t)stream>>>((size_t)n, x, y);
     LAUNCH_CHECK();
     return 0;
@@ -170,7 +183,8 @@ extern "C" int train_cuda_relu_bwd(long n, const float *y, const float *dy, floa
                                    void *stream)
 {
     const char *who = "train_cuda relu_bwd";
-    if (!size_ok(who, n, "n") || !ptrs_ok(who, y, dy, dx)) return -1;
+    if (!size_ok(who, n, "n", 0) || !ptrs_ok(who, y, dy, dx)) return -1;
+    if (n == 0) return 0;
     relu_bwd_kernel<<<elem_grid((size_t)n), ELEM_THREADS, 0, (cudaStream_t)stream>>>(
         (size_t)n, y, dy, dx);
     LAUNCH_CHECK();
@@ -220,7 +234,11 @@ static __global__ void maxpool_bwd_kernel(size_t nin, int H, int W, const float 
         float g = 0.0f;
         if (oh < OH && ow < OW) {
             const size_t o = plane * OH * OW + (size_t)oh * OW + ow;
-            if (arg[o] == hw) g = dy[o];
+            const int a = arg[o];
+            if (a == hw)
+                g = dy[o];
+            else if (a < 0 || a >= H * W || a / W / 2 != oh || a % W / 2 != ow)
+                g = NAN; /* not an argmax of this window: make it show */
         }
         dx[i] = g;
     }
@@ -229,9 +247,8 @@ static __global__ void maxpool_bwd_kernel(size_t nin, int H, int W, const float 
 static int pool_args_ok(const char *who, int planes, int H, int W, const void *a, const void *b,
                         const void *c)
 {
-    if (planes < 1 || H < 2 || W < 2) {
-        err_set("%s: bad size planes=%d H=%d W=%d (need planes >= 1, H >= 2, W >= 2)", who,
-                planes, H, W);
+    if (planes < 0 || H < 0 || W < 0) {
+        err_set("%s: bad size planes=%d H=%d W=%d (each must be >= 0)", who, planes, H, W);
         return 0;
     }
     return ptrs_ok(who, a, b, c);
@@ -243,6 +260,7 @@ extern "C" int train_cuda_maxpool(int planes, int H, int W, const float *x, floa
     if (!pool_args_ok("train_cuda maxpool", planes, H, W, x, y, arg)) return -1;
     {
         const size_t nout = (size_t)planes * (H / 2) * (W / 2);
+        if (nout == 0) return 0;
         maxpool_kernel<<<elem_grid(nout), ELEM_THREADS, 0, (cudaStream_t)stream>>>(nout, H, W, x,
                                                                                   y, arg);
     }
@@ -258,6 +276,7 @@ extern "C" int train_cuda_maxpool_bwd(int planes, int H, int W, const float *dy,
     if (!pool_args_ok("train_cuda maxpool_bwd", planes, H, W, dy, arg, dx)) return -1;
     {
         const size_t nin = (size_t)planes * H * W;
+        if (nin == 0) return 0;
         maxpool_bwd_kernel<<<elem_grid(nin), ELEM_THREADS, 0, (cudaStream_t)stream>>>(
             nin, H, W, dy, arg, dx);
     }
@@ -306,7 +325,8 @@ softmax_xent_kernel(int rows, int classes, const float *__restrict__ z,
         s = warp_sum(s);
         const float inv_s = 1.0f / s;
         for (int c = lane; c < classes; c += 32)
-            dr[c] = (expf(zr[c] - m) * inv_s - (c == label ? 1.0f : 0.0f)) * inv_rows;
+            dr[c] = label_ok ? (expf(zr[c] - m) * inv_s - (c == label ? 1.0f : 0.0f)) * inv_rows
+                             : NAN;
         const float lse = m + logf(s);
         my_loss += label_ok ? (double)lse - (double)zr[label] : (double)NAN;
     }
@@ -323,7 +343,7 @@ extern "C" int train_cuda_softmax_xent(int rows, int classes, const float *z, co
                                        float *loss, float *dz, void *stream)
 {
     const char *who = "train_cuda softmax_xent";
-    if (!size_ok(who, rows, "rows") || !size_ok(who, classes, "classes") ||
+    if (!size_ok(who, rows, "rows", 1) || !size_ok(who, classes, "classes", 1) ||
         !ptrs_ok(who, z, labels, loss) || !ptrs_ok(who, dz, dz, dz))
         return -1;
     softmax_xent_kernel<<<1, SX_THREADS, 0, (cudaStream_t)stream>>>(rows, classes, z, labels,
@@ -380,7 +400,8 @@ extern "C" int train_cuda_sgd(long n, float *p, const float *g, float *v, float 
                               float momentum, void *stream)
 {
     const char *who = "train_cuda sgd";
-    if (!size_ok(who, n, "n") || !ptrs_ok(who, p, g, g)) return -1;
+    if (!size_ok(who, n, "n", 0) || !ptrs_ok(who, p, g, g)) return -1;
+    if (n == 0) return 0;
     {
         const size_t un = (size_t)n;
         const int vec = (((uintptr_t)p | (uintptr_t)g | (uintptr_t)v) % 16) == 0;
