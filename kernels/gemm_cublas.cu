@@ -9,6 +9,12 @@
  *     cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m = N, n = M, k = K,
  *                 &alpha, B, ldb, A, lda, &beta, C, ldc)
  * i.e. the shape (N, M, K), B first with ldb, then A with lda, C with ldc.
+ * Transposed operands (gemm_cublas_t, ops/train_ops.h's gemm): row-major
+ * C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T, and the memory of a
+ * row-major B^T operand (B stored N x K) read column-major is B itself, so
+ * tb becomes cuBLAS's first transpose and ta its second:
+ *     cublasSgemm(h, tb ? OP_T : OP_N, ta ? OP_T : OP_N, N, M, K, ...)
+ * with the same (B, ldb), (A, lda), (C, ldc) as above.
  *
  * Handles: one per device, created on the first call on that device (so a
  * warm-up call absorbs its cost) and cached; each call sets the stream
@@ -63,12 +69,14 @@ fail:
 /* Both backends: the handle on this stream, then Sgemm (fp32 math) or GemmEx
  * with TF32 compute (inputs rounded to TF32, fp32 accumulation). Row-major
  * C = A*B as column-major C^T = B^T * A^T: (N, M, K), B, A, C. */
-static int cublas_gemm(const char *who, int tf32, int M, int N, int K, float alpha,
-                       const float *dA, int lda, const float *dB, int ldb, float beta,
-                       float *dC, int ldc, cudaStream_t stream)
+static int cublas_gemm(const char *who, int tf32, int ta, int tb, int M, int N, int K,
+                       float alpha, const float *dA, int lda, const float *dB, int ldb,
+                       float beta, float *dC, int ldc, cudaStream_t stream)
 {
     cublasHandle_t h = NULL;
-    if (!gemm_cuda_args_ok(who, M, N, K, dA, lda, dB, ldb, dC, ldc))
+    const cublasOperation_t opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const cublasOperation_t opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N;
+    if (!gemm_cuda_args_ok_t(who, ta, tb, M, N, K, dA, lda, dB, ldb, dC, ldc))
         return -1;
     if (cublas_handle(&h) != 0)
         return -1;
@@ -76,12 +84,12 @@ static int cublas_gemm(const char *who, int tf32, int M, int N, int K, float alp
     /* fp32 FMA, no TF32, for Sgemm; for GemmEx the compute type decides */
     CUBLAS_TRY(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
     if (tf32)
-        CUBLAS_TRY(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha,
+        CUBLAS_TRY(cublasGemmEx(h, opb, opa, N, M, K, &alpha,
                                 dB, CUDA_R_32F, ldb, dA, CUDA_R_32F, lda, &beta,
                                 dC, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F_FAST_TF32,
                                 CUBLAS_GEMM_DEFAULT));
     else
-        CUBLAS_TRY(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, dB, ldb, dA, lda,
+        CUBLAS_TRY(cublasSgemm(h, opb, opa, N, M, K, &alpha, dB, ldb, dA, lda,
                                &beta, dC, ldc));
     if (bench_cuda_sync_launches)
         CUDA_TRY(cudaStreamSynchronize(stream));
@@ -94,7 +102,7 @@ extern "C" int gemm_cublas(int M, int N, int K, float alpha, const float *dA, in
                            const float *dB, int ldb, float beta, float *dC, int ldc,
                            cudaStream_t stream)
 {
-    return cublas_gemm("gemm_cublas", 0, M, N, K, alpha, dA, lda, dB, ldb, beta, dC, ldc,
+    return cublas_gemm("gemm_cublas", 0, 0, 0, M, N, K, alpha, dA, lda, dB, ldb, beta, dC, ldc,
                        stream);
 }
 
@@ -102,8 +110,16 @@ extern "C" int gemm_cublas_tf32(int M, int N, int K, float alpha, const float *d
                                 const float *dB, int ldb, float beta, float *dC, int ldc,
                                 cudaStream_t stream)
 {
-    return cublas_gemm("gemm_cublas_tf32", 1, M, N, K, alpha, dA, lda, dB, ldb, beta, dC, ldc,
-                       stream);
+    return cublas_gemm("gemm_cublas_tf32", 1, 0, 0, M, N, K, alpha, dA, lda, dB, ldb, beta, dC,
+                       ldc, stream);
+}
+
+extern "C" int gemm_cublas_t(int ta, int tb, int M, int N, int K, float alpha, const float *dA,
+                             int lda, const float *dB, int ldb, float beta, float *dC, int ldc,
+                             cudaStream_t stream)
+{
+    return cublas_gemm("gemm_cublas", 0, ta, tb, M, N, K, alpha, dA, lda, dB, ldb, beta, dC,
+                       ldc, stream);
 }
 
 /* Best effort (nothing to report to): each handle is destroyed on its own

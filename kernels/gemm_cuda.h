@@ -50,12 +50,26 @@ int gemm_cuda_tiled(int M, int N, int K, float alpha, const float *dA, int lda,
 int gemm_cuda_regtile(int M, int N, int K, float alpha, const float *dA, int lda,
                       const float *dB, int ldb, float beta, float *dC, int ldc,
                       cudaStream_t stream);
+/* The same with transposed operands: C = alpha op(A) op(B) + beta C, where
+ * ta != 0 makes op(A) = A^T (A is K x M, lda >= M) and tb != 0 op(B) = B^T
+ * (B is N x K, ldb >= K), as ops/train_ops.h's gemm.  ta = tb = 0 is
+ * gemm_cuda_regtile.  The A^T and B tiles are loaded as float4 along the
+ * tile, the A and B^T tiles along k (vector path: the same conditions). */
+int gemm_cuda_regtile_t(int ta, int tb, int M, int N, int K, float alpha, const float *dA,
+                        int lda, const float *dB, int ldb, float beta, float *dC, int ldc,
+                        cudaStream_t stream);
 
 /* cublasSgemm, fp32 math (CUBLAS_DEFAULT_MATH: no TF32 tensor cores unless
  * NVIDIA_TF32_OVERRIDE=1 is set in the environment). */
 int gemm_cublas(int M, int N, int K, float alpha, const float *dA, int lda,
                 const float *dB, int ldb, float beta, float *dC, int ldc,
                 cudaStream_t stream);
+
+/* gemm_cublas with transposed operands, as gemm_cuda_regtile_t (ta: A is
+ * K x M, lda >= M; tb: B is N x K, ldb >= K); the same handle and math. */
+int gemm_cublas_t(int ta, int tb, int M, int N, int K, float alpha, const float *dA, int lda,
+                  const float *dB, int ldb, float beta, float *dC, int ldc,
+                  cudaStream_t stream);
 
 /* cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32: inputs rounded to TF32
  * (10-bit mantissa), fp32 accumulation, tensor cores.  Check with DTYPE_TF32. */

@@ -20,18 +20,21 @@
 #define GEMM_GRID_Y_MAX 65535u
 
 /* Shapes and leading dimensions as the contract demands; non-null pointers.
+ * ta / tb: op(A) = A^T (A is K x M, lda >= M) / op(B) = B^T (B is N x K,
+ * ldb >= K), as ops/train_ops.h; 0, 0 is gemm_cuda.h's contract.
  * Returns 1 when fine, else records why with err_set and returns 0. */
-static inline int gemm_cuda_args_ok(const char *who, int M, int N, int K,
-                                    const float *A, int lda, const float *B, int ldb,
-                                    const float *C, int ldc)
+static inline int gemm_cuda_args_ok_t(const char *who, int ta, int tb, int M, int N, int K,
+                                      const float *A, int lda, const float *B, int ldb,
+                                      const float *C, int ldc)
 {
     if (M < 1 || N < 1 || K < 1) {
         err_set("%s: bad shape M=%d N=%d K=%d (each must be >= 1)", who, M, N, K);
         return 0;
     }
-    if (lda < K || ldb < N || ldc < N) {
-        err_set("%s: bad leading dimension lda=%d ldb=%d ldc=%d for M=%d N=%d K=%d "
-                "(need lda>=K, ldb>=N, ldc>=N)", who, lda, ldb, ldc, M, N, K);
+    if (lda < (ta ? M : K) || ldb < (tb ? K : N) || ldc < N) {
+        err_set("%s: bad leading dimension lda=%d ldb=%d ldc=%d for M=%d N=%d K=%d%s%s "
+                "(need lda>=%s, ldb>=%s, ldc>=N)", who, lda, ldb, ldc, M, N, K,
+                ta ? " A^T" : "", tb ? " B^T" : "", ta ? "M" : "K", tb ? "K" : "N");
         return 0;
     }
     if (!A || !B || !C) {
@@ -40,6 +43,13 @@ static inline int gemm_cuda_args_ok(const char *who, int M, int N, int K,
         return 0;
     }
     return 1;
+}
+
+static inline int gemm_cuda_args_ok(const char *who, int M, int N, int K,
+                                    const float *A, int lda, const float *B, int ldb,
+                                    const float *C, int ldc)
+{
+    return gemm_cuda_args_ok_t(who, 0, 0, M, N, K, A, lda, B, ldb, C, ldc);
 }
 
 /* ceil(n / d) for n >= 1, in unsigned arithmetic (no int overflow). */

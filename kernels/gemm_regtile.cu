@@ -26,6 +26,20 @@
  * stored); the partial last K step (K % 8) is loaded with checks, zeros past
  * K; a float4 partly outside falls back to scalar accesses; C is stored only
  * inside M x N.  Nothing outside A, B, C (their padding included) is read.
+ * Transposed operands (gemm_cuda_regtile_t, ops/train_ops.h's gemm): the
+ * kernel is templated on TA, TB, and only the tile loads change (load4):
+ *   A   (M x K): each thread loads 4 consecutive k of a row, stored transposed;
+ *   A^T (K x M): 4 consecutive m of a k row, stored as one float4 -- the
+ *        cheaper load, the layout As already has (no transposing stores);
+ *   B   (K x N): 4 consecutive n of a k row, stored as one float4;
+ *   B^T (N x K): 4 consecutive k of a row, stored transposed, into a Bs
+ *        padded like As (16896 bytes of shared memory) to stay conflict-free.
+ * float4 loads on the same conditions as above; A^T rows past M are clamped
+ * like B's columns.  The register budget is tight: with A^T the A loads are
+ * issued after the FMAs (and the B loads too when both are k-major, A^T B),
+ * which keeps every instance within 128 registers without spills.  TA = TB =
+ * false is instruction for instruction the kernel before the transposes
+ * (the PTX differs only in the order of the partial K step's index math).
  * Grid: 1-D, one block per tile (ceil(M/128) * ceil(N/128) < 2^31), ordered
  * in groups of 8 row tiles for L2 reuse (as Triton's grouped ordering).
  * Shared memory: 2*8*(132+128)*4 = 16640 bytes.
@@ -40,39 +54,76 @@
 
 #define RT_GROUP_M 8 /* row tiles per group of the block order (L2 reuse) */
 
-/* One K step's global loads of one thread into registers: pa = A[r][ka..ka+3]
- * from a = &A[r][ka], pb = B[kb][c..c+3] from b = &B[kb][c].
+/* One operand's share of one K step: 4 floats a thread loads from global
+ * memory into a register, and where it stores them in the shared tile. Two
+ * kinds of load, by how the operand lies in memory:
+ *   KCONTIG (A, or B^T: a tile row's k are contiguous): 4 consecutive k of one
+ *     tile row, p = &X[row][k]; the row was clamped inside the matrix by the
+ *     caller; stored transposed, x[k..k+3][row] (4 scalar stores);
+ *   K-major (B, or A^T: a k row holds the tile's columns): 4 consecutive
+ *     columns of one k row, p = &X[k][col]; column col+j reads
+ *     min(col+j, last) of the matrix (p[min(j, last)], last = cols-1-col,
+ *     < 0 past the end); stored as one float4, x[k][col..col+3].
  * Rows of A past M and columns of B past N only feed elements of C that are
- * never stored, so they are clamped inside the matrix rather than zeroed
- * (the A row by the caller; B column c+j reads column min(c+j, N-1), i.e.
- * b[min(j, blast)] with blast = N-1-c).  CHECK_K, for the last, partial K
- * step only: A[r][ka+i] with ka+i >= K and row kb >= K of B read 0.
+ * never stored, so they are clamped rather than zeroed.  CHECK_K, for the
+ * last, partial K step only: k >= K reads 0 (k is the index of the first of
+ * the 4 loaded values, KCONTIG; the row, K-major).
  * VEC: a 16-byte load where all four elements are inside (then aligned). */
-template <bool VEC, bool CHECK_K>
-static __device__ __forceinline__ void load_step(const float *__restrict__ a, unsigned ka,
-                                                 const float *__restrict__ b, unsigned kb,
-                                                 int blast, unsigned uK, float4 &pa, float4 &pb)
+template <bool VEC, bool CHECK_K, bool KCONTIG>
+static __device__ __forceinline__ void load4(const float *__restrict__ p, unsigned k, int last,
+                                             unsigned uK, float4 &v)
 {
-    if (VEC && !CHECK_K) {
-        pa = *reinterpret_cast<const float4 *>(a);
-    } else {
-        pa.x = (!CHECK_K || ka + 0 < uK) ? a[0] : 0.0f;
-        pa.y = (!CHECK_K || ka + 1 < uK) ? a[1] : 0.0f;
-        pa.z = (!CHECK_K || ka + 2 < uK) ? a[2] : 0.0f;
-        pa.w = (!CHECK_K || ka + 3 < uK) ? a[3] : 0.0f;
-    }
-    if (CHECK_K && kb >= uK) {
-        pb = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    } else if (blast >= 3) {
+    if (KCONTIG) {
+        if (VEC && !CHECK_K) {
+            v = *reinterpret_cast<const float4 *>(p);
+        } else {
+            v.x = (!CHECK_K || k + 0 < uK) ? p[0] : 0.0f;
+            v.y = (!CHECK_K || k + 1 < uK) ? p[1] : 0.0f;
+            v.z = (!CHECK_K || k + 2 < uK) ? p[2] : 0.0f;
+            v.w = (!CHECK_K || k + 3 < uK) ? p[3] : 0.0f;
+        }
+    } else if (CHECK_K && k >= uK) {
+        v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    } else if (last >= 3) {
         if (VEC)
-            pb = *reinterpret_cast<const float4 *>(b);
+            v = *reinterpret_cast<const float4 *>(p);
         else
-            pb = make_float4(b[0], b[1], b[2], b[3]);
+            v = make_float4(p[0], p[1], p[2], p[3]);
     } else {
-        pb.x = b[min(0, blast)];
-        pb.y = b[min(1, blast)];
-        pb.z = b[min(2, blast)];
-        pb.w = b[min(3, blast)];
+        v.x = p[min(0, last)];
+        v.y = p[min(1, last)];
+        v.z = p[min(2, last)];
+        v.w = p[min(3, last)];
+    }
+}
+
+/* Stores a load4 result into a shared tile x[k][i] (pitch P): KCONTIG
+ * transposed, x[k+0..3][i] (i the tile row, k the first k); else one float4
+ * at x[k][i..i+3] (k the row, i the first column). */
+template <bool KCONTIG, int P>
+static __device__ __forceinline__ void store4_smem(float (*x)[P], unsigned k, unsigned i,
+                                                   float4 v)
+{
+    if (KCONTIG) {
+        x[k + 0][i] = v.x; x[k + 1][i] = v.y;
+        x[k + 2][i] = v.z; x[k + 3][i] = v.w;
+    } else {
+        *reinterpret_cast<float4 *>(&x[k][i]) = v;
+    }
+}
+
+/* Which (k, i) of the 128 x 8 tile a thread loads: KCONTIG 128 rows x 2
+ * float4 along k (i = tid/2, k = 4 (tid%2)); K-major 8 k rows x 32 float4
+ * along the tile (k = tid/32, i = 4 (tid%32)). */
+template <bool KCONTIG>
+static __device__ __forceinline__ void load_slot(unsigned tid, unsigned &k, unsigned &i)
+{
+    if (KCONTIG) {
+        i = tid / 2;
+        k = (tid % 2) * 4;
+    } else {
+        k = tid / 32;
+        i = (tid % 32) * 4;
     }
 }
 
@@ -106,31 +157,29 @@ UNROLL
             c[i + j] = beta == 0.0f ? alpha * acc[j] : axpby(alpha, acc[j], beta, c[i + j]);
 }
 
-/* Stores one thread's K-step registers into shared buffer `buf`: A transposed. */
-static __device__ __forceinline__ void store_step(float (*as)[RT_BM + RT_APAD],
-                                                  float (*bs)[RT_BN], unsigned ar,
-                                                  unsigned ak, unsigned bk, unsigned bc,
-                                                  float4 pa, float4 pb)
-{
-    as[ak + 0][ar] = pa.x; as[ak + 1][ar] = pa.y;
-    as[ak + 2][ar] = pa.z; as[ak + 3][ar] = pa.w;
-    *reinterpret_cast<float4 *>(&bs[bk][bc]) = pb;
-}
-
-template <bool VEC>
+/* C = alpha op(A) op(B) + beta C. TA: A is K x M (lda >= M), op(A) = A^T;
+ * TB: B is N x K (ldb >= K), op(B) = B^T.  A's tile is KCONTIG unless TA, B's
+ * K-major unless TB (load4).  Bs gets the As row pad when it is filled by
+ * transposing stores (TB), so those are conflict-free too. */
+template <bool VEC, bool TA, bool TB>
 static __global__ void __launch_bounds__(RT_THREADS, 2)
 gemm_regtile_kernel(int M, int N, int K, float alpha, const float *__restrict__ A, int lda,
                     const float *__restrict__ B, int ldb, float beta,
                     float *__restrict__ C, int ldc)
 {
+    const bool A_KC = !TA, B_KC = TB; /* KCONTIG loads (see load4) */
+    /* next step's loads issued before the FMAs (VEC), except A^T's, and B's
+     * beside A^T (two clamped k-major loads: no registers left for them) */
+    const bool A_EARLY = VEC && !TA, B_EARLY = VEC && (!TA || TB);
     __shared__ __align__(16) float As[2][RT_BK][RT_BM + RT_APAD];
-    __shared__ __align__(16) float Bs[2][RT_BK][RT_BN];
+    __shared__ __align__(16) float Bs[2][RT_BK][RT_BN + (TB ? RT_APAD : 0)];
 
     const unsigned uM = (unsigned)M, uN = (unsigned)N, uK = (unsigned)K;
     const unsigned tid = threadIdx.x;
     const unsigned tr = tid / 16, tc = tid % 16;  /* compute: 16 x 16 threads */
-    const unsigned ar = tid / 2, ak = (tid % 2) * 4; /* A loads: 128 rows x 2 float4 */
-    const unsigned bk = tid / 32, bc = (tid % 32) * 4; /* B loads: 8 rows x 32 float4 */
+    unsigned ak, ai, bk, bi; /* this thread's load slots in the A and B tiles */
+    load_slot<A_KC>(tid, ak, ai);
+    load_slot<B_KC>(tid, bk, bi);
     /* Block -> tile, in groups of RT_GROUP_M row tiles: consecutive blocks
      * walk down a column of tiles of the group, so blocks running together
      * share rows of A and columns of B in L2. */
@@ -143,11 +192,17 @@ gemm_regtile_kernel(int M, int N, int K, float alpha, const float *__restrict__ 
     const unsigned col0 = (in_group / group_m) * RT_BN;
     const unsigned nk = (uK + RT_BK - 1) / RT_BK; /* K steps */
     const unsigned nfull = uK / RT_BK;            /* of which need no K check */
-    const unsigned bcol = col0 + bc;
-    const int blast = (int)(uN - 1u - bcol); /* last column of B, from bcol (<0 past N) */
-    const float *a_ptr = A + (size_t)min(row0 + ar, uM - 1) * lda + ak; /* A[r][ak] */
-    const float *b_ptr = B + (size_t)bk * ldb + bcol;                     /* B[bk][bcol] */
-    const size_t b_step = (size_t)RT_BK * ldb;
+    /* last row of A^T / column of B from this thread's first (<0 past it) */
+    const int alast = TA ? (int)(uM - 1u - (row0 + ai)) : 0;
+    const int blast = TB ? 0 : (int)(uN - 1u - (col0 + bi));
+    /* A[r][ak] (r clamped) or A^T's A[ak][row0+ai]; B[bk][col0+bi] or B[c][bk] (c clamped) */
+    const float *a_ptr = A_KC ? A + (size_t)min(row0 + ai, uM - 1) * lda + ak
+                              : A + (size_t)ak * lda + (row0 + ai);
+    const float *b_ptr = B_KC ? B + (size_t)min(col0 + bi, uN - 1) * ldb + bk
+                              : B + (size_t)bk * ldb + (col0 + bi);
+    /* a K step down A or B: along a row (KCONTIG) or RT_BK rows */
+#define A_STEP (A_KC ? (ptrdiff_t)RT_BK : (ptrdiff_t)RT_BK * lda)
+#define B_STEP (B_KC ? (ptrdiff_t)RT_BK : (ptrdiff_t)RT_BK * ldb)
 
     float acc[8][8];
 UNROLL
@@ -162,36 +217,41 @@ UNROLL
      * previous barrier), one barrier per step */
     float4 pa, pb;
     if (nfull > 0) {
-        load_step<VEC, false>(a_ptr, ak, b_ptr, bk, blast, uK, pa, pb);
-        store_step(As[0], Bs[0], ar, ak, bk, bc, pa, pb);
+        load4<VEC, false, A_KC>(a_ptr, ak, alast, uK, pa);
+        load4<VEC, false, B_KC>(b_ptr, bk, blast, uK, pb);
+        store4_smem<A_KC>(As[0], ak, ai, pa);
+        store4_smem<B_KC>(Bs[0], bk, bi, pb);
         __syncthreads();
         for (unsigned kt = 0; kt < nfull; ++kt) {
             const bool more = kt + 1 < nfull;
-            if (VEC && more) { /* issue step kt+1's loads before computing */
-                a_ptr += RT_BK;
-                b_ptr += b_step;
-                load_step<VEC, false>(a_ptr, 0, b_ptr, 0, blast, uK, pa, pb);
+            if (more) { /* issue step kt+1's early loads before computing */
+                if (A_EARLY) a_ptr += A_STEP;
+                if (B_EARLY) b_ptr += B_STEP;
+                if (A_EARLY) load4<VEC, false, A_KC>(a_ptr, 0, alast, uK, pa);
+                if (B_EARLY) load4<VEC, false, B_KC>(b_ptr, 0, blast, uK, pb);
             }
             compute_step(acc, As[kt % 2], Bs[kt % 2], tr, tc);
-            if (more) {
-                if (!VEC) { /* scalar loads: 4x the registers in flight, so after */
-                    a_ptr += RT_BK;
-                    b_ptr += b_step;
-                    load_step<VEC, false>(a_ptr, 0, b_ptr, 0, blast, uK, pa, pb);
-                }
-                store_step(As[(kt + 1) % 2], Bs[(kt + 1) % 2], ar, ak, bk, bc, pa, pb);
+            if (more) { /* and the others after: scalar loads, 4x the registers in flight */
+                if (!A_EARLY) a_ptr += A_STEP;
+                if (!B_EARLY) b_ptr += B_STEP;
+                if (!A_EARLY) load4<VEC, false, A_KC>(a_ptr, 0, alast, uK, pa);
+                if (!B_EARLY) load4<VEC, false, B_KC>(b_ptr, 0, blast, uK, pb);
+                store4_smem<A_KC>(As[(kt + 1) % 2], ak, ai, pa);
+                store4_smem<B_KC>(Bs[(kt + 1) % 2], bk, bi, pb);
             }
             __syncthreads();
         }
-        a_ptr += RT_BK;
-        b_ptr += b_step;
+        a_ptr += A_STEP;
+        b_ptr += B_STEP;
     }
     /* the partial last K step (K % 8 != 0), loaded with K checks; every read
      * of the buffers is behind the last barrier */
     if (nfull < nk) {
         const unsigned k0 = nfull * RT_BK;
-        load_step<VEC, true>(a_ptr, k0 + ak, b_ptr, k0 + bk, blast, uK, pa, pb);
-        store_step(As[0], Bs[0], ar, ak, bk, bc, pa, pb);
+        load4<VEC, true, A_KC>(a_ptr, k0 + ak, alast, uK, pa);
+        load4<VEC, true, B_KC>(b_ptr, k0 + bk, blast, uK, pb);
+        store4_smem<A_KC>(As[0], ak, ai, pa);
+        store4_smem<B_KC>(Bs[0], bk, bi, pb);
         __syncthreads();
         compute_step(acc, As[0], Bs[0], tr, tc);
     }
@@ -208,12 +268,23 @@ UNROLL
     }
 }
 
-extern "C" int gemm_cuda_regtile(int M, int N, int K, float alpha, const float *dA, int lda,
-                                 const float *dB, int ldb, float beta, float *dC, int ldc,
-                                 cudaStream_t stream)
+/* One launch of the <VEC, TA, TB> instance. */
+template <bool VEC, bool TA, bool TB>
+static void regtile_launch(unsigned grid, int M, int N, int K, float alpha, const float *dA,
+                           int lda, const float *dB, int ldb, float beta, float *dC, int ldc,
+                           cudaStream_t stream)
 {
-    if (!gemm_cuda_args_ok("gemm_cuda_regtile", M, N, K, dA, lda, dB, ldb, dC, ldc))
+    gemm_regtile_kernel<VEC, TA, TB><<<grid, RT_THREADS, 0, stream>>>(M, N, K, alpha, dA, lda,
+                                                                     dB, ldb, beta, dC, ldc);
+}
+
+extern "C" int gemm_cuda_regtile_t(int ta, int tb, int M, int N, int K, float alpha,
+                                   const float *dA, int lda, const float *dB, int ldb,
+                                   float beta, float *dC, int ldc, cudaStream_t stream)
+{
+    if (!gemm_cuda_args_ok_t("gemm_cuda_regtile", ta, tb, M, N, K, dA, lda, dB, ldb, dC, ldc))
         return -1;
+    /* float4 along k (A, B^T) or along the tile (A^T, B, C): the same test */
     const int vec = ((lda | ldb | ldc) % 4 == 0) &&
                     (((uintptr_t)dA | (uintptr_t)dB | (uintptr_t)dC) % 16 == 0);
     /* one block per 128x128 tile of C, in a 1-D grid (x allows 2^31-1 blocks) */
@@ -223,15 +294,26 @@ extern "C" int gemm_cuda_regtile(int M, int N, int K, float alpha, const float *
                 N, (unsigned long long)tiles);
         return -1;
     }
-    const unsigned grid = (unsigned)tiles;
-    if (vec)
-        gemm_regtile_kernel<true><<<grid, RT_THREADS, 0, stream>>>(M, N, K, alpha, dA, lda,
-                                                                   dB, ldb, beta, dC, ldc);
-    else
-        gemm_regtile_kernel<false><<<grid, RT_THREADS, 0, stream>>>(M, N, K, alpha, dA, lda,
-                                                                    dB, ldb, beta, dC, ldc);
+    typedef void (*launch_fn)(unsigned, int, int, int, float, const float *, int,
+                              const float *, int, float, float *, int, cudaStream_t);
+    /* [vec][ta][tb] */
+    static const launch_fn LAUNCH[2][2][2] = {
+        {{regtile_launch<false, false, false>, regtile_launch<false, false, true>},
+         {regtile_launch<false, true, false>, regtile_launch<false, true, true>}},
+        {{regtile_launch<true, false, false>, regtile_launch<true, false, true>},
+         {regtile_launch<true, true, false>, regtile_launch<true, true, true>}},
+    };
+    LAUNCH[vec != 0][ta != 0][tb != 0]((unsigned)tiles, M, N, K, alpha, dA, lda, dB, ldb, beta,
+                                       dC, ldc, stream);
     LAUNCH_CHECK();
     return 0;
 fail:
     return -1;
+}
+
+extern "C" int gemm_cuda_regtile(int M, int N, int K, float alpha, const float *dA, int lda,
+                                 const float *dB, int ldb, float beta, float *dC, int ldc,
+                                 cudaStream_t stream)
+{
+    return gemm_cuda_regtile_t(0, 0, M, N, K, alpha, dA, lda, dB, ldb, beta, dC, ldc, stream);
 }

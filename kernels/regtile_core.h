@@ -16,10 +16,13 @@
 #define RT_THREADS 256
 #define RT_APAD 4 /* As row pad: conflict-free transposing stores */
 
-/* acc += the thread's 8x8 share of one K step from shared buffers as, bs. */
+/* acc += the thread's 8x8 share of one K step from shared buffers as, bs.
+ * BP, the row pitch of bs, is RT_BN, or RT_BN + RT_APAD where Bs is filled by
+ * transposing stores (gemm_regtile.cu with B^T); deduced from bs. */
+template <int BP>
 static __device__ __forceinline__ void compute_step(float (&acc)[8][8],
                                                     const float (*as)[RT_BM + RT_APAD],
-                                                    const float (*bs)[RT_BN], unsigned tr,
+                                                    const float (*bs)[BP], unsigned tr,
                                                     unsigned tc)
 {
 UNROLL

@@ -1,0 +1,57 @@
+/* kernels/train_cuda.h - the GPU train_ops tables (contract: ops/train_ops.h).
+ *
+ * Both tables take DEVICE pointers and a cudaStream_t as `stream`; every call
+ * queues its work on that stream and returns (never synchronizing, except
+ * under bench_cuda_sync_launches, the debug switch of harness/cuda_check.h);
+ * each returns 0, or -1 with the reason in err_get() (a bad size, a null
+ * pointer, a failed launch or library call).
+ *
+ *   op            TRAIN_OPS_CUDA (ours only)       TRAIN_OPS_CUDA_LIB (libraries)
+ *   gemm          gemm_cuda_regtile_t              gemm_cublas_t (cublasSgemm,
+ *                 (128x128x8 tiles, ta/tb loads)   OP_T/OP_N, fp32 math, no TF32)
+ *   conv          CONV_CUDA_IMPLICIT               CONV_CUDNN
+ *   bias_add ...  train_cuda_* (train_elem.cu)     the same train_cuda_* kernels
+ *   ... sgd
+ * The library table uses our elementwise kernels too: the emulator's cuDNN
+ * subset (emu/) has no activation, pooling or softmax, and cuDNN's pooling
+ * backward recomputes the maximum instead of using the table's argmax;
+ * cuDNN's softmax gives probabilities, not the loss (see train_elem.cu).
+ * Handles: only gemm_cublas's and conv_cudnn's own (gemm_cublas_release,
+ * conv_cudnn_release; both registered with harness/gpu_handles.h), so there
+ * is no train_cuda_release.
+ *
+ * Includable from C and C++.
+ */
+#ifndef KERNELS_TRAIN_CUDA_H
+#define KERNELS_TRAIN_CUDA_H
+
+#include "../ops/train_ops.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* cuda: our kernels only. */
+extern const train_ops TRAIN_OPS_CUDA;
+/* cuda-lib: cuBLAS and cuDNN where they have the op, our kernels elsewhere. */
+extern const train_ops TRAIN_OPS_CUDA_LIB;
+
+/* The entry points both tables share (kernels/train_elem.cu), with the
+ * signatures and contracts of the train_ops members of the same names. */
+int train_cuda_bias_add(int rows, int cols, float *y, const float *b, void *stream);
+int train_cuda_bias_grad(int rows, int cols, const float *dy, float *db, void *stream);
+int train_cuda_relu(long n, const float *x, float *y, void *stream);
+int train_cuda_relu_bwd(long n, const float *y, const float *dy, float *dx, void *stream);
+int train_cuda_maxpool(int planes, int H, int W, const float *x, float *y, int *arg,
+                       void *stream);
+int train_cuda_maxpool_bwd(int planes, int H, int W, const float *dy, const int *arg,
+                           float *dx, void *stream);
+int train_cuda_softmax_xent(int rows, int classes, const float *z, const int *labels,
+                            float *loss, float *dz, void *stream);
+int train_cuda_sgd(long n, float *p, const float *g, float *v, float lr, float momentum,
+                   void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
