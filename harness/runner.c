@@ -439,6 +439,9 @@ static void gpu_case(runner *r, const suite_entry *e, const backend_def *b, cons
     if (s->modes) {
         o = e->gpu->open_mode(b, s->modes[m], p, &ex, skip, sizeof skip);
     } else {
+        /* the initial state, whatever the cases before this one left */
+        for (int i = 0; i < d->l.nbufs; i++)
+            if (d->init[i]) memcpy(d->buf[0][i], d->init[i], d->l.buf[i].bytes);
         void *const *sets[MAX_SETS];
         for (int k = 0; k < d->nsets; k++) sets[k] = d->buf[k];
         gpu_work w = {s, e->gpu, b, p, &d->l, d->buf[0], sets, d->nsets};
