@@ -186,6 +186,16 @@ static void plant_fault(const backend_def *b, const case_layout *l, void **host)
         }
 }
 
+/* Appends the case note (case_note_set) to the row's note, and clears it. */
+static void note_take(result_row *row)
+{
+    size_t used = strlen(row->note);
+    if (*case_note_get())
+        snprintf(row->note + used, sizeof row->note - used, "%s%s", used ? "; " : "",
+                 case_note_get());
+    case_note_clear();
+}
+
 /* Appends the trace buffer's first float (a step's loss) to the row's trace. */
 static void trace_add(result_row *row, const case_layout *l, void *const *host)
 {
@@ -233,9 +243,7 @@ static void exec_case(runner *r, const suite_def *s, const backend_def *b, const
     for (int step = 0; step < traced; step++) {
         dummy = -1;
         int failed = ex->run(ex->st, &dummy) || ex->outputs(ex->st, host);
-        if (step == 0 && *case_note_get()) /* what the backend chose (a library's algorithm) */
-            snprintf(row->note + strlen(row->note), sizeof row->note - strlen(row->note), "%s%s",
-                     *row->note ? "; " : "", case_note_get());
+        if (step == 0) note_take(row); /* what the backend chose (a library's algorithm) */
         if (failed) {
             row_fail(row, "error: %s", err_get());
             return;
@@ -248,6 +256,7 @@ static void exec_case(runner *r, const suite_def *s, const backend_def *b, const
             return;
         }
         check_result cr = s->check(p, d->ref, step, b->dtype, host, why, sizeof why);
+        note_take(row); /* what the check saw (near-ties it replayed) */
         /* the row shows the step that came closest to its tolerance */
         double closeness = cr.tolerance > 0 ? cr.rel_err / cr.tolerance : cr.rel_err;
         if (!cr.pass || !(closeness <= worst)) {

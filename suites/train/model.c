@@ -5,7 +5,9 @@
 #include "errmsg.h"
 #include "phase.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define CONV3(a, b, n) {LAYER_CONV, a, b, n}
@@ -167,7 +169,78 @@ static const float *act_in(const plan_layer *L, const step_bufs *b)
     return L->in < 0 ? b->x : b->scratch + L->in;
 }
 
-static int forward(const model_plan *pl, const train_ops *ops, const step_bufs *b, void *s)
+/* Replaying another run's decisions (model_replay): its activations, the
+ * bound within which a decision may go either way, what was found. */
+typedef struct decide_ctx {
+    const float *theirs;     /* their scratch area (same plan) */
+    double tol;              /* the step's tolerance: a tie is within 3 * tol * rms */
+    int flips;
+    char *why;
+    size_t whycap;
+} decide_ctx;
+
+static double rms_of(const float *x, long long n)
+{
+    double s = 0;
+    for (long long i = 0; i < n; i++) s += (double)x[i] * x[i];
+    return n ? sqrt(s / (double)n) : 0;
+}
+
+/* Before ReLU layer l: where their ReLU decided otherwise than ours, the
+ * pre-activation must be within rounding of 0; ours then takes their output
+ * (after the ReLU, see relu_adopt). Returns 0, or -1 naming a real mismatch. */
+static int relu_decide(decide_ctx *dc, const model_plan *pl, int l, const float *v, long long n,
+                       unsigned char *flip)
+{
+    const float *t = dc->theirs + pl->layer[l].out;
+    double delta = 3.0 * dc->tol * rms_of(v, n);
+    for (long long i = 0; i < n; i++) {
+        flip[i] = (v[i] > 0) != (t[i] > 0);
+        if (!flip[i]) continue;
+        if (fabs((double)v[i]) > delta) {
+            snprintf(dc->why, dc->whycap,
+                     "ReLU (layer %d) element %lld: pre-activation %.7g but output %.7g, "
+                     "beyond a tie (%.3g)", l + 1, i, v[i], t[i], delta);
+            return -1;
+        }
+        dc->flips++;
+    }
+    return 0;
+}
+
+/* After max-pool layer l: where their argmax differs from ours, the two
+ * values must be within rounding of each other; ours then takes theirs. */
+static int pool_decide(decide_ctx *dc, const model_plan *pl, int l, const float *x, float *y,
+                       int *arg)
+{
+    const plan_layer *L = &pl->layer[l];
+    const int *ta = (const int *)(dc->theirs + L->arg);
+    long long planes = (long long)pl->B * L->C, per_in = (long long)L->H * L->W;
+    long long per_out = (long long)L->oH * L->oW;
+    double delta = 3.0 * dc->tol * rms_of(x, planes * per_in);
+    for (long long pi = 0; pi < planes; pi++)
+        for (long long o = 0; o < per_out; o++) {
+            long long k = pi * per_out + o;
+            int a = arg[k], b = ta[k];
+            if (a == b) continue;
+            /* their pick must lie in this output's window and tie with the max */
+            int oh = (int)(o / L->oW), ow = (int)(o % L->oW), bh = b / L->W, bw = b % L->W;
+            if (b < 0 || b >= per_in || bh / 2 != oh || bw / 2 != ow ||
+                (double)x[pi * per_in + a] - x[pi * per_in + b] > delta) {
+                snprintf(dc->why, dc->whycap,
+                         "max-pool (layer %d) output %lld: argmax %d, cpu-naive %d: not a tie",
+                         l + 1, k, b, a);
+                return -1;
+            }
+            arg[k] = b;
+            y[k] = x[pi * per_in + b];
+            dc->flips++;
+        }
+    return 0;
+}
+
+static int forward(const model_plan *pl, const train_ops *ops, const step_bufs *b, void *s,
+                   decide_ctx *dc)
 {
     for (int l = 0; l < pl->m->nlayers; l++) {
         const plan_layer *L = &pl->layer[l];
@@ -182,9 +255,35 @@ static int forward(const model_plan *pl, const train_ops *ops, const step_bufs *
                                s));
             break;
         }
-        case LAYER_RELU: TRY(ops->relu((long)B * L->C * L->H * L->W, out, out, s)); break;
+        case LAYER_RELU: {
+            long long n = (long long)B * L->C * L->H * L->W;
+            unsigned char *flip = NULL;
+            if (dc) {
+                if (!(flip = (unsigned char *)malloc((size_t)n))) {
+                    err_set("out of memory replaying a step");
+                    return -1;
+                }
+                if (relu_decide(dc, pl, l, out, n, flip)) {
+                    free(flip);
+                    err_set("%s", dc->why);
+                    return -1;
+                }
+            }
+            int rc = ops->relu((long)n, out, out, s);
+            if (dc) {
+                for (long long i = 0; i < n; i++)
+                    if (flip[i]) out[i] = dc->theirs[L->out + i] > 0 ? dc->theirs[L->out + i] : 0;
+                free(flip);
+            }
+            TRY(rc);
+            break;
+        }
         case LAYER_POOL:
             TRY(ops->maxpool(B * L->C, L->H, L->W, in, out, (int *)(b->scratch + L->arg), s));
+            if (dc && pool_decide(dc, pl, l, in, out, (int *)(b->scratch + L->arg))) {
+                err_set("%s", dc->why);
+                return -1;
+            }
             break;
         case LAYER_FC: {
             const model_param *w = &pl->param[L->wparam];
@@ -245,7 +344,7 @@ int model_step(const model_plan *pl, const train_ops *ops, const step_cfg *cfg,
     long long n = pl->nparam_floats;
     if (cfg->skip_bias_update) n -= pl->param[pl->nparams - 1].n;   /* the last bias */
     phase_mark("forward", stream);
-    TRY(forward(pl, ops, b, stream));
+    TRY(forward(pl, ops, b, stream, NULL));
     TRY(ops->softmax_xent(pl->B, pl->m->classes, b->scratch + pl->logits, b->labels, b->loss,
                           b->scratch + pl->dlogits, stream));
     phase_mark("backward", stream);
@@ -253,5 +352,21 @@ int model_step(const model_plan *pl, const train_ops *ops, const step_cfg *cfg,
     phase_mark("update", stream);
     TRY(ops->sgd((long)n, b->params, b->grads, cfg->momentum > 0 ? b->mom : NULL, cfg->lr,
                  cfg->momentum, stream));
+    return 0;
+}
+
+int model_replay(const model_plan *pl, const train_ops *ops, const step_cfg *cfg,
+                 const step_bufs *b, const float *theirs, double tol, int *flips)
+{
+    char why[256] = "";
+    decide_ctx dc = {theirs, tol, 0, why, sizeof why};
+    *flips = 0;
+    TRY(forward(pl, ops, b, NULL, &dc));
+    *flips = dc.flips;
+    TRY(ops->softmax_xent(pl->B, pl->m->classes, b->scratch + pl->logits, b->labels, b->loss,
+                          b->scratch + pl->dlogits, NULL));
+    TRY(backward(pl, ops, b, NULL));
+    TRY(ops->sgd((long)pl->nparam_floats, b->params, b->grads, cfg->momentum > 0 ? b->mom : NULL,
+                 cfg->lr, cfg->momentum, NULL));
     return 0;
 }

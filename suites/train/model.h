@@ -110,6 +110,16 @@ typedef struct step_cfg {
 int model_step(const model_plan *pl, const train_ops *ops, const step_cfg *cfg,
                const step_bufs *b, void *stream);
 
+/* The step on the host with ops (the reference table), deciding every ReLU
+ * and max-pool as the run whose activations are `theirs` (its scratch area,
+ * same plan) did wherever the two differ by no more than rounding
+ * (3 * tol * the tensor's rms): two correct runs may break a near-tie
+ * differently, and their gradients then differ by far more than rounding.
+ * *flips counts the decisions taken from them. 0; -1 with err_set naming a
+ * decision that differs beyond a tie (a wrong result, not a tie). */
+int model_replay(const model_plan *pl, const train_ops *ops, const step_cfg *cfg,
+                 const step_bufs *b, const float *theirs, double tol, int *flips);
+
 #ifdef __cplusplus
 }
 #endif
