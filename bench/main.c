@@ -380,6 +380,17 @@ int main(int argc, char **argv)
     char outdir[PATH_MAX];
     if (outdir_choose(o.out, o.force, outdir, sizeof outdir, err, sizeof err)) goto usage;
     if (o.json[0] && outdir_check_json(o.json, outdir, err, sizeof err)) goto usage;
+    if (o.steps || o.dump[0]) {
+        int train = 0;
+        for (int i = 0; i < o.nsuites; i++) train |= suite_find(o.suites[i])->def->steps > 0;
+        if (!train) {
+            snprintf(err, sizeof err, "bench: %s is for training steps: the selection has no "
+                                      "step suite (add --suite train)",
+                     o.dump[0] ? "--dump" : "--steps");
+            goto usage;
+        }
+    }
+    if (o.dump[0] && outdir_check_dump(o.dump, err, sizeof err)) goto usage;
 
     /* --- the run --------------------------------------------------------- */
     run->mcfg = measure_cfg_default();
@@ -415,6 +426,15 @@ int main(int argc, char **argv)
         return claim;
     }
     snprintf(csvpath, sizeof csvpath, "%s/results.csv", outdir);
+    if (o.dump[0]) {
+        int d = outdir_make_dump(o.dump, err, sizeof err);
+        if (d) {
+            fprintf(stderr, "%s\n", err);
+            return d;
+        }
+        run->dump_dir = o.dump;
+    }
+    run->trace_steps = o.steps;
     char ctx[24][ENV_LINE];
     int nctx = 0;
     env_context_lines(&r.env, o.command, ctx, &nctx, 24);

@@ -20,7 +20,8 @@ void opts_usage(FILE *f)
         "  --suite LIST       comma-separated suites, or all (default all; see --list)\n"
         "  --backend LIST     comma-separated backends (default: every backend of each suite)\n"
         "  --sizes LIST       problems, comma-separated, in each suite's syntax (see --list):\n"
-        "                     matmul N or MxNxK; stream elements; transfer bytes\n"
+        "                     matmul N or MxNxK; stream elements; transfer bytes;\n"
+        "                     conv mb32ic64ih56oc64kh3ph1; train cnn-b64\n"
         "  --mode LIST        modes to run: host (CPU rows), resident, sync-pinned, ...\n"
         "  --quick            a few small sizes (a smoke run, well under a minute)\n"
         "  --reps N           exactly N timed repetitions per case\n"
@@ -32,6 +33,11 @@ void opts_usage(FILE *f)
         "  --json FILE        also write the run as Google Benchmark JSON\n"
         "  --no-plots         do not render charts\n"
         "  --plot DIR         re-render the charts and report of an earlier run, then exit\n"
+        "  --steps N          train: record the loss of N steps from the initial parameters\n"
+        "                     per case (the trace column and loss chart; default: the 3\n"
+        "                     checked steps; at most 300)\n"
+        "  --dump DIR         train: write step 1 of every case as .npy files into\n"
+        "                     DIR/<case>-<backend>[-<mode>]/ (DIR new or empty)\n"
         "  --emulate          run GPU cases on the CUDA host emulator (correctness only)\n"
         "  --device N         GPU to use (default 0)\n"
         "  --cuda-sync        synchronize after every GPU launch (debugging)\n"
@@ -164,6 +170,19 @@ int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap)
             if (parse_pos_int(val, 1000000, &v))
                 return fail(err, errcap, "bench: bad --reps '%s' (want an integer from 1 to 1000000)", val);
             o->reps = (int)v;
+        } else if (FLAG("--steps")) {
+            NEED_VAL();
+            long v;
+            if (parse_pos_int(val, OPT_MAX_STEPS, &v))
+                return fail(err, errcap, "bench: bad --steps '%s' (want an integer from 1 to %d)",
+                            val, OPT_MAX_STEPS);
+            o->steps = (int)v;
+        } else if (FLAG("--dump")) {
+            NEED_VAL();
+            if (!*val || strlen(val) >= sizeof o->dump - 300)
+                return fail(err, errcap, "bench: bad --dump '%.60s%s' (a path of 1 to %zu characters)",
+                            val, strlen(val) > 60 ? "..." : "", sizeof o->dump - 301);
+            snprintf(o->dump, sizeof o->dump, "%s", val);
         } else if (FLAG("--threads")) {
             NEED_VAL();
             long v;
@@ -214,7 +233,7 @@ int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap)
         if (val && !(FLAG("--suite") || FLAG("--backend") || FLAG("--sizes") || FLAG("--mode") ||
                      FLAG("--reps") || FLAG("--threads") || FLAG("--device") ||
                      FLAG("--min-time") || FLAG("--baseline") || FLAG("--out") ||
-                     FLAG("--json") || FLAG("--plot")))
+                     FLAG("--json") || FLAG("--plot") || FLAG("--steps") || FLAG("--dump")))
             return fail(err, errcap, "bench: option '%s' takes no value", name);
 #undef FLAG
 #undef NEED_VAL

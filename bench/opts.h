@@ -10,6 +10,7 @@
 #define OPT_MAX_LIST 32
 #define OPT_PATH 1024
 #define OPT_MAX_THREADS 4096
+#define OPT_MAX_STEPS 300   /* the trace column holds 300 losses */
 
 typedef struct bench_opts {
     const char *suites[OPT_MAX_LIST];   /* expanded: "all" -> every suite */
@@ -35,6 +36,8 @@ typedef struct bench_opts {
     int device;
     int device_given;
     int cuda_sync;
+    int steps;           /* train: steps the loss trace records (0: the checked steps) */
+    char dump[OPT_PATH]; /* train: folder for step 1 of every case ("": none) */
     char command[2048];  /* the command line, for the record */
 } bench_opts;
 

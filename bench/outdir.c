@@ -434,3 +434,38 @@ void outdir_link_latest(const char *dir)
     if (symlink(name, "results/latest.tmp") == 0 && rename("results/latest.tmp", "results/latest") != 0)
         unlink("results/latest.tmp");
 }
+
+int outdir_check_dump(const char *dir, char *err, size_t errcap)
+{
+    struct stat st;
+    if (stat(dir, &st) == 0) {
+        if (!S_ISDIR(st.st_mode)) {
+            snprintf(err, errcap, "bench: --dump '%s' is not a folder", dir);
+            return 2;
+        }
+        if (has_files(dir)) {
+            snprintf(err, errcap, "bench: --dump '%s' is not empty (an earlier dump?); choose a new "
+                                  "or empty folder", dir);
+            return 2;
+        }
+        if (access(dir, W_OK | X_OK) != 0) {
+            snprintf(err, errcap, "bench: --dump '%s' is not writable", dir);
+            return 2;
+        }
+        return 0;
+    }
+    return check_creatable(dir, "--dump", err, errcap);
+}
+
+int outdir_make_dump(const char *dir, char *err, size_t errcap)
+{
+    if ((mkdir_parents(dir) != 0 || mkdir(dir, 0777) != 0) && errno != EEXIST) {
+        snprintf(err, errcap, "bench: cannot create --dump '%s': %s", dir, strerror(errno));
+        return 1;
+    }
+    if (has_files(dir)) { /* filled since it was checked: never mix two runs' dumps */
+        snprintf(err, errcap, "bench: --dump '%s' is not empty", dir);
+        return 2;
+    }
+    return 0;
+}

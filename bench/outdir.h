@@ -35,6 +35,12 @@ int outdir_check_file(const char *path, char *err, size_t errcap);
  * 0, or 2 with err. */
 int outdir_check_json(const char *json, const char *run_dir, char *err, size_t errcap);
 
+/* --dump DIR, checked before any work: a new folder (creatable) or an empty
+ * one. 0, or 2 with err. */
+int outdir_check_dump(const char *dir, char *err, size_t errcap);
+/* Creates it (with parents) just before the run; still empty. 0; 1 or 2 with err. */
+int outdir_make_dump(const char *dir, char *err, size_t errcap);
+
 /* Whether name is one of the files a run writes into its folder. */
 int outdir_is_run_file(const char *name);
 

@@ -2,7 +2,6 @@
 #include "phase.h"
 #include "timer.h"
 
-#include <stdio.h>
 #include <string.h>
 
 static struct {
@@ -34,26 +33,20 @@ void phase_mark(const char *name, void *stream)
     P.stream = stream;
 }
 
-int phase_end(char *out, size_t cap)
+int phase_end(const char **names, double *ms, int cap)
 {
-    size_t used = 0;
-    int rc = 0;
-    out[0] = '\0';
-    if (!P.on || P.n == 0) {
+    int n = P.n;
+    if (!P.on || n == 0) {
         P.on = 0;
         return -1;
     }
-    P.t[P.n] = now_synced(P.stream);
-    for (int i = 0; i < P.n && !P.failed; i++) {
-        int w = snprintf(out + used, cap - used, "%s%s=%.4g", i ? ";" : "", P.name[i],
-                         P.t[i + 1] - P.t[i]);
-        if (w < 0 || (size_t)w >= cap - used) break;
-        used += (size_t)w;
-    }
-    if (P.failed) {
-        out[0] = '\0';
-        rc = -1;
-    }
+    P.t[n] = now_synced(P.stream);
     P.on = 0;
-    return rc;
+    if (P.failed) return -1;
+    if (n > cap) n = cap;
+    for (int i = 0; i < n; i++) {
+        names[i] = P.name[i];
+        ms[i] = P.t[i + 1] - P.t[i];
+    }
+    return n;
 }

@@ -4,6 +4,7 @@
 #include "errmsg.h"
 #include "interrupt.h"
 #include "phase.h"
+#include "stats.h"
 
 #include <errno.h>
 #include <sys/stat.h>
@@ -226,6 +227,36 @@ static int dump_case(const runner *r, const suite_def *s, const problem *p, cons
     return s->dump(p, in, out, dir);
 }
 
+/* Step suites: a few more steps by phase (phase.h); the row's phase_ms gets
+ * each phase's median. 0, or -1 when a step failed. */
+static int profile_phases(const runner *r, case_exec *ex, int gpu, result_row *row)
+{
+    enum { STEPS = 5 };
+    const char *names[PHASE_MAX];
+    double ms[STEPS][PHASE_MAX], col[STEPS], dummy;
+    int n = -1, steps = gpu && r->gpu->emulated ? 1 : STEPS;
+    size_t used = 0;
+    for (int k = 0; k < steps; k++) {
+        phase_begin(gpu ? r->gpu_sync : NULL);
+        dummy = -1;
+        int rc = ex->run(ex->st, &dummy);
+        int got = phase_end(names, ms[k], PHASE_MAX);
+        if (rc) return -1;
+        if (got < 0 || (n >= 0 && got != n)) return 0;   /* no phases marked: no column */
+        n = got;
+    }
+    for (int i = 0; i < n; i++) {
+        stats_summary st;
+        for (int k = 0; k < steps; k++) col[k] = ms[k][i];
+        if (stats_summarize(col, steps, &st)) return 0;
+        int w = snprintf(row->phase_ms + used, sizeof row->phase_ms - used, "%s%s=%.4g",
+                         i ? ";" : "", names[i], st.median);
+        if (w < 0 || (size_t)w >= sizeof row->phase_ms - used) break;
+        used += (size_t)w;
+    }
+    return 0;
+}
+
 /* Runs an opened case: the checked run (a step suite's checked steps), then
  * the measure loop; fills row. */
 static void exec_case(runner *r, const suite_def *s, const backend_def *b, const problem *p,
@@ -288,15 +319,9 @@ static void exec_case(runner *r, const suite_def *s, const backend_def *b, const
         row_fail(row, "error: %s", err_get());
         return;
     }
-    if (s->steps > 0) { /* one more step, by phase */
-        phase_begin(gpu ? r->gpu_sync : NULL);
-        dummy = -1;
-        if (ex->run(ex->st, &dummy)) {
-            phase_end(row->phase_ms, sizeof row->phase_ms);
-            row_fail(row, "error while profiling a step: %s", err_get());
-            return;
-        }
-        phase_end(row->phase_ms, sizeof row->phase_ms);
+    if (s->steps > 0 && profile_phases(r, ex, gpu, row)) {
+        row_fail(row, "error while profiling a step: %s", err_get());
+        return;
     }
     /* the row points into m's samples until emitted */
 }
