@@ -455,7 +455,11 @@ static int ex_finish(void *p, const measure_result *mr, result_row *row)
     if (st->m->kind == GPU_RESIDENT) {
         row->compute_ms = mr->stats.median;
     } else if (st->m->kind == GPU_PREFETCH) {
-        /* the batch's copy hides behind the step: max(H2D, compute + D2H) */
+        /* the batch's copy hides behind the step: max(H2D, compute + D2H);
+         * the prefetched batch is dropped first (the serial run copies into
+         * slot 0) and the next step fetches its own again */
+        CUDA_TRY(cudaStreamSynchronize(st->s[1]));
+        st->primed = 0;
         if (serial_split(st, serial)) return -1;
         double h = serial[SPLIT_H2D_SHARED] + serial[SPLIT_H2D_IN];
         double ideal = fmax(h, serial[SPLIT_COMPUTE] + serial[SPLIT_D2H]);
@@ -489,6 +493,8 @@ static int ex_finish(void *p, const measure_result *mr, result_row *row)
         row->d2h_ms = median_tail(st->split[SPLIT_D2H], st->nsplit, mr->n);
     }
     return 0;
+fail:
+    return -1;
 }
 
 static void ex_close(void *p)
