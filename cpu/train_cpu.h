@@ -3,9 +3,12 @@
  * Contract: ops/train_ops.h (shared with kernels/train_cuda.h), stated there
  * once: fp32 row-major / NCHW, int32 labels and argmax indices, host memory,
  * `stream` ignored (NULL), every output element written except in-place
- * updates, 0 or non-zero after err_set. Sizes are checked on entry (negative
- * counts, gemm leading dimensions too small, labels out of range) and named
- * in the error.
+ * updates, 0 or non-zero after err_set. Arguments are checked on entry
+ * (cpu/train_args.h: negative counts, gemm sizes < 1 or leading dimensions
+ * too small, labels outside [0, classes), a maxpool_bwd arg outside its
+ * output's window) and the bad value named in the error.
+ * Choices the contract leaves open (cpu/train_naive.c): relu passes NaN
+ * (y = x where x > 0 or x is NaN); maxpool's first NaN in window order wins.
  * Threads: TRAIN_OPS_CPU_NAIVE is serial; the others use cpu_threads_set()'s
  * count (OpenMP's for our loops, OpenBLAS's for its sgemm, oneDNN runs on
  * the same libgomp). Elementwise ops run serially below a size threshold

@@ -276,8 +276,10 @@ static void relu_rules(const table *t)
 
 typedef struct { int planes, H, W; } pdims;
 /* odd planes (floor mode), 28x28 (above the parallel threshold), many odd
- * planes (parallel, odd), too small for a window */
-static const pdims POOLS[] = {{3, 5, 7}, {64, 28, 28}, {1000, 7, 5}, {2, 1, 6}, {2, 6, 1}};
+ * planes (parallel, odd), too small for a window; output rows of 5, 4 and 9
+ * windows (train_elem.c's groups of 4, the last one overlapping) */
+static const pdims POOLS[] = {{3, 5, 7},  {64, 28, 28}, {1000, 7, 5}, {2, 1, 6},
+                              {2, 6, 1},  {5, 9, 11},   {3, 8, 8},    {2, 4, 18}};
 
 /* x from {-1, 0, 1} when `ties`, so that windows hold equal maxima. */
 static void pool_case(const table *t, const pdims *p, int ties)
