@@ -104,7 +104,9 @@ float *gemm_scratch(int slot, size_t bytes)
 }
 
 /* Below this many FLOPs a call runs on one thread (measured crossover). */
-#define GEMM_SERIAL_FLOPS (2.0 * 48 * 48 * 48)
+#define GEMM_SERIAL_FLOPS (2.0 * 100 * 100 * 100)
+/* Below this many FLOPs a one-thread call takes the small path. */
+#define GEMM_SMALL_FLOPS (2.0 * 160 * 160 * 160)
 
 static size_t round64(size_t bytes) { return (bytes + 63) & ~(size_t)63; }
 
@@ -257,6 +259,10 @@ int gemm_cpu_omp_t(int ta, int tb, int M, int N, int K, float alpha, const float
         return gemm_omp_gemv(ta, M, K, alpha, A, lda, B, tb ? 1 : ldb, beta, C, ldc, nt);
     if (M == 1)
         return gemm_omp_gemv(!tb, N, K, alpha, B, ldb, A, ta ? lda : 1, beta, C, 1, nt);
+
+    /* Small products: one thread, operands read in place. */
+    if (nt == 1 && flops < GEMM_SMALL_FLOPS && gemm_omp_small_ok())
+        return gemm_omp_small(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 
     /* C^T = op(B)^T op(A)^T when that pads less (e.g. N = 10 on NR = 32 wastes
      * 69% of each tile, M = 10 on MR = 12 only 17%): the operands swap roles,

@@ -1,7 +1,8 @@
 /* cpu/gemm_omp_impl.h - internals of cpu-omp's GEMM, shared by its files:
  *   gemm_omp.c       the driver (paths, blocking, threads, buffers),
  *   gemm_omp_kern.c  micro-kernels and packing routines,
- *   gemm_omp_gemv.c  the matrix-vector path (M == 1 or N == 1).
+ *   gemm_omp_gemv.c  the matrix-vector path (M == 1 or N == 1),
+ *   gemm_omp_small.c the small-problem path (one thread, A never packed).
  * Nothing here is part of the backend contract (gemm_cpu.h). */
 #ifndef GEMM_OMP_IMPL_H
 #define GEMM_OMP_IMPL_H
@@ -43,6 +44,13 @@ void gemm_pack_cols(int kc, int n, int r, const float *X, long ld, float *dst, i
  * Runs on nt threads.  Returns 0, or 1 (err_set) when out of memory. */
 int gemm_omp_gemv(int xt, int m, int K, float alpha, const float *X, long ldx,
                   const float *v, long incv, float beta, float *y, long incy, int nt);
+
+/* C = alpha*op(A)*op(B) + beta*C on the calling thread, reading A and (unless
+ * tb) B in place.  Needs gemm_omp_small_ok() (AVX-512F).  Returns 0, or 1
+ * (err_set) when out of memory for packing B^T. */
+int gemm_omp_small_ok(void);
+int gemm_omp_small(int ta, int tb, int M, int N, int K, float alpha, const float *A, long lda,
+                   const float *B, long ldb, float beta, float *C, long ldc);
 
 /* A per-thread scratch buffer of at least bytes (64-byte aligned), kept and
  * grown across calls, freed when the thread exits.  NULL when out of memory.
