@@ -104,9 +104,28 @@ float *gemm_scratch(int slot, size_t bytes)
 }
 
 /* Below this many FLOPs a call runs on one thread (measured crossover). */
-#define GEMM_SERIAL_FLOPS (2.0 * 100 * 100 * 100)
-/* Below this many FLOPs a one-thread call takes the small path. */
+#ifndef GEMM_SERIAL_FLOPS /* (-D for tuning builds) */
+#define GEMM_SERIAL_FLOPS (2.0 * 160 * 160 * 160)
+#endif
+/* Below this many FLOPs the direct path is taken whatever the shape. */
+#ifndef GEMM_SMALL_FLOPS
 #define GEMM_SMALL_FLOPS (2.0 * 160 * 160 * 160)
+#endif
+
+/* The direct path (gemm_omp_small.c: A never packed, B only when B^T) wins
+ * where packing is a large share of the work, i.e. one dimension is short,
+ * or the product is small; it has no K blocking, so K and A are bounded to
+ * keep a K x 32 panel of B and all of op(A) in L2.  Measured, 1 thread,
+ * direct / blocked time: 64x1568x128 0.80, 128x1568x64 0.68, 256x1024x10
+ * 0.37, 127x129x131 0.81, 64x128x1568 1.04; but 256^3 1.06, 512^3 1.18,
+ * 256x1024x1024 2.6 (A's rows 4 KiB apart alias in L1 without packing). */
+static int use_direct(int M, int N, int K)
+{
+    int least = M < N ? M : N;
+    if (K < least) least = K;
+    if (K > 2048 || (double)M * K > 256.0 * 1024) return 0;
+    return least <= 64 || 2.0 * M * N * K < GEMM_SMALL_FLOPS;
+}
 
 static size_t round64(size_t bytes) { return (bytes + 63) & ~(size_t)63; }
 
@@ -114,6 +133,70 @@ static size_t round64(size_t bytes) { return (bytes + 63) & ~(size_t)63; }
 static double padded_area(const gemm_kern_cfg *cf, int M, int N)
 {
     return (double)((M + cf->mr - 1) / cf->mr * cf->mr) * ((N + cf->nr - 1) / cf->nr * cf->nr);
+}
+
+/* One blocked call's shape, operands and blocking (read-only in threads). */
+typedef struct {
+    const gemm_kern_cfg *cf;
+    int ta, tb, M, N, K, KC, mp, nim, tn;
+    float alpha, beta;
+    const float *A, *B;
+    long lda, ldb, crs, ccs;
+    float *C, *Bp;
+} blk;
+
+/* Work item it of the column panel [jc, jc + nc) (ns slivers, packed in
+ * g->Bp): a chunk of rows x a group of slivers, every K block. */
+static void blocked_item(const blk *g, int jc, int nc, int ns, int it, float *myA, float *tile)
+{
+    const gemm_kern_cfg *cf = g->cf;
+    const int MR = cf->mr, NR = cf->nr, K = g->K, KC = g->KC;
+    const int im = it / g->tn, in = it % g->tn;
+    const int ic = (int)((long)g->mp * im / g->nim) * MR;
+    const int ie = (int)((long)g->mp * (im + 1) / g->nim) * MR;
+    const int mc = (ie < g->M ? ie : g->M) - ic;
+    const int s0 = (int)((long)ns * in / g->tn), s1 = (int)((long)ns * (in + 1) / g->tn);
+    const long crs = g->crs, ccs = g->ccs, lda = g->lda;
+    const float alpha = g->alpha;
+    if (mc <= 0) return;
+    for (int pc = 0; pc < K; pc += KC) {
+        const int kc = K - pc < KC ? K - pc : KC;
+        const float b = pc == 0 ? g->beta : 1.0f;
+        const float *Bk = g->Bp + (size_t)pc * ns * NR;
+        const int pa = (mc + MR - 1) / MR;
+        if (g->ta) gemm_pack_rows(kc, mc, MR, g->A + (size_t)pc * lda + ic, lda, myA, 0, pa);
+        else gemm_pack_cols(kc, mc, MR, g->A + (size_t)ic * lda + pc, lda, myA, 0, pa);
+        for (int s = s0; s < s1; ++s) {
+            const int j = s * NR, w = nc - j < NR ? nc - j : NR;
+            const float *bp = Bk + (size_t)s * kc * NR;
+            for (int ir = 0; ir < mc; ir += MR) {
+                const int h = mc - ir < MR ? mc - ir : MR;
+                const float *ap = myA + (size_t)ir * kc;
+                float *c = g->C + (size_t)(ic + ir) * crs + (size_t)(jc + j) * ccs;
+                if (h == MR && w == NR && ccs == 1) {
+                    cf->fn(kc, ap, bp, c, crs, alpha, b);
+                    continue;
+                }
+                /* edge or transposed tile: compute, then write back */
+                cf->fn(kc, ap, bp, tile, NR, 1.0f, 0.0f);
+                if (ccs == 1) {
+                    for (int y = 0; y < h; ++y)
+                        for (int x = 0; x < w; ++x) {
+                            float *cy = c + (size_t)y * crs + x;
+                            float v = alpha * tile[y * NR + x];
+                            *cy = b == 0.0f ? v : v + b * *cy;
+                        }
+                } else { /* C^T: its columns are contiguous */
+                    for (int x = 0; x < w; ++x)
+                        for (int y = 0; y < h; ++y) {
+                            float *cy = c + (size_t)x * ccs + (size_t)y * crs;
+                            float v = alpha * tile[y * NR + x];
+                            *cy = b == 0.0f ? v : v + b * *cy;
+                        }
+                }
+            }
+        }
+    }
 }
 
 /* The blocked product of op(A) [M x K] and op(B) [K x N] on nt threads into
@@ -165,8 +248,13 @@ static int gemm_blocked(const gemm_kern_cfg *cf, int ta, int tb, int M, int N, i
      * tm of them so equal threads get equal shares) x tn sliver groups. */
     const int mcp = MC / MR, nim = tm * ((mp + tm * mcp - 1) / (tm * mcp));
     const int nkk = (K + KC - 1) / KC; /* K blocks actually used */
+    const blk g = {cf, ta, tb, M, N, K, KC, mp, nim, tn, alpha, beta, A, B, lda, ldb,
+                   crs, ccs, C, Bp};
 
-#pragma omp parallel num_threads(nt)
+    /* Every barrier is a place where a thread the OS has preempted stalls the
+     * others (on a loaded 2-vCPU machine, a whole time slice): the last
+     * panel's items end with the region's own barrier only (nowait). */
+#pragma omp parallel num_threads(nt) if (nt > 1)
     {
         float *myA = (float *)((char *)Ap + asz * (size_t)omp_get_thread_num());
         _Alignas(64) float tile[GEMM_MAX_TILE];
@@ -178,60 +266,20 @@ static int gemm_blocked(const gemm_kern_cfg *cf, int ta, int tb, int M, int N, i
              * thread the OS preempts does not hold back the others. */
 #pragma omp for schedule(dynamic, 1)
             for (int u = 0; u < nkk * nsg; ++u) {
-                const int pc = u / nsg * KC, g = u % nsg;
+                const int pc = u / nsg * KC, gi = u % nsg;
                 const int kc = K - pc < KC ? K - pc : KC;
-                const int e = 8 * g + 8 < ns ? 8 * g + 8 : ns;
+                const int e = 8 * gi + 8 < ns ? 8 * gi + 8 : ns;
                 float *dst = Bp + (size_t)pc * ns * NR;
-                if (tb) gemm_pack_cols(kc, nc, NR, B + (size_t)jc * ldb + pc, ldb, dst, 8 * g, e);
-                else gemm_pack_rows(kc, nc, NR, B + (size_t)pc * ldb + jc, ldb, dst, 8 * g, e);
+                if (tb) gemm_pack_cols(kc, nc, NR, B + (size_t)jc * ldb + pc, ldb, dst, 8 * gi, e);
+                else gemm_pack_rows(kc, nc, NR, B + (size_t)pc * ldb + jc, ldb, dst, 8 * gi, e);
             } /* implicit barrier: the panel is complete */
+            if (jc + nc < N) { /* the barrier guards the next panel's packing */
 #pragma omp for schedule(dynamic, 1)
-            for (int it = 0; it < nim * tn; ++it) {
-                const int im = it / tn, in = it % tn;
-                const int ic = (int)((long)mp * im / nim) * MR;
-                const int ie = (int)((long)mp * (im + 1) / nim) * MR;
-                const int mc = (ie < M ? ie : M) - ic;
-                const int s0 = (int)((long)ns * in / tn), s1 = (int)((long)ns * (in + 1) / tn);
-                for (int pc = 0; pc < K; pc += KC) {
-                    const int kc = K - pc < KC ? K - pc : KC;
-                    const float b = pc == 0 ? beta : 1.0f;
-                    const float *Bk = Bp + (size_t)pc * ns * NR;
-                    if (mc <= 0) break;
-                    const int pa = (mc + MR - 1) / MR;
-                    if (ta) gemm_pack_rows(kc, mc, MR, A + (size_t)pc * lda + ic, lda, myA, 0, pa);
-                    else gemm_pack_cols(kc, mc, MR, A + (size_t)ic * lda + pc, lda, myA, 0, pa);
-                    for (int s = s0; s < s1; ++s) {
-                        const int j = s * NR, w = nc - j < NR ? nc - j : NR;
-                        const float *bp = Bk + (size_t)s * kc * NR;
-                        for (int ir = 0; ir < mc; ir += MR) {
-                            const int h = mc - ir < MR ? mc - ir : MR;
-                            const float *ap = myA + (size_t)ir * kc;
-                            float *c = C + (size_t)(ic + ir) * crs + (size_t)(jc + j) * ccs;
-                            if (h == MR && w == NR && ccs == 1) {
-                                cf->fn(kc, ap, bp, c, crs, alpha, b);
-                                continue;
-                            }
-                            /* edge or transposed tile: compute, then write back */
-                            cf->fn(kc, ap, bp, tile, NR, 1.0f, 0.0f);
-                            if (ccs == 1) {
-                                for (int y = 0; y < h; ++y)
-                                    for (int x = 0; x < w; ++x) {
-                                        float *cy = c + (size_t)y * crs + x;
-                                        float v = alpha * tile[y * NR + x];
-                                        *cy = b == 0.0f ? v : v + b * *cy;
-                                    }
-                            } else { /* C^T: its columns are contiguous */
-                                for (int x = 0; x < w; ++x)
-                                    for (int y = 0; y < h; ++y) {
-                                        float *cy = c + (size_t)x * ccs + (size_t)y * crs;
-                                        float v = alpha * tile[y * NR + x];
-                                        *cy = b == 0.0f ? v : v + b * *cy;
-                                    }
-                            }
-                        }
-                    }
-                }
-            } /* implicit barrier before the next panel is packed */
+                for (int it = 0; it < nim * tn; ++it) blocked_item(&g, jc, nc, ns, it, myA, tile);
+            } else {
+#pragma omp for schedule(dynamic, 1) nowait
+                for (int it = 0; it < nim * tn; ++it) blocked_item(&g, jc, nc, ns, it, myA, tile);
+            }
         }
     }
     return 0;
@@ -260,9 +308,9 @@ int gemm_cpu_omp_t(int ta, int tb, int M, int N, int K, float alpha, const float
     if (M == 1)
         return gemm_omp_gemv(!tb, N, K, alpha, B, ldb, A, ta ? lda : 1, beta, C, 1, nt);
 
-    /* Small products: one thread, operands read in place. */
-    if (nt == 1 && flops < GEMM_SMALL_FLOPS && gemm_omp_small_ok())
-        return gemm_omp_small(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    /* Small or thin products: operands read in place (see gemm_omp_small.c). */
+    if (use_direct(M, N, K) && gemm_omp_small_ok())
+        return gemm_omp_small(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, nt);
 
     /* C^T = op(B)^T op(A)^T when that pads less (e.g. N = 10 on NR = 32 wastes
      * 69% of each tile, M = 10 on MR = 12 only 17%): the operands swap roles,

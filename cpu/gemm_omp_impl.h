@@ -2,7 +2,7 @@
  *   gemm_omp.c       the driver (paths, blocking, threads, buffers),
  *   gemm_omp_kern.c  micro-kernels and packing routines,
  *   gemm_omp_gemv.c  the matrix-vector path (M == 1 or N == 1),
- *   gemm_omp_small.c the small-problem path (one thread, A never packed).
+ *   gemm_omp_small.c the small/thin-problem path (A never packed).
  * Nothing here is part of the backend contract (gemm_cpu.h). */
 #ifndef GEMM_OMP_IMPL_H
 #define GEMM_OMP_IMPL_H
@@ -45,12 +45,12 @@ void gemm_pack_cols(int kc, int n, int r, const float *X, long ld, float *dst, i
 int gemm_omp_gemv(int xt, int m, int K, float alpha, const float *X, long ldx,
                   const float *v, long incv, float beta, float *y, long incy, int nt);
 
-/* C = alpha*op(A)*op(B) + beta*C on the calling thread, reading A and (unless
- * tb) B in place.  Needs gemm_omp_small_ok() (AVX-512F).  Returns 0, or 1
+/* C = alpha*op(A)*op(B) + beta*C on nt threads, reading A and (unless tb) B
+ * in place.  Needs gemm_omp_small_ok() (AVX-512F).  Returns 0, or 1
  * (err_set) when out of memory for packing B^T. */
 int gemm_omp_small_ok(void);
 int gemm_omp_small(int ta, int tb, int M, int N, int K, float alpha, const float *A, long lda,
-                   const float *B, long ldb, float beta, float *C, long ldc);
+                   const float *B, long ldb, float beta, float *C, long ldc, int nt);
 
 /* A per-thread scratch buffer of at least bytes (64-byte aligned), kept and
  * grown across calls, freed when the thread exits.  NULL when out of memory.

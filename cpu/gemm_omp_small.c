@@ -109,39 +109,63 @@ int gemm_omp_small_ok(void)
 #endif
 }
 
+#if defined(__x86_64__)
+/* Row tiles [t0, t1) of panel p: C[rows, p*32 : p*32+32] from op(A)'s rows
+ * and op(B)'s panel b (row stride bs). */
+static void run_panel(int ta, int M, int N, int K, int p, int t0, int t1, float alpha,
+                      const float *A, long lda, const float *b, long bs, float beta, float *C,
+                      long ldc)
+{
+    const int j0 = p * 32, w = N - j0 < 32 ? N - j0 : 32, nv = w > 16 ? 2 : 1;
+    const __mmask16 m0 = mask_of(w), m1 = mask_of(w - 16);
+    for (int t = t0; t < t1; ++t) {
+        const int i0 = t * 12, h = M - i0 < 12 ? M - i0 : 12;
+        float *c = C + (size_t)i0 * ldc + j0;
+        if (ta) tile_at(h, nv, K, A + i0, lda, b, bs, m0, m1, c, ldc, alpha, beta);
+        else tile_a(h, nv, K, A + (size_t)i0 * lda, lda, b, bs, m0, m1, c, ldc, alpha, beta);
+    }
+}
+#endif
+
 int gemm_omp_small(int ta, int tb, int M, int N, int K, float alpha, const float *A, long lda,
-                   const float *B, long ldb, float beta, float *C, long ldc)
+                   const float *B, long ldb, float beta, float *C, long ldc, int nt)
 {
 #if defined(__x86_64__)
-    const float *Bp = B;
-    long bpanel = 0, bs = ldb; /* op(B)'s panel j0/32 starts at Bp + (j0/32)*bpanel */
+    const int np = (N + 31) / 32, nmt = (M + 11) / 12; /* 32-column panels, 12-row tiles */
+    float *Bp = NULL; /* B^T packed: panel p, K x 32, at Bp + p*K*32 */
     if (tb) {
-        const int np = (N + 31) / 32;
-        float *buf = gemm_scratch(0, sizeof(float) * (size_t)np * K * 32);
-        if (!buf) {
+        Bp = gemm_scratch(0, sizeof(float) * (size_t)np * K * 32);
+        if (!Bp) {
             err_set("gemm_cpu_omp: out of memory packing a %d x %d B^T", K, N);
             return 1;
         }
-        gemm_pack_cols(K, N, 32, B, ldb, buf, 0, np);
-        Bp = buf;
-        bpanel = (long)K * 32;
-        bs = 32;
     }
-    for (int j0 = 0; j0 < N; j0 += 32) {
-        const int w = N - j0 < 32 ? N - j0 : 32, nv = w > 16 ? 2 : 1;
-        const __mmask16 m0 = mask_of(w), m1 = mask_of(w - 16);
-        const float *b = tb ? Bp + (size_t)(j0 / 32) * bpanel : Bp + j0;
-        for (int i0 = 0; i0 < M; i0 += 12) {
-            const int h = M - i0 < 12 ? M - i0 : 12;
-            float *c = C + (size_t)i0 * ldc + j0;
-            if (ta) tile_at(h, nv, K, A + i0, lda, b, bs, m0, m1, c, ldc, alpha, beta);
-            else tile_a(h, nv, K, A + (size_t)i0 * lda, lda, b, bs, m0, m1, c, ldc, alpha, beta);
+    /* Work items: a panel and a run of row tiles; rows are split only when
+     * there are too few panels to go round (N = 10 has one). */
+    int mb = 1;
+    if (nt > 1 && np < 4 * nt) mb = (4 * nt + np - 1) / np < nmt ? (4 * nt + np - 1) / np : nmt;
+    if (nt > np * mb) nt = np * mb;
+#define ITEM(it)                                                                              do {                                                                                          const int p_ = (it) / mb, r_ = (it) % mb;                                                 const float *b_ = tb ? Bp + (size_t)p_ * K * 32 : B + (size_t)p_ * 32;                     run_panel(ta, M, N, K, p_, (int)((long)nmt * r_ / mb), (int)((long)nmt * (r_ + 1) / mb),                   alpha, A, lda, b_, tb ? 32 : ldb, beta, C, ldc);                            } while (0)
+    if (nt <= 1) {
+        if (tb) gemm_pack_cols(K, N, 32, B, ldb, Bp, 0, np);
+        for (int it = 0; it < np * mb; ++it) ITEM(it);
+        return 0;
+    }
+#pragma omp parallel num_threads(nt)
+    {
+        if (tb) { /* B^T's panels first, shared by every item */
+#pragma omp for schedule(dynamic, 1)
+            for (int p = 0; p < np; ++p)
+                gemm_pack_cols(K, N, 32, B, ldb, Bp, p, p + 1);
         }
+#pragma omp for schedule(dynamic, 1) nowait /* the region's barrier is enough */
+        for (int it = 0; it < np * mb; ++it) ITEM(it);
     }
+#undef ITEM
     return 0;
 #else
     (void)ta; (void)tb; (void)M; (void)N; (void)K; (void)alpha; (void)A; (void)lda;
-    (void)B; (void)ldb; (void)beta; (void)C; (void)ldc;
+    (void)B; (void)ldb; (void)beta; (void)C; (void)ldc; (void)nt;
     err_set("gemm_cpu_omp: the small path needs AVX-512F");
     return 1;
 #endif
