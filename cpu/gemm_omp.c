@@ -51,12 +51,14 @@
  * kept between calls and grown when a call needs more (gemm_scratch), freed
  * when that thread exits: no allocation per call.
  */
+#define _POSIX_C_SOURCE 200809L /* sched_yield */
 #include "gemm_cpu.h"
 #include "gemm_omp_impl.h"
 #include "errmsg.h"
 
 #include <omp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdlib.h>
 
@@ -125,6 +127,12 @@ static int use_direct(int M, int N, int K)
     if (K < least) least = K;
     if (K > 2048 || (double)M * K > 256.0 * 1024) return 0;
     return least <= 64 || 2.0 * M * N * K < GEMM_SMALL_FLOPS;
+}
+
+void gemm_yield_barrier(atomic_int *count, int target)
+{
+    atomic_fetch_add_explicit(count, 1, memory_order_acq_rel);
+    while (atomic_load_explicit(count, memory_order_acquire) < target) sched_yield();
 }
 
 static size_t round64(size_t bytes) { return (bytes + 63) & ~(size_t)63; }
@@ -251,11 +259,13 @@ static int gemm_blocked(const gemm_kern_cfg *cf, int ta, int tb, int M, int N, i
     const blk g = {cf, ta, tb, M, N, K, KC, mp, nim, tn, alpha, beta, A, B, lda, ldb,
                    crs, ccs, C, Bp};
 
-    /* Every barrier is a place where a thread the OS has preempted stalls the
-     * others (on a loaded 2-vCPU machine, a whole time slice): the last
-     * panel's items end with the region's own barrier only (nowait). */
+    /* Phases (pack a panel, compute it) end in gemm_yield_barrier, never in
+     * an OpenMP barrier that spins (nowait): see gemm_omp_impl.h. */
+    atomic_int arrived = 0;
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
+        const int team = omp_get_num_threads();
+        int phase = 0;
         float *myA = (float *)((char *)Ap + asz * (size_t)omp_get_thread_num());
         _Alignas(64) float tile[GEMM_MAX_TILE];
 
@@ -264,7 +274,7 @@ static int gemm_blocked(const gemm_kern_cfg *cf, int ta, int tb, int M, int N, i
             const int ns = (nc + NR - 1) / NR, nsg = (ns + 7) / 8;
             /* Pack the whole K x nc panel; dynamic scheduling everywhere, so a
              * thread the OS preempts does not hold back the others. */
-#pragma omp for schedule(dynamic, 1)
+#pragma omp for schedule(dynamic, 1) nowait
             for (int u = 0; u < nkk * nsg; ++u) {
                 const int pc = u / nsg * KC, gi = u % nsg;
                 const int kc = K - pc < KC ? K - pc : KC;
@@ -272,14 +282,11 @@ static int gemm_blocked(const gemm_kern_cfg *cf, int ta, int tb, int M, int N, i
                 float *dst = Bp + (size_t)pc * ns * NR;
                 if (tb) gemm_pack_cols(kc, nc, NR, B + (size_t)jc * ldb + pc, ldb, dst, 8 * gi, e);
                 else gemm_pack_rows(kc, nc, NR, B + (size_t)pc * ldb + jc, ldb, dst, 8 * gi, e);
-            } /* implicit barrier: the panel is complete */
-            if (jc + nc < N) { /* the barrier guards the next panel's packing */
-#pragma omp for schedule(dynamic, 1)
-                for (int it = 0; it < nim * tn; ++it) blocked_item(&g, jc, nc, ns, it, myA, tile);
-            } else {
-#pragma omp for schedule(dynamic, 1) nowait
-                for (int it = 0; it < nim * tn; ++it) blocked_item(&g, jc, nc, ns, it, myA, tile);
             }
+            gemm_yield_barrier(&arrived, team * ++phase); /* the panel is complete */
+#pragma omp for schedule(dynamic, 1) nowait
+            for (int it = 0; it < nim * tn; ++it) blocked_item(&g, jc, nc, ns, it, myA, tile);
+            gemm_yield_barrier(&arrived, team * ++phase); /* before the next panel's packing */
         }
     }
     return 0;

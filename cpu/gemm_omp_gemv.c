@@ -171,10 +171,16 @@ int gemm_omp_gemv(int xt, int m, int K, float alpha, const float *X, long ldx,
     }
     /* dynamic chunks: a thread the OS preempts does not hold back the rest */
     const int nch = ng < 8 * nt ? ng : 8 * nt;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
-    for (int c = 0; c < nch; ++c) {
-        const int i0 = (int)((long)ng * c / nch) * g, i1 = (int)((long)ng * (c + 1) / nch) * g;
-        fn(i0, i1 < m ? i1 : m, K, alpha, X, ldx, v, beta, y, incy);
+    atomic_int arrived = 0; /* the end is a gemm_yield_barrier (gemm_omp_impl.h) */
+#pragma omp parallel num_threads(nt)
+    {
+#pragma omp for schedule(dynamic, 1) nowait
+        for (int c = 0; c < nch; ++c) {
+            const int i0 = (int)((long)ng * c / nch) * g;
+            const int i1 = (int)((long)ng * (c + 1) / nch) * g;
+            fn(i0, i1 < m ? i1 : m, K, alpha, X, ldx, v, beta, y, incy);
+        }
+        gemm_yield_barrier(&arrived, omp_get_num_threads());
     }
     return 0;
 }

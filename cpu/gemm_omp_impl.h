@@ -7,6 +7,7 @@
 #ifndef GEMM_OMP_IMPL_H
 #define GEMM_OMP_IMPL_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 /* C[MR x NR] (row stride ldc) = alpha * Ap * Bp + beta * C, where Ap is a
@@ -51,6 +52,15 @@ int gemm_omp_gemv(int xt, int m, int K, float alpha, const float *X, long ldx,
 int gemm_omp_small_ok(void);
 int gemm_omp_small(int ta, int tb, int M, int N, int K, float alpha, const float *A, long lda,
                    const float *B, long ldb, float beta, float *C, long ldc, int nt);
+
+/* The barrier the parallel regions use between their phases and before they
+ * end: counts the thread in (*count += 1) and waits, yielding the CPU, until
+ * *count >= target.  An OpenMP barrier spins for GOMP's spin count (~12 ms
+ * on this CPU) before it sleeps, and on an oversubscribed machine that spin
+ * holds the core a partner thread needs to finish: measured, 2-thread calls
+ * of ~100 us taking 6-12 ms whenever other processes kept both vCPUs busy.
+ * With every thread past this barrier, the region's own barrier is brief. */
+void gemm_yield_barrier(atomic_int *count, int target);
 
 /* A per-thread scratch buffer of at least bytes (64-byte aligned), kept and
  * grown across calls, freed when the thread exits.  NULL when out of memory.

@@ -17,6 +17,7 @@
 #include "gemm_omp_impl.h"
 #include "errmsg.h"
 
+#include <omp.h>
 #include <stddef.h>
 
 #if defined(__x86_64__)
@@ -154,15 +155,18 @@ int gemm_omp_small(int ta, int tb, int M, int N, int K, float alpha, const float
         for (int it = 0; it < np * mb; ++it) ITEM(it);
         return 0;
     }
+    atomic_int arrived = 0; /* phases end in gemm_yield_barrier (gemm_omp_impl.h) */
 #pragma omp parallel num_threads(nt)
     {
+        const int team = omp_get_num_threads();
         if (tb) { /* B^T's panels first, shared by every item */
-#pragma omp for schedule(dynamic, 1)
-            for (int p = 0; p < np; ++p)
-                gemm_pack_cols(K, N, 32, B, ldb, Bp, p, p + 1);
+#pragma omp for schedule(dynamic, 1) nowait
+            for (int p = 0; p < np; ++p) gemm_pack_cols(K, N, 32, B, ldb, Bp, p, p + 1);
+            gemm_yield_barrier(&arrived, team);
         }
-#pragma omp for schedule(dynamic, 1) nowait /* the region's barrier is enough */
+#pragma omp for schedule(dynamic, 1) nowait
         for (int it = 0; it < np * mb; ++it) ITEM(it);
+        gemm_yield_barrier(&arrived, team * (tb ? 2 : 1));
     }
 #undef ITEM
     return 0;
