@@ -109,6 +109,10 @@ float *gemm_scratch(int slot, size_t bytes)
 #ifndef GEMM_SERIAL_FLOPS /* (-D for tuning builds) */
 #define GEMM_SERIAL_FLOPS (2.0 * 160 * 160 * 160)
 #endif
+/* A product with a dimension this short or shorter takes the direct path. */
+#ifndef GEMM_DIRECT_THIN
+#define GEMM_DIRECT_THIN 64
+#endif
 /* Below this many FLOPs the direct path is taken whatever the shape. */
 #ifndef GEMM_SMALL_FLOPS
 #define GEMM_SMALL_FLOPS (2.0 * 160 * 160 * 160)
@@ -126,7 +130,7 @@ static int use_direct(int M, int N, int K)
     int least = M < N ? M : N;
     if (K < least) least = K;
     if (K > 2048 || (double)M * K > 256.0 * 1024) return 0;
-    return least <= 64 || 2.0 * M * N * K < GEMM_SMALL_FLOPS;
+    return least <= GEMM_DIRECT_THIN || 2.0 * M * N * K < GEMM_SMALL_FLOPS;
 }
 
 void gemm_yield_barrier(atomic_int *count, int target)
