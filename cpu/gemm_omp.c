@@ -3,11 +3,15 @@
  * C = alpha*op(A)*op(B) + beta*C, row-major fp32, contract in gemm_cpu.h;
  * op(X) is X or X^T (gemm_cpu_omp_t).  This file is the driver; the
  * micro-kernels and packing routines are in gemm_omp_kern.c, the
- * matrix-vector path in gemm_omp_gemv.c.
+ * matrix-vector path in gemm_omp_gemv.c, the direct path in gemm_omp_small.c.
  *
  * Paths, chosen per call:
  *   M == 1 or N == 1  -> matrix-vector (gemm_omp_gemv): no packing, no tile
- *                        padding; the matrix is streamed once.
+ *                        padding; the matrix is streamed once (4096x1x4096:
+ *                        1.3-3x OpenBLAS, which runs it as a GEMM).
+ *   small or thin     -> direct (gemm_omp_small, AVX-512F): A read in place,
+ *                        B too unless B^T; below 2*160^3 FLOPs, or with a
+ *                        dimension <= 64 (use_direct, measured there).
  *   otherwise         -> the blocked GEMM below, on C or on C^T = op(B)^T
  *                        op(A)^T, whichever pads fewer MR x NR tiles (N = 10
  *                        fills 10/32 of a tile's columns, but 10/12 of its
@@ -39,14 +43,22 @@
  *           small MC measured 2-5% faster than MC=240..960.
  *   NC<=4096, and K*NC*4 <= 16 MiB: the packed panel lives in L3 (105 MiB);
  *           n <= 2048 needs a single panel, so only 2 barriers per call.
- * Threads: omp_get_max_threads(), but one below GEMM_SERIAL_FLOPS.  Work
+ * Threads: omp_get_max_threads(), but one below GEMM_SERIAL_FLOPS = 2*160^3,
+ * the measured crossover (one thread's time / two threads', the direct path
+ * against the blocked one: 0.23 at 48^3, 0.58 at 112^3, 0.95-1.01 at 160^3,
+ * 1.08-1.16 at 192^3, 1.5 at 256^3): a parallel call costs ~5 us more.  Work
  * items are row chunks (whole MR panels, at most MC rows, a multiple of tm
  * of them so that equal threads get equal shares) times tn groups of NR
  * slivers (tn > 1 only when M is too short to split); tm x tn = threads, the
  * factorisation with the smallest per-thread share.  Items and B packing use
  * schedule(dynamic): on this shared 2-vCPU machine a thread preempted by
  * another process would otherwise stall the whole call (measured: median
- * 19 -> 141 GFLOP/s at n=512 under load).
+ * 19 -> 141 GFLOP/s at n=512 under load).  Phases end in gemm_yield_barrier
+ * rather than an OpenMP barrier (which spins ~12 ms here before sleeping, on
+ * the core a co-scheduled partner may need; see gemm_omp_impl.h).  GOMP
+ * still spins between regions and in the region's final barrier, so under
+ * heavy outside load 2-thread calls can lose a time slice each; the default
+ * OMP_WAIT_POLICY is the user's to change (passive removes it).
  * Buffers: one per calling thread (packed B panel + one A block per worker),
  * kept between calls and grown when a call needs more (gemm_scratch), freed
  * when that thread exits: no allocation per call.
