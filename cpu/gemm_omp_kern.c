@@ -4,7 +4,8 @@
  * Micro-kernels, chosen once at run time with __builtin_cpu_supports (the
  * file is built without -march, so each one carries its own target attribute):
  *   AVX-512F  MR=12 NR=32: 24 zmm accumulators + 2 B vectors + 1 broadcast of
- *             A; per k: 2 vector loads + 12 broadcasts feed 24 FMAs.
+ *             A; per k: 2 vector loads + 12 broadcasts feed 24 FMAs, and
+ *             software prefetches 8 k ahead in both panels.
  *   AVX2+FMA  MR=6  NR=16: 12 ymm accumulators, the classic Haswell shape.
  *   plain C   MR=4  NR=16: portable fallback (any architecture).
  * Packing is vectorised: rows are copied in constant-size chunks with k
@@ -75,6 +76,12 @@ static void ukernel_avx512(long kc, const float *A, const float *B, float *C,
     Z_ROWS(Z_PF)
     for (long k = 0; k < kc; ++k) {
         __m512 b0 = _mm512_load_ps(B), b1 = _mm512_load_ps(B + 16);
+        /* 8 k ahead: measured 1.05x at 1024^3 and 2048^3 on 1 thread (the
+         * hardware prefetchers alone left the kernel waiting; 4 or 16 ahead
+         * measured the same as 8) */
+        _mm_prefetch((const char *)(B + ZNR * 8), _MM_HINT_T0);
+        _mm_prefetch((const char *)(B + ZNR * 8 + 16), _MM_HINT_T0);
+        _mm_prefetch((const char *)(A + ZMR * 8), _MM_HINT_T0);
         Z_ROWS(Z_FMA)
         A += ZMR;
         B += ZNR;
