@@ -34,7 +34,9 @@ int gemm_cpu_naive(int M, int N, int K, float alpha, const float *A, int lda,
 int gemm_cpu_omp(int M, int N, int K, float alpha, const float *A, int lda,
                  const float *B, int ldb, float beta, float *C, int ldc);
 /* op(A) [M x K] * op(B) [K x N]: ta != 0 means A is stored K x M (lda >= M) and A^T is used;
- * tb != 0 means B is stored N x K (ldb >= K) and B^T is used. Otherwise as gemm_cpu_omp. */
+ * tb != 0 means B is stored N x K (ldb >= K) and B^T is used. Otherwise as gemm_cpu_omp
+ * (which is gemm_cpu_omp_t(0, 0, ...)). The transposes are read natively by the packing
+ * routines: no transposed copy of either operand is ever made. */
 int gemm_cpu_omp_t(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
                    const float *B, int ldb, float beta, float *C, int ldc);
 /* OpenBLAS cblas_sgemm. */

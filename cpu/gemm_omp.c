@@ -1,7 +1,26 @@
 /* cpu/gemm_omp.c - hand-written OpenMP + SIMD single-precision GEMM (cpu-omp).
  *
- * C = alpha*A*B + beta*C, row-major fp32, contract in gemm_cpu.h.  The
- * BLIS/GotoBLAS structure:
+ * C = alpha*op(A)*op(B) + beta*C, row-major fp32, contract in gemm_cpu.h;
+ * op(X) is X or X^T (gemm_cpu_omp_t).  This file is the driver; the
+ * micro-kernels and packing routines are in gemm_omp_kern.c, the
+ * matrix-vector path in gemm_omp_gemv.c, the direct path in gemm_omp_small.c.
+ *
+ * Paths, chosen per call:
+ *   M == 1 or N == 1  -> matrix-vector (gemm_omp_gemv): no packing, no tile
+ *                        padding; the matrix is streamed once (4096x1x4096:
+ *                        1.3-3x OpenBLAS, which runs it as a GEMM).
+ *   small or thin     -> direct (gemm_omp_small, AVX-512F): A read in place,
+ *                        B too unless B^T; below 2*160^3 FLOPs, or with a
+ *                        dimension <= 64 (use_direct, measured there).
+ *   otherwise         -> the blocked GEMM below, on C or on C^T = op(B)^T
+ *                        op(A)^T, whichever pads fewer MR x NR tiles (N = 10
+ *                        fills 10/32 of a tile's columns, but 10/12 of its
+ *                        rows); C^T's tiles are written back through columns.
+ * Transposes are native: a block whose rows are contiguous (B, A^T) and one
+ * whose columns are (A, B^T) each have a packing routine producing the same
+ * panels, so the micro-kernel never knows and nothing is transposed first.
+ *
+ * The blocked GEMM has the BLIS/GotoBLAS structure:
  *   jc loop over N in NC columns  -> the K x NC panel of B is packed once
  *                                    (all K blocks), shared by all threads, L3,
  *   work items (ic rows x sliver group), handed out dynamically:
@@ -13,13 +32,6 @@
  * Packed panels are zero-padded to whole MR/NR tiles, so the micro-kernel
  * always runs on full tiles; partial tiles of C go through a small aligned
  * buffer and a scalar write-back.  alpha is applied at write-back.
- *
- * Micro-kernels, chosen once at run time with __builtin_cpu_supports (the
- * file is built without -march, so each one carries its own target attribute):
- *   AVX-512F  MR=12 NR=32: 24 zmm accumulators + 2 B vectors + 1 broadcast of
- *             A; per k: 2 vector loads + 12 broadcasts feed 24 FMAs.
- *   AVX2+FMA  MR=6  NR=16: 12 ymm accumulators, the classic Haswell shape.
- *   plain C   MR=4  NR=16: portable fallback (any architecture).
  * Blocking, for the target Xeon (Sapphire Rapids class; per core 48 KiB L1d,
  * 2 MiB L2; 105 MiB shared L3), chosen by a sweep of KC x MC at n=1024/2048
  * with 1 and 2 threads (a broad plateau: KC 384-512, MC 72-96, within ~1%):
@@ -31,247 +43,207 @@
  *           small MC measured 2-5% faster than MC=240..960.
  *   NC<=4096, and K*NC*4 <= 16 MiB: the packed panel lives in L3 (105 MiB);
  *           n <= 2048 needs a single panel, so only 2 barriers per call.
- * Packing is vectorised (B: constant-size row copies with k outer so B rows
- * stream; A: 4x4 SSE transposes) - it was ~9% of a 1-thread n=1024 run.
- * Threads: omp_get_max_threads().  Work items are row chunks (whole MR panels,
- * at most MC rows, a multiple of tm of them so that equal threads get equal
- * shares) times tn groups of NR slivers (tn > 1 only when M is too short to
- * split); tm x tn = threads, the factorisation with the smallest per-thread
- * share.  Items and B packing use schedule(dynamic): on this shared 2-vCPU
- * machine a thread preempted by another process would otherwise stall the
- * whole call (measured: median 19 -> 141 GFLOP/s at n=512 under load).
- * Buffers: aligned_alloc(64) per call (packed B panel + one A block/thread).
+ * Threads: omp_get_max_threads(), but one below GEMM_SERIAL_FLOPS = 2*160^3,
+ * the measured crossover (one thread's time / two threads', the direct path
+ * against the blocked one: 0.23 at 48^3, 0.58 at 112^3, 0.95-1.01 at 160^3,
+ * 1.08-1.16 at 192^3, 1.5 at 256^3): a parallel call costs ~5 us more.  Work
+ * items are row chunks (whole MR panels, at most MC rows, a multiple of tm
+ * of them so that equal threads get equal shares) times tn groups of NR
+ * slivers (tn > 1 only when M is too short to split); tm x tn = threads, the
+ * factorisation with the smallest per-thread share.  Items and B packing use
+ * schedule(dynamic): on this shared 2-vCPU machine a thread preempted by
+ * another process would otherwise stall the whole call (measured: median
+ * 19 -> 141 GFLOP/s at n=512 under load).  Phases end in gemm_yield_barrier
+ * rather than an OpenMP barrier (which spins ~12 ms here before sleeping, on
+ * the core a co-scheduled partner may need; see gemm_omp_impl.h).  GOMP
+ * still spins between regions and in the region's final barrier, so under
+ * heavy outside load 2-thread calls can lose a time slice each; the default
+ * OMP_WAIT_POLICY is the user's to change (passive removes it).
+ * Buffers: one per calling thread (packed B panel + one A block per worker),
+ * kept between calls and grown when a call needs more (gemm_scratch), freed
+ * when that thread exits: no allocation per call.  Those of 2 MiB or more
+ * are 2 MiB-aligned and madvise(MADV_HUGEPAGE)d (THP is madvise-only here):
+ * 1 thread, 1024^3 to 4096^3 1.02-1.03x faster.
  */
+#define _DEFAULT_SOURCE /* sched_yield, madvise(MADV_HUGEPAGE) */
 #include "gemm_cpu.h"
+#include "gemm_omp_impl.h"
 #include "errmsg.h"
 
 #include <omp.h>
-#include <stdatomic.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdlib.h>
-#include <string.h>
+#include <sys/mman.h>
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
-
-typedef void (*ukernel_fn)(long kc, const float *A, const float *B, float *C,
-                           long ldc, float alpha, float beta);
-
+/* ---- per-thread scratch buffers -------------------------------------------- */
 typedef struct {
-    int mr, nr, mc, kc, nc;
-    ukernel_fn fn;
-} kern_cfg;
+    float *p[2];
+    size_t cap[2];
+    int registered;
+} scratch_set;
 
-#define MAX_TILE (16 * 32) /* largest MR*NR of any kernel */
+static _Thread_local scratch_set scratch;
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+static int scratch_key_ok;
 
-/* ---- portable micro-kernel: MR=4, NR=16 --------------------------------- */
-#define GMR 4
-#define GNR 16
-static void ukernel_c(long kc, const float *A, const float *B, float *C,
-                      long ldc, float alpha, float beta)
+/* Thread exit: the key's value is this thread's scratch_set. */
+static void scratch_free(void *v)
 {
-    float acc[GMR][GNR];
-    memset(acc, 0, sizeof acc);
-    for (long k = 0; k < kc; ++k) {
-        const float *b = B + k * GNR, *a = A + k * GMR;
-        for (int i = 0; i < GMR; ++i)
-            for (int j = 0; j < GNR; ++j)
-                acc[i][j] += a[i] * b[j];
-    }
-    for (int i = 0; i < GMR; ++i) {
-        float *c = C + i * ldc;
-        if (beta == 0.0f)
-            for (int j = 0; j < GNR; ++j) c[j] = alpha * acc[i][j];
-        else
-            for (int j = 0; j < GNR; ++j) c[j] = alpha * acc[i][j] + beta * c[j];
+    scratch_set *s = v;
+    for (int i = 0; i < 2; ++i) {
+        free(s->p[i]);
+        s->p[i] = NULL;
+        s->cap[i] = 0;
     }
 }
 
-#if defined(__x86_64__)
-/* ---- AVX-512F micro-kernel: MR=12, NR=32 ------------------------------- */
-#define ZMR 12
-#define ZNR 32
-#define Z_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
-#define Z_DECL(i) __m512 c##i##a = _mm512_setzero_ps(), c##i##b = _mm512_setzero_ps();
-#define Z_FMA(i)                                                        \
-    {                                                                   \
-        __m512 av = _mm512_set1_ps(A[i]);                               \
-        c##i##a = _mm512_fmadd_ps(av, b0, c##i##a);                     \
-        c##i##b = _mm512_fmadd_ps(av, b1, c##i##b);                     \
-    }
-#define Z_PF(i) _mm_prefetch((const char *)(C + (i) * ldc), _MM_HINT_T0); \
-    _mm_prefetch((const char *)(C + (i) * ldc + 31), _MM_HINT_T0);
-#define Z_ST0(i)                                                        \
-    _mm512_storeu_ps(C + (i) * ldc, _mm512_mul_ps(va, c##i##a));        \
-    _mm512_storeu_ps(C + (i) * ldc + 16, _mm512_mul_ps(va, c##i##b));
-#define Z_ST1(i)                                                        \
-    _mm512_storeu_ps(C + (i) * ldc, _mm512_fmadd_ps(va, c##i##a,        \
-        _mm512_mul_ps(vb, _mm512_loadu_ps(C + (i) * ldc))));            \
-    _mm512_storeu_ps(C + (i) * ldc + 16, _mm512_fmadd_ps(va, c##i##b,   \
-        _mm512_mul_ps(vb, _mm512_loadu_ps(C + (i) * ldc + 16))));
-
-__attribute__((target("avx512f")))
-static void ukernel_avx512(long kc, const float *A, const float *B, float *C,
-                           long ldc, float alpha, float beta)
+static void scratch_key_make(void)
 {
-    Z_ROWS(Z_DECL)
-    Z_ROWS(Z_PF)
-    for (long k = 0; k < kc; ++k) {
-        __m512 b0 = _mm512_load_ps(B), b1 = _mm512_load_ps(B + 16);
-        Z_ROWS(Z_FMA)
-        A += ZMR;
-        B += ZNR;
-    }
-    __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
-    if (beta == 0.0f) {
-        Z_ROWS(Z_ST0)
-    } else {
-        Z_ROWS(Z_ST1)
-    }
+    scratch_key_ok = pthread_key_create(&scratch_key, scratch_free) == 0;
 }
 
-/* ---- AVX2+FMA micro-kernel: MR=6, NR=16 -------------------------------- */
-#define YMR 6
-#define YNR 16
-#define Y_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
-#define Y_DECL(i) __m256 c##i##a = _mm256_setzero_ps(), c##i##b = _mm256_setzero_ps();
-#define Y_FMA(i)                                                        \
-    {                                                                   \
-        __m256 av = _mm256_broadcast_ss(A + (i));                       \
-        c##i##a = _mm256_fmadd_ps(av, b0, c##i##a);                     \
-        c##i##b = _mm256_fmadd_ps(av, b1, c##i##b);                     \
-    }
-#define Y_ST0(i)                                                        \
-    _mm256_storeu_ps(C + (i) * ldc, _mm256_mul_ps(va, c##i##a));        \
-    _mm256_storeu_ps(C + (i) * ldc + 8, _mm256_mul_ps(va, c##i##b));
-#define Y_ST1(i)                                                        \
-    _mm256_storeu_ps(C + (i) * ldc, _mm256_fmadd_ps(va, c##i##a,        \
-        _mm256_mul_ps(vb, _mm256_loadu_ps(C + (i) * ldc))));            \
-    _mm256_storeu_ps(C + (i) * ldc + 8, _mm256_fmadd_ps(va, c##i##b,    \
-        _mm256_mul_ps(vb, _mm256_loadu_ps(C + (i) * ldc + 8))));
+#define HUGE_PAGE ((size_t)2 << 20)
 
-__attribute__((target("avx2,fma")))
-static void ukernel_avx2(long kc, const float *A, const float *B, float *C,
-                         long ldc, float alpha, float beta)
+float *gemm_scratch(int slot, size_t bytes)
 {
-    Y_ROWS(Y_DECL)
-    for (long k = 0; k < kc; ++k) {
-        __m256 b0 = _mm256_load_ps(B), b1 = _mm256_load_ps(B + 8);
-        Y_ROWS(Y_FMA)
-        A += YMR;
-        B += YNR;
+    scratch_set *s = &scratch;
+    if (bytes <= s->cap[slot]) return s->p[slot];
+    if (!s->registered) { /* so the buffers go when the thread does */
+        pthread_once(&scratch_once, scratch_key_make);
+        s->registered = scratch_key_ok && pthread_setspecific(scratch_key, s) == 0;
     }
-    __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
-    if (beta == 0.0f) {
-        Y_ROWS(Y_ST0)
-    } else {
-        Y_ROWS(Y_ST1)
+    free(s->p[slot]);
+    bytes = (bytes + bytes / 4 + 4095) & ~(size_t)4095; /* room to grow a little */
+    if (bytes < HUGE_PAGE) {
+        s->p[slot] = aligned_alloc(64, bytes);
+    } else { /* whole 2 MiB pages, asked to be huge: the packed B panel of a
+              * big product is walked sliver by sliver, 12 small pages each */
+        bytes = (bytes + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
+        s->p[slot] = aligned_alloc(HUGE_PAGE, bytes);
+#ifdef MADV_HUGEPAGE
+        if (s->p[slot]) (void)madvise(s->p[slot], bytes, MADV_HUGEPAGE); /* a hint only */
+#endif
     }
+    s->cap[slot] = s->p[slot] ? bytes : 0;
+    return s->p[slot];
 }
-#endif /* __x86_64__ */
 
-/* mr, nr, mc, kc, nc, kernel */
-static const kern_cfg cfg_c = {GMR, GNR, 96, 384, 4096, ukernel_c};
-#if defined(__x86_64__)
-static const kern_cfg cfg_avx512 = {ZMR, ZNR, 96, 384, 4096, ukernel_avx512};
-static const kern_cfg cfg_avx2 = {YMR, YNR, 96, 384, 4096, ukernel_avx2};
+/* Below this many FLOPs a call runs on one thread (measured crossover). */
+#ifndef GEMM_SERIAL_FLOPS /* (-D for tuning builds) */
+#define GEMM_SERIAL_FLOPS (2.0 * 160 * 160 * 160)
+#endif
+/* A product with a dimension this short or shorter takes the direct path. */
+#ifndef GEMM_DIRECT_THIN
+#define GEMM_DIRECT_THIN 64
+#endif
+/* Below this many FLOPs the direct path is taken whatever the shape. */
+#ifndef GEMM_SMALL_FLOPS
+#define GEMM_SMALL_FLOPS (2.0 * 160 * 160 * 160)
 #endif
 
-static const kern_cfg *select_kernel(void)
+/* The direct path (gemm_omp_small.c: A never packed, B only when B^T) wins
+ * where packing is a large share of the work, i.e. one dimension is short,
+ * or the product is small; it has no K blocking, so K and A are bounded to
+ * keep a K x 32 panel of B and all of op(A) in L2.  Measured, 1 thread,
+ * direct / blocked time: 64x1568x128 0.80, 128x1568x64 0.68, 256x1024x10
+ * 0.37, 127x129x131 0.81, 64x128x1568 1.04; but 256^3 1.06, 512^3 1.18,
+ * 256x1024x1024 2.6 (A's rows 4 KiB apart alias in L1 without packing). */
+static int use_direct(int M, int N, int K)
 {
-    static _Atomic(const kern_cfg *) chosen = NULL;
-    const kern_cfg *k = atomic_load_explicit(&chosen, memory_order_acquire);
-    if (k) return k;
-    k = &cfg_c;
-#if defined(__x86_64__)
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f"))
-        k = &cfg_avx512;
-    else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-        k = &cfg_avx2;
-#endif
-    atomic_store_explicit(&chosen, k, memory_order_release);
-    return k;
+    int least = M < N ? M : N;
+    if (K < least) least = K;
+    if (K > 2048 || (double)M * K > 256.0 * 1024) return 0;
+    return least <= GEMM_DIRECT_THIN || 2.0 * M * N * K < GEMM_SMALL_FLOPS;
 }
 
-/* Pack B[0:kc, 0:nc] (row stride ldb) as NR-wide slivers s0 <= s < s1, each
- * kc x NR contiguous, columns past nc zero-filled.  k is the outer loop so
- * rows of B are read as long contiguous streams (hardware prefetch friendly). */
-static void pack_b(int kc, int nc, int nr, const float *B, long ldb, float *Bp,
-                   int s0, int s1)
+void gemm_yield_barrier(atomic_int *count, int target)
 {
-    const int sf = nc / nr < s1 ? nc / nr : s1; /* full slivers end here */
-    for (int k = 0; k < kc; ++k) {
-        const float *src = B + k * ldb;
-        float *dst = Bp + (size_t)k * nr;
-        int s = s0;
-        if (nr == 32)
-            for (; s < sf; ++s) memcpy(dst + (size_t)s * kc * 32, src + s * 32, 128);
-        else if (nr == 16)
-            for (; s < sf; ++s) memcpy(dst + (size_t)s * kc * 16, src + s * 16, 64);
-        for (; s < s1; ++s) {
-            const int j0 = s * nr, w = nc - j0 < nr ? nc - j0 : nr;
-            for (int j = 0; j < nr; ++j)
-                dst[(size_t)s * kc * nr + j] = j < w ? src[j0 + j] : 0.0f;
-        }
-    }
-}
-
-/* Pack A[0:mc, 0:kc] (row stride lda) as MR-row micro-panels, each stored
- * k-major (MR consecutive floats per k), rows past mc zero-filled.  Full
- * panels with MR % 4 == 0 use 4x4 SSE transposes (SSE is baseline x86-64). */
-static void pack_a(int mc, int kc, int mr, const float *A, long lda, float *Ap)
-{
-    for (int i0 = 0; i0 < mc; i0 += mr) {
-        const int h = mc - i0 < mr ? mc - i0 : mr;
-        float *dst = Ap + (size_t)i0 * kc;
-        int i = 0;
-#if defined(__x86_64__)
-        if (h == mr && (mr & 3) == 0) {
-            const int k4 = kc & ~3;
-            for (; i < h; i += 4) {
-                const float *r0 = A + (size_t)(i0 + i) * lda, *r1 = r0 + lda,
-                            *r2 = r1 + lda, *r3 = r2 + lda;
-                for (int k = 0; k < k4; k += 4) {
-                    __m128 a = _mm_loadu_ps(r0 + k), b = _mm_loadu_ps(r1 + k);
-                    __m128 c = _mm_loadu_ps(r2 + k), d = _mm_loadu_ps(r3 + k);
-                    _MM_TRANSPOSE4_PS(a, b, c, d);
-                    float *o = dst + (size_t)k * mr + i;
-                    _mm_storeu_ps(o, a);
-                    _mm_storeu_ps(o + mr, b);
-                    _mm_storeu_ps(o + 2 * mr, c);
-                    _mm_storeu_ps(o + 3 * mr, d);
-                }
-                for (int k = k4; k < kc; ++k) {
-                    float *o = dst + (size_t)k * mr + i;
-                    o[0] = r0[k]; o[1] = r1[k]; o[2] = r2[k]; o[3] = r3[k];
-                }
-            }
-        }
-#endif
-        for (; i < h; ++i) {
-            const float *src = A + (size_t)(i0 + i) * lda;
-            for (int k = 0; k < kc; ++k) dst[(size_t)k * mr + i] = src[k];
-        }
-        for (i = h; i < mr; ++i)
-            for (int k = 0; k < kc; ++k) dst[(size_t)k * mr + i] = 0.0f;
-    }
+    atomic_fetch_add_explicit(count, 1, memory_order_acq_rel);
+    while (atomic_load_explicit(count, memory_order_acquire) < target) sched_yield();
 }
 
 static size_t round64(size_t bytes) { return (bytes + 63) & ~(size_t)63; }
 
-static int gemm_omp_cfg(const kern_cfg *cf, int M, int N, int K, float alpha,
-                        const float *A, int lda, const float *B, int ldb,
-                        float beta, float *C, int ldc)
+/* Tiles of C an MR x NR kernel computes for an M x N product (edges padded). */
+static double padded_area(const gemm_kern_cfg *cf, int M, int N)
 {
-    if (M <= 0 || N <= 0) return 0;
-    if (K <= 0 || alpha == 0.0f) { /* C = beta*C only */
-        for (int i = 0; i < M; ++i)
-            for (int j = 0; j < N; ++j)
-                C[(size_t)i * ldc + j] = beta == 0.0f ? 0.0f : beta * C[(size_t)i * ldc + j];
-        return 0;
+    return (double)((M + cf->mr - 1) / cf->mr * cf->mr) * ((N + cf->nr - 1) / cf->nr * cf->nr);
+}
+
+/* One blocked call's shape, operands and blocking (read-only in threads). */
+typedef struct {
+    const gemm_kern_cfg *cf;
+    int ta, tb, M, N, K, KC, mp, nim, tn;
+    float alpha, beta;
+    const float *A, *B;
+    long lda, ldb, crs, ccs;
+    float *C, *Bp;
+} blk;
+
+/* Work item it of the column panel [jc, jc + nc) (ns slivers, packed in
+ * g->Bp): a chunk of rows x a group of slivers, every K block. */
+static void blocked_item(const blk *g, int jc, int nc, int ns, int it, float *myA, float *tile)
+{
+    const gemm_kern_cfg *cf = g->cf;
+    const int MR = cf->mr, NR = cf->nr, K = g->K, KC = g->KC;
+    const int im = it / g->tn, in = it % g->tn;
+    const int ic = (int)((long)g->mp * im / g->nim) * MR;
+    const int ie = (int)((long)g->mp * (im + 1) / g->nim) * MR;
+    const int mc = (ie < g->M ? ie : g->M) - ic;
+    const int s0 = (int)((long)ns * in / g->tn), s1 = (int)((long)ns * (in + 1) / g->tn);
+    const long crs = g->crs, ccs = g->ccs, lda = g->lda;
+    const float alpha = g->alpha;
+    if (mc <= 0) return;
+    for (int pc = 0; pc < K; pc += KC) {
+        const int kc = K - pc < KC ? K - pc : KC;
+        const float b = pc == 0 ? g->beta : 1.0f;
+        const float *Bk = g->Bp + (size_t)pc * ns * NR;
+        const int pa = (mc + MR - 1) / MR;
+        if (g->ta) gemm_pack_rows(kc, mc, MR, g->A + (size_t)pc * lda + ic, lda, myA, 0, pa);
+        else gemm_pack_cols(kc, mc, MR, g->A + (size_t)ic * lda + pc, lda, myA, 0, pa);
+        for (int s = s0; s < s1; ++s) {
+            const int j = s * NR, w = nc - j < NR ? nc - j : NR;
+            const float *bp = Bk + (size_t)s * kc * NR;
+            for (int ir = 0; ir < mc; ir += MR) {
+                const int h = mc - ir < MR ? mc - ir : MR;
+                const float *ap = myA + (size_t)ir * kc;
+                float *c = g->C + (size_t)(ic + ir) * crs + (size_t)(jc + j) * ccs;
+                if (h == MR && w == NR && ccs == 1) {
+                    cf->fn(kc, ap, bp, c, crs, alpha, b);
+                    continue;
+                }
+                /* edge or transposed tile: compute, then write back */
+                cf->fn(kc, ap, bp, tile, NR, 1.0f, 0.0f);
+                if (ccs == 1) {
+                    for (int y = 0; y < h; ++y)
+                        for (int x = 0; x < w; ++x) {
+                            float *cy = c + (size_t)y * crs + x;
+                            float v = alpha * tile[y * NR + x];
+                            *cy = b == 0.0f ? v : v + b * *cy;
+                        }
+                } else { /* C^T: its columns are contiguous */
+                    for (int x = 0; x < w; ++x)
+                        for (int y = 0; y < h; ++y) {
+                            float *cy = c + (size_t)x * ccs + (size_t)y * crs;
+                            float v = alpha * tile[y * NR + x];
+                            *cy = b == 0.0f ? v : v + b * *cy;
+                        }
+                }
+            }
+        }
     }
+}
+
+/* The blocked product of op(A) [M x K] and op(B) [K x N] on nt threads into
+ * C, whose element (i, j) is C[i*crs + j*ccs]: ccs == 1 is row-major C, and
+ * crs == 1 is C^T (the operands swapped, see gemm_cpu_omp_t). */
+static int gemm_blocked(const gemm_kern_cfg *cf, int ta, int tb, int M, int N, int K,
+                        float alpha, const float *A, long lda, const float *B, long ldb,
+                        float beta, float *C, long crs, long ccs, int nt)
+{
     const int MR = cf->mr, NR = cf->nr;
     /* K blocks of equal size (a multiple of 8), e.g. K=513 -> 2 x 264, not 384+129 */
     const int nkb = (K + cf->kc - 1) / cf->kc;
@@ -284,9 +256,6 @@ static int gemm_omp_cfg(const kern_cfg *cf, int M, int N, int K, float alpha,
     if (NC > N) NC = N;
     const int mp = (M + MR - 1) / MR, np = (NC + NR - 1) / NR; /* panel counts */
 
-    /* Threads: none beyond the work available; tiny problems run serially. */
-    int nt = omp_get_max_threads();
-    if ((double)M * N * K < 48.0 * 48 * 48) nt = 1;
     if ((long)nt > (long)mp * np) nt = mp * np;
     if (nt < 1) nt = 1;
     /* Factor nt = tm * tn minimising the largest per-thread tile share; ties
@@ -305,83 +274,91 @@ static int gemm_omp_cfg(const kern_cfg *cf, int M, int N, int K, float alpha,
 
     const size_t bsz = round64(sizeof(float) * (size_t)K * np * NR);
     const size_t asz = round64(sizeof(float) * (size_t)KC * MC);
-    float *Bp = aligned_alloc(64, bsz);
-    float *Ap = aligned_alloc(64, asz * (size_t)nt);
-    if (!Bp || !Ap) {
-        free(Bp);
-        free(Ap);
+    float *Bp = gemm_scratch(0, bsz + asz * (size_t)nt);
+    if (!Bp) {
         err_set("gemm_cpu_omp: out of memory for the packed panels (%zu + %zu bytes)", bsz,
                 asz * (size_t)nt);
         return 1;
     }
+    float *Ap = (float *)((char *)Bp + bsz);
 
     /* Work items: nim row chunks (<= MC rows, whole MR panels, a multiple of
      * tm of them so equal threads get equal shares) x tn sliver groups. */
     const int mcp = MC / MR, nim = tm * ((mp + tm * mcp - 1) / (tm * mcp));
     const int nkk = (K + KC - 1) / KC; /* K blocks actually used */
+    const blk g = {cf, ta, tb, M, N, K, KC, mp, nim, tn, alpha, beta, A, B, lda, ldb,
+                   crs, ccs, C, Bp};
 
-#pragma omp parallel num_threads(nt)
+    /* Phases (pack a panel, compute it) end in gemm_yield_barrier, never in
+     * an OpenMP barrier that spins (nowait): see gemm_omp_impl.h. */
+    atomic_int arrived = 0;
+#pragma omp parallel num_threads(nt) if (nt > 1)
     {
+        const int team = omp_get_num_threads();
+        int phase = 0;
         float *myA = (float *)((char *)Ap + asz * (size_t)omp_get_thread_num());
-        _Alignas(64) float tile[MAX_TILE];
+        _Alignas(64) float tile[GEMM_MAX_TILE];
 
         for (int jc = 0; jc < N; jc += NC) {
             const int nc = N - jc < NC ? N - jc : NC;
             const int ns = (nc + NR - 1) / NR, nsg = (ns + 7) / 8;
             /* Pack the whole K x nc panel; dynamic scheduling everywhere, so a
              * thread the OS preempts does not hold back the others. */
-#pragma omp for schedule(dynamic, 1)
+#pragma omp for schedule(dynamic, 1) nowait
             for (int u = 0; u < nkk * nsg; ++u) {
-                const int pc = u / nsg * KC, g = u % nsg;
+                const int pc = u / nsg * KC, gi = u % nsg;
                 const int kc = K - pc < KC ? K - pc : KC;
-                const int e = 8 * g + 8 < ns ? 8 * g + 8 : ns;
-                pack_b(kc, nc, NR, B + (size_t)pc * ldb + jc, ldb,
-                       Bp + (size_t)pc * ns * NR, 8 * g, e);
-            } /* implicit barrier: the panel is complete */
-#pragma omp for schedule(dynamic, 1)
-            for (int it = 0; it < nim * tn; ++it) {
-                const int im = it / tn, in = it % tn;
-                const int ic = (int)((long)mp * im / nim) * MR;
-                const int ie = (int)((long)mp * (im + 1) / nim) * MR;
-                const int mc = (ie < M ? ie : M) - ic;
-                const int s0 = (int)((long)ns * in / tn), s1 = (int)((long)ns * (in + 1) / tn);
-                for (int pc = 0; pc < K; pc += KC) {
-                    const int kc = K - pc < KC ? K - pc : KC;
-                    const float b = pc == 0 ? beta : 1.0f;
-                    const float *Bk = Bp + (size_t)pc * ns * NR;
-                    if (mc <= 0) break;
-                    pack_a(mc, kc, MR, A + (size_t)ic * lda + pc, lda, myA);
-                    for (int s = s0; s < s1; ++s) {
-                        const int j = s * NR, w = nc - j < NR ? nc - j : NR;
-                        const float *bp = Bk + (size_t)s * kc * NR;
-                        for (int ir = 0; ir < mc; ir += MR) {
-                            const int h = mc - ir < MR ? mc - ir : MR;
-                            const float *ap = myA + (size_t)ir * kc;
-                            float *c = C + (size_t)(ic + ir) * ldc + jc + j;
-                            if (h == MR && w == NR) {
-                                cf->fn(kc, ap, bp, c, ldc, alpha, b);
-                            } else { /* edge tile: compute, then write back */
-                                cf->fn(kc, ap, bp, tile, NR, 1.0f, 0.0f);
-                                for (int y = 0; y < h; ++y)
-                                    for (int x = 0; x < w; ++x) {
-                                        float *cy = c + (size_t)y * ldc + x;
-                                        float v = alpha * tile[y * NR + x];
-                                        *cy = b == 0.0f ? v : v + b * *cy;
-                                    }
-                            }
-                        }
-                    }
-                }
-            } /* implicit barrier before the next panel is packed */
+                const int e = 8 * gi + 8 < ns ? 8 * gi + 8 : ns;
+                float *dst = Bp + (size_t)pc * ns * NR;
+                if (tb) gemm_pack_cols(kc, nc, NR, B + (size_t)jc * ldb + pc, ldb, dst, 8 * gi, e);
+                else gemm_pack_rows(kc, nc, NR, B + (size_t)pc * ldb + jc, ldb, dst, 8 * gi, e);
+            }
+            gemm_yield_barrier(&arrived, team * ++phase); /* the panel is complete */
+#pragma omp for schedule(dynamic, 1) nowait
+            for (int it = 0; it < nim * tn; ++it) blocked_item(&g, jc, nc, ns, it, myA, tile);
+            gemm_yield_barrier(&arrived, team * ++phase); /* before the next panel's packing */
         }
     }
-    free(Bp);
-    free(Ap);
     return 0;
+}
+
+int gemm_cpu_omp_t(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
+                   const float *B, int ldb, float beta, float *C, int ldc)
+{
+    if (M <= 0 || N <= 0) return 0;
+    if (K <= 0 || alpha == 0.0f) { /* C = beta*C only */
+        for (int i = 0; i < M; ++i)
+            for (int j = 0; j < N; ++j)
+                C[(size_t)i * ldc + j] = beta == 0.0f ? 0.0f : beta * C[(size_t)i * ldc + j];
+        return 0;
+    }
+    const gemm_kern_cfg *cf = gemm_kernel_select();
+    const double flops = 2.0 * M * N * K;
+    /* Threads: small problems run serially (a parallel region costs more than
+     * it saves below the crossover measured in the header). */
+    int nt = omp_get_max_threads();
+    if (flops < GEMM_SERIAL_FLOPS) nt = 1;
+
+    /* One column of C: C[:,0] = op(A) op(B)[:,0]; one row: C[0,:] = op(B)^T op(A)[0,:]. */
+    if (N == 1)
+        return gemm_omp_gemv(ta, M, K, alpha, A, lda, B, tb ? 1 : ldb, beta, C, ldc, nt);
+    if (M == 1)
+        return gemm_omp_gemv(!tb, N, K, alpha, B, ldb, A, ta ? lda : 1, beta, C, 1, nt);
+
+    /* Small or thin products: operands read in place (see gemm_omp_small.c). */
+    if (use_direct(M, N, K) && gemm_omp_small_ok())
+        return gemm_omp_small(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, nt);
+
+    /* C^T = op(B)^T op(A)^T when that pads less (e.g. N = 10 on NR = 32 wastes
+     * 69% of each tile, M = 10 on MR = 12 only 17%): the operands swap roles,
+     * each flips its transpose, and C is written through its columns. */
+    if (padded_area(cf, N, M) < padded_area(cf, M, N))
+        return gemm_blocked(cf, !tb, !ta, N, M, K, alpha, B, ldb, A, lda, beta, C, 1, ldc, nt);
+    return gemm_blocked(cf, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 1, nt);
 }
 
 int gemm_cpu_omp(int M, int N, int K, float alpha, const float *A, int lda,
                  const float *B, int ldb, float beta, float *C, int ldc)
 {
-    return gemm_omp_cfg(select_kernel(), M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    return gemm_cpu_omp_t(0, 0, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }

@@ -33,6 +33,19 @@ static const named_shape DEFAULT_SHAPES[] = {
     {"gpt2-attn-out", 1024, 768, 768}, /* attention output projection */
     {"gpt2-mlp-up", 1024, 3072, 768},  /* MLP 768 -> 3072 */
     {"gpt2-mlp-down", 1024, 768, 3072},/* MLP 3072 -> 768 */
+    /* The training-step models' forward GEMMs (their backward passes are the
+     * same sizes transposed): small or skinny, where per-call overheads and
+     * edge tiles weigh most. */
+    {"mlp-b256-fc1", 256, 1024, 784},  /* MLP, batch 256: 784 -> 1024 */
+    {"mlp-b256-fc2", 256, 1024, 1024}, /* 1024 -> 1024 */
+    {"mlp-b256-fc3", 256, 10, 1024},   /* 1024 -> 10 classes */
+    {"cnn-b64-fc1", 64, 128, 1568},    /* CNN, batch 64: 32x7x7 features -> 128 */
+    {"cnn-b64-fc2", 64, 10, 128},      /* 128 -> 10 classes */
+    {"mlp-small-b64-fc1", 64, 32, 64}, /* small MLP, batch 64: 64 -> 32 */
+    {"mlp-small-b64-fc2", 64, 10, 32}, /* 32 -> 10 classes */
+    {"small-64", 64, 64, 64},          /* a small square: call overhead shows */
+    {"odd-127x129x131", 127, 129, 131},/* no dimension a multiple of any tile */
+    {"skinny-4096x1x4096", 4096, 1, 4096}, /* matrix-vector: bound by memory */
 };
 /* With a real GPU the default sweep goes on to sizes only a GPU makes quick. */
 static const named_shape GPU_EXTRA_SHAPES[] = {
@@ -40,7 +53,7 @@ static const named_shape GPU_EXTRA_SHAPES[] = {
     {"square-8192", 8192, 8192, 8192},
 };
 static const named_shape QUICK_SHAPES[] = {
-    {"square-64", 64, 64, 64},
+    {"small-64", 64, 64, 64},
     {"square-128", 128, 128, 128},
     {"square-256", 256, 256, 256},
     {"odd-67x45x129", 67, 45, 129},

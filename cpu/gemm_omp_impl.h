@@ -1,0 +1,70 @@
+/* cpu/gemm_omp_impl.h - internals of cpu-omp's GEMM, shared by its files:
+ *   gemm_omp.c       the driver (paths, blocking, threads, buffers),
+ *   gemm_omp_kern.c  micro-kernels and packing routines,
+ *   gemm_omp_gemv.c  the matrix-vector path (M == 1 or N == 1),
+ *   gemm_omp_small.c the small/thin-problem path (A never packed).
+ * Nothing here is part of the backend contract (gemm_cpu.h). */
+#ifndef GEMM_OMP_IMPL_H
+#define GEMM_OMP_IMPL_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+
+/* C[MR x NR] (row stride ldc) = alpha * Ap * Bp + beta * C, where Ap is a
+ * packed kc x MR micro-panel (MR floats per k) and Bp a packed kc x NR one
+ * (NR floats per k, 64-byte aligned).  beta == 0: C is write-only. */
+typedef void (*gemm_ukernel_fn)(long kc, const float *A, const float *B, float *C,
+                                long ldc, float alpha, float beta);
+
+typedef struct {
+    int mr, nr, mc, kc, nc;
+    gemm_ukernel_fn fn;
+    int simd; /* 2 AVX-512F, 1 AVX2+FMA, 0 plain C */
+} gemm_kern_cfg;
+
+#define GEMM_MAX_TILE (16 * 32) /* largest MR*NR of any kernel */
+
+/* The best micro-kernel this CPU runs, chosen once (thread-safe). */
+const gemm_kern_cfg *gemm_kernel_select(void);
+
+/* Packing.  Both write r-wide panels p0 <= p < p1 of a kc x n block of a
+ * matrix X: panel p holds columns [p*r, p*r + r) as kc rows of r
+ * consecutive floats (r per k), at dst + p*kc*r; columns >= n are zero.
+ * gemm_pack_rows: element (k, j) of the block is at X[k*ld + j] (the block's
+ *                 rows are contiguous: B, or A stored transposed);
+ * gemm_pack_cols: element (k, j) is at X[j*ld + k] (its columns are
+ *                 contiguous: A, or B stored transposed). */
+void gemm_pack_rows(int kc, int n, int r, const float *X, long ld, float *dst, int p0,
+                    int p1);
+void gemm_pack_cols(int kc, int n, int r, const float *X, long ld, float *dst, int p0,
+                    int p1);
+
+/* y[i * incy] = alpha * sum_k x(i, k) * v[k * incv] + beta * y[i * incy]
+ * for 0 <= i < m, where x(i, k) = X[i*ldx + k] (xt == 0, rows of X are
+ * contiguous in k) or X[k*ldx + i] (xt != 0).  beta == 0: y is write-only.
+ * Runs on nt threads.  Returns 0, or 1 (err_set) when out of memory. */
+int gemm_omp_gemv(int xt, int m, int K, float alpha, const float *X, long ldx,
+                  const float *v, long incv, float beta, float *y, long incy, int nt);
+
+/* C = alpha*op(A)*op(B) + beta*C on nt threads, reading A and (unless tb) B
+ * in place.  Needs gemm_omp_small_ok() (AVX-512F).  Returns 0, or 1
+ * (err_set) when out of memory for packing B^T. */
+int gemm_omp_small_ok(void);
+int gemm_omp_small(int ta, int tb, int M, int N, int K, float alpha, const float *A, long lda,
+                   const float *B, long ldb, float beta, float *C, long ldc, int nt);
+
+/* The barrier the parallel regions use between their phases and before they
+ * end: counts the thread in (*count += 1) and waits, yielding the CPU, until
+ * *count >= target.  An OpenMP barrier spins for GOMP's spin count (~12 ms
+ * on this CPU) before it sleeps, and on an oversubscribed machine that spin
+ * holds the core a partner thread needs to finish: measured, 2-thread calls
+ * of ~100 us taking 6-12 ms whenever other processes kept both vCPUs busy.
+ * With every thread past this barrier, the region's own barrier is brief. */
+void gemm_yield_barrier(atomic_int *count, int target);
+
+/* A per-thread scratch buffer of at least bytes (64-byte aligned), kept and
+ * grown across calls, freed when the thread exits.  NULL when out of memory.
+ * slot 0 is the GEMM's packed panels, slot 1 the GEMV's contiguous vector. */
+float *gemm_scratch(int slot, size_t bytes);
+
+#endif
