@@ -552,7 +552,7 @@ static void test_chart_data(void)
                "layer throughput: a block per direction and backend:\n%s", text);
         EXPECT(strstr(text, "\"cpu-blas\"\n-0.15 10 0 10\n0.85 30 0 30\n") &&
                    strstr(text, "\"cpu-omp\"\n0.15 60 0 60\n1.15 80 0 80\n") &&
-                   strstr(text, "ndir=2;") && strstr(text, "dirs='fwd bwd-data';") &&
+                   strstr(text, "npanels=2;") && strstr(text, "pt1='fwd';") && strstr(text, "pt2='bwd-data';") &&
                    strstr(text, "p0='0 2';") && strstr(text, "p1='1 3';") &&
                    strstr(text, "xt='\"layer-a\" 0, \"layer-b\" 1';"),
                "layer throughput bars:\n%s", text);
