@@ -82,7 +82,7 @@ static int nmodes_of(const suite_entry *e)
 
 /* Candidates; each suite takes those it parses and the emulator runs quickly. */
 static const char *const PROBLEMS[] = {"7x13x5", "33x65x17", "16x8x64", "1000", "4096", "1048576",
-                                        "copy:4099", "triad:1000", "fwd:mb2ic3ih9oc4kh3ph1", NULL};
+                                        "copy:4099", "triad:1000", "fwd:mb2ic3ih9oc4kh3ph1", "mlp-small-b8", NULL};
 #define EMU_WORK_MAX 2e7
 
 static int take(const suite_def *d, const char *s, problem *p)
