@@ -25,6 +25,9 @@ do for [t = 1:2] {
         set output out . ".svg"
     }
     set multiplot layout npanels, 1 title fulltitle font "DejaVu Sans,13"
+    # one right margin for every panel (x axes line up), the key inside it
+    set rmargin at screen 0.74
+    set key font ",9" spacing 1.0
     do for [p = 1:npanels] {
         set title value(sprintf("pt%d", p)) font "DejaVu Sans,11"
         set xlabel xlab

@@ -111,9 +111,11 @@ int chart_batch_speedup(chart_ctx *c)
     int blocks = np ? chart_write_panels(c, pts, np, &cases, &series) : 0;
     chart_param_words(c, "mcol", mcol, series.n);
     chart_param_words(c, "bdt", bdt, series.n);
-    chart_param_str(c, "baseline", n ? rd_str(c->rd, rows[0], COL_BASELINE) : "");
+    const char *base = "";
+    for (int i = 0; i < n && !*base; i++) base = rd_str(c->rd, rows[i], COL_BASELINE);
+    chart_param_str(c, "baseline", *base ? base : "the baseline");
     chart_param_num(c, "logy", chart_wants_log(pts, np, 1.0));
-    if (n) snprintf(c->subtitle, sizeof c->subtitle, "vs %s", rd_str(c->rd, rows[0], COL_BASELINE));
+    if (*base) snprintf(c->subtitle, sizeof c->subtitle, "vs %s", base);
     free(rows);
     free(pts);
     return blocks;
