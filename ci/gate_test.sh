@@ -4,7 +4,8 @@
 # improvement passes as faster, a failed check fails, malformed input exits 2
 # naming file and line, missing/skipped cases fail unless --allow-missing, a
 # comparison of nothing always fails, bad --tolerance values exit 2, another
-# CPU only warns, emulated rows are ignored, 2 x 50k rows finish in seconds.
+# CPU only warns, emulated rows are ignored, 2 x 50k rows finish in seconds,
+# training rows (one case, a shape per batch) are gated shape by shape.
 # The synthetic files use the columns of ci/baselines/cpu-2core.csv (before
 # flops/device_kind/repro): the gate must read them, as it reads that baseline.
 set -u
@@ -171,6 +172,30 @@ grep -q 'square-512/512x512x512/cpu-omp/host .*not compared (threads 1, baseline
 [ $rc -eq 0 ] && grep -q 'another thread count' <<<"$out" || fail "thread mismatch warns: rc $rc: $out"
 run thr.csv base.csv --strict
 [ $rc -eq 1 ] || fail "thread mismatch with --strict: rc $rc, want 1"
+
+# training steps: one case (the model) at several shapes (batches): each
+# shape is its own gated case, so a slowdown at one batch is named alone
+mktrain() {
+  {
+    echo "# cpu: Xeon"
+    echo "# simd: avx2 fma"
+    echo "$header"
+    for b in 16 64; do
+      med=10; [ "$b" = 64 ] && med=$2
+      sp=$(awk -v m="$med" 'BEGIN { printf "%.6g", 10 / m }')
+      echo "train,cnn,cpu-blas,host,fp32,cnn-b$b,1,20,10,10,10,0.05,1,,cpu-blas,1,1e-6,1e-7,1e-5,pass,CPU,0,,,,,,,,,"
+      echo "train,cnn,cpu-omp,host,fp32,cnn-b$b,1,20,$med,$med,$med,0.05,1,,cpu-blas,$sp,1e-6,1e-7,1e-5,pass,CPU,0,,,,,,,,,"
+    done
+  } > "$1"
+}
+mktrain trainbase.csv 10
+mktrain trainslow.csv 25
+run trainbase.csv trainbase.csv
+[ $rc -eq 0 ] && grep -q '2 same' <<<"$out" || fail "train rows: two shapes of one case, both compared: rc $rc: $out"
+run trainslow.csv trainbase.csv
+[ $rc -eq 1 ] && grep -q 'train/cnn/cnn-b64/cpu-omp/host .* SLOWER' <<<"$out" \
+  && grep -q 'train/cnn/cnn-b16/cpu-omp/host .* same' <<<"$out" \
+  || fail "train: the slower batch alone fails: rc $rc: $out"
 
 echo "gate: $fails failed"
 [ "$fails" -eq 0 ]

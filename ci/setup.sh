@@ -53,10 +53,11 @@ bench_build() {
 }
 
 # The suite the CI gate runs, in one place (ci/test and ci/make-baseline):
-# cpu-omp against cpu-blas at square and model shapes, and on two conv layers
-# (a 3x3 in all three directions, a stride-2 3x3 forward; about 5 s), one
-# thread, so that a busy second core cannot stall OpenMP barriers and turn
-# noise into verdicts.
-BENCH_GATE_ARGS="--suite matmul,conv --sizes 128,256,512,1024,256x512x784,1024x768x768,\
-mb4ic64ih28oc64kh3ph1,fwd:mb4ic32ih56oc64kh3sh2ph1 \
+# cpu-omp against cpu-blas at square and model shapes, on two conv layers
+# (a 3x3 in all three directions, a stride-2 3x3 forward; about 5 s), and on
+# one training step of each model (cnn-b64, mlp-b256, mlp-small-b64; about
+# 12 s), one thread, so that a busy second core cannot stall OpenMP barriers
+# and turn noise into verdicts. Each suite takes the --sizes entries it parses.
+BENCH_GATE_ARGS="--suite matmul,conv,train --sizes 128,256,512,1024,256x512x784,1024x768x768,\
+mb4ic64ih28oc64kh3ph1,fwd:mb4ic32ih56oc64kh3sh2ph1,cnn-b64,mlp-b256,mlp-small-b64 \
 --backend cpu-omp,cpu-blas --threads 1 --min-time 0.5 --no-plots"

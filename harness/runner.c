@@ -206,17 +206,18 @@ static void trace_add(result_row *row, const case_layout *l, void *const *host)
     snprintf(row->trace + used, sizeof row->trace - used, "%s%.6g", used ? ";" : "", v);
 }
 
-/* Step suites: step 1 of the case into dump_dir/<case>-<backend>[-<mode>]/. */
+/* Step suites: step 1 of the case into dump_dir/<shape>-<backend>[-<mode>]/
+ * (the shape, the problem's descriptor, is unique where a case name may not be). */
 static int dump_case(const runner *r, const suite_def *s, const problem *p, const backend_def *b,
                      const char *mode, const case_data *d, void *const *out)
 {
     char dir[4096];
     void *in[LAYOUT_MAX_BUFS] = {0};
-    int n = b->dev == DEV_CPU ? snprintf(dir, sizeof dir, "%s/%s-%s", r->dump_dir, p->name, b->name)
-                              : snprintf(dir, sizeof dir, "%s/%s-%s-%s", r->dump_dir, p->name,
+    int n = b->dev == DEV_CPU ? snprintf(dir, sizeof dir, "%s/%s-%s", r->dump_dir, p->desc, b->name)
+                              : snprintf(dir, sizeof dir, "%s/%s-%s-%s", r->dump_dir, p->desc,
                                          b->name, mode);
     if (n < 0 || (size_t)n >= sizeof dir) {
-        err_set("--dump: the folder name for %s is too long", p->name);
+        err_set("--dump: the folder name for %s is too long", p->desc);
         return -1;
     }
     if (mkdir(dir, 0755) != 0) {

@@ -59,7 +59,7 @@ typedef struct runner {
     int trace_steps;               /* step suites: steps the trace column records (0: the
                                     * checked steps); the timed steps follow them */
     const char *dump_dir;          /* step suites: step 1 of every case goes to
-                                    * dump_dir/<case>-<backend>[-<mode>]/ (NULL: none) */
+                                    * dump_dir/<shape>-<backend>[-<mode>]/ (NULL: none) */
     progress *prog;
     int (*emit)(void *ctx, const result_row *row);   /* 0, or -1 on an I/O error */
     void *emit_ctx;

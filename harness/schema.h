@@ -23,7 +23,7 @@ extern "C" {
 
 #define SCHEMA_COLUMNS(X)                                                                        \
     X(SUITE, "suite", STR, suite, "`matmul`, `transfer`, `stream`, `conv`, `train`")                          \
-    X(CASE, "case", STR, case_name, "the problem's name: `square-1024`, `mlp-fc1`, `triad-16M`, ...") \
+    X(CASE, "case", STR, case_name, "the problem's name: `square-1024`, `mlp-fc1`, `triad-16M`; a conv layer; a train model (`cnn`, `mlp-mom`: one case, a shape per batch)") \
     X(BACKEND, "backend", STR, backend, "a registry name (`bench --list`): `cpu-omp`, `cuda-tiled`, `cublas`, ...") \
     X(MODE, "mode", STR, mode, "`host` for CPU rows; GPU rows: `resident`, `sync-pageable`, `sync-pinned`, `async-pageable`, `async-pinned`, `streams-N`, `prefetch-2` (training); transfer rows: direction, memory and sync, e.g. `h2d-pinned-async`") \
     X(DTYPE, "dtype", STR, dtype, "`fp32`, `tf32`, `u8`")                                         \

@@ -30,9 +30,10 @@ array PTS[8] = [7, 5, 9, 11, 13, 15, 4, 6]
 ptype(i) = PTS[((i - 1) % 8) + 1]
 # One colour per GPU mode, the same in every chart (plots.c passes the rank:
 # host, resident, sync-pageable, sync-pinned, async-pageable, async-pinned,
-# streams-2, streams-4, streams-8).
-array MODEPAL[9] = ["#606060", "#0072B2", "#F0A860", "#D55E00", "#8FD3B0", "#009E73", \
-                    "#E3A6CC", "#CC79A7", "#7B3F6A"]
+# streams-2, streams-4, streams-8, prefetch-2: CHART_MODE_ORDER in
+# report/chart_series.c).
+array MODEPAL[10] = ["#606060", "#0072B2", "#F0A860", "#D55E00", "#8FD3B0", "#009E73", \
+                     "#E3A6CC", "#CC79A7", "#7B3F6A", "#56B4E9"]
 
 W = 1000
 H = 600

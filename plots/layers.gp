@@ -3,9 +3,9 @@
 # speedup vs the baseline per backend and mode. report/plots.c draws it twice
 # from this script (layers, layer-speedup) for suites whose rows carry a
 # direction. Columns: x, value, bar bottom, bar top (report/chart_data.c).
-# Own parameters: ndir, dirs (direction names), p0 p1 (first and last block of
-# each panel), ser (series number per block: its colour), xt (xtics), bw (bar
-# width), ncases, logy, ylim, speedup, baseline.
+# Own parameters: npanels, pt1 pt2 ... (panel titles: the directions), p0 p1
+# (first and last block of each panel), ser (series number per block: its
+# colour), xt (xtics), bw (bar width), ncases, logy, ylim, speedup, baseline.
 load plotdir . "/common.gp"
 PH = 300
 ylab = speedup ? "speedup vs " . baseline . " (×)" : "GFLOP/s (higher is better)"
@@ -13,15 +13,15 @@ vfmt(y) = speedup ? ((y >= 100) ? sprintf("%.0f×", y) : sprintf("%.3g×", y)) :
 do for [t = 1:2] {
     set output
     if (t == 1) {
-        set terminal pngcairo size W, PH * ndir + 60 noenhanced font "DejaVu Sans,11" linewidth 1.2
+        set terminal pngcairo size W, PH * npanels + 60 noenhanced font "DejaVu Sans,11" linewidth 1.2
         set output out . ".png"
     } else {
-        set terminal svg size W, PH * ndir + 60 dynamic noenhanced font "DejaVu Sans,11" linewidth 1.2 background rgb "white"
+        set terminal svg size W, PH * npanels + 60 dynamic noenhanced font "DejaVu Sans,11" linewidth 1.2 background rgb "white"
         set output out . ".svg"
     }
-    set multiplot layout ndir, 1 title fulltitle font "DejaVu Sans,13"
-    do for [p = 1:ndir] {
-        set title word(dirs, p) font "DejaVu Sans,11"
+    set multiplot layout npanels, 1 title fulltitle font "DejaVu Sans,13"
+    do for [p = 1:npanels] {
+        set title value(sprintf("pt%d", p)) font "DejaVu Sans,11"
         eval "set xtics (" . xt . ")"
         set xtics rotate by -15 left font ",9"
         set xrange [-0.6:ncases - 0.4]

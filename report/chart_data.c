@@ -4,102 +4,11 @@
  * check (rd_is_timing); the error chart takes every checked row and marks the
  * emulated ones. */
 #include "chart_data.h"
+#include "chart_series.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define MAX_SERIES 48
-
-typedef struct point {
-    double x, y, a, b, c;
-    int series;
-} point;
-
-typedef struct labels {
-    int n;
-    char s[MAX_SERIES][96];
-} labels;
-
-/* Index of s in l, added when new; -1 when l is full. */
-static int label_index(labels *l, const char *s)
-{
-    for (int i = 0; i < l->n; i++)
-        if (strcmp(l->s[i], s) == 0) return i;
-    if (l->n == MAX_SERIES) return -1;
-    snprintf(l->s[l->n], sizeof l->s[0], "%s", s);
-    return l->n++;
-}
-
-
-/* Appends printf-style text at buf + *len when it fits whole; returns -1 and
- * leaves buf unchanged when it does not (snprintf's return is the length it
- * wanted, so adding it blindly would run past the end). */
-static int append(char *buf, size_t cap, size_t *len, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int append(char *buf, size_t cap, size_t *len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int w = *len < cap ? vsnprintf(buf + *len, cap - *len, fmt, ap) : -1;
-    va_end(ap);
-    if (w < 0 || (size_t)w >= cap - *len) {
-        if (*len < cap) buf[*len] = '\0';
-        return -1;
-    }
-    *len += (size_t)w;
-    return 0;
-}
-
-void chart_param_str(chart_ctx *c, const char *name, const char *value)
-{
-    char buf[2048];
-    size_t n = 0;
-    for (const char *p = value; *p && n + 3 < sizeof buf; p++) {
-        if (*p == '\'') buf[n++] = '\'';
-        buf[n++] = (*p == '\n') ? ' ' : *p;
-    }
-    buf[n] = '\0';
-    if (append(c->params, sizeof c->params, &c->plen, "%s='%s'; ", name, buf)) c->truncated = 1;
-}
-
-void chart_param_num(chart_ctx *c, const char *name, double value)
-{
-    if (append(c->params, sizeof c->params, &c->plen, "%s=%.10g; ", name, value)) c->truncated = 1;
-}
-
-/* A quoted string for the data file (gnuplot takes no escapes there: '"' -> '\''). */
-static void put_quoted(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) fputc(*s == '"' ? '\'' : (*s == '\n' ? ' ' : *s), f);
-    fputc('"', f);
-}
-
-/* Records that a row is plotted: which devices the title must name. */
-static void use_row(chart_ctx *c, int row)
-{
-    if (!rd_is_gpu(c->rd, row)) c->has_cpu = 1;
-    else if (!c->gpu[0] && !rd_emulated(c->rd, row))
-        snprintf(c->gpu, sizeof c->gpu, "%s", rd_str(c->rd, row, COL_DEVICE));
-}
-
-/* The rows of this suite with a number in col (timings only when want says
- * so), further kept by keep (NULL: all). malloc'd; *n their count. */
-static int *select_rows(chart_ctx *c, int col, int want, int (*keep)(const rundata *, int),
-                        int *n)
-{
-    int cap = rd_nrows(c->rd);
-    int *rows = malloc(sizeof(int) * (size_t)(cap ? cap : 1));
-    *n = 0;
-    if (!rows) return NULL;
-    int m = rd_select(c->rd, c->suite, col, want, rows, cap), k = 0;
-    for (int i = 0; i < m; i++)
-        if (!keep || keep(c->rd, rows[i])) rows[k++] = rows[i];
-    *n = k;
-    return rows;
-}
 
 /* The shape of the largest problem (by rd_work) among rows, GPU rows first
  * when prefer_gpu and any exist; "" when none. */
@@ -119,68 +28,11 @@ static void largest_shape(chart_ctx *c, const int *rows, int n, int prefer_gpu, 
     }
 }
 
-static int cmp_point(const void *pa, const void *pb)
-{
-    const point *a = pa, *b = pb;
-    if (a->series != b->series) return a->series - b->series;
-    return (a->x > b->x) - (a->x < b->x);
-}
-
-/* Writes points grouped into one block per series (sorted by x), each block
- * titled with its label; columns x y a b c. Returns the number of blocks. */
-static int write_series(chart_ctx *c, point *pts, int np, const labels *l)
-{
-    qsort(pts, (size_t)np, sizeof *pts, cmp_point);
-    int blocks = 0;
-    for (int s = 0; s < l->n; s++) {
-        int wrote = 0;
-        for (int i = 0; i < np; i++) {
-            if (pts[i].series != s) continue;
-            if (!wrote++) {
-                if (blocks++) fputs("\n\n", c->dat);
-                put_quoted(c->dat, l->s[s]);
-                fputc('\n', c->dat);
-            }
-            fprintf(c->dat, "%.10g %.10g %.10g %.10g %.10g\n", pts[i].x, pts[i].y, pts[i].a, pts[i].b,
-                    pts[i].c);
-        }
-    }
-    return blocks;
-}
-
-/* "name:value" words per block, in block order (e.g. colour indices). */
-static void param_words(chart_ctx *c, const char *name, const int *v, int n)
-{
-    char buf[512] = "";
-    size_t len = 0;
-    for (int i = 0; i < n; i++)
-        if (append(buf, sizeof buf, &len, "%s%d", i ? " " : "", v[i])) c->truncated = 1;
-    chart_param_str(c, name, buf);
-}
-
-/* Rows that count flops, CPU (host) or GPU resident (kernel alone). */
-static int keep_host_or_resident(const rundata *rd, int row)
-{
-    return (rd_is(rd, row, COL_MODE, "host") || rd_is(rd, row, COL_MODE, "resident")) &&
-           rd_num(rd, row, COL_FLOPS) > 0;
-}
-
-/* Whether the positive values in pts span more than `decades` (a log axis). */
-static int wants_log(const point *pts, int np, double decades)
-{
-    double lo = INFINITY, hi = 0;
-    for (int i = 0; i < np; i++)
-        if (pts[i].y > 0) {
-            lo = fmin(lo, pts[i].y);
-            hi = fmax(hi, pts[i].y);
-        }
-    return hi > 0 && hi / lo > pow(10, decades);
-}
 
 /* Sets logy=1 when the positive values in pts span more than `decades`. */
 static void param_logy(chart_ctx *c, const point *pts, int np, double decades)
 {
-    chart_param_num(c, "logy", wants_log(pts, np, decades));
+    chart_param_num(c, "logy", chart_wants_log(pts, np, decades));
 }
 
 /* Bar extents of speedups, columns a (bottom) and b (top): on a linear axis
@@ -190,7 +42,7 @@ static void param_logy(chart_ctx *c, const point *pts, int np, double decades)
  * (slower) from 1x. Sets the logy and ylim parameters. */
 static void speedup_bars(chart_ctx *c, point *pts, int np)
 {
-    int logy = wants_log(pts, np, 1.0);
+    int logy = chart_wants_log(pts, np, 1.0);
     double lim = 1;
     for (int i = 0; i < np; i++) {
         double from = logy ? 1 : 0;
@@ -208,7 +60,7 @@ static void speedup_bars(chart_ctx *c, point *pts, int np)
 int chart_throughput(chart_ctx *c)
 {
     int n;
-    int *rows = select_rows(c, COL_GFLOPS, RD_TIMING, keep_host_or_resident, &n);
+    int *rows = chart_rows(c, COL_GFLOPS, RD_TIMING, chart_keep_host_or_resident, &n);
     point *pts = malloc(sizeof(point) * (size_t)(n ? n : 1));
     labels l = {0};
     int np = 0;
@@ -216,28 +68,16 @@ int chart_throughput(chart_ctx *c)
         int r = rows[i];
         char lab[96];
         snprintf(lab, sizeof lab, "%s%s", rd_str(c->rd, r, COL_BACKEND), rd_is_gpu(c->rd, r) ? " (resident)" : "");
-        int s = label_index(&l, lab);
+        int s = chart_label(&l, lab);
         if (s < 0) continue;
-        use_row(c, r);
+        chart_use_row(c, r);
         pts[np++] = (point){rd_num(c->rd, r, COL_FLOPS) / 1e9, rd_num(c->rd, r, COL_GFLOPS), 0, 0, 0, s};
     }
-    int blocks = np ? write_series(c, pts, np, &l) : 0;
+    int blocks = np ? chart_write_series(c, pts, np, &l) : 0;
     param_logy(c, pts, np, 1.5);
     free(rows);
     free(pts);
     return blocks;
-}
-
-/* Canonical order of modes, for bars and legends. */
-static const char *const MODE_ORDER[] = {"host", "resident", "sync-pageable", "sync-pinned",
-                                         "async-pageable", "async-pinned", "streams-2",
-                                         "streams-4", "streams-8", NULL};
-
-static int mode_rank(const char *mode)
-{
-    for (int i = 0; MODE_ORDER[i]; i++)
-        if (strcmp(MODE_ORDER[i], mode) == 0) return i;
-    return 99;
 }
 
 static int keep_not_baseline(const rundata *rd, int row)
@@ -250,20 +90,20 @@ static int keep_not_baseline(const rundata *rd, int row)
 int chart_speedup(chart_ctx *c)
 {
     int n;
-    int *rows = select_rows(c, COL_SPEEDUP, RD_TIMING, keep_not_baseline, &n);
+    int *rows = chart_rows(c, COL_SPEEDUP, RD_TIMING, keep_not_baseline, &n);
     char shape[64];
     largest_shape(c, rows, n, 1, shape, sizeof shape);
     labels backends = {0}, modes = {0};
     /* modes as series, in canonical order */
-    for (int m = 0; MODE_ORDER[m]; m++)
+    for (int m = 0; CHART_MODE_ORDER[m]; m++)
         for (int i = 0; i < n; i++)
-            if (rd_is(c->rd, rows[i], COL_SHAPE, shape) && rd_is(c->rd, rows[i], COL_MODE, MODE_ORDER[m])) {
-                label_index(&modes, MODE_ORDER[m]);
+            if (rd_is(c->rd, rows[i], COL_SHAPE, shape) && rd_is(c->rd, rows[i], COL_MODE, CHART_MODE_ORDER[m])) {
+                chart_label(&modes, CHART_MODE_ORDER[m]);
                 break;
             }
     for (int i = 0; i < n; i++)
-        if (rd_is(c->rd, rows[i], COL_SHAPE, shape) && mode_rank(rd_str(c->rd, rows[i], COL_MODE)) < 99)
-            label_index(&backends, rd_str(c->rd, rows[i], COL_BACKEND));
+        if (rd_is(c->rd, rows[i], COL_SHAPE, shape) && chart_mode_rank(rd_str(c->rd, rows[i], COL_MODE)) < 99)
+            chart_label(&backends, rd_str(c->rd, rows[i], COL_BACKEND));
     point *pts = malloc(sizeof(point) * (size_t)(n ? n : 1));
     int np = 0, maxbars = 1;
     for (int b = 0; pts && b < backends.n; b++) {
@@ -274,7 +114,7 @@ int chart_speedup(chart_ctx *c)
                 if (!rd_is(c->rd, r, COL_SHAPE, shape) || !rd_is(c->rd, r, COL_BACKEND, backends.s[b]) ||
                     !rd_is(c->rd, r, COL_MODE, modes.s[m]))
                     continue;
-                use_row(c, r);
+                chart_use_row(c, r);
                 pts[np++] = (point){b, rd_num(c->rd, r, COL_SPEEDUP), 0, 0, 0, m};
                 break;
             }
@@ -288,18 +128,18 @@ int chart_speedup(chart_ctx *c)
         for (int j = first; j < i; j++) pts[j].x = b + (j - first - (i - first - 1) / 2.0) * w;
     }
     speedup_bars(c, pts, np);
-    int blocks = np ? write_series(c, pts, np, &modes) : 0;
+    int blocks = np ? chart_write_series(c, pts, np, &modes) : 0;
     char xt[2048] = "";
     size_t len = 0;
     for (int b = 0; b < backends.n; b++)
-        if (append(xt, sizeof xt, &len, "%s\"%s\" %d", b ? ", " : "", backends.s[b], b)) c->truncated = 1;
+        if (chart_append(xt, sizeof xt, &len, "%s\"%s\" %d", b ? ", " : "", backends.s[b], b)) c->truncated = 1;
     chart_param_str(c, "xt", xt);
     chart_param_num(c, "bw", w);
     chart_param_num(c, "ngroups", backends.n);
     chart_param_num(c, "nbars", np);
     int sty[MAX_SERIES];
-    for (int m = 0; m < modes.n; m++) sty[m] = mode_rank(modes.s[m]) + 1;
-    param_words(c, "sty", sty, modes.n);
+    for (int m = 0; m < modes.n; m++) sty[m] = chart_mode_rank(modes.s[m]) + 1;
+    chart_param_words(c, "sty", sty, modes.n);
     const char *base = n ? rd_str(c->rd, rows[0], COL_BASELINE) : "";
     chart_param_str(c, "baseline", base);
     snprintf(c->subtitle, sizeof c->subtitle, "shape %s, vs %s", shape, base);
@@ -319,7 +159,7 @@ static int keep_gpu_e2e(const rundata *rd, int row)
 int chart_split(chart_ctx *c)
 {
     int n;
-    int *rows = select_rows(c, COL_H2D_MS, RD_TIMING, keep_gpu_e2e, &n);
+    int *rows = chart_rows(c, COL_H2D_MS, RD_TIMING, keep_gpu_e2e, &n);
     char shape[64];
     largest_shape(c, rows, n, 1, shape, sizeof shape);
     labels bars = {0};
@@ -328,28 +168,28 @@ int chart_split(chart_ctx *c)
     /* backends in order of appearance, modes in canonical order within each */
     labels backends = {0};
     for (int i = 0; i < n; i++)
-        if (rd_is(c->rd, rows[i], COL_SHAPE, shape)) label_index(&backends, rd_str(c->rd, rows[i], COL_BACKEND));
+        if (rd_is(c->rd, rows[i], COL_SHAPE, shape)) chart_label(&backends, rd_str(c->rd, rows[i], COL_BACKEND));
     for (int b = 0; pts && b < backends.n; b++)
-        for (int m = 0; MODE_ORDER[m]; m++)
+        for (int m = 0; CHART_MODE_ORDER[m]; m++)
             for (int i = 0; i < n; i++) {
                 int r = rows[i];
                 if (!rd_is(c->rd, r, COL_SHAPE, shape) || !rd_is(c->rd, r, COL_BACKEND, backends.s[b]) ||
-                    !rd_is(c->rd, r, COL_MODE, MODE_ORDER[m]))
+                    !rd_is(c->rd, r, COL_MODE, CHART_MODE_ORDER[m]))
                     continue;
                 char lab[96];
-                snprintf(lab, sizeof lab, "%s %s", backends.s[b], MODE_ORDER[m]);
-                if (label_index(&bars, lab) < 0) break;
-                use_row(c, r);
+                snprintf(lab, sizeof lab, "%s %s", backends.s[b], CHART_MODE_ORDER[m]);
+                if (chart_label(&bars, lab) < 0) break;
+                chart_use_row(c, r);
                 pts[np] = (point){np, rd_num(c->rd, r, COL_H2D_MS), rd_num(c->rd, r, COL_COMPUTE_MS),
                                     rd_num(c->rd, r, COL_D2H_MS), rd_num(c->rd, r, COL_MEDIAN_MS), 0};
                 np++;
                 break;
             }
     if (np) {
-        put_quoted(c->dat, "bars");
+        chart_quoted(c->dat, "bars");
         fputc('\n', c->dat);
         for (int i = 0; i < np; i++) {
-            put_quoted(c->dat, bars.s[i]);
+            chart_quoted(c->dat, bars.s[i]);
             fprintf(c->dat, " %.10g %.10g %.10g %.10g\n", pts[i].y, pts[i].a, pts[i].b, pts[i].c);
         }
     }
@@ -379,31 +219,31 @@ static void bandwidth_style(const char *m, int s, int *col, int *dt, int *pt)
 int chart_bandwidth(chart_ctx *c)
 {
     int n;
-    int *rows = select_rows(c, COL_GBPS, RD_TIMING, keep_bytes, &n);
+    int *rows = chart_rows(c, COL_GBPS, RD_TIMING, keep_bytes, &n);
     labels l = {0}, backends = {0};
     point *pts = malloc(sizeof(point) * (size_t)(n ? n : 1));
     int np = 0;
-    for (int i = 0; rows && i < n; i++) label_index(&backends, rd_str(c->rd, rows[i], COL_BACKEND));
+    for (int i = 0; rows && i < n; i++) chart_label(&backends, rd_str(c->rd, rows[i], COL_BACKEND));
     for (int i = 0; rows && pts && i < n; i++) {
         int r = rows[i];
         char lab[96];
         snprintf(lab, sizeof lab, "%s%s%s", backends.n > 1 ? rd_str(c->rd, r, COL_BACKEND) : "",
                  backends.n > 1 ? " " : "", rd_str(c->rd, r, COL_MODE));
-        int s = label_index(&l, lab);
+        int s = chart_label(&l, lab);
         if (s < 0) continue;
-        use_row(c, r);
+        chart_use_row(c, r);
         pts[np++] = (point){rd_num(c->rd, r, COL_BYTES), rd_num(c->rd, r, COL_GBPS), 0, 0, 0, s};
     }
-    int blocks = np ? write_series(c, pts, np, &l) : 0;
+    int blocks = np ? chart_write_series(c, pts, np, &l) : 0;
     int col[MAX_SERIES], dt[MAX_SERIES], pt[MAX_SERIES], k = 0;
     for (int s = 0; s < l.n; s++) { /* the series labels end with their mode */
         const char *sp = strrchr(l.s[s], ' ');
         bandwidth_style(sp ? sp + 1 : l.s[s], k, &col[k], &dt[k], &pt[k]);
         k++;
     }
-    param_words(c, "lcs", col, k);
-    param_words(c, "dts", dt, k);
-    param_words(c, "pts", pt, k);
+    chart_param_words(c, "lcs", col, k);
+    chart_param_words(c, "dts", dt, k);
+    chart_param_words(c, "pts", pt, k);
     free(rows);
     free(pts);
     return blocks;
@@ -418,7 +258,7 @@ static int keep_streams(const rundata *rd, int row)
 int chart_overlap(chart_ctx *c)
 {
     int n;
-    int *rows = select_rows(c, COL_OVERLAP_EFF, RD_TIMING, keep_streams, &n);
+    int *rows = chart_rows(c, COL_OVERLAP_EFF, RD_TIMING, keep_streams, &n);
     char shape[64];
     largest_shape(c, rows, n, 1, shape, sizeof shape);
     labels l = {0};
@@ -427,12 +267,12 @@ int chart_overlap(chart_ctx *c)
     for (int i = 0; rows && pts && i < n; i++) {
         int r = rows[i];
         if (!rd_is(c->rd, r, COL_SHAPE, shape)) continue;
-        int s = label_index(&l, rd_str(c->rd, r, COL_BACKEND));
+        int s = chart_label(&l, rd_str(c->rd, r, COL_BACKEND));
         if (s < 0) continue;
-        use_row(c, r);
+        chart_use_row(c, r);
         pts[np++] = (point){atof(rd_str(c->rd, r, COL_MODE) + 8), rd_num(c->rd, r, COL_OVERLAP_EFF), 0, 0, 0, s};
     }
-    int blocks = np ? write_series(c, pts, np, &l) : 0;
+    int blocks = np ? chart_write_series(c, pts, np, &l) : 0;
     snprintf(c->subtitle, sizeof c->subtitle, "shape %s", shape);
     free(rows);
     free(pts);
@@ -454,7 +294,7 @@ int chart_error(chart_ctx *c)
     int n;
     /* rows with a tolerance: a result with NaN/Inf has no rel_err (empty cell)
      * but failed all the same, and is drawn as 100% error */
-    int *rows = select_rows(c, COL_TOLERANCE, RD_ANY, keep_checked, &n);
+    int *rows = chart_rows(c, COL_TOLERANCE, RD_ANY, keep_checked, &n);
     labels l = {0};
     int worst[MAX_SERIES];
     double ratio[MAX_SERIES];
@@ -462,7 +302,7 @@ int chart_error(chart_ctx *c)
         int r = rows[i];
         char lab[96];
         snprintf(lab, sizeof lab, "%s%s", rd_str(c->rd, r, COL_BACKEND), rd_emulated(c->rd, r) ? " (emulated)" : "");
-        int known = l.n, s = label_index(&l, lab);
+        int known = l.n, s = chart_label(&l, lab);
         if (s < 0) continue;
         double tol = rd_num(c->rd, r, COL_TOLERANCE), re = rd_num(c->rd, r, COL_REL_ERR);
         double q = isnan(re) ? INFINITY : (tol > 0) ? re / tol : re;
@@ -480,7 +320,7 @@ int chart_error(chart_ctx *c)
     for (int s = 0; s < l.n; s++) {
         int r = worst[s];
         int g = rd_is(c->rd, r, COL_CHECK, "fail") ? 2 : rd_emulated(c->rd, r) ? 1 : 0;
-        use_row(c, r);
+        chart_use_row(c, r);
         double re = rd_num(c->rd, r, COL_REL_ERR);
         pts[np] = (point){s, isnan(re) ? 1.0 : fmax(re, 1e-12), rd_num(c->rd, r, COL_TOLERANCE), 0, 0, g};
         np++;
@@ -492,16 +332,16 @@ int chart_error(chart_ctx *c)
         for (int i = 0; i < np; i++)
             if (pts[i].series == g) {
                 sty[k++] = g + 1;
-                label_index(&present, GROUP[g]);
+                chart_label(&present, GROUP[g]);
                 break;
             }
-    for (int i = 0; i < np; i++) pts[i].series = label_index(&present, GROUP[(int)pts[i].series]);
-    int blocks = np ? write_series(c, pts, np, &present) : 0;
-    param_words(c, "sty", sty, k);
+    for (int i = 0; i < np; i++) pts[i].series = chart_label(&present, GROUP[(int)pts[i].series]);
+    int blocks = np ? chart_write_series(c, pts, np, &present) : 0;
+    chart_param_words(c, "sty", sty, k);
     char xt[2048] = "";
     size_t len = 0;
     for (int s = 0; s < l.n; s++)
-        if (append(xt, sizeof xt, &len, "%s\"%s\" %d", s ? ", " : "", l.s[s], s)) c->truncated = 1;
+        if (chart_append(xt, sizeof xt, &len, "%s\"%s\" %d", s ? ", " : "", l.s[s], s)) c->truncated = 1;
     chart_param_str(c, "xt", xt);
     chart_param_num(c, "nbars", l.n);
     double lo = INFINITY;
@@ -517,7 +357,7 @@ int chart_error(chart_ctx *c)
  * resident: the throughput bars. */
 static int keep_direction_throughput(const rundata *rd, int row)
 {
-    return rd_str(rd, row, COL_DIRECTION)[0] && keep_host_or_resident(rd, row);
+    return rd_str(rd, row, COL_DIRECTION)[0] && chart_keep_host_or_resident(rd, row);
 }
 
 /* Rows with a direction that are not the baseline itself: the speedup bars. */
@@ -529,13 +369,12 @@ static int keep_direction_speedup(const rundata *rd, int row)
 /* Grouped bars: x groups = cases (in order of appearance), one bar per series
  * (backend; for speedups backend and mode) side by side, one panel per
  * direction. Blocks are written panel by panel, series by series; columns
- * x value bottom top. Parameters: ndir, dirs (words), p0 p1 (first and last
- * block of each panel), ser (series number per block, for its colour), xt,
- * bw, ncases, logy, ylim, speedup, baseline. */
+ * x value bottom top. Parameters: chart_write_panels's (npanels, p0, p1, ser,
+ * pt1.. = the directions), xt, bw, ncases, logy, ylim, speedup, baseline. */
 static int case_panels(chart_ctx *c, int col, int (*keep)(const rundata *, int), int speedup)
 {
     int n;
-    int *rows = select_rows(c, col, RD_TIMING, keep, &n);
+    int *rows = chart_rows(c, col, RD_TIMING, keep, &n);
     labels dirs = {0}, cases = {0}, series = {0};
     point *pts = malloc(sizeof(point) * (size_t)(n ? n : 1));
     int np = 0;
@@ -547,11 +386,11 @@ static int case_panels(chart_ctx *c, int col, int (*keep)(const rundata *, int),
         else
             snprintf(lab, sizeof lab, "%s%s", rd_str(c->rd, r, COL_BACKEND),
                      rd_is_gpu(c->rd, r) ? " (resident)" : "");
-        int d = label_index(&dirs, rd_str(c->rd, r, COL_DIRECTION));
-        int k = label_index(&cases, rd_str(c->rd, r, COL_CASE));
-        int s = label_index(&series, lab);
+        int d = chart_label(&dirs, rd_str(c->rd, r, COL_DIRECTION));
+        int k = chart_label(&cases, rd_str(c->rd, r, COL_CASE));
+        int s = chart_label(&series, lab);
         if (d < 0 || k < 0 || s < 0) continue;
-        use_row(c, r);
+        chart_use_row(c, r);
         pts[np++] = (point){k, rd_num(c->rd, r, col), 0, 0, d, s};
     }
     double w = fmin(0.8 / (series.n ? series.n : 1), 0.3), lo = INFINITY, hi = 0;
@@ -562,42 +401,17 @@ static int case_panels(chart_ctx *c, int col, int (*keep)(const rundata *, int),
     if (speedup) {
         speedup_bars(c, pts, np);
     } else { /* from 0, or on a log axis from the decade below the smallest */
-        int logy = wants_log(pts, np, 1.5);
+        int logy = chart_wants_log(pts, np, 1.5);
         double from = logy ? pow(10, floor(log10(lo))) : 0;
         for (int i = 0; i < np; i++) pts[i].a = from, pts[i].b = pts[i].y;
         chart_param_num(c, "logy", logy);
         chart_param_num(c, "ylim", hi > 0 ? hi * (logy ? 2.5 : 1.15) : 1);
     }
-    int blocks = 0, p0[MAX_SERIES], p1[MAX_SERIES], ser[MAX_SERIES * 4], nser = 0;
-    for (int d = 0; d < dirs.n; d++) {
-        p0[d] = blocks;
-        for (int s = 0; s < series.n; s++) {
-            int wrote = 0;
-            for (int i = 0; i < np; i++) {
-                if ((int)pts[i].c != d || pts[i].series != s) continue;
-                if (!wrote++) {
-                    if (blocks++) fputs("\n\n", c->dat);
-                    put_quoted(c->dat, series.s[s]);
-                    fputc('\n', c->dat);
-                    if (nser < MAX_SERIES * 4) ser[nser++] = s + 1;
-                }
-                fprintf(c->dat, "%.10g %.10g %.10g %.10g\n", pts[i].x, pts[i].y, pts[i].a, pts[i].b);
-            }
-        }
-        p1[d] = blocks - 1;
-    }
-    char words[512] = "", xt[2048] = "";
+    int blocks = chart_write_panels(c, pts, np, &dirs, &series);
+    char xt[2048] = "";
     size_t len = 0;
-    for (int d = 0; d < dirs.n; d++)
-        if (append(words, sizeof words, &len, "%s%s", d ? " " : "", dirs.s[d])) c->truncated = 1;
-    len = 0;
     for (int k = 0; k < cases.n; k++)
-        if (append(xt, sizeof xt, &len, "%s\"%s\" %d", k ? ", " : "", cases.s[k], k)) c->truncated = 1;
-    chart_param_num(c, "ndir", dirs.n);
-    chart_param_str(c, "dirs", words);
-    param_words(c, "p0", p0, dirs.n);
-    param_words(c, "p1", p1, dirs.n);
-    param_words(c, "ser", ser, nser);
+        if (chart_append(xt, sizeof xt, &len, "%s\"%s\" %d", k ? ", " : "", cases.s[k], k)) c->truncated = 1;
     chart_param_str(c, "xt", xt);
     chart_param_num(c, "bw", w);
     chart_param_num(c, "ncases", cases.n);

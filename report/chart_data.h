@@ -41,6 +41,15 @@ int chart_error(chart_ctx *c);
 int chart_case_throughput(chart_ctx *c);
 int chart_case_speedup(chart_ctx *c);
 
+/* Step suites (rows with samples_per_s; chart_steps.c): a panel per case
+ * (the model). Samples/s vs batch per backend; speedup vs batch per GPU
+ * backend and mode; phase times per backend and the loss per step per
+ * backend (emulated rows too), each at the model's largest batch. */
+int chart_samples(chart_ctx *c);
+int chart_batch_speedup(chart_ctx *c);
+int chart_phases(chart_ctx *c);
+int chart_loss(chart_ctx *c);
+
 /* Appends name='value' (gnuplot single-quoted, quotes doubled) / name=value. */
 void chart_param_str(chart_ctx *c, const char *name, const char *value);
 void chart_param_num(chart_ctx *c, const char *name, double value);

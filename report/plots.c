@@ -26,24 +26,39 @@
 typedef struct chart_kind {
     const char *name, *title;
     chart_builder build;
+    int about;           /* a schema column (COL_*, -1: none): a suite whose rows carry it */
+    const char *absent;  /* should have this chart; when it has none, this says why */
 } chart_kind;
+
+#define NO_TIMING "no row ran on real hardware and passed (emulated timings mean nothing)"
 
 /* Each kind's script is plots/<name>.gp. */
 static const chart_kind KINDS[] = {
-    {"throughput", "Throughput vs work per repetition", chart_throughput},
-    {"speedup", "Speedup vs the baseline", chart_speedup},
-    {"split", "End-to-end time split (H2D / compute / D2H)", chart_split},
-    {"overlap", "Stream overlap efficiency", chart_overlap},
-    {"bandwidth", "Bandwidth vs bytes moved", chart_bandwidth},
-    {"error", "Numerical error vs tolerance", chart_error},
-    {"layers", "Throughput per layer and direction", chart_case_throughput},
-    {"layer-speedup", "Speedup per layer, backend and mode", chart_case_speedup},
+    {"throughput", "Throughput vs work per repetition", chart_throughput, -1, NULL},
+    {"speedup", "Speedup vs the baseline", chart_speedup, -1, NULL},
+    {"split", "End-to-end time split (H2D / compute / D2H)", chart_split, -1, NULL},
+    {"overlap", "Stream overlap efficiency", chart_overlap, -1, NULL},
+    {"bandwidth", "Bandwidth vs bytes moved", chart_bandwidth, -1, NULL},
+    {"error", "Numerical error vs tolerance", chart_error, -1, NULL},
+    {"layers", "Throughput per layer and direction", chart_case_throughput, -1, NULL},
+    {"layer-speedup", "Speedup per layer, backend and mode", chart_case_speedup, -1, NULL},
+    {"samples", "Samples/s vs batch size", chart_samples, COL_SAMPLES_PER_S, NO_TIMING},
+    {"batch-speedup", "Speedup vs batch size per GPU mode", chart_batch_speedup, COL_SAMPLES_PER_S,
+     "no GPU row ran on real hardware (emulated rows carry no speedup)"},
+    {"phases", "Time per phase of a step", chart_phases, COL_SAMPLES_PER_S, NO_TIMING},
+    {"loss", "Loss per step", chart_loss, COL_SAMPLES_PER_S, "no checked row carries a loss trace"},
 };
 enum { NKINDS = (int)(sizeof KINDS / sizeof KINDS[0]) };
 
 int plots_nkinds(void) { return NKINDS; }
 const char *plots_kind_name(int k) { return KINDS[k].name; }
 const char *plots_kind_title(int k) { return KINDS[k].title; }
+
+const char *plots_kind_absent(int k, const rundata *rd, const char *suite)
+{
+    const chart_kind *c = &KINDS[k];
+    return c->absent && c->about >= 0 && rd_select(rd, suite, c->about, RD_ANY, NULL, 0) > 0 ? c->absent : NULL;
+}
 
 int plots_find_gnuplot(char *out, size_t cap)
 {

@@ -9,6 +9,10 @@
 int plots_nkinds(void);
 const char *plots_kind_name(int k);
 const char *plots_kind_title(int k);
+/* Why suite has no chart of kind k though its rows are what the kind shows
+ * (e.g. the speedup-vs-batch chart of training rows that all ran emulated):
+ * one clause for report.md; NULL when the kind is not about this suite. */
+const char *plots_kind_absent(int k, const rundata *rd, const char *suite);
 
 /* Renders every chart with data for every suite of the run; removes stale
  * charts of kinds that now have none. Without gnuplot on PATH, or for a file

@@ -2,38 +2,20 @@
 #define _POSIX_C_SOURCE 200809L
 #include "report_md.h"
 #include "atomic_file.h"
+#include "md_table.h"
 #include "plots.h"
+#include "report_steps.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* A table cell: '|' escaped, line breaks as spaces. */
-static void put_cell(FILE *f, const char *s)
-{
-    fputs("| ", f);
-    for (; *s; s++) {
-        if (*s == '|') fputs("\\|", f);
-        else if (*s == '\n' || *s == '\r') fputc(' ', f);
-        else fputc(*s, f);
-    }
-    fputc(' ', f);
-}
-
-/* A number cell with printf format fmt, or an empty cell when v is NaN. */
-static void put_numcell(FILE *f, const char *fmt, double v)
-{
-    char buf[64] = "";
-    if (isfinite(v)) snprintf(buf, sizeof buf, fmt, v);
-    put_cell(f, buf);
-}
-
 static void put_env_row(FILE *f, const char *what, const char *value)
 {
     if (!value || !*value) return;
-    put_cell(f, what);
-    put_cell(f, value);
+    md_cell(f, what);
+    md_cell(f, value);
     fputs("|\n", f);
 }
 
@@ -88,7 +70,7 @@ static void put_code_cell(FILE *f, const char *cmd)
 {
     char buf[700] = "";
     if (*cmd) snprintf(buf, sizeof buf, "`%s`", cmd);
-    put_cell(f, buf);
+    md_cell(f, buf);
 }
 
 /* "Failed checks" with every failed row and the command that re-runs it, the
@@ -114,12 +96,12 @@ static void write_checks(const rundata *rd, FILE *f)
     for (int i = 0; i < n; i++) {
         if (!rd_is(rd, i, COL_CHECK, "fail")) continue;
         static const int COLS[] = {COL_SUITE, COL_CASE, COL_SHAPE, COL_BACKEND, COL_MODE};
-        for (int c = 0; c < 5; c++) put_cell(f, rd_str(rd, i, COLS[c]));
+        for (int c = 0; c < 5; c++) md_cell(f, rd_str(rd, i, COLS[c]));
         char err[96] = "";
         double re = rd_num(rd, i, COL_REL_ERR), tol = rd_num(rd, i, COL_TOLERANCE);
         if (!isnan(re) || !isnan(tol)) snprintf(err, sizeof err, "%.3g / %.3g", re, tol);
-        put_cell(f, err);
-        put_cell(f, rd_str(rd, i, COL_NOTE));
+        md_cell(f, err);
+        md_cell(f, rd_str(rd, i, COL_NOTE));
         put_code_cell(f, rd_str(rd, i, COL_REPRO));
         fputs("|\n", f);
     }
@@ -142,47 +124,59 @@ static void write_suite_table(const rundata *rd, FILE *f, const char *suite)
 {
     int has_gflops = rd_select(rd, suite, COL_GFLOPS, RD_ANY, NULL, 0) > 0;
     int has_gbps = rd_select(rd, suite, COL_GBPS, RD_ANY, NULL, 0) > 0;
-    fprintf(f, "| case | shape | backend | mode | median ms |%s%s speedup | rel err / tolerance | check |\n",
-            has_gflops ? " GFLOP/s |" : "", has_gbps ? " GB/s |" : "");
-    fprintf(f, "|---|---|---|---|---:|%s%s---:|---:|---|\n", has_gflops ? "---:|" : "",
-            has_gbps ? "---:|" : "");
+    int steps = report_is_step_suite(rd, suite);
+    fprintf(f, "| case | shape | backend | mode | median ms |%s%s%s speedup | rel err / tolerance | check |\n",
+            has_gflops ? " GFLOP/s |" : "", has_gbps ? " GB/s |" : "", steps ? " samples/s | steps/s |" : "");
+    fprintf(f, "|---|---|---|---|---:|%s%s%s---:|---:|---|\n", has_gflops ? "---:|" : "",
+            has_gbps ? "---:|" : "", steps ? "---:|---:|" : "");
     for (int i = 0; i < rd_nrows(rd); i++) {
         if (!rd_is(rd, i, COL_SUITE, suite)) continue;
         int emu = rd_emulated(rd, i);
         char buf[512];
-        put_cell(f, rd_str(rd, i, COL_CASE));
-        put_cell(f, rd_str(rd, i, COL_SHAPE));
+        md_cell(f, rd_str(rd, i, COL_CASE));
+        md_cell(f, rd_str(rd, i, COL_SHAPE));
         snprintf(buf, sizeof buf, "%s%s", rd_str(rd, i, COL_BACKEND), emu ? " (emulated)" : "");
-        put_cell(f, buf);
-        put_cell(f, rd_str(rd, i, COL_MODE));
+        md_cell(f, buf);
+        md_cell(f, rd_str(rd, i, COL_MODE));
         /* emulated timings are not GPU results: not shown as such */
-        put_numcell(f, "%.4g", emu ? NAN : rd_num(rd, i, COL_MEDIAN_MS));
-        if (has_gflops) put_numcell(f, "%.4g", emu ? NAN : rd_num(rd, i, COL_GFLOPS));
-        if (has_gbps) put_numcell(f, "%.4g", emu ? NAN : rd_num(rd, i, COL_GBPS));
-        put_numcell(f, "%.3g×", emu ? NAN : rd_num(rd, i, COL_SPEEDUP));
+        md_numcell(f, "%.4g", emu ? NAN : rd_num(rd, i, COL_MEDIAN_MS));
+        if (has_gflops) md_numcell(f, "%.4g", emu ? NAN : rd_num(rd, i, COL_GFLOPS));
+        if (has_gbps) md_numcell(f, "%.4g", emu ? NAN : rd_num(rd, i, COL_GBPS));
+        if (steps) { /* a step's rate: samples (the batch) and steps per second */
+            md_numcell(f, "%.4g", emu ? NAN : rd_num(rd, i, COL_SAMPLES_PER_S));
+            md_numcell(f, "%.4g", emu ? NAN : 1e3 / rd_num(rd, i, COL_MEDIAN_MS));
+        }
+        md_numcell(f, "%.3g×", emu ? NAN : rd_num(rd, i, COL_SPEEDUP));
         double re = rd_num(rd, i, COL_REL_ERR), tol = rd_num(rd, i, COL_TOLERANCE);
         buf[0] = '\0';
         if (!isnan(re)) snprintf(buf, sizeof buf, "%.2g / %.2g", re, tol);
-        put_cell(f, buf);
+        md_cell(f, buf);
         const char *check = rd_str(rd, i, COL_CHECK), *note = rd_str(rd, i, COL_NOTE);
         int loud = strcmp(check, "pass") != 0; /* skip and fail say why */
         snprintf(buf, sizeof buf, "%s%s%s%s%s", loud && strcmp(check, "fail") == 0 ? "**" : "", check,
                  loud && strcmp(check, "fail") == 0 ? "**" : "", loud && *note ? ": " : "",
                  loud ? note : "");
-        put_cell(f, buf);
+        md_cell(f, buf);
         fputs("|\n", f);
     }
     fputc('\n', f);
 }
 
-/* The charts of this suite that exist in <dir>/plots/. */
-static void write_charts(FILE *f, const char *dir, const char *suite)
+/* The charts of this suite that exist in <dir>/plots/; when charts were
+ * drawn (the folder exists), one line for each chart the suite's rows are
+ * about that has none, saying why (plots_kind_absent). */
+static void write_charts(const rundata *rd, FILE *f, const char *dir, const char *suite)
 {
+    char pdir[4300];
+    snprintf(pdir, sizeof pdir, "%s/plots", dir);
+    int drawn = access(pdir, F_OK) == 0;
     for (int k = 0; k < plots_nkinds(); k++) {
         char rel[256], path[4600];
         snprintf(rel, sizeof rel, "plots/%s-%s.png", plots_kind_name(k), suite);
         snprintf(path, sizeof path, "%s/%s", dir, rel);
+        const char *why = drawn ? plots_kind_absent(k, rd, suite) : NULL;
         if (access(path, R_OK) == 0) fprintf(f, "![%s](%s)\n\n", plots_kind_title(k), rel);
+        else if (why) fprintf(f, "*%s: no chart: %s.*\n\n", plots_kind_title(k), why);
     }
 }
 
@@ -213,7 +207,8 @@ int report_md_write(const rundata *rd, const char *dir)
         fprintf(f, "## %s\n\n", suites[s]);
         if (base) fprintf(f, "Speedup: `%s` median ÷ this median, same shape, same run.\n\n", base);
         write_suite_table(rd, f, suites[s]);
-        write_charts(f, dir, suites[s]);
+        report_steps_write(rd, f, suites[s]);
+        write_charts(rd, f, dir, suites[s]);
     }
     return af_commit(&a);
 }

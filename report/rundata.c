@@ -103,3 +103,51 @@ double rd_work(const rundata *rd, int row)
 }
 
 const char *rd_context(const rundata *rd, const char *key) { return csv_context(rd->t, key); }
+
+double rd_batch(const rundata *rd, int row)
+{
+    double sps = rd_num(rd, row, COL_SAMPLES_PER_S), ms = rd_num(rd, row, COL_MEDIAN_MS);
+    if (!(sps > 0 && ms > 0)) return NAN;
+    double b = round(sps * ms / 1e3);
+    return b >= 1 ? b : NAN;
+}
+
+double rd_max_batch(const rundata *rd, const int *rows, int n, const char *case_name)
+{
+    double best = 0;
+    for (int i = 0; i < n; i++)
+        if (rd_is(rd, rows[i], COL_CASE, case_name)) best = fmax(best, rd_batch(rd, rows[i]));
+    return best;
+}
+
+int rd_phases(const rundata *rd, int row, char (*names)[RD_PHASE_NAME], double *ms, int cap)
+{
+    const char *s = rd_str(rd, row, COL_PHASE_MS);
+    int n = 0;
+    while (*s && n < cap) {
+        size_t len = strcspn(s, "=;");
+        if (len == 0 || len >= RD_PHASE_NAME || s[len] != '=') return 0;
+        char *end;
+        double v = strtod(s + len + 1, &end);
+        if (end == s + len + 1 || !isfinite(v) || v < 0 || (*end && *end != ';')) return 0;
+        memcpy(names[n], s, len);
+        names[n][len] = '\0';
+        ms[n++] = v;
+        s = *end ? end + 1 : end;
+    }
+    return n;
+}
+
+int rd_trace(const rundata *rd, int row, double *out, int cap)
+{
+    const char *s = rd_str(rd, row, COL_TRACE);
+    int n = 0;
+    while (*s && n < cap) {
+        char *end;
+        double v = strtod(s, &end);
+        if (end == s || (*end && *end != ';')) return 0;
+        out[n++] = isfinite(v) ? v : NAN;
+        s = *end ? end + 1 : end;
+    }
+    return n;
+}

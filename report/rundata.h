@@ -57,6 +57,30 @@ int rd_suites(const rundata *rd, const char **out, int cap);
  * repetition, or its bytes when it counts no flops; NaN when neither. */
 double rd_work(const rundata *rd, int row);
 
+/* ---- training-step rows (samples_per_s, phase_ms, trace) ---------------- */
+
+/* The batch (samples per step) a row's numbers imply: samples_per_s x
+ * median_ms / 1000, rounded (samples_per_s is batch / median); NaN when the
+ * row has no samples_per_s or no median. Emulated rows have both: their
+ * product is still the batch, though neither is a timing. */
+double rd_batch(const rundata *rd, int row);
+
+/* The largest batch among rows[0..n) whose case is case_name (the model of
+ * a training step), or 0 when none has a batch. */
+double rd_max_batch(const rundata *rd, const int *rows, int n, const char *case_name);
+
+#define RD_PHASE_NAME 32
+/* The phases of a row's phase_ms cell ("forward=1.2;backward=2.3;update=0.1"),
+ * in their order, up to cap: names and milliseconds. Returns the count; 0
+ * when the cell is empty or malformed (a name too long, a value that is not
+ * a finite number >= 0): such a cell is drawn as nothing, never in part. */
+int rd_phases(const rundata *rd, int row, char (*names)[RD_PHASE_NAME], double *ms, int cap);
+
+/* The losses of a row's trace cell (';'-separated numbers; "nan" and "inf"
+ * read as NaN: a diverged step is a gap, not an error), up to cap. Returns
+ * the count; 0 when the cell is empty or malformed. */
+int rd_trace(const rundata *rd, int row, double *out, int cap);
+
 /* Context "key: value", or NULL. */
 const char *rd_context(const rundata *rd, const char *key);
 

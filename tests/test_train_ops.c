@@ -44,7 +44,7 @@ static int g_threads = 1; /* of the current pass, for messages */
 
 static void *xalloc(size_t bytes)
 {
-    void *p = malloc(bytes ? bytes : 1);
+    void *p = calloc(1, bytes ? bytes : 1); /* zeroed: gcc 12 -O2 + ASan flags a malloc'd buffer passed as const (agree) */
     if (!p) {
         fprintf(stderr, "test_train_ops: out of memory (%zu bytes)\n", bytes);
         exit(1);

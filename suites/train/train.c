@@ -68,7 +68,10 @@ static void set_problem(problem *p, int model, long B, int mom)
     p->dim[TRAIN_DIM_B] = B;
     p->dim[TRAIN_DIM_MOM] = mom;
     snprintf(p->desc, sizeof p->desc, "%s-b%ld%s", MODELS[model].name, B, mom ? "-mom" : "");
-    snprintf(p->name, sizeof p->name, "%s", p->desc);
+    /* the case is the model (as a conv case is its layer): its rows at every
+     * batch share it, so the report draws one line per model and backend over
+     * the batch sizes; the shape column (desc) names the problem */
+    snprintf(p->name, sizeof p->name, "%s%s", MODELS[model].name, mom ? "-mom" : "");
     train_plan(p, &pl);
     p->flops = pl.flops;
     p->items = (double)B;

@@ -20,6 +20,7 @@
 #include "plots.h"
 #include "report.h"
 #include "rundata.h"
+#include "fixture.h"
 #include "../testutil.h"
 
 #include <math.h>
@@ -108,87 +109,6 @@ static int json_valid(const char *text)
 }
 
 /* ---- synthetic runs */
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *s = malloc((size_t)n + 1);
-    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) n = 0;
-    if (s) s[n] = '\0';
-    fclose(f);
-    return s;
-}
-
-static int exists_nonempty(const char *dir, const char *file)
-{
-    char p[512];
-    struct stat st;
-    snprintf(p, sizeof p, "%s/%s", dir, file);
-    return stat(p, &st) == 0 && st.st_size > 0;
-}
-
-static int exists(const char *dir, const char *file)
-{
-    char p[512];
-    snprintf(p, sizeof p, "%s/%s", dir, file);
-    return access(p, F_OK) == 0;
-}
-
-static result_row mk(const char *suite, const char *cs, const char *backend, const char *mode,
-                     const char *shape, double ms, const char *check, int emulated)
-{
-    result_row r;
-    result_row_init(&r);
-    snprintf(r.suite, sizeof r.suite, "%s", suite);
-    snprintf(r.case_name, sizeof r.case_name, "%s", cs);
-    snprintf(r.backend, sizeof r.backend, "%s", backend);
-    snprintf(r.mode, sizeof r.mode, "%s", mode);
-    snprintf(r.dtype, sizeof r.dtype, "fp32");
-    snprintf(r.shape, sizeof r.shape, "%s", shape);
-    snprintf(r.check, sizeof r.check, "%s", check);
-    snprintf(r.device, sizeof r.device, "%s",
-             emulated ? "CUDA host emulator (emulated, not a GPU)"
-                      : strncmp(backend, "cpu-", 4) ? "NVIDIA H100 80GB HBM3" : "Test CPU, 2 cores");
-    snprintf(r.baseline, sizeof r.baseline, "cpu-blas");
-    snprintf(r.device_kind, sizeof r.device_kind, "%s", strncmp(backend, "cpu-", 4) ? "gpu" : "cpu");
-    snprintf(r.repro, sizeof r.repro, "bench --suite %s --sizes %s --backend %s --mode %s", suite, shape,
-             backend, mode);
-    r.emulated = emulated;
-    r.reps = 5;
-    r.threads = strncmp(backend, "cpu-", 4) ? 0 : 2;
-    if (strcmp(check, "skip") != 0) {
-        double m, n, k;
-        sscanf(shape, "%lfx%lfx%lf", &m, &n, &k);
-        r.median_ms = r.min_ms = r.max_ms = ms;
-        r.mad_ms = 0;
-        r.flops = 2 * m * n * k;
-        r.gflops = r.flops / ms / 1e6;
-        r.rel_err = 1e-7;
-        r.max_abs_err = 2e-6;
-        r.tolerance = 5e-6;
-    }
-    return r;
-}
-
-static const char *const CTX[] = {"utc: 2026-01-02T03:04:05Z", "host: testhost", "cpu: Test CPU, 2 cores",
-                                  "cores: 2", "command: bench --suite matmul"};
-
-/* Writes dir/results.csv from rows; 0 or -1. */
-static int write_run(const char *dir, result_row *rows, int n)
-{
-    char path[512];
-    mkdir(dir, 0755);
-    snprintf(path, sizeof path, "%s/results.csv", dir);
-    unlink(path); /* the writer makes a new file only: a rewrite replaces the run */
-    csv_writer *w = csv_writer_open(path, CTX, 5);
-    if (!w) return -1;
-    for (int i = 0; i < n; i++) csv_write_row(w, &rows[i]);
-    return csv_writer_close(w);
-}
-
 /* A small matmul run on CPU and a real GPU at two shapes. failing: one row fails
  * with a note holding quotes and a newline. emulate_gpu: GPU rows emulated. */
 static int matmul_run(const char *dir, int failing, int emulate_gpu, int with_cpu)
@@ -446,32 +366,6 @@ static void test_invalid_values(void)
     free(good);
 }
 
-/* Builds one chart of suite from dir's run into text (data file, then a line
- * "params: ..."); returns the number of blocks. */
-static int chart_text(const char *dir, const char *suite, chart_builder build, char *text, size_t cap)
-{
-    rundata rd;
-    char err[512];
-    text[0] = '\0';
-    if (rd_load(&rd, dir, err, sizeof err)) {
-        EXPECT(0, "rd_load: %s", err);
-        return -1;
-    }
-    chart_ctx c;
-    memset(&c, 0, sizeof c);
-    c.rd = &rd;
-    c.suite = suite;
-    c.dat = tmpfile();
-    int blocks = build(&c);
-    rewind(c.dat);
-    size_t n = fread(text, 1, cap - 1, c.dat);
-    text[n] = '\0';
-    fclose(c.dat);
-    snprintf(text + n, cap - n, "\nparams: %s", c.params);
-    rd_free(&rd);
-    return blocks;
-}
-
 static void test_chart_data(void)
 {
     char run[300], text[8192];
@@ -552,7 +446,7 @@ static void test_chart_data(void)
                "layer throughput: a block per direction and backend:\n%s", text);
         EXPECT(strstr(text, "\"cpu-blas\"\n-0.15 10 0 10\n0.85 30 0 30\n") &&
                    strstr(text, "\"cpu-omp\"\n0.15 60 0 60\n1.15 80 0 80\n") &&
-                   strstr(text, "ndir=2;") && strstr(text, "dirs='fwd bwd-data';") &&
+                   strstr(text, "npanels=2;") && strstr(text, "pt1='fwd';") && strstr(text, "pt2='bwd-data';") &&
                    strstr(text, "p0='0 2';") && strstr(text, "p1='1 3';") &&
                    strstr(text, "xt='\"layer-a\" 0, \"layer-b\" 1';"),
                "layer throughput bars:\n%s", text);
