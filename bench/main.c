@@ -390,7 +390,7 @@ int main(int argc, char **argv)
             goto usage;
         }
     }
-    if (o.dump[0] && outdir_check_dump(o.dump, err, sizeof err)) goto usage;
+    if (o.dump[0] && outdir_check_dump(o.dump, outdir, err, sizeof err)) goto usage;
 
     /* --- the run --------------------------------------------------------- */
     run->mcfg = measure_cfg_default();
@@ -415,6 +415,8 @@ int main(int argc, char **argv)
             n += (size_t)snprintf(repro_extra + n, sizeof repro_extra - n, " --device %d", o.device);
         if (bench_cuda_sync_launches && n < sizeof repro_extra)
             n += (size_t)snprintf(repro_extra + n, sizeof repro_extra - n, " --cuda-sync");
+        if (o.steps && n < sizeof repro_extra) /* the trace column holds that many steps */
+            n += (size_t)snprintf(repro_extra + n, sizeof repro_extra - n, " --steps %d", o.steps);
         if (o.baseline && n < sizeof repro_extra)
             n += (size_t)snprintf(repro_extra + n, sizeof repro_extra - n, " --baseline %s", o.baseline);
         if (n) run->repro_extra = repro_extra + 1;
@@ -435,6 +437,9 @@ int main(int argc, char **argv)
         run->dump_dir = o.dump;
     }
     run->trace_steps = o.steps;
+    if (o.steps > 20 && r.gpu.emulated)
+        fprintf(stderr, "bench: --steps %d on the emulator: every emulated case runs %d steps "
+                        "(minutes each at batch 64 and above)\n", o.steps, o.steps);
     char ctx[24][ENV_LINE];
     int nctx = 0;
     env_context_lines(&r.env, o.command, ctx, &nctx, 24);
@@ -461,7 +466,9 @@ int main(int argc, char **argv)
     char line[64];
     snprintf(line, sizeof line, "interrupted: %s", interrupt_name(sig));
     if (sig && csv_write_context(r.csv, line)) stop = -1;
-    if (stop < 0 || r.io_error)
+    if (run->dump_error[0]) /* the rows so far are whole; the run stopped there */
+        fprintf(stderr, "bench: %s; the run stopped after %d rows\n", run->dump_error, r.nrows);
+    else if (stop < 0 || r.io_error)
         fprintf(stderr, "bench: writing '%s' failed: %s; it keeps the %d whole rows written "
                         "before, and the run stopped\n",
                 csvpath, csv_writer_error(r.csv), r.nrows);

@@ -327,7 +327,7 @@ static int mkdir_parents(const char *dir)
 }
 
 /* Takes dir's lock (kept until the process ends) and writes our pid in it. */
-static int take_lock(const char *dir, char *err, size_t errcap)
+static int take_lock(const char *dir, const char *what, char *err, size_t errcap)
 {
     char path[PATH_MAX + 32], pid[32];
     struct stat st;
@@ -335,7 +335,7 @@ static int take_lock(const char *dir, char *err, size_t errcap)
     /* never through a link, never anything but a regular file of our own */
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(err, errcap, "bench: cannot lock --out '%s': %s", dir,
+        snprintf(err, errcap, "bench: cannot lock %s '%s': %s", what, dir,
                  fd < 0 ? (errno == ELOOP ? LOCK_NAME " is a link" : strerror(errno))
                         : LOCK_NAME " is not a regular file");
         if (fd >= 0) close(fd);
@@ -344,13 +344,14 @@ static int take_lock(const char *dir, char *err, size_t errcap)
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
         close(fd);
         long holder = lock_holder(dir);
-        snprintf(err, errcap, "bench: --out '%s' is in use by another bench run (pid %ld)", dir,
-                 holder);
+        snprintf(err, errcap, "bench: %s '%s' is in use by another bench run (pid %ld)", what,
+                 dir, holder);
         return 2;
     }
     int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
     if (ftruncate(fd, 0) != 0 || write(fd, pid, (size_t)n) != n) {
-        snprintf(err, errcap, "bench: cannot lock --out '%s': %s", dir, strerror(errno ? errno : EIO));
+        snprintf(err, errcap, "bench: cannot lock %s '%s': %s", what, dir,
+                 strerror(errno ? errno : EIO));
         close(fd);
         unlink(path);
         return 1; /* a write failure (a full disk), not bad usage */
@@ -409,14 +410,14 @@ int outdir_claim(char *out, size_t cap, int is_default, int force, char *err, si
             }
             default_name(out, cap, stamp, k + 1);
         }
-        if ((rc = take_lock(out, err, errcap))) rmdir(out); /* leave nothing behind */
+        if ((rc = take_lock(out, "--out", err, errcap))) rmdir(out); /* leave nothing behind */
         return rc;
     }
     if (mkdir(out, 0777) != 0 && errno != EEXIST) {
         snprintf(err, errcap, "bench: cannot create --out '%s': %s", out, strerror(errno));
         return 2;
     }
-    if (take_lock(out, err, errcap)) return 2;
+    if (take_lock(out, "--out", err, errcap)) return 2;
     /* checked again under the lock: the folder may have changed since */
     if (check_empty(out, force, err, errcap)) return 2;
     return force ? clear_run(out, err, errcap) : 0;
@@ -435,9 +436,20 @@ void outdir_link_latest(const char *dir)
         unlink("results/latest.tmp");
 }
 
-int outdir_check_dump(const char *dir, char *err, size_t errcap)
+int outdir_check_dump(const char *dir, const char *run_dir, char *err, size_t errcap)
 {
     struct stat st;
+    char a[PATH_MAX], r[PATH_MAX];
+    if (abs_path(dir, a, sizeof a) == 0 && abs_path(run_dir, r, sizeof r) == 0) {
+        size_t n = strlen(r), m = strlen(a);
+        /* never the run folder, inside it, nor around it: two runs' files would mix */
+        if ((strncmp(a, r, n) == 0 && (a[n] == '\0' || a[n] == '/')) ||
+            (strncmp(r, a, m) == 0 && r[m] == '/')) {
+            snprintf(err, errcap, "bench: --dump '%s' overlaps the run folder '%s'; choose a "
+                                  "folder of its own", dir, run_dir);
+            return 2;
+        }
+    }
     if (stat(dir, &st) == 0) {
         if (!S_ISDIR(st.st_mode)) {
             snprintf(err, errcap, "bench: --dump '%s' is not a folder", dir);
@@ -463,6 +475,9 @@ int outdir_make_dump(const char *dir, char *err, size_t errcap)
         snprintf(err, errcap, "bench: cannot create --dump '%s': %s", dir, strerror(errno));
         return 1;
     }
+    /* one run at a time: the lock first, then (under it) still empty */
+    int rc = take_lock(dir, "--dump", err, errcap);
+    if (rc) return rc;
     if (has_files(dir)) { /* filled since it was checked: never mix two runs' dumps */
         snprintf(err, errcap, "bench: --dump '%s' is not empty", dir);
         return 2;

@@ -36,9 +36,11 @@ int outdir_check_file(const char *path, char *err, size_t errcap);
 int outdir_check_json(const char *json, const char *run_dir, char *err, size_t errcap);
 
 /* --dump DIR, checked before any work: a new folder (creatable) or an empty
- * one. 0, or 2 with err. */
-int outdir_check_dump(const char *dir, char *err, size_t errcap);
-/* Creates it (with parents) just before the run; still empty. 0; 1 or 2 with err. */
+ * one, apart from the run folder (neither inside the other). 0, or 2 with err. */
+int outdir_check_dump(const char *dir, const char *run_dir, char *err, size_t errcap);
+/* Creates it (with parents) just before the run, locks it as outdir_claim
+ * locks the run folder (a second run is refused naming the holder), and
+ * checks it is still empty. 0; 1 or 2 with err. */
 int outdir_make_dump(const char *dir, char *err, size_t errcap);
 
 /* Whether name is one of the files a run writes into its folder. */

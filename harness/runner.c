@@ -6,8 +6,10 @@
 #include "phase.h"
 #include "stats.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <math.h>
 #include <stdarg.h>
@@ -187,11 +189,11 @@ static void plant_fault(const backend_def *b, const case_layout *l, void **host)
         }
 }
 
-/* Appends the case note (case_note_set) to the row's note, and clears it. */
+/* Appends the case note (case_note_set) to the row's note, once, and clears it. */
 static void note_take(result_row *row)
 {
     size_t used = strlen(row->note);
-    if (*case_note_get())
+    if (*case_note_get() && !strstr(row->note, case_note_get()))
         snprintf(row->note + used, sizeof row->note - used, "%s%s", used ? "; " : "",
                  case_note_get());
     case_note_clear();
@@ -206,12 +208,29 @@ static void trace_add(result_row *row, const case_layout *l, void *const *host)
     snprintf(row->trace + used, sizeof row->trace - used, "%s%.6g", used ? ";" : "", v);
 }
 
-/* Step suites: step 1 of the case into dump_dir/<shape>-<backend>[-<mode>]/
- * (the shape, the problem's descriptor, is unique where a case name may not be). */
+/* Removes dir and the files (and folders of files) the dump wrote in it. */
+static void remove_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char path[4200];
+    while (d && (e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (unlink(path) != 0) remove_tree(path);
+    }
+    if (d) closedir(d);
+    rmdir(dir);
+}
+
+/* Step suites: step 1 of the case into dump_dir/<shape>-<backend>[-<mode>]/,
+ * written into <that>.tmp/ and renamed when complete (a failed dump leaves
+ * nothing; a .tmp folder is one a second Ctrl-C cut short). 0, or -1 with
+ * err_set. */
 static int dump_case(const runner *r, const suite_def *s, const problem *p, const backend_def *b,
                      const char *mode, const case_data *d, void *const *out)
 {
-    char dir[4096];
+    char dir[4096], tmp[4200];
     void *in[LAYOUT_MAX_BUFS] = {0};
     int n = b->dev == DEV_CPU ? snprintf(dir, sizeof dir, "%s/%s-%s", r->dump_dir, p->desc, b->name)
                               : snprintf(dir, sizeof dir, "%s/%s-%s-%s", r->dump_dir, p->desc,
@@ -220,12 +239,22 @@ static int dump_case(const runner *r, const suite_def *s, const problem *p, cons
         err_set("--dump: the folder name for %s is too long", p->desc);
         return -1;
     }
-    if (mkdir(dir, 0755) != 0) {
-        err_set("--dump: cannot create %s: %s", dir, strerror(errno));
+    snprintf(tmp, sizeof tmp, "%s.tmp", dir);
+    if (mkdir(tmp, 0755) != 0) {
+        err_set("--dump: cannot create %s: %s", tmp, strerror(errno));
         return -1;
     }
     for (int i = 0; i < d->l.nbufs; i++) in[i] = d->init[i] ? d->init[i] : d->buf[0][i];
-    return s->dump(p, in, out, dir);
+    if (s->dump(p, in, out, tmp) != 0) {
+        remove_tree(tmp);
+        return -1;
+    }
+    if (rename(tmp, dir) != 0) {
+        err_set("--dump: cannot rename %s to %s: %s", tmp, dir, strerror(errno));
+        remove_tree(tmp);
+        return -1;
+    }
+    return 0;
 }
 
 /* Step suites: a few more steps by phase (phase.h); the row's phase_ms gets
@@ -246,14 +275,24 @@ static int profile_phases(const runner *r, case_exec *ex, int gpu, result_row *r
         if (got < 0 || (n >= 0 && got != n)) return 0;   /* no phases marked: no column */
         n = got;
     }
+    double sum = 0;
     for (int i = 0; i < n; i++) {
         stats_summary st;
         for (int k = 0; k < steps; k++) col[k] = ms[k][i];
         if (stats_summarize(col, steps, &st)) return 0;
+        sum += st.median;
         int w = snprintf(row->phase_ms + used, sizeof row->phase_ms - used, "%s%s=%.4g",
                          i ? ";" : "", names[i], st.median);
         if (w < 0 || (size_t)w >= sizeof row->phase_ms - used) break;
         used += (size_t)w;
+    }
+    /* the profiled steps against the timed ones: load that came and went */
+    if (!(gpu && r->gpu->emulated) && row->median_ms > 0 &&
+        fabs(sum - row->median_ms) > 0.25 * row->median_ms) {
+        size_t u = strlen(row->note);
+        snprintf(row->note + u, sizeof row->note - u,
+                 "%sphases sum %.3g ms against a %.3g ms median: the host's load changed?",
+                 u ? "; " : "", sum, row->median_ms);
     }
     return 0;
 }
@@ -283,12 +322,15 @@ static void exec_case(runner *r, const suite_def *s, const backend_def *b, const
         if (s->steps > 0) trace_add(row, &d->l, host);
         if (step >= steps) continue;   /* --steps: the trace goes on, unchecked */
         if (step == 0) plant_fault(b, &d->l, host);
+        check_result cr = s->check(p, d->ref, step, b->dtype, host, why, sizeof why);
+        note_take(row); /* what the check saw (near-ties it replayed) */
+        /* the step as it was checked, passed or not; a dump that cannot be
+         * written stops the run (dump_error), like a full results.csv */
         if (step == 0 && r->dump_dir && s->dump && dump_case(r, s, p, b, row->mode, d, host)) {
+            snprintf(r->dump_error, sizeof r->dump_error, "%s", err_get());
             row_fail(row, "error: %s", err_get());
             return;
         }
-        check_result cr = s->check(p, d->ref, step, b->dtype, host, why, sizeof why);
-        note_take(row); /* what the check saw (near-ties it replayed) */
         /* the row shows the step that came closest to its tolerance */
         double closeness = cr.tolerance > 0 ? cr.rel_err / cr.tolerance : cr.rel_err;
         if (!cr.pass || !(closeness <= worst)) {
@@ -535,6 +577,7 @@ static int run_gpu_backend(runner *r, const suite_entry *e, const backend_def *b
         gpu_case(r, e, b, p, d, m, &row);
         rc = emit(r, &row, base_median, baseline);
         progress_finish_one(r->prog);
+        if (!rc && r->dump_error[0]) rc = -1;
         if (rc) return rc;
     }
     return 0;
@@ -592,6 +635,7 @@ int runner_run(runner *r, const suite_entry *e, const problem *probs, int nprobs
             if (baseline && bi == 0) base_median = row.median_ms;
             rc = emit(r, &row, base_median, baseline);
             progress_finish_one(r->prog);
+            if (!rc && r->dump_error[0]) rc = -1;
         }
         data_free(s, &d);
     }

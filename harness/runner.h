@@ -60,6 +60,8 @@ typedef struct runner {
                                     * checked steps); the timed steps follow them */
     const char *dump_dir;          /* step suites: step 1 of every case goes to
                                     * dump_dir/<shape>-<backend>[-<mode>]/ (NULL: none) */
+    char dump_error[512];          /* set when a dump could not be written: the run stops
+                                    * after that case's row (runner_run returns -1) */
     progress *prog;
     int (*emit)(void *ctx, const result_row *row);   /* 0, or -1 on an I/O error */
     void *emit_ctx;
@@ -81,8 +83,8 @@ double runner_case_bytes(const suite_def *s, const problem *p, double llc_bytes,
 /* Number of cases (for the ETA). */
 int runner_count(const runner *r, const suite_entry *s, int nproblems);
 
-/* Runs every case of the problems. 0; -1 when emitting a row failed (the
- * suite stops there); 1 when the run was interrupted (interrupt.h: the case in
+/* Runs every case of the problems. 0; -1 when emitting a row or writing a
+ * dump failed (the run stops there: dump_error says which); 1 when the run was interrupted (interrupt.h: the case in
  * progress is abandoned, no other runs). */
 int runner_run(runner *r, const suite_entry *s, const problem *probs, int nprobs);
 

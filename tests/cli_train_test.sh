@@ -29,6 +29,9 @@ expect_usage "'resnet-b8'" --suite train --sizes resnet-b8
 expect_usage "bad --steps '0' (want an integer from 1 to 300)" --suite train --steps 0
 expect_usage "bad --steps '301'" --suite train --steps 301
 expect_usage "--dump is for training steps" --suite matmul --dump d
+expect_usage "overlaps the run folder" --suite train --sizes mlp-small-b4 --out "$work/x1" --dump "$work/x1"
+expect_usage "overlaps the run folder" --suite train --sizes mlp-small-b4 --out "$work/x2/in" --dump "$work/x2"
+expect_usage "overlaps the run folder" --suite train --sizes mlp-small-b4 --out "$work/x3" --dump "$work/x3/d"
 mkdir -p "$work/full" && touch "$work/full/x"
 out=$("$bench" --suite train --quick --dump "$work/full" 2>&1 >/dev/null)
 [ $? -eq 2 ] && printf '%s' "$out" | grep -q "is not empty" || fail "--dump into a non-empty folder: $out"
@@ -64,9 +67,31 @@ n_models=$("$csvq" q/results.csv case | sort -u | wc -l)
     if (n != 40) print $1 ": " n " losses";
     if (!(t[40] < 0.9 * t[1])) print $1 ": loss " t[1] " -> " t[40] " did not fall" }' >bad.txt
 [ ! -s bad.txt ] || fail "--steps: $(cat bad.txt)"
+"$csvq" s/results.csv repro | grep -qv -- "--steps 40" && fail "--steps: a repro without --steps 40"
 [ "$("$csvq" s/results.csv trace | cut -d';' -f1-40 | awk -F';' '{ print $40 }' | sort -u |
      awk 'NR == 1 { a = $1 } { d = $1 - a; if (d < 0) d = -d; if (d > 1e-4 * a) bad = 1 } END { print bad + 0 }')" = 0 ] \
   || fail "--steps: cpu-omp's loss after 40 steps drifts from cpu-naive's"
+
+# --dump apart from the run folder, locked while a run lives, stopped by a write error
+mkdir held && : >held/.bench.lock
+flock held/.bench.lock sleep 20 &
+holder=$!
+sleep 0.3
+out=$("$bench" --suite train --sizes mlp-small-b4 --backend cpu-omp --reps 1 --dump held --out h --no-plots 2>&1 >/dev/null)
+rc=$?
+kill $holder 2>/dev/null; wait $holder 2>/dev/null
+[ $rc -eq 2 ] && printf '%s' "$out" | grep -q "in use by another bench run" \
+  || fail "--dump held by another run: exit $rc: $out"
+rm -rf held h
+out=$( (ulimit -f 64; "$bench" --suite train --sizes mlp-small-b4,cnn-b4 --backend cpu-omp,cpu-blas --reps 1 \
+        --dump full --out f --no-plots) 2>&1 >/dev/null)
+rc=$?
+[ $rc -eq 1 ] || fail "--dump past the file size limit: exit $rc, want 1"
+printf '%s' "$out" | grep -q "cannot write .*full/cnn-b4-cpu-blas.tmp/.*\.npy: File too large; the run stopped" \
+  || fail "--dump past the file size limit: stderr does not name the file: $out"
+ls full | grep -q '\.tmp$' && fail "--dump left a half-written case folder: $(ls full)"
+[ "$("$csvq" f/results.csv check | grep -c .)" -eq 3 ] || fail "--dump failure: the run should stop after that case's row: $(cat f/results.csv)"
+rm -rf f full
 
 # --dump: one folder per case, read back
 "$bench" --suite train --sizes cnn-b4,mlp-b8-mom --backend cpu-omp,cpu-blas --reps 1 --dump dumps \

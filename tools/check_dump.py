@@ -129,8 +129,30 @@ def check(folder):
     return not bad
 
 
+def cases(arg):
+    """The case folders of a dump (or the one case folder given)."""
+    if os.path.isfile(os.path.join(arg, "model.txt")):
+        return [arg]
+    if not os.path.isdir(arg):
+        raise SystemExit(f"check_dump: {arg}: not a folder")
+    found = [os.path.join(arg, n) for n in sorted(os.listdir(arg))
+             if os.path.isdir(os.path.join(arg, n)) and not n.endswith(".tmp")]
+    unfinished = [n for n in sorted(os.listdir(arg)) if n.endswith(".tmp")]
+    for n in unfinished:
+        print(f"{os.path.join(arg, n)}: an unfinished dump (the run was cut short); skipped")
+    if not found:
+        raise SystemExit(f"check_dump: {arg}: no dumped case found")
+    return found
+
+
 if __name__ == "__main__":
-    dirs = [os.path.join(d, s) if os.path.isfile(os.path.join(d, s, "model.txt")) else d
-            for d in sys.argv[1:] for s in (sorted(os.listdir(d)) if not os.path.isfile(os.path.join(d, "model.txt")) else [""])]
-    ok = all([check(d) for d in dirs])
+    if len(sys.argv) < 2:
+        raise SystemExit("usage: check_dump.py DIR...")
+    ok = True
+    for folder in [c for a in sys.argv[1:] for c in cases(a)]:
+        try:
+            ok &= check(folder)
+        except (OSError, KeyError, ValueError, AssertionError) as e:
+            print(f"{folder}: incomplete or not a dump: {e}")
+            ok = False
     sys.exit(0 if ok else 1)

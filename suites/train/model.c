@@ -3,6 +3,7 @@
  * a table of device entry points and a stream. */
 #include "model.h"
 #include "errmsg.h"
+#include "interrupt.h"
 #include "phase.h"
 
 #include <math.h>
@@ -164,6 +165,15 @@ unsigned long long model_workspace(const model_plan *pl, const train_ops *ops)
         if ((call) != 0) return -1; \
     } while (0)
 
+/* Between layers: a Ctrl-C abandons the step (a reference step at batch
+ * 4096 takes a minute). */
+static int interrupted(void)
+{
+    if (!interrupt_signal()) return 0;
+    err_set("interrupted");
+    return 1;
+}
+
 static const float *act_in(const plan_layer *L, const step_bufs *b)
 {
     return L->in < 0 ? b->x : b->scratch + L->in;
@@ -248,6 +258,7 @@ static int forward(const model_plan *pl, const train_ops *ops, const step_bufs *
         const float *in = act_in(L, b);
         float *out = b->scratch + L->out;
         int B = pl->B;
+        if (interrupted()) return -1;
         switch (ly->kind) {
         case LAYER_CONV: {
             const model_param *w = &pl->param[L->wparam];
@@ -306,6 +317,7 @@ static int backward(const model_plan *pl, const train_ops *ops, const step_bufs 
         const float *dout = b->scratch + L->dout;
         float *din = L->din >= 0 ? b->scratch + L->din : NULL;
         int B = pl->B;
+        if (interrupted()) return -1;
         switch (ly->kind) {
         case LAYER_CONV: {
             const model_param *w = &pl->param[L->wparam];

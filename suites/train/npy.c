@@ -47,6 +47,7 @@ static int write_all(int fd, const void *p, size_t n)
     while (n) {
         ssize_t w = write(fd, c, n);
         if (w < 0 && errno == EINTR) continue;
+        if (w == 0) errno = EIO;   /* write(2) wrote nothing and said nothing */
         if (w <= 0) return -1;
         c += w;
         n -= (size_t)w;
@@ -67,24 +68,25 @@ int npy_write(const char *path, const char *descr, int ndim, const long long *sh
         err_set("%s: name too long", path);
         return -1;
     }
+    /* errors name the file asked for; its temporary is removed */
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
     if (fd < 0) {
-        err_set("cannot create %s: %s", tmp, strerror(errno));
+        err_set("cannot write %s: %s", path, strerror(errno));
         return -1;
     }
     if (write_all(fd, hdr, (size_t)hn) || write_all(fd, data, bytes)) {
-        err_set("cannot write %s: %s", tmp, strerror(errno ? errno : EIO));
+        err_set("cannot write %s: %s", path, strerror(errno));
         close(fd);
         unlink(tmp);
         return -1;
     }
     if (close(fd) != 0) {
-        err_set("cannot write %s: %s", tmp, strerror(errno));
+        err_set("cannot write %s: %s", path, strerror(errno));
         unlink(tmp);
         return -1;
     }
     if (rename(tmp, path) != 0) {
-        err_set("cannot rename %s to %s: %s", tmp, path, strerror(errno));
+        err_set("cannot write %s: %s", path, strerror(errno));
         unlink(tmp);
         return -1;
     }

@@ -450,13 +450,22 @@ static int write_text(const char *dir, const char *name, const char *text)
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     FILE *f = fopen(tmp, "wx");
     if (!f) {
-        err_set("cannot create %s: %s", tmp, strerror(errno));
+        err_set("cannot write %s: %s", path, strerror(errno));
         return -1;
     }
+    errno = 0;
     int bad = fputs(text, f) < 0;
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        err_set("cannot write %s: %s", path, strerror(errno ? errno : EIO));
+    int e = errno;
+    if (fclose(f) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (!bad && rename(tmp, path) != 0) {
+        bad = 1;
+        e = errno;
+    }
+    if (bad) {
+        err_set("cannot write %s: %s", path, strerror(e ? e : EIO));
         unlink(tmp);
         return -1;
     }
