@@ -133,11 +133,13 @@ static void write_benchmark(const rundata *rd, FILE *f, int row, int family, int
         put_str(f, in, "error_message", rd_str(rd, row, COL_NOTE));
     }
     fprintf(f, ",\n%s\"iterations\": %d", in, (!skip && reps >= 0) ? (int)reps : 0);
-    double med = skip ? 0 : rd_num(rd, row, COL_MEDIAN_MS);
+    /* an emulated row's time is the emulator's, never a GPU's: none is written */
+    int emu = rd_emulated(rd, row);
+    double med = skip || emu ? 0 : rd_num(rd, row, COL_MEDIAN_MS);
     fprintf(f, ",\n%s\"real_time\": %.10g", in, isfinite(med) ? med : 0);
     fprintf(f, ",\n%s\"cpu_time\": %.10g", in, isfinite(med) ? med : 0);
     put_str(f, in, "time_unit", "ms");
-    if (rd_emulated(rd, row)) /* Google Benchmark's free-text label */
+    if (emu) /* Google Benchmark's free-text label */
         put_str(f, in, "label", "emulated: CUDA host emulator, correctness only, not a GPU timing");
     /* counters: our figures, by schema column; the work of one repetition as flops and bytes */
     static const struct { const char *key; int col; } COUNTERS[] = {
@@ -145,11 +147,21 @@ static void write_benchmark(const rundata *rd, FILE *f, int row, int family, int
         {"max_abs_err", COL_MAX_ABS_ERR}, {"rel_err", COL_REL_ERR}, {"tolerance", COL_TOLERANCE},
         {"min_ms", COL_MIN_MS}, {"max_ms", COL_MAX_MS}, {"mad_ms", COL_MAD_MS},
         {"h2d_ms", COL_H2D_MS}, {"compute_ms", COL_COMPUTE_MS}, {"d2h_ms", COL_D2H_MS},
-        {"overlap_eff", COL_OVERLAP_EFF}, {"flops", COL_FLOPS}, {"bytes", COL_BYTES}};
-    for (size_t c = 0; c < sizeof COUNTERS / sizeof COUNTERS[0]; c++)
-        put_num(f, in, COUNTERS[c].key, rd_num(rd, row, COUNTERS[c].col));
+        {"overlap_eff", COL_OVERLAP_EFF}, {"flops", COL_FLOPS}, {"bytes", COL_BYTES},
+        {"items_per_second", COL_SAMPLES_PER_S}};
+    static const int TIMED[] = {COL_GFLOPS, COL_GBPS, COL_SPEEDUP, COL_MIN_MS, COL_MAX_MS,
+                                COL_MAD_MS, COL_H2D_MS, COL_COMPUTE_MS, COL_D2H_MS,
+                                COL_OVERLAP_EFF, COL_SAMPLES_PER_S};
+    for (size_t c = 0; c < sizeof COUNTERS / sizeof COUNTERS[0]; c++) {
+        int timed = 0;
+        for (size_t t = 0; t < sizeof TIMED / sizeof TIMED[0]; t++) timed |= TIMED[t] == COUNTERS[c].col;
+        if (!(emu && timed)) put_num(f, in, COUNTERS[c].key, rd_num(rd, row, COUNTERS[c].col));
+    }
+    /* training rows: the phases (timings) and the loss trace (not a timing) */
+    if (!emu && *rd_str(rd, row, COL_PHASE_MS)) put_str(f, in, "phase_ms", rd_str(rd, row, COL_PHASE_MS));
+    if (*rd_str(rd, row, COL_TRACE)) put_str(f, in, "trace", rd_str(rd, row, COL_TRACE));
     if (!skip) put_num(f, in, "check_pass", rd_is(rd, row, COL_CHECK, "pass") ? 1 : 0);
-    put_num(f, in, "emulated", rd_emulated(rd, row) ? 1 : 0);
+    put_num(f, in, "emulated", emu ? 1 : 0);
     if (!skip && *rd_str(rd, row, COL_NOTE)) put_str(f, in, "note", rd_str(rd, row, COL_NOTE));
     if (*rd_str(rd, row, COL_REPRO)) put_str(f, in, "repro", rd_str(rd, row, COL_REPRO));
     fprintf(f, "\n    }");
