@@ -263,73 +263,111 @@ int conv_direct_bwd_data(const conv_dims *d, const float *dy, const float *w, fl
 }
 
 /* ---- backward filter ------------------------------------------------------------ */
-/* part[i*crs + j] += sum over nimg images (padded at xp + n*img, dy at
- * dy + n*kpq) and pixels of dy[i][pix] * xp[tab[j] + pix], i < h, j < m. */
+/* One image's share of a tile: partT rows t (h taps, at part + i*kp) and
+ * nv vectors of k (16 each) += sum over the pixels (p, q) of
+ * xp[tab[t] + p*Wp + q] * dyT[p*Q + q][k]. dyT and part already offset to
+ * the tile's first k; kp is their row length (K rounded up to 16). */
 typedef struct {
     const geo *g;
-    int nimg;
-    const float *xp, *dy; /* first image; dy already offset to channel k0 */
-    long kpq;
+    const float *xp, *dyT;
+    long kp;
 } bwf_job;
 
 __attribute__((target("avx512f"), always_inline))
-static inline void bwf_tile(const int h, const int m, const bwf_job *jb, const int *tab,
-                            float *part)
+static inline void bwf_tile(const int h, const int nv, const bwf_job *jb, const int *tab,
+                            const float *dyT, float *part)
 {
     const geo *g = jb->g;
-    const long pq = g->pq, img = g->img;
-    __m512 acc[4][6];
-#pragma GCC unroll 4
-    for (int i = 0; i < h; ++i)
-#pragma GCC unroll 6
-        for (int j = 0; j < m; ++j) acc[i][j] = _mm512_setzero_ps();
-    long off[6];
-#pragma GCC unroll 6
-    for (int j = 0; j < m; ++j) off[j] = tab[j];
-    for (int n = 0; n < jb->nimg; ++n) {
-        const float *xn = jb->xp + n * img, *dyn = jb->dy + n * jb->kpq;
-        for (int p = 0; p < g->P; ++p)
-            for (int q0 = 0; q0 < g->Q; q0 += 16) {
-                const __mmask16 mk = mask_of(g->Q - q0);
-                const float *xr = xn + (long)p * g->Wp + q0, *dr = dyn + (long)p * g->Q + q0;
-                __m512 dv[4];
-#pragma GCC unroll 4
-                for (int i = 0; i < h; ++i) dv[i] = _mm512_maskz_loadu_ps(mk, dr + i * pq);
-#pragma GCC unroll 6
-                for (int j = 0; j < m; ++j) {
-                    const __m512 xv = _mm512_loadu_ps(xr + off[j]);
-#pragma GCC unroll 4
-                    for (int i = 0; i < h; ++i)
-                        acc[i][j] = _mm512_mask3_fmadd_ps(dv[i], xv, acc[i][j], mk);
-                }
-            }
+    const long kp = jb->kp;
+    __m512 acc[12][2];
+    const float *xb[12];
+#pragma GCC unroll 12
+    for (int i = 0; i < h; ++i) {
+        acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+        xb[i] = jb->xp + tab[i];
     }
-#pragma GCC unroll 4
-    for (int i = 0; i < h; ++i)
-#pragma GCC unroll 6
-        for (int j = 0; j < m; ++j) part[(long)i * g->crs + j] += _mm512_reduce_add_ps(acc[i][j]);
+    for (int p = 0; p < g->P; ++p) {
+        const float *dr = dyT + (long)p * g->Q * kp;
+        const long xo = (long)p * g->Wp;
+        for (int q = 0; q < g->Q; ++q) {
+            const __m512 b0 = _mm512_load_ps(dr + q * kp);
+            const __m512 b1 = nv > 1 ? _mm512_load_ps(dr + q * kp + 16) : b0;
+#pragma GCC unroll 12
+            for (int i = 0; i < h; ++i) {
+                const __m512 a = _mm512_set1_ps(xb[i][xo + q]);
+                acc[i][0] = _mm512_fmadd_ps(a, b0, acc[i][0]);
+                if (nv > 1) acc[i][1] = _mm512_fmadd_ps(a, b1, acc[i][1]);
+            }
+        }
+    }
+#pragma GCC unroll 12
+    for (int i = 0; i < h; ++i) {
+        float *pr = part + i * kp;
+        _mm512_store_ps(pr, _mm512_add_ps(_mm512_load_ps(pr), acc[i][0]));
+        if (nv > 1) _mm512_store_ps(pr + 16, _mm512_add_ps(_mm512_load_ps(pr + 16), acc[i][1]));
+    }
 }
 
-typedef void (*bwf_fn)(const bwf_job *jb, const int *tab, float *part);
-#define BWF_FN(H, M)                                                                      \
-    __attribute__((target("avx512f"))) static void bwf_##H##x##M(const bwf_job *jb,       \
-                                                                 const int *tab, float *part) \
+typedef void (*bwf_fn)(const bwf_job *jb, const int *tab, const float *dyT, float *part);
+#define BWF_FN(H, NV)                                                                     \
+    __attribute__((target("avx512f"))) static void bwf_##H##x##NV(                        \
+        const bwf_job *jb, const int *tab, const float *dyT, float *part)                 \
     {                                                                                     \
-        bwf_tile(H, M, jb, tab, part);                                                    \
+        bwf_tile(H, NV, jb, tab, dyT, part);                                              \
     }
-#define BWF_ROW(H) BWF_FN(H, 1) BWF_FN(H, 2) BWF_FN(H, 3) BWF_FN(H, 4) BWF_FN(H, 5) BWF_FN(H, 6)
-BWF_ROW(1) BWF_ROW(2) BWF_ROW(3) BWF_ROW(4)
-static const bwf_fn BWF_FNS[4][6] = {
-    {bwf_1x1, bwf_1x2, bwf_1x3, bwf_1x4, bwf_1x5, bwf_1x6},
-    {bwf_2x1, bwf_2x2, bwf_2x3, bwf_2x4, bwf_2x5, bwf_2x6},
-    {bwf_3x1, bwf_3x2, bwf_3x3, bwf_3x4, bwf_3x5, bwf_3x6},
-    {bwf_4x1, bwf_4x2, bwf_4x3, bwf_4x4, bwf_4x5, bwf_4x6},
+#define BWF_ROW(H) BWF_FN(H, 1) BWF_FN(H, 2)
+BWF_ROW(1) BWF_ROW(2) BWF_ROW(3) BWF_ROW(4) BWF_ROW(5) BWF_ROW(6)
+BWF_ROW(7) BWF_ROW(8) BWF_ROW(9) BWF_ROW(10) BWF_ROW(11) BWF_ROW(12)
+static const bwf_fn BWF_FNS[2][12] = {
+    {bwf_1x1, bwf_2x1, bwf_3x1, bwf_4x1, bwf_5x1, bwf_6x1, bwf_7x1, bwf_8x1, bwf_9x1, bwf_10x1,
+     bwf_11x1, bwf_12x1},
+    {bwf_1x2, bwf_2x2, bwf_3x2, bwf_4x2, bwf_5x2, bwf_6x2, bwf_7x2, bwf_8x2, bwf_9x2, bwf_10x2,
+     bwf_11x2, bwf_12x2},
 };
 
-/* db[k] += sum of dy_n's row k (pq floats). */
-__attribute__((target("avx512f")))
-static void bias_sums(const float *dyn, int K, long pq, float *db)
+/* r[0..15] (16 rows of 16) -> its transpose, in place. */
+__attribute__((target("avx512f"), always_inline))
+static inline void transpose16(__m512 r[16])
 {
+    __m512 t[16], u[16];
+    for (int i = 0; i < 8; i++) {
+        t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (int i = 0; i < 4; i++) { /* u[4i + c], lane l: rows 4i..4i+3, column 4l + c */
+        u[4 * i] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
+        u[4 * i + 1] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0xEE);
+        u[4 * i + 2] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
+        u[4 * i + 3] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xEE);
+    }
+    for (int c = 0; c < 4; c++) {
+        const __m512 x0 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x88);
+        const __m512 x1 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xDD);
+        const __m512 y0 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0x88);
+        const __m512 y1 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0xDD);
+        r[c] = _mm512_shuffle_f32x4(x0, y0, 0x88);
+        r[8 + c] = _mm512_shuffle_f32x4(x0, y0, 0xDD);
+        r[4 + c] = _mm512_shuffle_f32x4(x1, y1, 0x88);
+        r[12 + c] = _mm512_shuffle_f32x4(x1, y1, 0xDD);
+    }
+}
+
+/* dyT[j][k] = dyn[k][j] (pq x kp, lanes k >= K zero); db[k] += sum of row k. */
+__attribute__((target("avx512f")))
+static void transpose_dy(const float *dyn, int K, long pq, long kp, float *dyT, float *db)
+{
+    for (long j0 = 0; j0 < pq; j0 += 16) {
+        const int w = pq - j0 < 16 ? (int)(pq - j0) : 16;
+        const __mmask16 m = mask_of(w);
+        for (int k0 = 0; k0 < kp; k0 += 16) {
+            __m512 r[16];
+            for (int i = 0; i < 16; i++)
+                r[i] = k0 + i < K ? _mm512_maskz_loadu_ps(m, dyn + (k0 + i) * pq + j0)
+                                  : _mm512_setzero_ps();
+            transpose16(r);
+            for (int j = 0; j < w; j++) _mm512_store_ps(dyT + (j0 + j) * kp + k0, r[j]);
+        }
+    }
     for (int k = 0; k < K; k++) {
         const float *r = dyn + k * pq;
         __m512 s = _mm512_setzero_ps();
@@ -340,29 +378,17 @@ static void bias_sums(const float *dyn, int K, long pq, float *db)
     }
 }
 
-/* Images per work item: the item's padded images and dy stay in L2 while
- * every tile walks them; about 4 items per thread. */
-static int images_per_item(const conv_dims *d, const geo *g, int nt)
-{
-    const long bytes = 4 * (g->img + (long)g->K * g->pq);
-    long ch = (d->N + 4L * nt - 1) / (4L * nt);
-    if (ch * bytes > (768L << 10)) ch = (768L << 10) / bytes;
-    if (ch > 16) ch = 16;
-    return ch < 1 ? 1 : (int)ch;
-}
-
 int conv_direct_bwd_filter(const conv_dims *d, const float *x, const float *dy, float *dw,
                            float *db)
 {
     const geo g = geo_of(d);
     const int K = g.K, crs = g.crs, nt = omp_get_max_threads();
-    const int ch = images_per_item(d, &g, nt), nit = (d->N + ch - 1) / ch;
-    const long psz = ((long)K * crs + K + 15) & ~15L; /* dw (K x crs), then db */
+    const long kp = (K + 15) & ~15L;
+    const long psz = (long)(crs + 1) * kp;  /* dw^T (crs x kp), then db (row crs) */
+    const long tsz = (g.pq * kp + 15) & ~15L; /* dyT */
+    const int ntt = (crs + 11) / 12, ht = (crs + ntt - 1) / ntt; /* tap tiles */
     int *tab;
-    {
-        float *unused = filters_buf(&g, &tab);
-        if (!unused) return 1;
-    }
+    if (!filters_buf(&g, &tab)) return 1;
     tap_offsets(d, &g, tab);
     float *part[nt];
     for (int t = 0; t < nt; t++) part[t] = NULL;
@@ -371,7 +397,7 @@ int conv_direct_bwd_filter(const conv_dims *d, const float *x, const float *dy, 
 #pragma omp parallel num_threads(nt)
     {
         const int team = omp_get_num_threads(), tid = omp_get_thread_num();
-        float *buf = gemm_scratch(2, sizeof(float) * (size_t)(psz + ch * g.img));
+        float *buf = gemm_scratch(2, sizeof(float) * (size_t)(psz + tsz + g.img));
         if (!buf) {
 #pragma omp atomic write
             failed = 1;
@@ -379,32 +405,35 @@ int conv_direct_bwd_filter(const conv_dims *d, const float *x, const float *dy, 
             memset(buf, 0, sizeof(float) * (size_t)psz);
             part[tid] = buf;
         }
-        float *xps = buf ? buf + psz : NULL;
+        float *dyT = buf ? buf + psz : NULL, *xp = buf ? buf + psz + tsz : NULL;
 #pragma omp for schedule(dynamic, 1) nowait
-        for (int it = 0; it < nit; it++) {
+        for (int n = 0; n < d->N; n++) {
             if (!buf) continue;
-            const int n0 = it * ch, n1 = n0 + ch < d->N ? n0 + ch : d->N;
-            for (int n = n0; n < n1; n++) {
-                pad_image(d, &g, x + (long)n * d->C * d->H * d->W, xps + (n - n0) * g.img);
-                bias_sums(dy + (long)n * K * g.pq, K, g.pq, buf + (long)K * crs);
-            }
-            for (int k0 = 0; k0 < K; k0 += 4) {
-                const int h = K - k0 < 4 ? K - k0 : 4;
-                const bwf_job jb = {&g, n1 - n0, xps, dy + ((long)n0 * K + k0) * g.pq,
-                                    (long)K * g.pq};
-                for (int t0 = 0; t0 < crs; t0 += 6) {
-                    const int m = crs - t0 < 6 ? crs - t0 : 6;
-                    BWF_FNS[h - 1][m - 1](&jb, tab + t0, buf + (long)k0 * crs + t0);
+            pad_image(d, &g, x + (long)n * d->C * d->H * d->W, xp);
+            transpose_dy(dy + (long)n * K * g.pq, K, g.pq, kp, dyT, buf + crs * kp);
+            const bwf_job jb = {&g, xp, dyT, kp};
+            for (int k0 = 0; k0 < K; k0 += 32) {
+                const int nv = K - k0 > 16 ? 2 : 1;
+                for (int t0 = 0; t0 < crs; t0 += ht) {
+                    const int h = crs - t0 < ht ? crs - t0 : ht;
+                    BWF_FNS[nv - 1][h - 1](&jb, tab + t0, dyT + k0, buf + t0 * kp + k0);
                 }
             }
         }
         gemm_yield_barrier(&arrived, team); /* every partial is complete */
-        if (tid == 0 && !failed) {
-            for (long i = 0; i < (long)K * crs + K; i++) {
+        int bad;
+#pragma omp atomic read
+        bad = failed;
+        if (tid == 0 && !bad) {
+            for (int k = 0; k < K; k++) {
+                for (int t = 0; t < crs; t++) {
+                    float s = 0.0f;
+                    for (int u = 0; u < team; u++) s += part[u][t * kp + k];
+                    dw[(long)k * crs + t] = s;
+                }
                 float s = 0.0f;
-                for (int t = 0; t < team; t++) s += part[t][i];
-                if (i < (long)K * crs) dw[i] = s;
-                else db[i - (long)K * crs] = s;
+                for (int u = 0; u < team; u++) s += part[u][crs * kp + k];
+                db[k] = s;
             }
         }
     }
