@@ -70,26 +70,6 @@ int conv_direct_ok(const conv_dims *d)
     return crs <= DIRECT_MAX_CRS && image <= DIRECT_MAX_IMAGE_BYTES;
 }
 
-/* xp = image xn zero-padded (geometry g), slack zeroed. */
-static void pad_image(const conv_dims *d, const geo *g, const float *xn, float *xp)
-{
-    const int H = d->H, W = d->W, ph = d->ph, pw = d->pw, Wp = g->Wp;
-    for (int c = 0; c < d->C; c++)
-        for (int hh = 0; hh < g->Hp; hh++) {
-            float *row = xp + ((long)c * g->Hp + hh) * Wp;
-            const int h = hh - ph;
-            if (h < 0 || h >= H) {
-                memset(row, 0, sizeof(float) * (size_t)Wp);
-                continue;
-            }
-            memset(row, 0, sizeof(float) * (size_t)pw);
-            memcpy(row + pw, xn + ((long)c * H + h) * W, sizeof(float) * (size_t)W);
-            memset(row + pw + W, 0, sizeof(float) * (size_t)(Wp - pw - W));
-        }
-    const long used = (long)d->C * g->Hp * Wp;
-    memset(xp + used, 0, sizeof(float) * (size_t)(g->img - used));
-}
-
 /* tab[(c*R + r)*S + s] = offset of tap (c, r, s) in a padded image. */
 static void tap_offsets(const conv_dims *d, const geo *g, int *tab)
 {
@@ -103,6 +83,26 @@ static void tap_offsets(const conv_dims *d, const geo *g, int *tab)
 #include <immintrin.h>
 
 static __mmask16 mask_of(int n) { return n >= 16 ? 0xffff : n <= 0 ? 0 : (__mmask16)((1u << n) - 1); }
+
+/* xp = image xn zero-padded (geometry g), slack zeroed: the whole buffer
+ * zeroed by aligned stores, then the rows copied in by masked moves (the
+ * per-row memset/memcpy calls had cost ~10% of a conv2 forward call). */
+__attribute__((target("avx512f")))
+static void pad_image(const conv_dims *d, const geo *g, const float *xn, float *xp)
+{
+    const int H = d->H, W = d->W;
+    const __m512 z = _mm512_setzero_ps();
+    for (long i = 0; i < g->img; i += 16) _mm512_store_ps(xp + i, z);
+    for (int c = 0; c < d->C; c++)
+        for (int h = 0; h < H; h++) {
+            const float *src = xn + ((long)c * H + h) * W;
+            float *dst = xp + ((long)c * g->Hp + h + d->ph) * g->Wp + d->pw;
+            for (int w0 = 0; w0 < W; w0 += 16) {
+                const __mmask16 m = mask_of(W - w0);
+                _mm512_mask_storeu_ps(dst + w0, m, _mm512_maskz_loadu_ps(m, src + w0));
+            }
+        }
+}
 
 /* ---- forward ------------------------------------------------------------------ */
 /* y rows k0..k0+h (yb[v] + i*pq) at nv output vectors = bias + sum over taps
@@ -444,7 +444,7 @@ int conv_direct_bwd_filter(const conv_dims *d, const float *x, const float *dy, 
 #else /* not x86-64: conv_direct_ok() is 0, so these are never called */
 int conv_direct_fwd(const conv_dims *d, const float *x, const float *w, const float *b, float *y)
 {
-    (void)d, (void)x, (void)w, (void)b, (void)y, (void)pad_image, (void)tap_offsets;
+    (void)d, (void)x, (void)w, (void)b, (void)y, (void)tap_offsets;
     err_set("cpu-omp conv: the direct path needs AVX-512F");
     return 1;
 }
