@@ -96,7 +96,7 @@ static int omp_fwd(const conv_dims *d, const float *x, const float *w, const flo
                    void *ws, void *stream)
 {
     (void)ws, (void)stream;
-    if (conv_direct_ok(d)) return conv_direct_fwd(d, x, w, b, y);
+    if (conv_direct_fwd_ok(d)) return conv_direct_fwd(d, x, w, b, y);
     return fwd_core(d, x, w, b, y);
 }
 
@@ -171,7 +171,7 @@ static int omp_bwd_data(const conv_dims *d, const float *dy, const float *w, flo
         conv_dims t = {d->N, d->K, d->P, d->Q, d->C, d->R, d->S, 1, 1, d->R - 1 - d->ph,
                        d->S - 1 - d->pw, 0, 0};
         conv_dims_finish(&t);
-        if (conv_direct_ok(&t)) return conv_direct_bwd_data(d, dy, w, dx);
+        if (conv_direct_fwd_ok(&t)) return conv_direct_bwd_data(d, dy, w, dx);
         return bwd_data_as_fwd(d, dy, w, dx);
     }
     return bwd_data_col2im(d, dy, w, dx);
@@ -181,7 +181,7 @@ static int omp_bwd_filter(const conv_dims *d, const float *x, const float *dy, f
                           float *db, void *ws, void *stream)
 {
     (void)ws, (void)stream;
-    if (conv_direct_ok(d)) return conv_direct_bwd_filter(d, x, dy, dw, db);
+    if (conv_direct_bwd_filter_ok(d)) return conv_direct_bwd_filter(d, x, dy, dw, db);
     const long pq = (long)d->P * d->Q, crs = (long)d->C * d->R * d->S, K = d->K;
     const int point = conv_is_pointwise(d);
     const long nb = pixel_block(crs + K, pq), nblk = (pq + nb - 1) / nb;

@@ -2,7 +2,7 @@
  * with few input channels (internal to cpu/; conv_omp.c chooses the path).
  *
  * Contract as conv_cpu.h (NCHW / KCRS, fp32, every output written). These
- * run only where conv_direct_ok(d) says so: AVX-512F, stride 1, and a
+ * run only where conv_direct_*_ok(d) says so: AVX-512F, stride 1, and a
  * problem small enough per image (C*R*S and the padded image) that the
  * im2col + GEMM route would spend a large share of its time building
  * columns and starting small GEMMs. Each returns 0, or non-zero after
@@ -12,10 +12,11 @@
 
 #include "../ops/conv_dims.h"
 
-/* Whether the forward convolution of d (and so bwd-data, run as the forward
- * convolution of dy with the flipped filters, and bwd-filter) may take the
- * direct path: fwd dims d; bwd-data asks with the flipped problem's dims. */
-int conv_direct_ok(const conv_dims *d);
+/* Whether the forward convolution of d may take the direct path (bwd-data
+ * asks with the flipped problem's dims: the forward convolution it runs),
+ * and whether bwd-filter of d may. */
+int conv_direct_fwd_ok(const conv_dims *d);
+int conv_direct_bwd_filter_ok(const conv_dims *d);
 
 /* y = conv(x, w) (+ b when b is not NULL). */
 int conv_direct_fwd(const conv_dims *d, const float *x, const float *w, const float *b, float *y);

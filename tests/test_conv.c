@@ -42,6 +42,8 @@ static const char *const SHAPES[] = {
     "mb17ic2ih16oc5kh3ph1",         /* Q = 16 exactly; many items */
     "mb2ic5ih9oc27kh5ph2",          /* 5x5, 3 channel tiles of 9 */
     "mb2ic3ih6iw9oc6kh2kw3ph1pw2",  /* padding = filter - 1 on one axis only */
+    "mb2ic64ih9oc20kh3ph1",         /* C*R*S = 576, the fwd limit */
+    "mb3ic5ih6oc7kh1sh1",           /* 1x1 stride 1: im2col fwd, direct bwd-filter */
 };
 #define NSHAPES ((int)(sizeof SHAPES / sizeof SHAPES[0]))
 
