@@ -1,11 +1,28 @@
 /* cpu/conv_omp.c - cpu-omp: hand-written OpenMP + SIMD convolution (conv_cpu.h).
  *
- * Choice: blocked im2col feeding our packed GEMM (gemm_cpu_omp, cpu/gemm_omp.c),
- * not a direct register-blocked kernel. Why:
- *  - one SIMD micro-kernel for the whole project: the AVX-512 12x32 / AVX2 6x16
- *    kernel of cpu-omp's GEMM already runs at OpenBLAS speed (README); a direct
- *    kernel would need its own blocking per filter size and stride, and the
- *    backward passes their own again;
+ * Two routes, chosen per call:
+ *  - direct (conv_omp_direct.c): stride 1 with a short reduction (fwd C*R*S
+ *    <= 576 and not 1x1-unpadded, bwd-filter <= 1152) and a padded image of
+ *    <= 128 KiB: the cnn model's layers. Each image is zero-padded once into
+ *    a kept per-thread buffer, so every filter tap is a shifted vector load;
+ *    fwd and bwd-data (stride 1, the flipped filters) vectorise over output
+ *    pixels, bwd-filter over output channels. No columns, no small GEMMs.
+ *  - im2col + our GEMM (this file), everything else (ResNet/VGG layers,
+ *    strides > 1, pointwise); see below.
+ * Measured, 2 threads (min of several runs on a shared host; medians there
+ * swing 5-50x with outside load), ms im2col route -> direct / cpu-onednn:
+ *   conv1 mb64ic3ih28oc16kh3ph1   fwd 0.43 -> 0.21 / 0.23, bwd-filter 0.82 -> 0.27 / 0.25
+ *   conv2 mb64ic16ih14oc32kh3ph1  fwd 1.07 -> 0.44 / 0.45, bwd-data 1.78 -> 0.49 / 0.43,
+ *                                 bwd-filter 1.18 -> 0.51 / 0.41
+ * and 1 thread (steady): conv1 0.40 / 0.48 and 0.53 / 0.52, conv2 0.87 / 0.85,
+ * 0.91 / 0.84, 0.85 / 0.84; the train suite's cnn-b64 step 14.2 -> 6.0 ms
+ * (cpu-onednn 6.1).
+ *
+ * The im2col route: blocked im2col feeding our packed GEMM (gemm_cpu_omp,
+ * cpu/gemm_omp.c), not a direct register-blocked kernel, for large layers. Why:
+ *  - one SIMD micro-kernel: the AVX-512 12x32 / AVX2 6x16 kernel of cpu-omp's
+ *    GEMM already runs at OpenBLAS speed (README); a direct kernel for
+ *    large C would need its own cache blocking per filter size and stride;
  *  - the three directions are then three GEMM shapes over the same columns:
  *      fwd         y_n[:, J]   = w (K x CRS) . col_n[:, J]
  *      bwd-data    stride 1, pad <= filter-1: a forward convolution of dy with
