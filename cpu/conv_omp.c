@@ -184,13 +184,9 @@ static int omp_bwd_data(const conv_dims *d, const float *dy, const float *w, flo
                         void *stream)
 {
     (void)ws, (void)stream;
-    if (d->sh == 1 && d->sw == 1 && d->ph <= d->R - 1 && d->pw <= d->S - 1) {
-        conv_dims t = {d->N, d->K, d->P, d->Q, d->C, d->R, d->S, 1, 1, d->R - 1 - d->ph,
-                       d->S - 1 - d->pw, 0, 0};
-        conv_dims_finish(&t);
-        if (conv_direct_fwd_ok(&t)) return conv_direct_bwd_data(d, dy, w, dx);
+    if (conv_direct_bwd_data_ok(d)) return conv_direct_bwd_data(d, dy, w, dx);
+    if (d->sh == 1 && d->sw == 1 && d->ph <= d->R - 1 && d->pw <= d->S - 1)
         return bwd_data_as_fwd(d, dy, w, dx);
-    }
     return bwd_data_col2im(d, dy, w, dx);
 }
 

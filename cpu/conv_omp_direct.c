@@ -17,14 +17,18 @@
  *              are images.
  *  bwd-data    stride 1: the fwd kernel on dy with the flipped, transposed
  *              filters (conv_omp.c's header), rearranged straight into wT.
- *  bwd-filter  dw[k][crs] = sum over images and pixels of dy[k][pix] *
- *              xp[tab[crs] + pix]: vectorised over the pixels (the
- *              reduction), a tile of 4 output channels x 6 taps keeps 24
- *              accumulators across a chunk of images and reduces them
- *              horizontally once, into the thread's partial dw (K x CRS,
- *              no transposes); the thread partials are summed at the end.
- *              Masked lanes (pixels past Q) use masked loads and FMAs, so
- *              no junk ever reaches an accumulator.
+ *  bwd-filter  dw^T[crs][k] = sum over images and pixels of
+ *              xp[tab[crs] + pix] * dy^T[pix][k]: vectorised over output
+ *              channels (K = 16 or 32 is one or two zmm). Per image, dy is
+ *              transposed once (AVX-512 16x16 register transposes; lanes
+ *              past K zero), then tiles of h <= 12 taps x 2 vectors of k
+ *              (24 accumulators) broadcast x and load dy^T rows over every
+ *              pixel (only real pixels: no junk lanes), and add into the
+ *              thread's partial dw^T (+ db); the partials are summed (and
+ *              transposed) at the end. Work items are images.
+ *              (Vectorising over pixels instead, with tiles reduced
+ *              horizontally once per chunk of images, re-read the chunk
+ *              from L2 for every tile: 2x slower on conv2.)
  * Threads: dynamic items, phases ending in gemm_yield_barrier (not a
  * spinning OpenMP barrier; gemm_omp_impl.h). Buffers: gemm_scratch slots 2
  * (per thread) and 3 (the calling thread's filters), kept between calls.
@@ -59,6 +63,22 @@ int conv_direct_fwd_ok(const conv_dims *d)
 {
     const int point = d->R == 1 && d->S == 1 && d->ph == 0 && d->pw == 0;
     return !point && direct_fits(d, DIRECT_MAX_CRS);
+}
+
+/* The forward convolution that bwd-data of d is (stride 1 only). */
+static conv_dims flipped(const conv_dims *d)
+{
+    conv_dims t = {d->N, d->K, d->P, d->Q, d->C, d->R, d->S, 1, 1, d->R - 1 - d->ph,
+                   d->S - 1 - d->pw, 0, 0};
+    conv_dims_finish(&t); /* t.P = H, t.Q = W */
+    return t;
+}
+
+int conv_direct_bwd_data_ok(const conv_dims *d)
+{
+    if (d->sh != 1 || d->sw != 1 || d->ph > d->R - 1 || d->pw > d->S - 1) return 0;
+    const conv_dims t = flipped(d);
+    return conv_direct_fwd_ok(&t);
 }
 
 int conv_direct_bwd_filter_ok(const conv_dims *d)
@@ -257,9 +277,7 @@ int conv_direct_fwd(const conv_dims *d, const float *x, const float *w, const fl
 
 int conv_direct_bwd_data(const conv_dims *d, const float *dy, const float *w, float *dx)
 {
-    conv_dims t = {d->N, d->K, d->P, d->Q, d->C, d->R, d->S, 1, 1, d->R - 1 - d->ph,
-                   d->S - 1 - d->pw, 0, 0};
-    conv_dims_finish(&t); /* t.P = H, t.Q = W */
+    const conv_dims t = flipped(d);
     const geo g = geo_of(&t);
     int *tab;
     float *wT = filters_buf(&g, &tab);

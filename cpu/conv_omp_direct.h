@@ -12,10 +12,10 @@
 
 #include "../ops/conv_dims.h"
 
-/* Whether the forward convolution of d may take the direct path (bwd-data
- * asks with the flipped problem's dims: the forward convolution it runs),
- * and whether bwd-filter of d may. */
+/* Whether each direction of d may take the direct path (bwd-data: stride 1
+ * and the flipped forward problem it runs passing conv_direct_fwd_ok). */
 int conv_direct_fwd_ok(const conv_dims *d);
+int conv_direct_bwd_data_ok(const conv_dims *d);
 int conv_direct_bwd_filter_ok(const conv_dims *d);
 
 /* y = conv(x, w) (+ b when b is not NULL). */
