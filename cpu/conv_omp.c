@@ -40,17 +40,17 @@
  * Threads: the items are shared out with schedule(dynamic) (a preempted thread
  * on this 2-vCPU host does not stall the rest); each item's GEMM then runs on
  * its own thread (gemm_cpu_omp's team is nested, hence one thread), so there is
- * one barrier per call, not one per image. Buffers: aligned_alloc per call
- * and thread.
+ * one barrier per call, not one per image. Buffers: kept per thread
+ * (gemm_scratch slots 2 and 3), as the GEMM's and the direct path's are.
  */
 #include "conv_cpu.h"
 #include "conv_im2col.h"
 #include "conv_omp_direct.h"
 #include "errmsg.h"
 #include "gemm_cpu.h"
+#include "gemm_omp_impl.h"
 
 #include <omp.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define COL_BLOCK_BYTES (1024 << 10)
@@ -64,11 +64,11 @@ static long pixel_block(long rows, long pq)
     return nb < pq ? nb : pq;
 }
 
-static float *falloc(size_t n)
-{
-    size_t bytes = (n * sizeof(float) + 63) & ~(size_t)63;
-    return aligned_alloc(64, bytes ? bytes : 64);
-}
+/* Kept buffers (gemm_scratch, 64-byte aligned, grown on demand, never
+ * freed per call): slot 2 per thread (column blocks, partials), slot 3 the
+ * calling thread's rearranged filters. The GEMMs called inside use slot 0. */
+static float *per_thread(size_t n) { return gemm_scratch(2, n * sizeof(float)); }
+static float *per_call(size_t n) { return gemm_scratch(3, n * sizeof(float)); }
 
 /* y = conv(x, w) (+ b when b is not NULL). */
 static int fwd_core(const conv_dims *d, const float *x, const float *w, const float *b, float *y)
@@ -79,7 +79,7 @@ static int fwd_core(const conv_dims *d, const float *x, const float *w, const fl
     int failed = 0;
 #pragma omp parallel
     {
-        float *col = point ? NULL : falloc((size_t)(crs * nb));
+        float *col = point ? NULL : per_thread((size_t)(crs * nb));
         if (!point && !col) {
 #pragma omp atomic write
             failed = 1;
@@ -103,7 +103,6 @@ static int fwd_core(const conv_dims *d, const float *x, const float *w, const fl
                 for (int k = 0; k < d->K; k++)
                     for (long j = 0; j < jn; j++) yn[k * pq + j] += b[k];
         }
-        free(col);
     }
     if (failed) err_set("cpu-omp conv: out of memory for the column blocks");
     return failed;
@@ -123,7 +122,7 @@ static int bwd_data_as_fwd(const conv_dims *d, const float *dy, const float *w, 
     conv_dims t = {d->N, d->K, d->P, d->Q, d->C, d->R, d->S, 1, 1, d->R - 1 - d->ph,
                    d->S - 1 - d->pw, 0, 0};
     conv_dims_finish(&t);   /* t.P = H, t.Q = W */
-    float *wt = falloc((size_t)conv_w_elems(d));
+    float *wt = per_call((size_t)conv_w_elems(d));
     if (!wt) {
         err_set("cpu-omp conv bwd-data: out of memory for the flipped filters");
         return 1;
@@ -136,9 +135,7 @@ static int bwd_data_as_fwd(const conv_dims *d, const float *dy, const float *w, 
                 for (int s = 0; s < S; s++)
                     wt[(((long)c * d->K + k) * R + R - 1 - r) * S + S - 1 - s] =
                         w[(((long)k * d->C + c) * R + r) * S + s];
-    int rc = fwd_core(&t, dy, wt, NULL, dx);
-    free(wt);
-    return rc;
+    return fwd_core(&t, dy, wt, NULL, dx);
 }
 
 /* Any stride: per (image, channel group) dcol = w^T[group rows] . dy_n, then
@@ -150,12 +147,12 @@ static int bwd_data_col2im(const conv_dims *d, const float *dy, const float *w, 
     if (cg < 1) cg = 1;
     if (cg > d->C) cg = d->C;
     const long ngrp = (d->C + cg - 1) / cg;
-    float *wT = falloc((size_t)(crs * d->K));
+    float *wT = per_call((size_t)(crs * d->K));
     int failed = !wT;
     if (wT) conv_transpose(w, crs, d->K, (int)crs, wT, d->K);
 #pragma omp parallel if (!failed)
     {
-        float *col = failed ? NULL : falloc((size_t)(cg * rs * pq));
+        float *col = failed ? NULL : per_thread((size_t)(cg * rs * pq));
         if (!col) {
 #pragma omp atomic write
             failed = 1;
@@ -173,9 +170,7 @@ static int bwd_data_col2im(const conv_dims *d, const float *dy, const float *w, 
             }
             conv_col2im(d, col, pq, c0, c1, dx + (long)n * d->C * d->H * d->W);
         }
-        free(col);
     }
-    free(wT);
     if (failed) err_set("cpu-omp conv bwd-data: out of memory for the column blocks");
     return failed;
 }
@@ -199,21 +194,22 @@ static int omp_bwd_filter(const conv_dims *d, const float *x, const float *dy, f
     const int point = conv_is_pointwise(d);
     const long nb = pixel_block(crs + K, pq), nblk = (pq + nb - 1) / nb;
     const int nt = omp_get_max_threads();
-    float **part = calloc((size_t)nt, sizeof *part);   /* per thread: dw^T (CRS x K), then db */
-    int failed = !part;
-#pragma omp parallel num_threads(nt) if (!failed)
+    float *part[nt]; /* per thread: dw^T (CRS x K), then db */
+    for (int t = 0; t < nt; t++) part[t] = NULL;
+    int failed = 0;
+    /* one kept buffer per thread: partial, column block, dy^T block */
+    const long nacc = (crs * K + K + 15) & ~15L, ncol = point ? 0 : (crs * nb + 15) & ~15L;
+#pragma omp parallel num_threads(nt)
     {
         const int t = omp_get_thread_num();
-        float *acc = failed ? NULL : falloc((size_t)(crs * K + K));
-        float *col = point || failed ? NULL : falloc((size_t)(crs * nb));
-        float *dyT = failed ? NULL : falloc((size_t)(nb * K));
-        if (!acc || (!point && !col) || !dyT) {
+        float *acc = per_thread((size_t)(nacc + ncol + nb * K));
+        float *col = acc ? acc + nacc : NULL, *dyT = acc ? acc + nacc + ncol : NULL;
+        if (!acc) {
 #pragma omp atomic write
             failed = 1;
         } else {
             memset(acc, 0, sizeof(float) * (size_t)(crs * K + K));
             part[t] = acc;
-            acc = NULL;
         }
 #pragma omp for schedule(dynamic, 1)
         for (long it = 0; it < d->N * nblk; it++) {
@@ -236,9 +232,6 @@ static int omp_bwd_filter(const conv_dims *d, const float *x, const float *dy, f
                 dbt[k] += s;
             }
         }
-        free(acc);
-        free(col);
-        free(dyT);
     }
     if (!failed) {
         /* dw[k][i] = sum over threads of dw^T[i][k]; db likewise */
@@ -254,8 +247,6 @@ static int omp_bwd_filter(const conv_dims *d, const float *x, const float *dy, f
             db[k] = s;
         }
     }
-    for (int t = 0; part && t < nt; t++) free(part[t]);
-    free(part);
     if (failed) err_set("cpu-omp conv bwd-filter: out of memory for the per-thread partials");
     return failed;
 }
