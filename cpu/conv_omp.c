@@ -9,14 +9,20 @@
  *    pixels, bwd-filter over output channels. No columns, no small GEMMs.
  *  - im2col + our GEMM (this file), everything else (ResNet/VGG layers,
  *    strides > 1, pointwise); see below.
- * Measured, 2 threads (min of several runs on a shared host; medians there
- * swing 5-50x with outside load), ms im2col route -> direct / cpu-onednn:
- *   conv1 mb64ic3ih28oc16kh3ph1   fwd 0.43 -> 0.21 / 0.23, bwd-filter 0.82 -> 0.27 / 0.25
- *   conv2 mb64ic16ih14oc32kh3ph1  fwd 1.07 -> 0.44 / 0.45, bwd-data 1.78 -> 0.49 / 0.43,
- *                                 bwd-filter 1.18 -> 0.51 / 0.41
- * and 1 thread (steady): conv1 0.40 / 0.48 and 0.53 / 0.52, conv2 0.87 / 0.85,
- * 0.91 / 0.84, 0.85 / 0.84; the train suite's cnn-b64 step 14.2 -> 6.0 ms
- * (cpu-onednn 6.1).
+ * Measured in one quiet stretch, medians of 3 runs (2 threads) or 2 (1
+ * thread), ms: im2col route (before) -> direct / cpu-onednn / cpu-blas:
+ *   2 threads  conv1 mb64ic3ih28oc16kh3ph1   fwd        0.42 -> 0.23 / 0.23 / 0.91
+ *                                            bwd-filter 0.81 -> 0.26 / 0.24 / 1.37
+ *              conv2 mb64ic16ih14oc32kh3ph1  fwd        1.06 -> 0.43 / 0.42 / 2.13
+ *                                            bwd-data   1.86 -> 0.43 / 0.38 / 1.52
+ *                                            bwd-filter 1.12 -> 0.39 / 0.38 / 2.50
+ *   1 thread   conv1 fwd 0.81 -> 0.37 / 0.48, bwd-filter 1.63 -> 0.51 / 0.57;
+ *              conv2 fwd 2.07 -> 0.85 / 0.83, bwd-data 3.54 -> 0.94 / 0.79,
+ *              bwd-filter 2.19 -> 0.77 / 0.79.
+ * The train suite's cnn-b64 step, 2 threads: 6.7 -> 3.1 ms (cpu-onednn 2.9-3.1).
+ * With outside load on this shared 2-vCPU host, 2-thread medians of every
+ * OpenMP backend here (ours and oneDNN's) swing 5-50x (GOMP's spinning
+ * barriers); OMP_WAIT_POLICY=passive or --threads 1 compare them steadily.
  *
  * The im2col route: blocked im2col feeding our packed GEMM (gemm_cpu_omp,
  * cpu/gemm_omp.c), not a direct register-blocked kernel, for large layers. Why:
