@@ -1,11 +1,34 @@
 /* cpu/conv_omp.c - cpu-omp: hand-written OpenMP + SIMD convolution (conv_cpu.h).
  *
- * Choice: blocked im2col feeding our packed GEMM (gemm_cpu_omp, cpu/gemm_omp.c),
- * not a direct register-blocked kernel. Why:
- *  - one SIMD micro-kernel for the whole project: the AVX-512 12x32 / AVX2 6x16
- *    kernel of cpu-omp's GEMM already runs at OpenBLAS speed (README); a direct
- *    kernel would need its own blocking per filter size and stride, and the
- *    backward passes their own again;
+ * Two routes, chosen per call:
+ *  - direct (conv_omp_direct.c): stride 1 with a short reduction (fwd C*R*S
+ *    <= 576 and not 1x1-unpadded, bwd-filter <= 1152) and a padded image of
+ *    <= 128 KiB: the cnn model's layers. Each image is zero-padded once into
+ *    a kept per-thread buffer, so every filter tap is a shifted vector load;
+ *    fwd and bwd-data (stride 1, the flipped filters) vectorise over output
+ *    pixels, bwd-filter over output channels. No columns, no small GEMMs.
+ *  - im2col + our GEMM (this file), everything else (ResNet/VGG layers,
+ *    strides > 1, pointwise); see below.
+ * Measured in one quiet stretch, medians of 3 runs (2 threads) or 2 (1
+ * thread), ms: im2col route (before) -> direct / cpu-onednn / cpu-blas:
+ *   2 threads  conv1 mb64ic3ih28oc16kh3ph1   fwd        0.42 -> 0.23 / 0.23 / 0.91
+ *                                            bwd-filter 0.81 -> 0.26 / 0.24 / 1.37
+ *              conv2 mb64ic16ih14oc32kh3ph1  fwd        1.06 -> 0.43 / 0.42 / 2.13
+ *                                            bwd-data   1.86 -> 0.43 / 0.38 / 1.52
+ *                                            bwd-filter 1.12 -> 0.39 / 0.38 / 2.50
+ *   1 thread   conv1 fwd 0.81 -> 0.37 / 0.48, bwd-filter 1.63 -> 0.51 / 0.57;
+ *              conv2 fwd 2.07 -> 0.85 / 0.83, bwd-data 3.54 -> 0.94 / 0.79,
+ *              bwd-filter 2.19 -> 0.77 / 0.79.
+ * The train suite's cnn-b64 step, 2 threads: 6.7 -> 3.1 ms (cpu-onednn 2.9-3.1).
+ * With outside load on this shared 2-vCPU host, 2-thread medians of every
+ * OpenMP backend here (ours and oneDNN's) swing 5-50x (GOMP's spinning
+ * barriers); OMP_WAIT_POLICY=passive or --threads 1 compare them steadily.
+ *
+ * The im2col route: blocked im2col feeding our packed GEMM (gemm_cpu_omp,
+ * cpu/gemm_omp.c), not a direct register-blocked kernel, for large layers. Why:
+ *  - one SIMD micro-kernel: the AVX-512 12x32 / AVX2 6x16 kernel of cpu-omp's
+ *    GEMM already runs at OpenBLAS speed (README); a direct kernel for
+ *    large C would need its own cache blocking per filter size and stride;
  *  - the three directions are then three GEMM shapes over the same columns:
  *      fwd         y_n[:, J]   = w (K x CRS) . col_n[:, J]
  *      bwd-data    stride 1, pad <= filter-1: a forward convolution of dy with
@@ -23,16 +46,17 @@
  * Threads: the items are shared out with schedule(dynamic) (a preempted thread
  * on this 2-vCPU host does not stall the rest); each item's GEMM then runs on
  * its own thread (gemm_cpu_omp's team is nested, hence one thread), so there is
- * one barrier per call, not one per image. Buffers: aligned_alloc per call
- * and thread.
+ * one barrier per call, not one per image. Buffers: kept per thread
+ * (gemm_scratch slots 2 and 3), as the GEMM's and the direct path's are.
  */
 #include "conv_cpu.h"
 #include "conv_im2col.h"
+#include "conv_omp_direct.h"
 #include "errmsg.h"
 #include "gemm_cpu.h"
+#include "gemm_omp_impl.h"
 
 #include <omp.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define COL_BLOCK_BYTES (1024 << 10)
@@ -46,11 +70,11 @@ static long pixel_block(long rows, long pq)
     return nb < pq ? nb : pq;
 }
 
-static float *falloc(size_t n)
-{
-    size_t bytes = (n * sizeof(float) + 63) & ~(size_t)63;
-    return aligned_alloc(64, bytes ? bytes : 64);
-}
+/* Kept buffers (gemm_scratch, 64-byte aligned, grown on demand, never
+ * freed per call): slot 2 per thread (column blocks, partials), slot 3 the
+ * calling thread's rearranged filters. The GEMMs called inside use slot 0. */
+static float *per_thread(size_t n) { return gemm_scratch(2, n * sizeof(float)); }
+static float *per_call(size_t n) { return gemm_scratch(3, n * sizeof(float)); }
 
 /* y = conv(x, w) (+ b when b is not NULL). */
 static int fwd_core(const conv_dims *d, const float *x, const float *w, const float *b, float *y)
@@ -61,7 +85,7 @@ static int fwd_core(const conv_dims *d, const float *x, const float *w, const fl
     int failed = 0;
 #pragma omp parallel
     {
-        float *col = point ? NULL : falloc((size_t)(crs * nb));
+        float *col = point ? NULL : per_thread((size_t)(crs * nb));
         if (!point && !col) {
 #pragma omp atomic write
             failed = 1;
@@ -85,7 +109,6 @@ static int fwd_core(const conv_dims *d, const float *x, const float *w, const fl
                 for (int k = 0; k < d->K; k++)
                     for (long j = 0; j < jn; j++) yn[k * pq + j] += b[k];
         }
-        free(col);
     }
     if (failed) err_set("cpu-omp conv: out of memory for the column blocks");
     return failed;
@@ -95,6 +118,7 @@ static int omp_fwd(const conv_dims *d, const float *x, const float *w, const flo
                    void *ws, void *stream)
 {
     (void)ws, (void)stream;
+    if (conv_direct_fwd_ok(d)) return conv_direct_fwd(d, x, w, b, y);
     return fwd_core(d, x, w, b, y);
 }
 
@@ -104,7 +128,7 @@ static int bwd_data_as_fwd(const conv_dims *d, const float *dy, const float *w, 
     conv_dims t = {d->N, d->K, d->P, d->Q, d->C, d->R, d->S, 1, 1, d->R - 1 - d->ph,
                    d->S - 1 - d->pw, 0, 0};
     conv_dims_finish(&t);   /* t.P = H, t.Q = W */
-    float *wt = falloc((size_t)conv_w_elems(d));
+    float *wt = per_call((size_t)conv_w_elems(d));
     if (!wt) {
         err_set("cpu-omp conv bwd-data: out of memory for the flipped filters");
         return 1;
@@ -117,9 +141,7 @@ static int bwd_data_as_fwd(const conv_dims *d, const float *dy, const float *w, 
                 for (int s = 0; s < S; s++)
                     wt[(((long)c * d->K + k) * R + R - 1 - r) * S + S - 1 - s] =
                         w[(((long)k * d->C + c) * R + r) * S + s];
-    int rc = fwd_core(&t, dy, wt, NULL, dx);
-    free(wt);
-    return rc;
+    return fwd_core(&t, dy, wt, NULL, dx);
 }
 
 /* Any stride: per (image, channel group) dcol = w^T[group rows] . dy_n, then
@@ -131,12 +153,12 @@ static int bwd_data_col2im(const conv_dims *d, const float *dy, const float *w, 
     if (cg < 1) cg = 1;
     if (cg > d->C) cg = d->C;
     const long ngrp = (d->C + cg - 1) / cg;
-    float *wT = falloc((size_t)(crs * d->K));
+    float *wT = per_call((size_t)(crs * d->K));
     int failed = !wT;
     if (wT) conv_transpose(w, crs, d->K, (int)crs, wT, d->K);
 #pragma omp parallel if (!failed)
     {
-        float *col = failed ? NULL : falloc((size_t)(cg * rs * pq));
+        float *col = failed ? NULL : per_thread((size_t)(cg * rs * pq));
         if (!col) {
 #pragma omp atomic write
             failed = 1;
@@ -154,9 +176,7 @@ static int bwd_data_col2im(const conv_dims *d, const float *dy, const float *w, 
             }
             conv_col2im(d, col, pq, c0, c1, dx + (long)n * d->C * d->H * d->W);
         }
-        free(col);
     }
-    free(wT);
     if (failed) err_set("cpu-omp conv bwd-data: out of memory for the column blocks");
     return failed;
 }
@@ -165,6 +185,7 @@ static int omp_bwd_data(const conv_dims *d, const float *dy, const float *w, flo
                         void *stream)
 {
     (void)ws, (void)stream;
+    if (conv_direct_bwd_data_ok(d)) return conv_direct_bwd_data(d, dy, w, dx);
     if (d->sh == 1 && d->sw == 1 && d->ph <= d->R - 1 && d->pw <= d->S - 1)
         return bwd_data_as_fwd(d, dy, w, dx);
     return bwd_data_col2im(d, dy, w, dx);
@@ -174,25 +195,27 @@ static int omp_bwd_filter(const conv_dims *d, const float *x, const float *dy, f
                           float *db, void *ws, void *stream)
 {
     (void)ws, (void)stream;
+    if (conv_direct_bwd_filter_ok(d)) return conv_direct_bwd_filter(d, x, dy, dw, db);
     const long pq = (long)d->P * d->Q, crs = (long)d->C * d->R * d->S, K = d->K;
     const int point = conv_is_pointwise(d);
     const long nb = pixel_block(crs + K, pq), nblk = (pq + nb - 1) / nb;
     const int nt = omp_get_max_threads();
-    float **part = calloc((size_t)nt, sizeof *part);   /* per thread: dw^T (CRS x K), then db */
-    int failed = !part;
-#pragma omp parallel num_threads(nt) if (!failed)
+    float *part[nt]; /* per thread: dw^T (CRS x K), then db */
+    for (int t = 0; t < nt; t++) part[t] = NULL;
+    int failed = 0;
+    /* one kept buffer per thread: partial, column block, dy^T block */
+    const long nacc = (crs * K + K + 15) & ~15L, ncol = point ? 0 : (crs * nb + 15) & ~15L;
+#pragma omp parallel num_threads(nt)
     {
         const int t = omp_get_thread_num();
-        float *acc = failed ? NULL : falloc((size_t)(crs * K + K));
-        float *col = point || failed ? NULL : falloc((size_t)(crs * nb));
-        float *dyT = failed ? NULL : falloc((size_t)(nb * K));
-        if (!acc || (!point && !col) || !dyT) {
+        float *acc = per_thread((size_t)(nacc + ncol + nb * K));
+        float *col = acc ? acc + nacc : NULL, *dyT = acc ? acc + nacc + ncol : NULL;
+        if (!acc) {
 #pragma omp atomic write
             failed = 1;
         } else {
             memset(acc, 0, sizeof(float) * (size_t)(crs * K + K));
             part[t] = acc;
-            acc = NULL;
         }
 #pragma omp for schedule(dynamic, 1)
         for (long it = 0; it < d->N * nblk; it++) {
@@ -215,9 +238,6 @@ static int omp_bwd_filter(const conv_dims *d, const float *x, const float *dy, f
                 dbt[k] += s;
             }
         }
-        free(acc);
-        free(col);
-        free(dyT);
     }
     if (!failed) {
         /* dw[k][i] = sum over threads of dw^T[i][k]; db likewise */
@@ -233,8 +253,6 @@ static int omp_bwd_filter(const conv_dims *d, const float *x, const float *dy, f
             db[k] = s;
         }
     }
-    for (int t = 0; part && t < nt; t++) free(part[t]);
-    free(part);
     if (failed) err_set("cpu-omp conv bwd-filter: out of memory for the per-thread partials");
     return failed;
 }

@@ -78,9 +78,10 @@
 #include <sys/mman.h>
 
 /* ---- per-thread scratch buffers -------------------------------------------- */
+#define SCRATCH_SLOTS 4 /* gemm_omp_impl.h names them */
 typedef struct {
-    float *p[2];
-    size_t cap[2];
+    float *p[SCRATCH_SLOTS];
+    size_t cap[SCRATCH_SLOTS];
     int registered;
 } scratch_set;
 
@@ -93,7 +94,7 @@ static int scratch_key_ok;
 static void scratch_free(void *v)
 {
     scratch_set *s = v;
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < SCRATCH_SLOTS; ++i) {
         free(s->p[i]);
         s->p[i] = NULL;
         s->cap[i] = 0;

@@ -64,7 +64,9 @@ void gemm_yield_barrier(atomic_int *count, int target);
 
 /* A per-thread scratch buffer of at least bytes (64-byte aligned), kept and
  * grown across calls, freed when the thread exits.  NULL when out of memory.
- * slot 0 is the GEMM's packed panels, slot 1 the GEMV's contiguous vector. */
+ * slot 0 is the GEMM's packed panels, slot 1 the GEMV's contiguous vector,
+ * slots 2 and 3 cpu-omp's direct convolution (conv_omp_direct.c: per-thread
+ * padded images and partials; the calling thread's rearranged filters). */
 float *gemm_scratch(int slot, size_t bytes);
 
 #endif

@@ -85,7 +85,8 @@ const backend_def BACKENDS[] = {
     {"cpu-naive", "conv", DEV_CPU, DTYPE_FP32, NULL, NEEDS_NONE, BK_SERIAL, CONV_NAIVE_MAX,
      "direct seven loops accumulating in double: the readable reference", &CONV_OPS_CPU_NAIVE},
     {"cpu-omp", "conv", DEV_CPU, DTYPE_FP32, NULL, NEEDS_NONE, 0, 0,
-     "OpenMP: L2-sized im2col blocks into cpu-omp's packed GEMM micro-kernel", &CONV_OPS_CPU_OMP},
+     "OpenMP: direct AVX-512 kernels for small stride-1 layers, else L2-sized im2col blocks "
+     "into cpu-omp's GEMM", &CONV_OPS_CPU_OMP},
     {"cpu-blas", "conv", DEV_CPU, DTYPE_FP32, NULL, NEEDS_BLAS, 0, 0,
      "im2col + OpenBLAS sgemm, col2im for bwd-data (the Caffe path)", &CONV_OPS_CPU_BLAS},
     {"cpu-onednn", "conv", DEV_CPU, DTYPE_FP32, NULL, NEEDS_ONEDNN, 0, 0,

@@ -35,6 +35,15 @@ static const char *const SHAPES[] = {
     "mb1ic2ih5oc2kh2sh3",           /* filter narrower than the stride: dx has gaps */
     "mb1ic2ih6oc2kh1sh2",           /* unused last input row */
     "mb3ic20ih17oc40kh3ph1",        /* several column blocks */
+    /* cpu-omp's direct path (stride 1, small C*R*S: conv_omp_direct.c) */
+    "mb3ic3ih28oc16kh3ph1",         /* the cnn model's conv1 in small */
+    "mb5ic16ih14oc32kh3ph1",        /* its conv2: bwd-filter's last item short */
+    "mb2ic7ih33iw35oc13kh3ph1",     /* 3 vectors a row, 3-lane tail; K = 13 */
+    "mb17ic2ih16oc5kh3ph1",         /* Q = 16 exactly; many items */
+    "mb2ic5ih9oc27kh5ph2",          /* 5x5, 3 channel tiles of 9 */
+    "mb2ic3ih6iw9oc6kh2kw3ph1pw2",  /* padding = filter - 1 on one axis only */
+    "mb2ic64ih9oc20kh3ph1",         /* C*R*S = 576, the fwd limit */
+    "mb3ic5ih6oc7kh1sh1",           /* 1x1 stride 1: im2col fwd, direct bwd-filter */
 };
 #define NSHAPES ((int)(sizeof SHAPES / sizeof SHAPES[0]))
 
