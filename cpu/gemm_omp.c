@@ -12,10 +12,11 @@
  *   small or thin     -> direct (gemm_omp_small, AVX-512F): A read in place,
  *                        B too unless B^T; below 2*160^3 FLOPs, or with a
  *                        dimension <= 64 (use_direct, measured there).
- *   otherwise         -> the blocked GEMM below, on C or on C^T = op(B)^T
- *                        op(A)^T, whichever pads fewer MR x NR tiles (N = 10
- *                        fills 10/32 of a tile's columns, but 10/12 of its
- *                        rows); C^T's tiles are written back through columns.
+ *   otherwise         -> the blocked GEMM below, on C, or on C^T = op(B)^T
+ *                        op(A)^T where that pads >10% fewer MR x NR tiles
+ *                        (N = 10 fills 10/32 of a tile's columns, but 10/12
+ *                        of its rows); C^T's tiles are written back through
+ *                        columns, a scalar loop, worth a few % of the call.
  * Transposes are native: a block whose rows are contiguous (B, A^T) and one
  * whose columns are (A, B^T) each have a packing routine producing the same
  * panels, so the micro-kernel never knows and nothing is transposed first.
@@ -139,6 +140,13 @@ float *gemm_scratch(int slot, size_t bytes)
 /* A product with a dimension this short or shorter takes the direct path. */
 #ifndef GEMM_DIRECT_THIN
 #define GEMM_DIRECT_THIN 64
+#endif
+/* C^T is computed instead of C only when its padded tile area is below this
+ * fraction of C's: 256x1024xK (K = 784, 1024, and the transposed variants)
+ * pads 2.3% less as C^T, but C^T's transposed write-back cost 10-15% there
+ * (2 threads, 0.75-0.80x -> 0.86-0.89x of OpenBLAS). */
+#ifndef GEMM_SWAP_GAIN
+#define GEMM_SWAP_GAIN 0.9
 #endif
 /* Below this many FLOPs the direct path is taken whatever the shape. */
 #ifndef GEMM_SMALL_FLOPS
@@ -350,10 +358,12 @@ int gemm_cpu_omp_t(int ta, int tb, int M, int N, int K, float alpha, const float
     if (use_direct(M, N, K) && gemm_omp_small_ok())
         return gemm_omp_small(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, nt);
 
-    /* C^T = op(B)^T op(A)^T when that pads less (e.g. N = 10 on NR = 32 wastes
-     * 69% of each tile, M = 10 on MR = 12 only 17%): the operands swap roles,
-     * each flips its transpose, and C is written through its columns. */
-    if (padded_area(cf, N, M) < padded_area(cf, M, N))
+    /* C^T = op(B)^T op(A)^T when that pads clearly less (e.g. N = 10 on NR = 32
+     * wastes 69% of each tile, M = 10 on MR = 12 only 17%): the operands swap
+     * roles, each flips its transpose, and C is written through its columns,
+     * tile by tile through a scalar write-back, which costs more than a few
+     * percent of padding (GEMM_SWAP_GAIN). */
+    if (padded_area(cf, N, M) < GEMM_SWAP_GAIN * padded_area(cf, M, N))
         return gemm_blocked(cf, !tb, !ta, N, M, K, alpha, B, ldb, A, lda, beta, C, 1, ldc, nt);
     return gemm_blocked(cf, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 1, nt);
 }
