@@ -12,10 +12,11 @@
  *   small or thin     -> direct (gemm_omp_small, AVX-512F): A read in place,
  *                        B too unless B^T; below 2*160^3 FLOPs, or with a
  *                        dimension <= 64 (use_direct, measured there).
- *   otherwise         -> the blocked GEMM below, on C or on C^T = op(B)^T
- *                        op(A)^T, whichever pads fewer MR x NR tiles (N = 10
- *                        fills 10/32 of a tile's columns, but 10/12 of its
- *                        rows); C^T's tiles are written back through columns.
+ *   otherwise         -> the blocked GEMM below, on C, or on C^T = op(B)^T
+ *                        op(A)^T where that pads >10% fewer MR x NR tiles
+ *                        (N = 10 fills 10/32 of a tile's columns, but 10/12
+ *                        of its rows); C^T's tiles are written back through
+ *                        columns, a scalar loop, worth a few % of the call.
  * Transposes are native: a block whose rows are contiguous (B, A^T) and one
  * whose columns are (A, B^T) each have a packing routine producing the same
  * panels, so the micro-kernel never knows and nothing is transposed first.
@@ -49,8 +50,10 @@
  * 1.08-1.16 at 192^3, 1.5 at 256^3): a parallel call costs ~5 us more.  Work
  * items are row chunks (whole MR panels, at most MC rows, a multiple of tm
  * of them so that equal threads get equal shares) times tn groups of NR
- * slivers (tn > 1 only when M is too short to split); tm x tn = threads, the
- * factorisation with the smallest per-thread share.  Items and B packing use
+ * slivers; tm x tn = threads, the factorisation with the smallest
+ * per-thread share, ties going to M while the packed panel fits in L2 and
+ * to N (within 5%) when it does not, so each thread rereads only its part
+ * of the panel, from its own L2 (256x1024xK at 2 threads: ~0.87 -> 0.95x).  Items and B packing use
  * schedule(dynamic): on this shared 2-vCPU machine a thread preempted by
  * another process would otherwise stall the whole call (measured: median
  * 19 -> 141 GFLOP/s at n=512 under load).  Phases end in gemm_yield_barrier
@@ -139,6 +142,18 @@ float *gemm_scratch(int slot, size_t bytes)
 /* A product with a dimension this short or shorter takes the direct path. */
 #ifndef GEMM_DIRECT_THIN
 #define GEMM_DIRECT_THIN 64
+#endif
+/* A core's L2 (target CPU: 2 MiB): a packed B panel bigger than this is
+ * split by columns between threads (see the factorisation in gemm_blocked). */
+#ifndef GEMM_L2_BYTES
+#define GEMM_L2_BYTES (2.0 * 1024 * 1024)
+#endif
+/* C^T is computed instead of C only when its padded tile area is below this
+ * fraction of C's: 256x1024xK (K = 784, 1024, and the transposed variants)
+ * pads 2.3% less as C^T, but C^T's transposed write-back cost 10-15% there
+ * (2 threads, 0.75-0.80x -> 0.86-0.89x of OpenBLAS). */
+#ifndef GEMM_SWAP_GAIN
+#define GEMM_SWAP_GAIN 0.9
 #endif
 /* Below this many FLOPs the direct path is taken whatever the shape. */
 #ifndef GEMM_SMALL_FLOPS
@@ -259,15 +274,21 @@ static int gemm_blocked(const gemm_kern_cfg *cf, int ta, int tb, int M, int N, i
 
     if ((long)nt > (long)mp * np) nt = mp * np;
     if (nt < 1) nt = 1;
-    /* Factor nt = tm * tn minimising the largest per-thread tile share; ties
-     * prefer splitting M (threads then share the B micro-panels). */
+    /* Factor nt = tm * tn minimising the largest per-thread tile share.  Ties
+     * prefer splitting M (threads then share the B micro-panels) while the
+     * packed K x NC panel fits in a core's L2, and splitting N when it does
+     * not (and then even at up to 5% more tiles): each thread then rereads only its 1/tn of the panel for every row
+     * chunk, from its own L2 rather than L3 (2 threads, 256x1024x784 and
+     * 256x1024x1024, all transposes: 0.84-0.86x -> 0.90-0.95x of OpenBLAS). */
+    const int split_n = (double)K * np * NR * sizeof(float) > GEMM_L2_BYTES;
     int tm = nt, tn = 1;
     {
         double best = -1.0;
-        for (int a = nt; a >= 1; --a) {
+        for (int a = split_n ? 1 : nt; a >= 1 && a <= nt; a += split_n ? 1 : -1) {
             if (nt % a) continue;
             int b = nt / a;
             double cost = (double)((mp + a - 1) / a) * ((np + b - 1) / b);
+            if (split_n && b > 1) cost *= 0.95; /* 256x784x1024: 286 vs 275 tiles */
             if (best < 0 || cost < best) { best = cost; tm = a; tn = b; }
         }
     }
@@ -350,10 +371,12 @@ int gemm_cpu_omp_t(int ta, int tb, int M, int N, int K, float alpha, const float
     if (use_direct(M, N, K) && gemm_omp_small_ok())
         return gemm_omp_small(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, nt);
 
-    /* C^T = op(B)^T op(A)^T when that pads less (e.g. N = 10 on NR = 32 wastes
-     * 69% of each tile, M = 10 on MR = 12 only 17%): the operands swap roles,
-     * each flips its transpose, and C is written through its columns. */
-    if (padded_area(cf, N, M) < padded_area(cf, M, N))
+    /* C^T = op(B)^T op(A)^T when that pads clearly less (e.g. N = 10 on NR = 32
+     * wastes 69% of each tile, M = 10 on MR = 12 only 17%): the operands swap
+     * roles, each flips its transpose, and C is written through its columns,
+     * tile by tile through a scalar write-back, which costs more than a few
+     * percent of padding (GEMM_SWAP_GAIN). */
+    if (padded_area(cf, N, M) < GEMM_SWAP_GAIN * padded_area(cf, M, N))
         return gemm_blocked(cf, !tb, !ta, N, M, K, alpha, B, ldb, A, lda, beta, C, 1, ldc, nt);
     return gemm_blocked(cf, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 1, nt);
 }
