@@ -101,3 +101,9 @@ void rng_fill_uniform(float *x, size_t n, unsigned long long seed)
         x[i] = 2.0f * u - 1.0f;
     }
 }
+
+double check_closeness(const check_result *c)
+{
+    double x = c->tolerance > 0 ? c->rel_err / c->tolerance : c->rel_err;
+    return x == x ? x : INFINITY;
+}

@@ -63,6 +63,11 @@ check_result check_compare(const float *got, const double *ref, size_t n, double
 check_result check_compare_d(const double *got, const double *ref, size_t n, double tol);
 
 
+/* How close a result came to its tolerance: rel_err / tolerance (rel_err
+ * when there is none); NaN counts as furthest. For keeping the closest call
+ * among several comparisons (a training step's tensors, its steps). */
+double check_closeness(const check_result *c);
+
 /* Fills n floats with quiet NaN so that unwritten outputs fail the check. */
 void check_poison(float *x, size_t n);
 

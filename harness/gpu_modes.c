@@ -75,7 +75,9 @@ typedef struct mode_state {
     const gpu_mode *m;
     gpu_work w;
     const case_layout *l;
-    int pinned, nstreams, nslots, next, pipeline;
+    int pinned, nstreams, nslots, next;
+    int pipeline;             /* streams-N over independent items (STREAMS_PIPELINE) */
+    int chunked;              /* streams-N over chunks of one problem (STREAMS_CHUNK) */
     int dslots, hslots;       /* device / host copies of the per-slot buffers */
     int hnext;                /* the host input set the next repetition copies in */
     int dcur, primed;         /* prefetch-2: the device slot of this step's batch */
@@ -404,7 +406,7 @@ static int ex_outputs(void *p, void **host)
                                      st->s[0]));
     }
     CUDA_TRY(cudaStreamSynchronize(st->s[0]));
-    if (st->pipeline && st->m->kind == GPU_STREAMS && !l->stateful)
+    if (st->pipeline && !l->stateful)
         for (int c = 1; c < st->nstreams; c++)
             for (int i = 0; i < l->nbufs; i++)
                 if (copied_out(st, i) && memcmp(st->h[c][i], st->h[0][i], l->buf[i].bytes)) {
@@ -460,44 +462,37 @@ static int ex_finish(void *p, const measure_result *mr, result_row *row)
     if (st->pinned) row->alloc_ms = st->alloc_ms;
     if (st->m->kind == GPU_RESIDENT) {
         row->compute_ms = mr->stats.median;
-    } else if (st->m->kind == GPU_PREFETCH) {
-        /* the batch's copy hides behind the step: max(H2D, compute + D2H);
-         * the prefetched batch is dropped first (the serial run copies into
-         * slot 0) and the next step fetches its own again */
-        CUDA_TRY(cudaStreamSynchronize(st->s[1]));
-        st->primed = 0;
+    } else if (st->m->kind == GPU_STREAMS || st->m->kind == GPU_PREFETCH) {
+        /* both against the serial run of the same work (async, one stream) */
+        int pre = st->m->kind == GPU_PREFETCH;
+        char times[96] = "";
+        if (pre) {
+            /* the prefetched batch is dropped first (the serial run copies into
+             * slot 0) and the next step fetches its own again */
+            CUDA_TRY(cudaStreamSynchronize(st->s[1]));
+            st->primed = 0;
+        }
         if (serial_split(st, serial)) return -1;
         double h = serial[SPLIT_H2D_SHARED] + serial[SPLIT_H2D_IN];
-        double ideal = fmax(h, serial[SPLIT_COMPUTE] + serial[SPLIT_D2H]);
+        double sum = h + serial[SPLIT_COMPUTE] + serial[SPLIT_D2H];
+        /* prefetch-2: the batch's copy hides behind the step, max(H2D, compute + D2H) */
+        double ideal = pre ? fmax(h, serial[SPLIT_COMPUTE] + serial[SPLIT_D2H])
+                           : ideal_pipeline(serial, st->nstreams, st->copy_engines, st->pipeline);
         row->h2d_ms = h;
         row->compute_ms = serial[SPLIT_COMPUTE];
         row->d2h_ms = serial[SPLIT_D2H];
         row->overlap_eff = ideal / mr->stats.median;
-        size_t used = strlen(row->note);
         if (NOTE_TIMES)
-            snprintf(row->note + used, sizeof row->note - used,
-                     "%ssplit is the serial run: sum %.4g ms, ideal prefetched step %.4g ms",
-                     used ? "; " : "", h + serial[SPLIT_COMPUTE] + serial[SPLIT_D2H], ideal);
-    } else if (st->m->kind == GPU_STREAMS) {
-        if (serial_split(st, serial)) return -1;
-        double ideal = ideal_pipeline(serial, st->nstreams, st->copy_engines, st->pipeline);
-        double sum = serial[SPLIT_H2D_SHARED] + serial[SPLIT_H2D_IN] + serial[SPLIT_COMPUTE] +
-                     serial[SPLIT_D2H];
-        row->h2d_ms = serial[SPLIT_H2D_SHARED] + serial[SPLIT_H2D_IN];
-        row->compute_ms = serial[SPLIT_COMPUTE];
-        row->d2h_ms = serial[SPLIT_D2H];
-        row->overlap_eff = ideal / mr->stats.median;
+            snprintf(times, sizeof times, " of %.4g ms; the serial run %.4g ms", ideal, sum);
         size_t used = strlen(row->note);
-        if (NOTE_TIMES)
+        if (pre)
             snprintf(row->note + used, sizeof row->note - used,
-                     "%ssplit is the serial run: sum %.4g ms, ideal %d-%s pipeline %.4g ms "
-                     "(%d copy engines)",
-                     used ? "; " : "", sum, st->nstreams, st->pipeline ? "item" : "chunk", ideal,
-                     st->copy_engines);
+                     "%ssplit is the serial run (ideal: each batch's copy hidden behind the "
+                     "step before%s)", used ? "; " : "", times);
         else
             snprintf(row->note + used, sizeof row->note - used,
-                     "%ssplit is the serial run; ideal: a %d-%s pipeline (%d copy engines)",
-                     used ? "; " : "", st->nstreams, st->pipeline ? "item" : "chunk",
+                     "%ssplit is the serial run (ideal: a %d-%s pipeline%s; %d copy engines)",
+                     used ? "; " : "", st->nstreams, st->pipeline ? "item" : "chunk", times,
                      st->copy_engines);
     } else {
         row->h2d_ms = median_tail(st->split[SPLIT_H2D_SHARED], st->nsplit, mr->n) +
@@ -568,7 +563,7 @@ static int resident_sets(const case_layout *l, size_t free_bytes)
 static int per_slot(const mode_state *st, int i)
 {
     buf_role r = st->l->buf[i].role;
-    if (st->pipeline && st->m->kind == GPU_STREAMS) return !(r == ROLE_INOUT && st->l->stateful);
+    if (st->pipeline) return !(r == ROLE_INOUT && st->l->stateful);
     return r == ROLE_IN;
 }
 
@@ -600,7 +595,7 @@ static int alloc_buffers(mode_state *st)
         }
     if (st->pinned) st->alloc_ms = timer_now_ms() - t0;
     for (int i = 0; i < l->nbufs; i++)
-        if (l->buf[i].split == SPLIT_REDUCE && st->m->kind == GPU_STREAMS && !st->pipeline) {
+        if (l->buf[i].split == SPLIT_REDUCE && st->chunked) {
             CUDA_TRY(cudaMalloc(&st->part[i], l->buf[i].bytes * (size_t)st->nstreams));
             st->dev_bytes += l->buf[i].bytes * (size_t)st->nstreams;
         }
@@ -609,7 +604,7 @@ static int alloc_buffers(mode_state *st)
         /* streams-N also runs the work whole, for its serial split */
         unsigned long long need = st->w.gpu->workspace(st->w.b, st->w.p, 1);
         unsigned long long split = st->w.gpu->workspace(st->w.b, st->w.p,
-                                                       st->pipeline ? 1 : st->nstreams);
+                                                       st->chunked ? st->nstreams : 1);
         if (split > need) need = split;
         if (need > ws) ws = (size_t)need;
     }
@@ -631,7 +626,7 @@ static int load_inputs(mode_state *st)
         for (int i = 0; i < l->nbufs; i++) {
             const case_buf *b = &l->buf[i];
             /* pipeline items all take set 0 (they must agree); otherwise slot k set k */
-            const void *src = st->w.sets && !(st->pipeline && st->m->kind == GPU_STREAMS)
+            const void *src = st->w.sets && !st->pipeline
                                   ? st->w.sets[k % st->w.nsets][i]
                                   : st->w.host[i];
             int own_d = k == 0 || st->d[k][i] != st->d[0][i];
@@ -673,7 +668,8 @@ int gpu_exec_open(const gpu_mode *m, const gpu_work *w, case_exec *ex, char *ski
     st->m = m;
     st->w = *w;
     st->l = w->l;
-    st->pipeline = w->l->streams == STREAMS_PIPELINE;
+    st->pipeline = m->kind == GPU_STREAMS && w->l->streams == STREAMS_PIPELINE;
+    st->chunked = m->kind == GPU_STREAMS && w->l->streams == STREAMS_CHUNK;
     st->nstreams = m->kind == GPU_STREAMS || m->kind == GPU_PREFETCH ? m->nstreams : 1;
     st->pinned = m->kind == GPU_SYNC_PINNED || m->kind == GPU_ASYNC_PINNED ||
                  m->kind == GPU_STREAMS || m->kind == GPU_PREFETCH;
@@ -682,14 +678,14 @@ int gpu_exec_open(const gpu_mode *m, const gpu_work *w, case_exec *ex, char *ski
         free(st);
         return 1;
     }
-    if (m->kind == GPU_STREAMS && !st->pipeline && st->nstreams > w->l->max_chunks) {
+    if (st->chunked && st->nstreams > w->l->max_chunks) {
         snprintf(skip, skipcap, "the problem cannot be split into %d chunks (at most %d)",
                  st->nstreams, w->l->max_chunks);
         free(st);
         return 1;
     }
     for (int i = 0; i < w->l->nbufs; i++)
-        if (m->kind == GPU_STREAMS && !st->pipeline && w->l->buf[i].split == SPLIT_REDUCE &&
+        if (st->chunked && w->l->buf[i].split == SPLIT_REDUCE &&
             !w->gpu->reduce) {
             snprintf(skip, skipcap, "%s is reduced across chunks but the suite has no reduce",
                      w->l->buf[i].name);
@@ -705,7 +701,7 @@ int gpu_exec_open(const gpu_mode *m, const gpu_work *w, case_exec *ex, char *ski
         if (m->kind == GPU_RESIDENT) {
             st->dslots = w->l->sets ? sets : resident_sets(st->l, free0);
             st->hslots = 1;
-        } else if (m->kind == GPU_STREAMS && st->pipeline) {
+        } else if (st->pipeline) {
             st->dslots = st->hslots = st->nstreams;
         } else {
             st->dslots = m->kind == GPU_PREFETCH ? 2 : 1;

@@ -148,15 +148,21 @@ static int cpu_outputs(void *st, void **host)
     return 0;
 }
 
+/* INOUT buffers back to their initial state, whatever the case before left
+ * (a training step's weights), and (poison) OUT buffers NaN. */
+static void data_reset(const case_data *d, int poison)
+{
+    for (int i = 0; i < d->l.nbufs; i++) {
+        const case_buf *b = &d->l.buf[i];
+        if (poison && b->role == ROLE_OUT) memset(d->buf[0][i], 0xFF, b->bytes);
+        if (b->role == ROLE_INOUT) memcpy(d->buf[0][i], d->init[i], b->bytes);
+    }
+}
+
 /* The checked run starts from set 0, the initial state and poisoned outputs. */
 static void cpu_open(cpu_state *c, case_exec *ex)
 {
-    case_data *d = c->d;
-    for (int i = 0; i < d->l.nbufs; i++) {
-        const case_buf *b = &d->l.buf[i];
-        if (b->role == ROLE_OUT) memset(d->buf[0][i], 0xFF, b->bytes);
-        if (b->role == ROLE_INOUT) memcpy(d->buf[0][i], d->init[i], b->bytes);
-    }
+    data_reset(c->d, 1);
     c->next = 0;
     memset(ex, 0, sizeof *ex);
     ex->st = c;
@@ -332,9 +338,8 @@ static void exec_case(runner *r, const suite_def *s, const backend_def *b, const
             return;
         }
         /* the row shows the step that came closest to its tolerance */
-        double closeness = cr.tolerance > 0 ? cr.rel_err / cr.tolerance : cr.rel_err;
-        if (!cr.pass || !(closeness <= worst)) {
-            worst = closeness;
+        if (!cr.pass || check_closeness(&cr) > worst) {
+            worst = check_closeness(&cr);
             row->max_abs_err = cr.max_abs_err;
             row->rel_err = cr.rel_err;
             row->tolerance = cr.tolerance;
@@ -464,14 +469,16 @@ static int mode_runs(const runner *r, const suite_entry *e, int m)
            runner_mode_selected(r, GPU_MODES[m].name);
 }
 
+static const char *mode_name(const suite_entry *e, int m)
+{
+    if (e->def->modes) return e->def->modes[m];
+    return GPU_MODES[m].name;
+}
+
 static int n_modes(const runner *r, const suite_entry *e)
 {
     int n = 0;
-    if (e->def->modes) {
-        for (int m = 0; e->def->modes[m]; m++) n += mode_runs(r, e, m);
-    } else {
-        for (int m = 0; GPU_MODES[m].name; m++) n += mode_runs(r, e, m);
-    }
+    for (int m = 0; mode_name(e, m); m++) n += mode_runs(r, e, m);
     return n;
 }
 
@@ -495,12 +502,6 @@ static void gpu_recover(runner *r)
     fprintf(stderr, "bench: GPU lost, remaining GPU cases skipped: %s\n", r->gpu->why);
 }
 
-static const char *mode_name(const suite_entry *e, int m)
-{
-    if (e->def->modes) return e->def->modes[m];
-    return GPU_MODES[m].name;
-}
-
 /* GPU backend b on p in mode m (an index into the suite's modes): open the
  * case (the GPU execution modes, or the suite's own), run it, recover the
  * device after a failure. */
@@ -516,9 +517,7 @@ static void gpu_case(runner *r, const suite_entry *e, const backend_def *b, cons
     if (s->modes) {
         o = e->gpu->open_mode(b, s->modes[m], p, &ex, skip, sizeof skip);
     } else {
-        /* the initial state, whatever the cases before this one left */
-        for (int i = 0; i < d->l.nbufs; i++)
-            if (d->init[i]) memcpy(d->buf[0][i], d->init[i], d->l.buf[i].bytes);
+        data_reset(d, 0); /* the GPU modes poison their own outputs */
         void *const *sets[MAX_SETS];
         for (int k = 0; k < d->nsets; k++) sets[k] = d->buf[k];
         gpu_work w = {s, e->gpu, b, p, &d->l, d->buf[0], sets, d->nsets};

@@ -60,7 +60,8 @@ typedef struct suite_def {
                           void *const *host, char *why, size_t whycap);
     /* Runs CPU backend b on host buffers. 0, or -1 with err_set. */
     int (*cpu_run)(const backend_def *b, const problem *p, void *const *host);
-    /* The byte range of buffer `buf` for chunk c of n (SPLIT_CHUNK buffers). */
+    /* The byte range of buffer `buf` for chunk c of n (SPLIT_CHUNK buffers;
+     * NULL for a suite that has none). */
     void (*chunk)(const problem *p, int buf, int c, int n, size_t *off, size_t *len);
     /* Emulated GPU cases in default sweeps stop above this many FLOPs + bytes. */
     double emu_max_work;

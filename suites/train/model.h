@@ -96,8 +96,7 @@ typedef struct step_bufs {
     float *params, *grads, *mom;   /* mom NULL: plain SGD */
     float *loss;             /* [1] */
     float *scratch;          /* plan.scratch_floats */
-    void *ws;                /* model_workspace bytes */
-    size_t ws_bytes;
+    void *ws;                /* model_workspace bytes (NULL on the CPU) */
 } step_bufs;
 
 typedef struct step_cfg {

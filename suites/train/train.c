@@ -243,6 +243,48 @@ static double *to_double(const float *x, long long n)
     return d;
 }
 
+/* A step's state on the host, for the reference and its replays: parameters
+ * and momentum (copied from params0 / mom0, zero when NULL), gradients, one
+ * batch, the scratch area, the loss, and the step_bufs over them. */
+typedef struct host_step {
+    float *params, *grads, *mom, *x, *scratch, loss;
+    int *labels;
+    step_bufs b;
+} host_step;
+
+static void host_step_free(host_step *h)
+{
+    free(h->params);
+    free(h->grads);
+    free(h->mom);
+    free(h->x);
+    free(h->labels);
+    free(h->scratch);
+}
+
+/* 0, or -1 out of memory (h freed). */
+static int host_step_alloc(const model_plan *pl, const float *params0, const float *mom0,
+                           host_step *h)
+{
+    size_t np = (size_t)pl->nparam_floats;
+    memset(h, 0, sizeof *h);
+    h->params = (float *)malloc((np ? np : 1) * sizeof(float));
+    h->grads = (float *)malloc((np ? np : 1) * sizeof(float));
+    h->mom = (float *)calloc(np ? np : 1, sizeof(float));
+    h->x = (float *)malloc((size_t)pl->in_floats * sizeof(float));
+    h->labels = (int *)malloc((size_t)pl->B * sizeof(int));
+    h->scratch = (float *)malloc((size_t)(pl->scratch_floats ? pl->scratch_floats : 1) * 4);
+    if (!h->params || !h->grads || !h->mom || !h->x || !h->labels || !h->scratch) {
+        host_step_free(h);
+        return -1;
+    }
+    memcpy(h->params, params0, np * sizeof(float));
+    if (mom0) memcpy(h->mom, mom0, np * sizeof(float));
+    step_bufs b = {h->x, h->labels, h->params, h->grads, h->mom, &h->loss, h->scratch, NULL};
+    h->b = b;
+    return 0;
+}
+
 /* cpu-naive's steps 0..TRAIN_CHECK_STEPS-1 from the initial parameters. */
 static void *train_ref_build(const problem *p, void *const *host)
 {
@@ -250,36 +292,27 @@ static void *train_ref_build(const problem *p, void *const *host)
     train_plan(p, &pl);
     size_t np = (size_t)pl.nparam_floats;
     train_ref *ref = (train_ref *)calloc(1, sizeof *ref);
-    float *params = (float *)malloc(np * sizeof(float));
-    float *grads = (float *)malloc(np * sizeof(float));
-    float *mom = (float *)calloc(np, sizeof(float));
-    float *x = (float *)malloc((size_t)pl.in_floats * sizeof(float));
-    int *labels = (int *)malloc((size_t)pl.B * sizeof(int));
-    float *scratch = (float *)malloc((size_t)(pl.scratch_floats ? pl.scratch_floats : 1) * 4);
-    float loss = 0;
-    int ok = ref && params && grads && mom && x && labels && scratch;
+    host_step h;
     step_cfg cfg = train_step_cfg(NULL, p);
-    if (ok) memcpy(params, host[TB_PARAMS], np * sizeof(float));
+    if (!ref || host_step_alloc(&pl, (const float *)host[TB_PARAMS], NULL, &h)) {
+        free(ref);
+        return NULL;
+    }
+    int ok = 1;
     for (int s = 0; ok && s < TRAIN_CHECK_STEPS; s++) {
-        step_bufs b = {x, labels, params, grads, mom, &loss, scratch, NULL, 0};
-        fill_batch(&pl, s, x, labels);
-        ref->pre_params[s] = copy_floats(params, np);
-        ref->pre_mom[s] = copy_floats(mom, np);
+        fill_batch(&pl, s, h.x, h.labels);
+        ref->pre_params[s] = copy_floats(h.params, np);
+        ref->pre_mom[s] = copy_floats(h.mom, np);
         ok = ref->pre_params[s] && ref->pre_mom[s] &&
-             model_step(&pl, &TRAIN_OPS_CPU_NAIVE, &cfg, &b, NULL) == 0;
+             model_step(&pl, &TRAIN_OPS_CPU_NAIVE, &cfg, &h.b, NULL) == 0;
         if (!ok) break;
-        ref->loss[s] = loss;
-        ref->grads[s] = to_double(grads, (long long)np);
-        ref->params[s] = to_double(params, (long long)np);
+        ref->loss[s] = h.loss;
+        ref->grads[s] = to_double(h.grads, (long long)np);
+        ref->params[s] = to_double(h.params, (long long)np);
         ok = ref->grads[s] && ref->params[s];
         ref->steps = s + 1;
     }
-    free(params);
-    free(grads);
-    free(mom);
-    free(x);
-    free(labels);
-    free(scratch);
+    host_step_free(&h);
     if (!ok) {
         train_ref_free(ref);
         return NULL;
@@ -292,9 +325,7 @@ static void *train_ref_build(const problem *p, void *const *host)
 /* Keeps the comparison closest to (or furthest past) its tolerance. */
 static void keep_worst(check_result *worst, const check_result *c)
 {
-    double a = c->tolerance > 0 ? c->rel_err / c->tolerance : c->rel_err;
-    double b = worst->tolerance > 0 ? worst->rel_err / worst->tolerance : worst->rel_err;
-    if (worst->tolerance < 0 || !(a <= b)) *worst = *c;
+    if (worst->tolerance < 0 || check_closeness(c) > check_closeness(worst)) *worst = *c;
 }
 
 /* Compares every gradient, then every updated parameter, with want (each
@@ -331,28 +362,21 @@ static int check_replay(const problem *p, const model_plan *pl, const train_ref 
 {
     size_t np = (size_t)pl->nparam_floats;
     step_cfg cfg = train_step_cfg(NULL, p);
-    float *params = copy_floats(ref->pre_params[step], np);
-    float *mom = copy_floats(ref->pre_mom[step], np);
-    float *grads = (float *)malloc(np * sizeof(float));
-    float *x = (float *)malloc((size_t)pl->in_floats * sizeof(float));
-    int *labels = (int *)malloc((size_t)pl->B * sizeof(int));
-    float *scratch = (float *)malloc((size_t)(pl->scratch_floats ? pl->scratch_floats : 1) * 4);
+    host_step h;
     double *gd = NULL, *pd = NULL;
-    float loss = 0;
     int flips = 0, ok = 0;
-    if (!params || !mom || !grads || !x || !labels || !scratch) {
+    if (host_step_alloc(pl, ref->pre_params[step], ref->pre_mom[step], &h)) {
         snprintf(why, whycap, "out of memory replaying step %d", step + 1);
-        goto out;
+        return 0;
     }
-    fill_batch(pl, step, x, labels);
-    step_bufs b = {x, labels, params, grads, mom, &loss, scratch, NULL, 0};
-    if (model_replay(pl, &TRAIN_OPS_CPU_NAIVE, &cfg, &b, (const float *)host[TB_SCRATCH], tol,
+    fill_batch(pl, step, h.x, h.labels);
+    if (model_replay(pl, &TRAIN_OPS_CPU_NAIVE, &cfg, &h.b, (const float *)host[TB_SCRATCH], tol,
                      &flips)) {
         snprintf(why, whycap, "%s", err_get());
         goto out;
     }
-    gd = to_double(grads, (long long)np);
-    pd = to_double(params, (long long)np);
+    gd = to_double(h.grads, (long long)np);
+    pd = to_double(h.params, (long long)np);
     if (!gd || !pd) {
         snprintf(why, whycap, "out of memory replaying step %d", step + 1);
         goto out;
@@ -366,12 +390,7 @@ static int check_replay(const problem *p, const model_plan *pl, const train_ref 
         snprintf(why + u, whycap - u, " (after %d near-ties replayed)", flips);
     }
 out:
-    free(params);
-    free(mom);
-    free(grads);
-    free(x);
-    free(labels);
-    free(scratch);
+    host_step_free(&h);
     free(gd);
     free(pd);
     return ok;
@@ -426,19 +445,8 @@ static int train_cpu_run(const backend_def *b, const problem *p, void *const *ho
     train_plan(p, &pl);
     step_bufs sb = {(const float *)host[TB_X], (const int *)host[TB_LABELS],
                     (float *)host[TB_PARAMS], (float *)host[TB_GRADS], (float *)host[TB_MOM],
-                    (float *)host[TB_LOSS], (float *)host[TB_SCRATCH], NULL, 0};
+                    (float *)host[TB_LOSS], (float *)host[TB_SCRATCH], NULL};
     return model_step(&pl, ops, &cfg, &sb, NULL);
-}
-
-static void train_chunk(const problem *p, int buf, int c, int n, size_t *off, size_t *len)
-{
-    case_layout l;
-    (void)c;
-    (void)n;
-    memset(&l, 0, sizeof l);
-    train_layout(p, &l);
-    *off = 0;
-    *len = l.buf[buf].bytes;   /* one step is never split */
 }
 
 /* ---- --dump --------------------------------------------------------------- */
@@ -541,7 +549,7 @@ const suite_def SUITE_TRAIN = {
     train_ref_free,
     train_check,
     train_cpu_run,
-    train_chunk,
+    NULL,                    /* no CHUNK buffers: a step is never split */
     4e8,                     /* emulated default sweeps: the batch-16 and -64 steps */
     NULL,                    /* the GPU execution modes */
     NULL,                    /* one problem per --sizes entry */

@@ -28,7 +28,7 @@ static int train_gpu_compute(const backend_def *b, const problem *p, int c, int 
     }
     step_bufs sb = {(const float *)dev[TB_X], (const int *)dev[TB_LABELS], (float *)dev[TB_PARAMS],
                     (float *)dev[TB_GRADS], (float *)dev[TB_MOM], (float *)dev[TB_LOSS],
-                    (float *)dev[TB_SCRATCH], ws, (size_t)model_workspace(&pl, ops)};
+                    (float *)dev[TB_SCRATCH], ws};
     return model_step(&pl, ops, &cfg, &sb, stream);
 }
 
