@@ -22,6 +22,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,6 +91,16 @@ static int exec_emulator(char **argv)
     return 2;
 }
 
+/* Prints a usage error as the one line it is: a control character in a
+ * value the person gave (a newline in --suite) is shown escaped. */
+static void print_err(const char *err)
+{
+    for (const unsigned char *p = (const unsigned char *)err; *p; p++)
+        if (*p < 0x20 || *p == 0x7f) fprintf(stderr, "\\x%02x", *p);
+        else fputc(*p, stderr);
+    fputc('\n', stderr);
+}
+
 /* Thread counts from the environment get the same cap as --threads: libgomp
  * crashes on OMP_NUM_THREADS=100000. 0, or 2 with err. */
 static int env_threads_ok(char *err, size_t errcap)
@@ -97,7 +108,12 @@ static int env_threads_ok(char *err, size_t errcap)
     static const char *const VARS[] = {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", NULL};
     for (int i = 0; VARS[i]; i++) {
         const char *v = getenv(VARS[i]);
-        if (!v || !*v) continue;
+        if (!v) continue;
+        if (!*v || strlen(v) > 64) { /* libgomp warns about an empty one, and goes on */
+            snprintf(err, errcap, "bench: %s='%.64s%s': each thread count must be from 1 to %d",
+                     VARS[i], v, strlen(v) > 64 ? "..." : "", OPT_MAX_THREADS);
+            return 2;
+        }
         /* OMP_NUM_THREADS may be a nesting list "4,2": every entry is capped */
         for (const char *p = v; *p;) {
             char *end;
@@ -260,13 +276,15 @@ static int plan_problems(const bench_opts *o, const runner *r, double mem,
             fprintf(stderr, "bench: %s: no problem in --sizes is of its form (%s): nothing to run\n",
                     d->name, d->problem_help);
         for (int i = 0; i < nprobs[s]; i++) {
-            double need = runner_case_bytes(d, &probs[s][i], r->llc_bytes, gpu_in);
+            /* this process's own memory (libraries, the registry) counts too */
+            double own = env_rss_bytes();
+            double need = runner_case_bytes(d, &probs[s][i], r->llc_bytes, gpu_in) + own;
             if (mem > 0 && need > 0.75 * mem) {
                 snprintf(err, errcap,
-                         "bench: %s problem %s needs %.1f GiB of host memory, more than 75%% of "
-                         "this machine's %.1f GiB (%.1f GiB)",
-                         d->name, probs[s][i].desc, need / 1073741824.0, mem / 1073741824.0,
-                         0.75 * mem / 1073741824.0);
+                         "bench: %s problem %s needs %.1f GiB of host memory (with bench's own "
+                         "%.0f MiB), more than 75%% of the %.1f GiB this process may use (%.1f GiB)",
+                         d->name, probs[s][i].desc, need / 1073741824.0, own / 1048576.0,
+                         mem / 1073741824.0, 0.75 * mem / 1073741824.0);
                 return 2;
             }
         }
@@ -279,7 +297,7 @@ int main(int argc, char **argv)
     bench_opts o;
     char err[1024] = "";
     if (opts_parse(argc, argv, &o, err, sizeof err)) {
-        fprintf(stderr, "%s\n", err);
+        print_err(err);
         return 2;
     }
     if (o.help) {
@@ -349,6 +367,18 @@ int main(int argc, char **argv)
     run->cpu_name = r.env.cpu;
     run->threads = cpu_threads_get();
     run->blas_threads = cpu_threads_blas();
+    {   /* OPENBLAS_NUM_THREADS cannot differ: every CPU backend runs one count */
+        const char *ob = getenv("OPENBLAS_NUM_THREADS");
+        if (ob && atoi(ob) != run->threads)
+            fprintf(stderr, "bench: OPENBLAS_NUM_THREADS=%s is not used: every CPU backend, "
+                            "cpu-blas included, runs %d threads (--threads N sets them)\n",
+                    ob, run->threads);
+        if (run->threads > r.env.usable_cpus)
+            fprintf(stderr, "bench: %d threads on %d usable CPU%s (affinity or cgroup quota): "
+                            "threads share cores and times suffer; --threads %d fits\n",
+                    run->threads, r.env.usable_cpus, r.env.usable_cpus == 1 ? "" : "s",
+                    r.env.usable_cpus);
+    }
     if (run->blas_threads < run->threads)
         fprintf(stderr, "bench: OpenBLAS runs at most %d threads (its build's limit), not %d: "
                         "its rows say so\n", run->blas_threads, run->threads);
@@ -421,17 +451,32 @@ int main(int argc, char **argv)
             n += (size_t)snprintf(repro_extra + n, sizeof repro_extra - n, " --baseline %s", o.baseline);
         if (n) run->repro_extra = repro_extra + 1;
     }
+    static char repro_env[256];
+    if (r.gpu.emulated) { /* the emulator's settings re-run the case the same way */
+        static const char *const EMU_VARS[] = {"CUDAEMU_DEVICES", "CUDAEMU_ORDER", "CUDAEMU_SEED",
+                                               "CUDAEMU_MEM_MB", "CUDAEMU_STACK_KB", NULL};
+        size_t n = 0;
+        for (int i = 0; EMU_VARS[i]; i++) {
+            const char *v = getenv(EMU_VARS[i]);
+            if (!v || !*v || strlen(v) > 32 || strspn(v, "0123456789abcdefghijklmnopqrstuvwxyz") != strlen(v))
+                continue; /* unset, or a value the emulator ignores (and says so) */
+            if (n < sizeof repro_env)
+                n += (size_t)snprintf(repro_env + n, sizeof repro_env - n, "%s%s=%s", n ? " " : "",
+                                      EMU_VARS[i], v);
+        }
+        if (n) run->repro_env = repro_env;
+    }
     char csvpath[PATH_MAX + 16];
     int claim = outdir_claim(outdir, sizeof outdir, !o.out[0], o.force, err, sizeof err);
     if (claim) {
-        fprintf(stderr, "%s\n", err);
+        print_err(err);
         return claim;
     }
     snprintf(csvpath, sizeof csvpath, "%s/results.csv", outdir);
     if (o.dump[0]) {
-        int d = outdir_make_dump(o.dump, err, sizeof err);
+        int d = outdir_make_dump(o.dump, err, sizeof err); /* undoes the claim on failure */
         if (d) {
-            fprintf(stderr, "%s\n", err);
+            print_err(err);
             return d;
         }
         run->dump_dir = o.dump;
@@ -449,7 +494,8 @@ int main(int argc, char **argv)
     r.csv = csv_writer_open(csvpath, ctxp, nctx);
     if (!r.csv) {
         fprintf(stderr, "bench: cannot write '%s': %s\n", csvpath, strerror(errno));
-        return 2;
+        outdir_undo();
+        return 1; /* a write failure (a full disk), not bad usage */
     }
     outdir_link_latest(outdir);
     if (use_gpu && !r.gpu.usable) fprintf(stderr, "bench: GPU cases skipped: %s\n", r.gpu.why);
@@ -461,11 +507,17 @@ int main(int argc, char **argv)
     for (int i = 0; i < o.nsuites && !stop; i++)
         stop = runner_run(run, suite_find(o.suites[i]), probs[i], nprobs[i]);
     progress_end(&r.prog);
+    interrupt_set_activity("writing the report (results.csv is complete)");
     gpu_handles_release_all();
     int sig = interrupt_signal();
+    int late = interrupt_count(); /* signals from here on cut the report short */
     char line[64];
-    snprintf(line, sizeof line, "interrupted: %s", interrupt_name(sig));
-    if (sig && csv_write_context(r.csv, line)) stop = -1;
+    if (sig) {
+        snprintf(line, sizeof line, "interrupted: %s", interrupt_name(sig));
+        if (csv_write_context(r.csv, line)) stop = -1;
+    }
+    snprintf(line, sizeof line, "finished: %d rows", r.nrows); /* the run recorded its end */
+    if (stop >= 0 && !r.io_error && csv_write_context(r.csv, line)) stop = -1;
     if (run->dump_error[0]) /* the rows so far are whole; the run stopped there */
         fprintf(stderr, "bench: %s; the run stopped after %d rows\n", run->dump_error, r.nrows);
     else if (stop < 0 || r.io_error)
@@ -473,19 +525,25 @@ int main(int argc, char **argv)
                         "before, and the run stopped\n",
                 csvpath, csv_writer_error(r.csv), r.nrows);
     if (csv_writer_close(r.csv)) r.io_error = 1;
-    run_print_summary(&r, stdout);
-    printf("results: %s\n", csvpath);
 #ifdef BENCH_HAVE_REPORT
+    /* the report before stdout: a closed stdout must never cost it */
     if (report_finish(outdir, o.json[0] ? o.json : NULL, !o.no_plots)) r.io_error = 1;
 #endif
+    run_print_summary(&r, stdout);
+    printf("results: %s\n", csvpath);
+    if (fflush(stdout) != 0 && errno == EPIPE) interrupt_raise_pipe(); /* SIGPIPE ignored */
     int rc = (r.failed || r.io_error || stop < 0) ? 1 : 0;
-    if (!sig && interrupt_signal()) { /* every case finished; the report was cut short */
-        sig = interrupt_signal();
-        fprintf(stderr, "bench: interrupted by %s while writing the report: all %d rows are in "
-                        "%s; charts or report.md may be missing (bench --plot %s redraws them)\n",
-                interrupt_name(sig), r.nrows, csvpath, outdir);
+    if (!sig && interrupt_count() != late) { /* every case finished; the report was cut short */
+        int s2 = interrupt_signal();
+        if (s2 != SIGPIPE) /* a closed stdout cost only the summary */
+            fprintf(stderr, "bench: interrupted by %s while writing the report: all %d rows are "
+                            "in %s; charts or report.md may be missing (bench --plot %s redraws "
+                            "them)\n", interrupt_name(s2), r.nrows, csvpath, outdir);
+        else
+            fprintf(stderr, "bench: stdout was closed (%s): the summary was not shown; all %d "
+                            "rows and the report are in %s\n", interrupt_name(s2), r.nrows, outdir);
         run_free(&r);
-        return 128 + sig;
+        return 128 + s2;
     }
     if (sig) {
         fprintf(stderr, "bench: interrupted by %s: %d finished rows kept in %s\n",
@@ -496,6 +554,7 @@ int main(int argc, char **argv)
     return rc;
 
 usage:
-    fprintf(stderr, "%s\n", err);
+    print_err(err);
+    outdir_undo(); /* exit 2 leaves nothing behind */
     return 2;
 }

@@ -88,8 +88,73 @@ static int split_list(char *s, const char **items, int max, int *n)
     return *n ? 0 : -1;
 }
 
+/* Every option, once: what it is called and which actions it applies to
+ * (rule: an option either changes what happens or is refused). */
+enum { ACT_RUN = 1, ACT_PLOT = 2, ACT_LIST = 4, ACT_INFO = 8, ACT_COLUMNS = 16, ACT_HELP = 32,
+       ACT_VERSION = 64 };
+typedef struct opt_def {
+    const char *name;
+    int takes_value;
+    unsigned actions; /* the actions it applies to */
+    int is_action;    /* it chooses the action itself (--plot, --list, ...) */
+} opt_def;
+
+static const opt_def OPTS[] = {
+    {"--help", 0, ACT_HELP, 1},           {"--version", 0, ACT_VERSION, 1},
+    {"--list", 0, ACT_LIST, 1},           {"--columns", 0, ACT_COLUMNS, 1},
+    {"--info", 0, ACT_INFO, 1},           {"--plot", 1, ACT_PLOT, 1},
+    {"--suite", 1, ACT_RUN | ACT_LIST, 0}, {"--backend", 1, ACT_RUN, 0},
+    {"--sizes", 1, ACT_RUN, 0},           {"--mode", 1, ACT_RUN, 0},
+    {"--quick", 0, ACT_RUN, 0},           {"--reps", 1, ACT_RUN, 0},
+    {"--min-time", 1, ACT_RUN, 0},        {"--threads", 1, ACT_RUN, 0},
+    {"--baseline", 1, ACT_RUN, 0},        {"--out", 1, ACT_RUN, 0},
+    {"--force", 0, ACT_RUN, 0},           {"--json", 1, ACT_RUN | ACT_PLOT, 0},
+    {"--no-plots", 0, ACT_RUN | ACT_PLOT, 0}, {"--steps", 1, ACT_RUN, 0},
+    {"--dump", 1, ACT_RUN, 0},            {"--emulate", 0, ACT_RUN | ACT_INFO, 0},
+    {"--device", 1, ACT_RUN, 0},          {"--cuda-sync", 0, ACT_RUN, 0},
+};
+enum { NOPTS = (int)(sizeof OPTS / sizeof OPTS[0]) };
+
+static int opt_index(const char *name)
+{
+    if (strcmp(name, "-h") == 0) name = "--help";
+    for (int i = 0; i < NOPTS; i++)
+        if (strcmp(OPTS[i].name, name) == 0) return i;
+    return -1;
+}
+
+/* Exactly one action; every option given applies to it; the run's options
+ * that would silently cancel each other are refused. 0 or 2 with err. */
+static int check_combination(const int *given, char *err, size_t cap)
+{
+    int act = -1;
+    for (int i = 0; i < NOPTS; i++) {
+        if (!given[i] || !OPTS[i].is_action) continue;
+        if (act >= 0)
+            return fail(err, cap, "bench: %s and %s are two different actions: give one",
+                        OPTS[act].name, OPTS[i].name);
+        act = i;
+    }
+    unsigned mine = act < 0 ? ACT_RUN : OPTS[act].actions;
+    for (int i = 0; i < NOPTS; i++)
+        if (given[i] && i != act && !(OPTS[i].actions & mine))
+            return fail(err, cap, "bench: %s does not apply to %s: it would change nothing",
+                        OPTS[i].name, act < 0 ? "a run" : OPTS[act].name);
+#define GIVEN(n) given[opt_index(n)]
+    if (GIVEN("--quick") && GIVEN("--sizes"))
+        return fail(err, cap, "bench: --quick chooses the sizes, and --sizes names them: give one");
+    if (GIVEN("--reps") && GIVEN("--min-time"))
+        return fail(err, cap, "bench: --reps N runs exactly N repetitions, so --min-time would "
+                              "change nothing: give one");
+    if (GIVEN("--force") && !GIVEN("--out"))
+        return fail(err, cap, "bench: --force replaces an earlier run in --out DIR: it needs --out");
+#undef GIVEN
+    return 0;
+}
+
 int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap)
 {
+    int given[NOPTS] = {0};
     memset(o, 0, sizeof *o);
     o->min_time_s = -1;
     static char suites_buf[1024], backends_buf[1024], sizes_buf[1024], modes_buf[1024];
@@ -110,7 +175,22 @@ int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap)
         } else {
             snprintf(name, sizeof name, "%s", a);
         }
+        int idx = opt_index(name);
+        if (idx < 0) return fail(err, errcap, "bench: unknown option '%s' (see bench --help)", a);
+        if (val && !OPTS[idx].takes_value)
+            return fail(err, errcap, "bench: option '%s' takes no value", name);
+        if (given[idx]++) /* a second value would silently replace the first */
+            return fail(err, errcap, "bench: %s is given twice: give it once%s", OPTS[idx].name,
+                        OPTS[idx].takes_value ? " (a list option takes a comma list)" : "");
 #define FLAG(n) (strcmp(name, n) == 0)
+#define LIST_VAL(buf)                                                            \
+    do {                                                                         \
+        NEED_VAL();                                                              \
+        if (strlen(val) >= sizeof buf)                                           \
+            return fail(err, errcap, "bench: %s is longer than %zu characters (the limit)", \
+                        name, sizeof buf - 1);                                   \
+        snprintf(buf, sizeof buf, "%s", val);                                    \
+    } while (0)
 #define NEED_VAL()                                                              \
     do {                                                                        \
         if (!val) {                                                             \
@@ -139,29 +219,22 @@ int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap)
         } else if (FLAG("--cuda-sync")) {
             o->cuda_sync = 1;
         } else if (FLAG("--suite")) {
-            NEED_VAL();
-            snprintf(suites_buf, sizeof suites_buf, "%s", val);
+            LIST_VAL(suites_buf);
             if (split_list(suites_buf, o->suites, OPT_MAX_LIST, &o->nsuites))
                 return fail(err, errcap, "bench: bad --suite '%s'", val);
             have_suite = 1;
         } else if (FLAG("--backend")) {
-            NEED_VAL();
-            snprintf(backends_buf, sizeof backends_buf, "%s", val);
+            LIST_VAL(backends_buf);
             if (split_list(backends_buf, o->backends, OPT_MAX_LIST, &o->nbackends))
                 return fail(err, errcap, "bench: bad --backend '%s'", val);
         } else if (FLAG("--sizes")) {
-            NEED_VAL();
-            if (strlen(val) >= sizeof sizes_buf)
-                return fail(err, errcap, "bench: --sizes is longer than %zu characters",
-                            sizeof sizes_buf - 1);
-            snprintf(sizes_buf, sizeof sizes_buf, "%s", val);
+            LIST_VAL(sizes_buf);
             if (split_list(sizes_buf, o->sizes, OPT_MAX_LIST, &o->nsizes))
                 return fail(err, errcap,
                             "bench: bad --sizes '%s' (a comma list of at most %d problems)", val,
                             OPT_MAX_LIST);
         } else if (FLAG("--mode")) {
-            NEED_VAL();
-            snprintf(modes_buf, sizeof modes_buf, "%s", val);
+            LIST_VAL(modes_buf);
             if (split_list(modes_buf, o->modes, OPT_MAX_LIST, &o->nmodes))
                 return fail(err, errcap, "bench: bad --mode '%s'", val);
         } else if (FLAG("--reps")) {
@@ -227,17 +300,12 @@ int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap)
                 return fail(err, errcap, "bench: bad --plot '%.60s%s' (a path of 1 to %zu characters)",
                             val, strlen(val) > 60 ? "..." : "", sizeof o->plot_dir - 1);
             snprintf(o->plot_dir, sizeof o->plot_dir, "%s", val);
-        } else {
-            return fail(err, errcap, "bench: unknown option '%s' (see bench --help)", a);
         }
-        if (val && !(FLAG("--suite") || FLAG("--backend") || FLAG("--sizes") || FLAG("--mode") ||
-                     FLAG("--reps") || FLAG("--threads") || FLAG("--device") ||
-                     FLAG("--min-time") || FLAG("--baseline") || FLAG("--out") ||
-                     FLAG("--json") || FLAG("--plot") || FLAG("--steps") || FLAG("--dump")))
-            return fail(err, errcap, "bench: option '%s' takes no value", name);
 #undef FLAG
+#undef LIST_VAL
 #undef NEED_VAL
     }
+    if (check_combination(given, err, errcap)) return 2;
     if (!have_suite) {
         o->suites[0] = "all";
         o->nsuites = 1;

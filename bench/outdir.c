@@ -57,6 +57,93 @@ static int chart_name(const char *n)
                       !strcmp(n + l - 4, ".dat")));
 }
 
+/* What this process created on its way to a run (folders, lock files), so
+ * that a refusal after it (exit 2) leaves nothing behind: outdir_undo. */
+#define MAX_CREATED 64
+static char created[MAX_CREATED][PATH_MAX];
+static int created_dir[MAX_CREATED], ncreated;
+
+static void remember(const char *path, int is_dir)
+{
+    if (ncreated == MAX_CREATED) return;
+    snprintf(created[ncreated], PATH_MAX, "%s", path);
+    created_dir[ncreated++] = is_dir;
+}
+
+void outdir_undo(void)
+{
+    /* newest first: a lock file before its folder; a folder only when empty */
+    while (ncreated > 0) {
+        ncreated--;
+        if (created_dir[ncreated]) rmdir(created[ncreated]);
+        else unlink(created[ncreated]);
+    }
+}
+
+/* Whether dir is a run folder: it holds a bench results.csv or a lock. */
+static int is_run_folder(const char *dir)
+{
+    char path[PATH_MAX + 32];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/" LOCK_NAME, dir);
+    return lstat(path, &st) == 0 || holds_run(dir);
+}
+
+static long lock_holder(const char *dir);
+
+/* " (a live run, pid N)" or " (a finished run)": who owns a run folder. */
+static void owner_str(const char *dir, char *out, size_t cap)
+{
+    long pid = lock_holder(dir);
+    if (pid > 0) snprintf(out, cap, "a live bench run, pid %ld", pid);
+    else if (pid < 0) snprintf(out, cap, "a live bench run");
+    else snprintf(out, cap, "an earlier bench run");
+}
+
+/* The nearest folder at or above abs_dir (an absolute path; from its parent
+ * when from_parent) that is a run folder other than own (absolute, or NULL),
+ * into found. 1 found, 0 none. */
+static int other_run_above(const char *abs_dir, int from_parent, const char *own, char *found,
+                           size_t cap)
+{
+    char buf[PATH_MAX];
+    snprintf(buf, sizeof buf, "%s", abs_dir);
+    if (from_parent) {
+        char *slash = strrchr(buf, '/');
+        if (!slash || slash == buf) return 0;
+        *slash = '\0';
+    }
+    for (;;) {
+        if ((!own || strcmp(buf, own) != 0) && is_run_folder(buf)) {
+            snprintf(found, cap, "%s", buf);
+            return 1;
+        }
+        char *slash = strrchr(buf, '/');
+        if (!slash || slash == buf) return 0;
+        *slash = '\0';
+    }
+}
+
+static int abs_path(const char *path, char *out, size_t cap);
+
+/* Rule 1: a file that belongs to a run is written only by that run. Refuses
+ * (2, one line in err) a path of what's (--out, --dump, --json) whose folder
+ * (from_parent: the path's own folder, else path itself) or any folder above
+ * it is another run's folder than own_dir (NULL: none is ours). */
+static int refuse_inside_other(const char *what, const char *path, int from_parent,
+                               const char *own_dir, char *err, size_t errcap)
+{
+    char a[PATH_MAX], own[PATH_MAX], found[PATH_MAX], who[64];
+    if (abs_path(path, a, sizeof a)) return 0;
+    int have_own = own_dir && abs_path(own_dir, own, sizeof own) == 0;
+    if (!other_run_above(a, from_parent, have_own ? own : NULL, found, sizeof found)) return 0;
+    owner_str(found, who, sizeof who);
+    snprintf(err, errcap, "bench: %s '%s' is inside '%s', the folder of %s: a run's files are "
+                          "written only by that run; choose a path outside it",
+             what, path, found, who);
+    return 2;
+}
+
 int outdir_name_ok(const char *what, const char *path, char *err, size_t errcap)
 {
     for (const unsigned char *p = (const unsigned char *)path; *p; p++)
@@ -213,6 +300,7 @@ int outdir_choose(const char *dir, int force, char *out, size_t cap, char *err, 
     } else {
         snprintf(out, cap, "%s", dir);
     }
+    if (refuse_inside_other("--out", out, 1, NULL, err, errcap)) return 2;
     if (stat(out, &st) == 0) {
         if (!S_ISDIR(st.st_mode)) {
             snprintf(err, errcap, "bench: --out '%s' is not a folder", out);
@@ -306,6 +394,7 @@ int outdir_check_json(const char *json, const char *run_dir, char *err, size_t e
                  json, run_dir);
         return 2;
     }
+    if (refuse_inside_other("--json", json, 1, run_dir, err, errcap)) return 2;
     /* a file directly in the run folder: the folder is made by the run and
      * was checked with it; anywhere else the file must be writable now */
     if (strncmp(j, d, n) == 0 && j[n] == '/' && !strchr(j + n + 1, '/')) return 0;
@@ -320,7 +409,8 @@ static int mkdir_parents(const char *dir)
     for (char *p = buf + 1; *p; p++) {
         if (*p != '/') continue;
         *p = '\0';
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+        if (mkdir(buf, 0777) == 0) remember(buf, 1);
+        else if (errno != EEXIST) return -1;
         *p = '/';
     }
     return 0;
@@ -333,7 +423,9 @@ static int take_lock(const char *dir, const char *what, char *err, size_t errcap
     struct stat st;
     snprintf(path, sizeof path, "%s/" LOCK_NAME, dir);
     /* never through a link, never anything but a regular file of our own */
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd >= 0) remember(path, 0);
+    else if (errno == EEXIST) fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         snprintf(err, errcap, "bench: cannot lock %s '%s': %s", what, dir,
                  fd < 0 ? (errno == ELOOP ? LOCK_NAME " is a link" : strerror(errno))
@@ -398,6 +490,7 @@ int outdir_claim(char *out, size_t cap, int is_default, int force, char *err, si
     int rc;
     if (mkdir_parents(out) != 0) {
         snprintf(err, errcap, "bench: cannot create --out '%s': %s", out, strerror(errno));
+        outdir_undo();
         return 2;
     }
     if (is_default) { /* exclusively: a run started in the same second takes the next name */
@@ -406,21 +499,29 @@ int outdir_claim(char *out, size_t cap, int is_default, int force, char *err, si
         for (int k = 1; mkdir(out, 0777) != 0; k++) {
             if (errno != EEXIST || k >= 1000) {
                 snprintf(err, errcap, "bench: cannot create '%s': %s", out, strerror(errno));
+                outdir_undo();
                 return 2;
             }
             default_name(out, cap, stamp, k + 1);
         }
-        if ((rc = take_lock(out, "--out", err, errcap))) rmdir(out); /* leave nothing behind */
+        remember(out, 1);
+        if ((rc = take_lock(out, "--out", err, errcap))) outdir_undo(); /* leave nothing behind */
         return rc;
     }
-    if (mkdir(out, 0777) != 0 && errno != EEXIST) {
+    if (mkdir(out, 0777) == 0) {
+        remember(out, 1);
+    } else if (errno != EEXIST) {
         snprintf(err, errcap, "bench: cannot create --out '%s': %s", out, strerror(errno));
+        outdir_undo();
         return 2;
     }
-    if (take_lock(out, "--out", err, errcap)) return 2;
     /* checked again under the lock: the folder may have changed since */
-    if (check_empty(out, force, err, errcap)) return 2;
-    return force ? clear_run(out, err, errcap) : 0;
+    if ((rc = take_lock(out, "--out", err, errcap)) || (rc = check_empty(out, force, err, errcap)) ||
+        (force && (rc = clear_run(out, err, errcap)))) {
+        outdir_undo();
+        return rc;
+    }
+    return 0;
 }
 
 void outdir_link_latest(const char *dir)
@@ -431,9 +532,23 @@ void outdir_link_latest(const char *dir)
     if (strcmp(dirname(parent), results) != 0) return; /* only runs in results/ */
     const char *name = real + strlen(results) + 1;
     if (strcmp(name, "latest") == 0) return;
-    unlink("results/latest.tmp");
-    if (symlink(name, "results/latest.tmp") == 0 && rename("results/latest.tmp", "results/latest") != 0)
-        unlink("results/latest.tmp");
+    struct stat st;
+    if (lstat("results/latest", &st) == 0 && !S_ISLNK(st.st_mode)) {
+        /* someone's own file or folder: never replaced, and said so */
+        fprintf(stderr, "bench: results/latest is a %s, not a link: left as it is (it does not "
+                        "name this run)\n", S_ISDIR(st.st_mode) ? "folder" : "file");
+        return;
+    }
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, "results/.latest-%ld.tmp", (long)getpid());
+    if (symlink(name, tmp) != 0) {
+        fprintf(stderr, "bench: cannot point results/latest at this run: %s\n", strerror(errno));
+        return;
+    }
+    if (rename(tmp, "results/latest") != 0) {
+        fprintf(stderr, "bench: cannot point results/latest at this run: %s\n", strerror(errno));
+        unlink(tmp);
+    }
 }
 
 int outdir_check_dump(const char *dir, const char *run_dir, char *err, size_t errcap)
@@ -450,6 +565,7 @@ int outdir_check_dump(const char *dir, const char *run_dir, char *err, size_t er
             return 2;
         }
     }
+    if (refuse_inside_other("--dump", dir, 1, NULL, err, errcap)) return 2;
     if (stat(dir, &st) == 0) {
         if (!S_ISDIR(st.st_mode)) {
             snprintf(err, errcap, "bench: --dump '%s' is not a folder", dir);
@@ -471,16 +587,17 @@ int outdir_check_dump(const char *dir, const char *run_dir, char *err, size_t er
 
 int outdir_make_dump(const char *dir, char *err, size_t errcap)
 {
-    if ((mkdir_parents(dir) != 0 || mkdir(dir, 0777) != 0) && errno != EEXIST) {
+    if (mkdir_parents(dir) != 0 || (mkdir(dir, 0777) == 0 ? (remember(dir, 1), 0) : errno != EEXIST)) {
         snprintf(err, errcap, "bench: cannot create --dump '%s': %s", dir, strerror(errno));
+        outdir_undo();
         return 1;
     }
     /* one run at a time: the lock first, then (under it) still empty */
     int rc = take_lock(dir, "--dump", err, errcap);
-    if (rc) return rc;
-    if (has_files(dir)) { /* filled since it was checked: never mix two runs' dumps */
+    if (!rc && has_files(dir)) { /* filled since it was checked: never mix two runs' dumps */
         snprintf(err, errcap, "bench: --dump '%s' is not empty", dir);
-        return 2;
+        rc = 2;
     }
-    return 0;
+    if (rc) outdir_undo();
+    return rc;
 }

@@ -49,7 +49,14 @@ int outdir_is_run_file(const char *name);
 /* A path the chart scripts can open: no control character or quote. 0 or 2. */
 int outdir_name_ok(const char *what, const char *path, char *err, size_t errcap);
 
-/* Points results/latest at the run folder when it lives in results/. */
+/* Removes what this process created on its way to a run (the lock files,
+ * the run and dump folders and their parents, when still empty), newest
+ * first: a refusal (exit 2) after outdir_claim leaves nothing behind. */
+void outdir_undo(void);
+
+/* Points results/latest at the run folder when it lives in results/ and
+ * results/latest is a link or absent (a file or folder of that name is left
+ * alone, with one line on stderr). */
 void outdir_link_latest(const char *dir);
 
 #endif

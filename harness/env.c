@@ -3,8 +3,11 @@
 #include "env.h"
 
 #include <cblas.h>
+#include <math.h>
 #include <omp.h>
+#include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -15,10 +18,53 @@
 #endif
 #include "git_rev.h"   /* generated at build time: BENCH_GIT_REV */
 
+/* The first line of a small file under /sys or /proc ("" when unreadable). */
+static void read_small(const char *path, char *out, size_t cap)
+{
+    out[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    if (!fgets(out, (int)cap, f)) out[0] = '\0';
+    fclose(f);
+    out[strcspn(out, "\n")] = '\0';
+}
+
 double env_memory_bytes(void)
 {
     long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
-    return (pages > 0 && size > 0) ? (double)pages * (double)size : 0.0;
+    double phys = (pages > 0 && size > 0) ? (double)pages * (double)size : 0.0;
+    char buf[64];
+    /* a batch job's or container's cgroup (v2) may allow less than the machine has */
+    read_small("/sys/fs/cgroup/memory.max", buf, sizeof buf);
+    char *end;
+    double lim = strtod(buf, &end);
+    if (buf[0] && end != buf && *end == '\0' && lim > 0 && (phys == 0 || lim < phys)) return lim;
+    return phys;
+}
+
+int env_usable_cpus(void)
+{
+    cpu_set_t set;
+    int n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) n = CPU_COUNT(&set);
+    char buf[64];
+    long quota = 0, period = 0;
+    /* cgroup v2 "quota period" (or "max period"): CPUs' worth of time */
+    read_small("/sys/fs/cgroup/cpu.max", buf, sizeof buf);
+    if (sscanf(buf, "%ld %ld", &quota, &period) == 2 && quota > 0 && period > 0) {
+        int q = (int)ceil((double)quota / (double)period);
+        if (q >= 1 && q < n) n = q;
+    }
+    return n > 0 ? n : 1;
+}
+
+double env_rss_bytes(void)
+{
+    char buf[128];
+    long size = 0, rss = 0;
+    read_small("/proc/self/statm", buf, sizeof buf);
+    if (sscanf(buf, "%ld %ld", &size, &rss) != 2) return 0;
+    return (double)rss * (double)sysconf(_SC_PAGESIZE);
 }
 
 static void cpu_from_proc(env_info *e)
@@ -73,6 +119,7 @@ void env_collect(env_info *e)
     }
     cpu_from_proc(e);
     e->cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    e->usable_cpus = env_usable_cpus();
     e->memory_gb = env_memory_bytes() / (1024.0 * 1024.0 * 1024.0);
     long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
     if (llc <= 0) llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
@@ -107,6 +154,7 @@ void env_context_lines(const env_info *e, const char *command,
     ADD("os: %s", e->os);
     ADD("cpu: %s", e->cpu);
     ADD("cores: %d", e->cores);
+    ADD("usable_cpus: %d", e->usable_cpus);
     ADD("simd: %s", e->simd);
     ADD("memory_gb: %.1f", e->memory_gb);
     ADD("compiler: %s", e->compiler);

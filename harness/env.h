@@ -20,6 +20,7 @@ typedef struct env_info {
     char os[128];
     char cpu[128];
     int cores;             /* online logical CPUs */
+    int usable_cpus;       /* the CPUs' worth this process may use: affinity, cgroup quota */
     char simd[128];        /* the vector extensions this CPU has */
     double memory_gb;
     double llc_bytes;      /* last-level cache, for buffer rotation */
@@ -37,8 +38,14 @@ void env_collect(env_info *e);
 void env_context_lines(const env_info *e, const char *command,
                        char (*lines)[ENV_LINE], int *n, int max);
 
-/* Physical memory in bytes (0 when unknown). */
+/* Memory this process may use in bytes: physical memory, or the cgroup's
+ * memory.max when that is lower (0 when unknown). */
 double env_memory_bytes(void);
+/* CPUs this process may run on (sched affinity), capped by a cgroup v2 CPU
+ * quota rounded up; at least 1. */
+int env_usable_cpus(void);
+/* This process's resident memory now, in bytes (0 when unknown). */
+double env_rss_bytes(void);
 
 #ifdef __cplusplus
 }

@@ -1,38 +1,109 @@
 /* harness/interrupt.c - see interrupt.h. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* SI_TKILL */
 #include "interrupt.h"
 
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
-static volatile sig_atomic_t caught;
+typedef struct sig_info {
+    int sig;
+    const char *name;
+    int repeats; /* sent again by the kernel on its own: a second one never kills */
+} sig_info;
 
-static void on_signal(int sig)
+static const sig_info SIGS[] = {
+    {SIGINT, "SIGINT", 0},   {SIGTERM, "SIGTERM", 0}, {SIGHUP, "SIGHUP", 0},
+    {SIGQUIT, "SIGQUIT", 0}, {SIGUSR1, "SIGUSR1", 0}, {SIGUSR2, "SIGUSR2", 0},
+    {SIGALRM, "SIGALRM", 0}, {SIGPIPE, "SIGPIPE", 1}, {SIGXCPU, "SIGXCPU", 1},
+    {SIGXFSZ, "SIGXFSZ", 1},
+};
+enum { NSIGS = (int)(sizeof SIGS / sizeof SIGS[0]) };
+
+static volatile sig_atomic_t caught, count;
+static int installed[NSIGS];
+
+/* Two activity buffers: the writer fills the one the handler is not
+ * pointed at, then flips the index (no torn message). */
+static char activity[2][256];
+static volatile sig_atomic_t act_idx = -1;
+
+static void say(const char *s) { (void)!write(STDERR_FILENO, s, strlen(s)); }
+
+static void on_signal(int sig, siginfo_t *info, void *uctx)
 {
-    if (!caught) caught = sig;   /* the first one is the one reported */
-    signal(SIGINT, SIG_DFL);     /* a second one, of either kind, ends the process */
-    signal(SIGTERM, SIG_DFL);
+    (void)uctx;
+    /* the kernel's SIGXFSZ answers a write of ours past the file size limit
+     * (Linux sends it as SI_USER from this very process): that write fails
+     * (EFBIG) and is reported as the write error it is */
+    if (sig == SIGXFSZ && info && info->si_code == SI_USER && info->si_pid == getpid()) return;
+    int first = !caught;
+    if (first) caught = sig;   /* the first one is the one reported */
+    count++;
+    if (!first) return;
+    const char *name = interrupt_name(sig);
+    for (int i = 0; i < NSIGS; i++) /* a second one a person sends ends the process */
+        if (installed[i] && !SIGS[i].repeats) signal(SIGS[i].sig, SIG_DFL);
+    if (sig == SIGPIPE) return; /* stderr may be the closed pipe itself */
+    int a = act_idx;
+    say("bench: ");
+    say(name);
+    say(" received");
+    if (a >= 0) {
+        say(" while ");
+        say(activity[a]);
+        say(": stopping as soon as the call in progress returns");
+    } else {
+        say(": stopping");
+    }
+    say("; send it again to quit at once\n");
 }
 
 void interrupt_install(void)
 {
-    struct sigaction sa;
+    struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGXFSZ, SIG_IGN);
+    for (int i = 0; i < NSIGS; i++) sigaddset(&sa.sa_mask, SIGS[i].sig);
+    for (int i = 0; i < NSIGS; i++) {
+        /* nohup's ignored SIGHUP stays ignored (a shell's background job has
+         * SIGINT ignored too, yet kill -INT to it is meant: that one is caught) */
+        if (SIGS[i].sig == SIGHUP && sigaction(SIGHUP, NULL, &old) == 0 &&
+            old.sa_handler == SIG_IGN)
+            continue;
+        installed[i] = sigaction(SIGS[i].sig, &sa, NULL) == 0;
+    }
 }
 
 int interrupt_signal(void) { return caught; }
 
+int interrupt_count(void) { return count; }
+
+void interrupt_set_activity(const char *what)
+{
+    if (!what) {
+        act_idx = -1;
+        return;
+    }
+    int next = act_idx == 0 ? 1 : 0;
+    snprintf(activity[next], sizeof activity[next], "%.250s", what);
+    act_idx = next;
+}
+
+void interrupt_raise_pipe(void)
+{
+    if (!caught) caught = SIGPIPE;
+    count++;
+}
+
 const char *interrupt_name(int sig)
 {
     static char buf[24];
-    if (sig == SIGINT) return "SIGINT";
-    if (sig == SIGTERM) return "SIGTERM";
+    for (int i = 0; i < NSIGS; i++)
+        if (SIGS[i].sig == sig) return SIGS[i].name;
     snprintf(buf, sizeof buf, "signal %d", sig);
     return buf;
 }

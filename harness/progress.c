@@ -1,6 +1,7 @@
 /* harness/progress.c - a one-line progress indicator with ETA on a terminal. */
 #define _POSIX_C_SOURCE 200809L
 #include "progress.h"
+#include "interrupt.h"
 #include "timer.h"
 
 #include <stdio.h>
@@ -16,6 +17,9 @@ void progress_init(progress *p, int total)
 
 void progress_start(progress *p, const char *label)
 {
+    char what[240];
+    snprintf(what, sizeof what, "running %s (this case is dropped)", label);
+    interrupt_set_activity(what); /* what a signal's message says it waits for */
     if (!p->tty) return;
     char eta[32] = "";
     if (p->done > 0) {

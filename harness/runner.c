@@ -230,10 +230,11 @@ static void remove_tree(const char *dir)
 }
 
 /* Step suites: step 1 of the case into dump_dir/<shape>-<backend>[-<mode>]/,
- * written into <that>.tmp/ and renamed when complete (a failed dump leaves
- * nothing; a .tmp folder is one a second Ctrl-C cut short). 0, or -1 with
- * err_set. */
-static int dump_case(const runner *r, const suite_def *s, const problem *p, const backend_def *b,
+ * written into <that>.tmp/ and left there as r->dump_pending: emit renames it
+ * once the case's row is written, and removes it when the case is abandoned
+ * (a failed dump leaves nothing; a .tmp folder is one a second Ctrl-C cut
+ * short). 0, or -1 with err_set. */
+static int dump_case(runner *r, const suite_def *s, const problem *p, const backend_def *b,
                      const char *mode, const case_data *d, void *const *out)
 {
     char dir[4096], tmp[4200];
@@ -255,12 +256,28 @@ static int dump_case(const runner *r, const suite_def *s, const problem *p, cons
         remove_tree(tmp);
         return -1;
     }
-    if (rename(tmp, dir) != 0) {
-        err_set("--dump: cannot rename %s to %s: %s", tmp, dir, strerror(errno));
-        remove_tree(tmp);
-        return -1;
-    }
+    snprintf(r->dump_pending, sizeof r->dump_pending, "%s", dir);
     return 0;
+}
+
+/* The pending dump of the case just ended: kept (renamed from .tmp) when its
+ * row was written, else removed. 0, or -1 with dump_error set. */
+static int dump_settle(runner *r, int keep)
+{
+    char tmp[4200];
+    int rc = 0;
+    if (!r->dump_pending[0]) return 0;
+    snprintf(tmp, sizeof tmp, "%s.tmp", r->dump_pending);
+    if (!keep) {
+        remove_tree(tmp);
+    } else if (rename(tmp, r->dump_pending) != 0) {
+        snprintf(r->dump_error, sizeof r->dump_error, "--dump: cannot rename %s to %s: %s", tmp,
+                 r->dump_pending, strerror(errno));
+        remove_tree(tmp);
+        rc = -1;
+    }
+    r->dump_pending[0] = '\0';
+    return rc;
 }
 
 /* Step suites: a few more steps by phase (phase.h); the row's phase_ms gets
@@ -333,9 +350,11 @@ static void exec_case(runner *r, const suite_def *s, const backend_def *b, const
         /* the step as it was checked, passed or not; a dump that cannot be
          * written stops the run (dump_error), like a full results.csv */
         if (step == 0 && r->dump_dir && s->dump && dump_case(r, s, p, b, row->mode, d, host)) {
+            /* an error of the run, not a wrong result: the row keeps its check */
             snprintf(r->dump_error, sizeof r->dump_error, "%s", err_get());
-            row_fail(row, "error: %s", err_get());
-            return;
+            size_t u = strlen(row->note);
+            snprintf(row->note + u, sizeof row->note - u, "%snot dumped: %s", u ? "; " : "",
+                     r->dump_error);
         }
         /* the row shows the step that came closest to its tolerance */
         if (!cr.pass || check_closeness(&cr) > worst) {
@@ -403,7 +422,8 @@ static void row_start(const runner *r, result_row *row, const suite_def *s, cons
     }
     if (p)
         snprintf(row->repro, sizeof row->repro,
-                 "bench --suite %s --sizes %s --backend %s --mode %s --threads %d%s%s", s->name,
+                 "%s%sbench --suite %s --sizes %s --backend %s --mode %s --threads %d%s%s",
+                 r->repro_env ? r->repro_env : "", r->repro_env ? " " : "", s->name,
                  p->desc, b->name, mode, r->threads, r->repro_extra ? " " : "",
                  r->repro_extra ? r->repro_extra : "");
 }
@@ -415,6 +435,7 @@ static int emit(runner *r, result_row *row, double base_median, const char *base
     if (interrupt_signal()) {
         free(row->samples);
         row->samples = NULL;
+        dump_settle(r, 0); /* no row, no dump */
         return 1;
     }
     if (baseline && !row->emulated) {
@@ -424,6 +445,7 @@ static int emit(runner *r, result_row *row, double base_median, const char *base
     int rc = r->emit(r->emit_ctx, row);
     free(row->samples);
     row->samples = NULL;
+    if (dump_settle(r, rc == 0) && rc == 0) rc = -1;
     return rc;
 }
 

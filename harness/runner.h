@@ -55,6 +55,7 @@ typedef struct runner {
     const char *cpu_name;          /* device column of CPU rows */
     int threads;                   /* CPU threads */
     int blas_threads;              /* what OpenBLAS runs of them (its build's cap); 0: threads */
+    const char *repro_env;         /* put before every repro command ("CUDAEMU_DEVICES=2"; NULL: none) */
     const char *repro_extra;       /* appended to every repro command (--emulate ...) */
     int trace_steps;               /* step suites: steps the trace column records (0: the
                                     * checked steps); the timed steps follow them */
@@ -62,6 +63,9 @@ typedef struct runner {
                                     * dump_dir/<shape>-<backend>[-<mode>]/ (NULL: none) */
     char dump_error[512];          /* set when a dump could not be written: the run stops
                                     * after that case's row (runner_run returns -1) */
+    char dump_pending[4096];       /* the case's dump, complete in <this>.tmp/: renamed to
+                                    * this when its row is written, removed when the case
+                                    * is abandoned ("": none) */
     progress *prog;
     int (*emit)(void *ctx, const result_row *row);   /* 0, or -1 on an I/O error */
     void *emit_ctx;
