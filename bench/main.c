@@ -64,7 +64,8 @@ static void print_info(const env_info *e, FILE *f)
 {
     fprintf(f, "bench %s (git %s)\n", e->version, e->git);
     fprintf(f, "host:      %s (%s)\n", e->host, e->os);
-    fprintf(f, "cpu:       %s, %d logical cores\n", e->cpu, e->cores);
+    fprintf(f, "cpu:       %s, %d logical cores (%d usable by this process)\n", e->cpu, e->cores,
+            e->usable_cpus);
     fprintf(f, "simd:      %s\n", e->simd);
     fprintf(f, "memory:    %.1f GiB\n", e->memory_gb);
     fprintf(f, "llc:       %.0f KiB\n", e->llc_bytes / 1024);

@@ -115,6 +115,10 @@ static const opt_def OPTS[] = {
 };
 enum { NOPTS = (int)(sizeof OPTS / sizeof OPTS[0]) };
 
+/* The options that take a comma list. */
+#define FLAG_LIST(n) (!strcmp(n, "--suite") || !strcmp(n, "--backend") || !strcmp(n, "--sizes") || \
+                      !strcmp(n, "--mode"))
+
 static int opt_index(const char *name)
 {
     if (strcmp(name, "-h") == 0) name = "--help";
@@ -181,7 +185,7 @@ int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap)
             return fail(err, errcap, "bench: option '%s' takes no value", name);
         if (given[idx]++) /* a second value would silently replace the first */
             return fail(err, errcap, "bench: %s is given twice: give it once%s", OPTS[idx].name,
-                        OPTS[idx].takes_value ? " (a list option takes a comma list)" : "");
+                        FLAG_LIST(OPTS[idx].name) ? ", with a comma list" : "");
 #define FLAG(n) (strcmp(name, n) == 0)
 #define LIST_VAL(buf)                                                            \
     do {                                                                         \

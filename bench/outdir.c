@@ -95,7 +95,7 @@ static long lock_holder(const char *dir);
 static void owner_str(const char *dir, char *out, size_t cap)
 {
     long pid = lock_holder(dir);
-    if (pid > 0) snprintf(out, cap, "a live bench run, pid %ld", pid);
+    if (pid > 0) snprintf(out, cap, "a live bench run (pid %ld)", pid);
     else if (pid < 0) snprintf(out, cap, "a live bench run");
     else snprintf(out, cap, "an earlier bench run");
 }
@@ -436,8 +436,11 @@ static int take_lock(const char *dir, const char *what, char *err, size_t errcap
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
         close(fd);
         long holder = lock_holder(dir);
-        snprintf(err, errcap, "bench: %s '%s' is in use by another bench run (pid %ld)", what,
-                 dir, holder);
+        if (holder > 0)
+            snprintf(err, errcap, "bench: %s '%s' is in use by another bench run (pid %ld)", what,
+                     dir, holder);
+        else
+            snprintf(err, errcap, "bench: %s '%s' is in use by another bench run", what, dir);
         return 2;
     }
     int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
@@ -566,6 +569,11 @@ int outdir_check_dump(const char *dir, const char *run_dir, char *err, size_t er
         }
     }
     if (refuse_inside_other("--dump", dir, 1, NULL, err, errcap)) return 2;
+    if (lstat(dir, &st) == 0 && S_ISLNK(st.st_mode) && stat(dir, &st) != 0) {
+        snprintf(err, errcap, "bench: --dump '%s' is a link to nothing usable: %s", dir,
+                 strerror(errno));
+        return 2;
+    }
     if (stat(dir, &st) == 0) {
         if (!S_ISDIR(st.st_mode)) {
             snprintf(err, errcap, "bench: --dump '%s' is not a folder", dir);

@@ -618,6 +618,9 @@ int runner_run(runner *r, const suite_entry *e, const problem *probs, int nprobs
     for (int pi = 0; pi < nprobs && !rc; pi++) {
         const problem *p = &probs[pi];
         case_data d;
+        char what[200];
+        snprintf(what, sizeof what, "preparing %s %s (inputs and the reference)", s->name, p->desc);
+        interrupt_set_activity(what);
         int ok = data_build(r, s, p, &d) == 0;
         double base_median = NAN;
         for (int bi = 0; bi < nb && !rc; bi++) {
