@@ -46,8 +46,9 @@ void opts_usage(FILE *f)
         "  --info             print the machine: CPU, memory, BLAS, GPUs\n"
         "  --help, --version\n"
         "\n"
+        "Each option at most once, and only with the action it applies to.\n"
         "Exit status: 0 every check passed, 1 a check failed, a case errored or a file\n"
-        "could not be written, 2 bad usage, 130/143 interrupted (SIGINT/SIGTERM).\n",
+        "could not be written, 2 bad usage, 128+n ended by signal n (130 SIGINT).\n",
         f);
 }
 
