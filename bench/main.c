@@ -324,7 +324,7 @@ int main(int argc, char **argv)
             (o.json[0] && outdir_check_json(o.json, o.plot_dir, err, sizeof err)))
             goto usage;
 #ifdef BENCH_HAVE_REPORT
-        return report_rerender(o.plot_dir, o.json[0] ? o.json : NULL, !o.no_plots);
+        return report_rerender(o.plot_dir, o.json[0] ? o.json : NULL, !o.no_plots, NULL);
 #else
         fprintf(stderr, "bench: --plot: this build has no report support\n");
         return 2;

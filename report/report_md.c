@@ -180,12 +180,12 @@ static void write_charts(const rundata *rd, FILE *f, const char *dir, const char
     }
 }
 
-int report_md_write(const rundata *rd, const char *dir)
+int report_md_write(const rundata *rd, int dirfd, const char *dir)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/report.md", dir);
     atomic_file a;
-    if (af_open(&a, path)) return -1;
+    if (af_open_at(&a, dirfd, "report.md", path)) return -1;
     FILE *f = a.f;
     const char *utc = rd_context(rd, "utc");
     fprintf(f, "# Benchmark run %s\n\n", utc ? utc : "(time not recorded)");
