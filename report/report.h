@@ -9,6 +9,11 @@
 extern "C" {
 #endif
 
+/* What report.md and bench --plot say of a run whose results.csv records no
+ * end (neither a "finished" nor an "interrupted" context line); %d: rows. */
+#define REPORT_UNENDED "the run did not record its end (killed, or from an older bench): %d rows, " \
+                       "possibly incomplete"
+
 /* What a report did, for bench --plot to say. */
 typedef struct report_outcome {
     int rows;            /* rows in results.csv */

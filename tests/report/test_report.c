@@ -207,6 +207,30 @@ static void test_json_and_md(void)
            "emulated rows flagged, without timing or speedup");
     EXPECT(!exists(run, "plots"), "plots=0 renders nothing");
     free(m);
+
+    /* the same run without its "# finished:" line (killed, or an older bench):
+     * possibly incomplete, never "all checks passed" */
+    char csv[340];
+    snprintf(csv, sizeof csv, "%s/results.csv", run);
+    char *text = slurp(csv), *end = text ? strstr(text, "# finished: 11 rows\n") : NULL;
+    EXPECT(end != NULL, "the fixture records the run's end");
+    if (end) {
+        memmove(end, end + strlen("# finished: 11 rows\n"), strlen(end + strlen("# finished: 11 rows\n")) + 1);
+        FILE *f = fopen(csv, "w");
+        if (f) {
+            fputs(text, f);
+            fclose(f);
+        }
+        report_outcome out;
+        EXPECT(report_rerender(run, NULL, 0, &out) == 0 && out.rows == 11 && !out.ended, "unended run re-rendered");
+        m = slurp(md);
+        EXPECT(m && strstr(m, "**Possibly incomplete**: the run did not record its end (killed, or from an older "
+                              "bench): 11 rows, possibly incomplete.") &&
+                   strstr(m, "**10 checks passed** (1 skipped) in the rows recorded") && !strstr(m, "All "),
+               "unended run:\n%s", m ? m : "");
+        free(m);
+    }
+    free(text);
 }
 
 static void test_rerender_errors(void)
