@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "opts.h"
 #include "outdir.h"
+#include "plot.h"
 #include "run.h"
 #include "registry.h"
 #include "gemm_cpu.h"
@@ -319,17 +320,7 @@ int main(int argc, char **argv)
         gpu_info_print(stdout);
         return 0;
     }
-    if (o.plot_dir[0]) {
-        if (outdir_name_ok("--plot", o.plot_dir, err, sizeof err) ||
-            (o.json[0] && outdir_check_json(o.json, o.plot_dir, err, sizeof err)))
-            goto usage;
-#ifdef BENCH_HAVE_REPORT
-        return report_rerender(o.plot_dir, o.json[0] ? o.json : NULL, !o.no_plots, NULL);
-#else
-        fprintf(stderr, "bench: --plot: this build has no report support\n");
-        return 2;
-#endif
-    }
+    if (o.plot_dir[0]) return plot_main(&o);
 
     /* --- every check on the person's input, before any work ------------ */
     if (validate_selection(&o, err, sizeof err)) goto usage;
