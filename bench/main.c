@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "opts.h"
 #include "outdir.h"
+#include "plot.h"
 #include "run.h"
 #include "registry.h"
 #include "gemm_cpu.h"
@@ -338,17 +339,7 @@ int main(int argc, char **argv)
         gpu_info_print(stdout);
         return 0;
     }
-    if (o.plot_dir[0]) {
-        if (outdir_name_ok("--plot", o.plot_dir, err, sizeof err) ||
-            (o.json[0] && outdir_check_json(o.json, o.plot_dir, err, sizeof err)))
-            goto usage;
-#ifdef BENCH_HAVE_REPORT
-        return report_rerender(o.plot_dir, o.json[0] ? o.json : NULL, !o.no_plots);
-#else
-        fprintf(stderr, "bench: --plot: this build has no report support\n");
-        return 2;
-#endif
-    }
+    if (o.plot_dir[0]) return plot_main(&o);
 
     /* --- every check on the person's input, before any work ------------ */
     if (validate_selection(&o, err, sizeof err)) goto usage;
@@ -534,6 +525,7 @@ int main(int argc, char **argv)
     printf("results: %s\n", csvpath);
     if (fflush(stdout) != 0 && errno == EPIPE) interrupt_raise_pipe(); /* SIGPIPE ignored */
     int rc = (r.failed || r.io_error || stop < 0) ? 1 : 0;
+    interrupt_done(); /* the closing line follows: the watcher stays quiet */
     if (!sig && interrupt_count() != late) { /* every case finished; the report was cut short */
         int s2 = interrupt_signal();
         if (s2 != SIGPIPE) /* a closed stdout cost only the summary */

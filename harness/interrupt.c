@@ -2,8 +2,11 @@
 #define _GNU_SOURCE /* SI_TKILL */
 #include "interrupt.h"
 
+#include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
+#include <time.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -21,7 +24,8 @@ static const sig_info SIGS[] = {
 };
 enum { NSIGS = (int)(sizeof SIGS / sizeof SIGS[0]) };
 
-static volatile sig_atomic_t caught, count;
+static volatile sig_atomic_t caught, count, finished;
+static sem_t wake;
 static int installed[NSIGS];
 
 /* Two activity buffers: the writer fills the one the handler is not
@@ -42,26 +46,57 @@ static void on_signal(int sig, siginfo_t *info, void *uctx)
     if (first) caught = sig;   /* the first one is the one reported */
     count++;
     if (!first) return;
-    const char *name = interrupt_name(sig);
     for (int i = 0; i < NSIGS; i++) /* a second one a person sends ends the process */
         if (installed[i] && !SIGS[i].repeats) signal(SIGS[i].sig, SIG_DFL);
     if (sig == SIGPIPE) return; /* stderr may be the closed pipe itself */
-    int a = act_idx;
-    say("bench: ");
-    say(name);
-    say(" received");
-    if (a >= 0) {
-        say(" while ");
-        say(activity[a]);
-        say(": stopping as soon as the call in progress returns");
-    } else {
-        say(": stopping");
-    }
-    say("; send it again to quit at once\n");
+    sem_post(&wake); /* the watcher says what is awaited, if it takes a while */
 }
+
+/* The watcher: when the process is still busy WATCH_MS after the first
+ * signal, it says what the run is waiting for and that a second signal quits
+ * (a 40 s call used to keep the person guessing). A run that ends sooner
+ * prints only its closing line. */
+#define WATCH_MS 1000
+static void *watcher(void *arg)
+{
+    (void)arg;
+    while (sem_wait(&wake) != 0) {
+    }
+    struct timespec ts = {WATCH_MS / 1000, (WATCH_MS % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+    if (finished) return NULL;
+    int a = act_idx, sig = caught;
+    if (sig == SIGPIPE) return NULL; /* stderr may be the closed pipe itself */
+    char line[400];
+    if (a >= 0)
+        snprintf(line, sizeof line, "bench: %s received while %s: stopping as soon as the call "
+                 "in progress returns; send it again to quit at once\n", interrupt_name(sig),
+                 activity[a]);
+    else
+        snprintf(line, sizeof line, "bench: %s received: stopping; send it again to quit at "
+                 "once\n", interrupt_name(sig));
+    if (!finished) say(line);
+    return NULL;
+}
+
+void interrupt_done(void) { finished = 1; }
 
 void interrupt_install(void)
 {
+    pthread_t t;
+    pthread_attr_t at;
+    if (sem_init(&wake, 0, 0) == 0 && pthread_attr_init(&at) == 0) {
+        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+        /* the handlers block signals in it: they land on the threads that work */
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_BLOCK, &all, &old);
+        /* without it a signal still stops the run; only the notice is missing */
+        (void)pthread_create(&t, &at, watcher, NULL);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        pthread_attr_destroy(&at);
+    }
     struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_signal;
@@ -91,6 +126,12 @@ void interrupt_set_activity(const char *what)
     int next = act_idx == 0 ? 1 : 0;
     snprintf(activity[next], sizeof activity[next], "%.250s", what);
     act_idx = next;
+}
+
+int interrupt_stops_report(int sig0)
+{
+    int sig = caught;
+    return sig0 || sig == SIGPIPE ? 0 : sig;
 }
 
 void interrupt_raise_pipe(void)

@@ -9,8 +9,9 @@
  * closed stdout fails with EPIPE: bench checks stdout and counts that as
  * SIGPIPE (interrupt_raise_pipe).
  *
- * The first signal only sets a flag and says at once, on stderr, what the run
- * is finishing (the activity last announced) and that a second one quits:
+ * The first signal only sets a flag; when the process is still busy a second
+ * later, a watcher thread says on stderr what the run is finishing (the
+ * activity last announced) and that a second signal quits at once:
  * the measure loop stops repeating, the runner abandons the case in progress
  * (its row is not emitted) and runs no other, and bench writes what it
  * finished, the report marked interrupted, and exits 128 + the signal. A
@@ -37,6 +38,13 @@ int interrupt_count(void);
  * stopping as soon as ..."): "running matmul 2048 cpu-naive (this case is
  * dropped)". NULL clears. */
 void interrupt_set_activity(const char *what);
+/* The signal that should stop writing a report now, or 0: one caught after
+ * sig0 was read (none once sig0 was set: the run's own report is written past
+ * the signal that interrupted the run), and never SIGPIPE (a closed stdout
+ * never costs a file). */
+int interrupt_stops_report(int sig0);
+/* The process is about to print its closing line: the watcher stays quiet. */
+void interrupt_done(void);
 /* Stdout could not be written (EPIPE with SIGPIPE ignored): counts as SIGPIPE. */
 void interrupt_raise_pipe(void);
 /* "SIGINT", "SIGHUP", ... or "signal N". */

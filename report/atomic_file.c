@@ -34,6 +34,7 @@ int af_open(atomic_file *a, const char *path)
     int alias = fdpath_alias(path);
     a->f = NULL;
     a->direct = 0;
+    a->dirfd = -1;
     a->tmp[0] = '\0';
     snprintf(a->path, sizeof a->path, "%s", path);
     if (alias >= 0) { /* /dev/stdout & co.: the descriptor itself, never what it names */
@@ -76,6 +77,39 @@ int af_open(atomic_file *a, const char *path)
     return 0;
 }
 
+int af_open_at(atomic_file *a, int dirfd, const char *name, const char *shown)
+{
+    struct stat st;
+    int fd = -1;
+    a->f = NULL;
+    a->direct = 0;
+    a->dirfd = dirfd;
+    snprintf(a->name, sizeof a->name, "%s", name);
+    snprintf(a->path, sizeof a->path, "%s", shown);
+    if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode)) {
+        fprintf(stderr, "bench: cannot write '%s': it is %s, not a regular file (never written "
+                        "through nor replaced)\n", shown,
+                S_ISLNK(st.st_mode) ? "a link" : S_ISDIR(st.st_mode) ? "a folder" : "a device or FIFO");
+        return -1;
+    }
+    /* a name of our own beside the target: pid and a counter, made exclusively */
+    static unsigned serial;
+    for (int tries = 0; fd < 0 && tries < 100; tries++) {
+        snprintf(a->tmp, sizeof a->tmp, ".%s.tmp.%ld.%u", name, (long)getpid(), serial++);
+        fd = openat(dirfd, a->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0 && errno != EEXIST) break;
+    }
+    if (fd < 0 || !(a->f = fdopen(fd, "w"))) {
+        fprintf(stderr, "bench: cannot write '%s': %s\n", shown, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlinkat(dirfd, a->tmp, 0);
+        }
+        return -1;
+    }
+    return 0;
+}
+
 int af_commit(atomic_file *a)
 {
     int bad = ferror(a->f);
@@ -86,9 +120,12 @@ int af_commit(atomic_file *a)
         fprintf(stderr, "bench: cannot write '%s': %s\n", a->path, strerror(errno ? errno : EIO));
         return -1;
     }
-    if (!bad && rename(a->tmp, a->path) == 0) return 0;
+    if (!bad && (a->dirfd >= 0 ? renameat(a->dirfd, a->tmp, a->dirfd, a->name)
+                               : rename(a->tmp, a->path)) == 0)
+        return 0;
     fprintf(stderr, "bench: cannot write '%s': %s\n", a->path, strerror(errno ? errno : EIO));
-    unlink(a->tmp);
+    if (a->dirfd >= 0) unlinkat(a->dirfd, a->tmp, 0);
+    else unlink(a->tmp);
     return -1;
 }
 
@@ -96,5 +133,7 @@ void af_abort(atomic_file *a)
 {
     if (a->f) fclose(a->f);
     a->f = NULL;
-    if (!a->direct) unlink(a->tmp);
+    if (a->direct) return;
+    if (a->dirfd >= 0) unlinkat(a->dirfd, a->tmp, 0);
+    else unlink(a->tmp);
 }

@@ -1,11 +1,16 @@
 /* report/plots.c - deciding which charts a run has data for and rendering
  * them: each chart's rows go to a plain data file (chart_data.c), gnuplot runs
  * the chart's script in plots/ on it (fork + exec, parameters with -e), its
- * exit status and output files are checked, the data file is removed. */
+ * exit status and output files are checked, and only then is the chart moved
+ * over the earlier one; the data file is removed. Nothing is written through
+ * a link in the run folder. */
 #define _POSIX_C_SOURCE 200809L
 #include "plots.h"
 #include "chart_data.h"
 
+#include "interrupt.h"
+
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <fcntl.h>
@@ -13,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -91,12 +97,46 @@ static int scripts_dir(char *out, size_t cap)
     return -1;
 }
 
-/* First line of a log file that says something, for the one-line failure. */
-static void first_line(const char *path, char *out, size_t cap)
+/* The charts of one render: where they go, how gnuplot reaches them, and
+ * what became of them. Every file is made in a temporary folder of our own
+ * inside <run>/plots (tfd) and moved into plots/ (pfd) by renameat once
+ * gnuplot succeeded, so a failed or interrupted chart keeps the earlier one. */
+typedef struct render_ctx {
+    const rundata *rd;
+    const char *dir;        /* the run folder, as messages name it */
+    int dirfd, pfd, tfd;    /* the run folder, plots/, the temporary folder */
+    char tname[64];         /* the temporary folder's name in plots/ */
+    char tpath[4400];       /* the temporary folder as gnuplot reaches it */
+    char gnuplot[4096], sdir[4096];
+    int sig0;               /* a signal caught before rendering began (a run's end) */
+    plots_outcome *out;
+} render_ctx;
+
+/* One chart with data: its kind, suite, "<kind>-<suite>" (its names in
+ * plots/) and its gnuplot parameters (malloc'd when state is 1). */
+typedef struct chart_job {
+    const chart_kind *k;
+    const char *suite;
+    char stem[192];
+    char *params;
+    int state;          /* 1 has data, 0 has none (a stale chart goes), -1 failed */
+} chart_job;
+
+/* A signal that arrived while charts were drawn: stop. One caught before
+ * (the run was interrupted and is writing its report) does not stop them. */
+static int stop_signal(const render_ctx *r) { return interrupt_stops_report(r->sig0); }
+
+/* First line of a log file (in the temporary folder) that says something,
+ * for the one-line failure. */
+static void first_line(int tfd, const char *name, char *out, size_t cap)
 {
     out[0] = '\0';
-    FILE *f = fopen(path, "r");
-    if (!f) return;
+    int fd = openat(tfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+    if (!f) {
+        if (fd >= 0) close(fd);
+        return;
+    }
     char line[512];
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = '\0';
@@ -109,37 +149,47 @@ static void first_line(const char *path, char *out, size_t cap)
     fclose(f);
 }
 
-/* Whether the file ends with tail, trailing white space aside (a chart
- * gnuplot finished writing: gnuplot exits 0 even when a full disk cut its
- * output short). */
-static int ends_with(const char *path, const void *tail, size_t n)
+/* Whether the file name in tfd ends with tail, trailing white space aside (a
+ * chart gnuplot finished writing: gnuplot exits 0 even when a full disk cut
+ * its output short). */
+static int ends_with(int tfd, const char *name, const void *tail, size_t n)
 {
     unsigned char buf[64];
-    size_t got = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return 0;
-    if (fseek(f, 0, SEEK_END) == 0) {
-        long size = ftell(f);
-        long from = size > (long)sizeof buf ? size - (long)sizeof buf : 0;
-        if (size > 0 && fseek(f, from, SEEK_SET) == 0) got = fread(buf, 1, (size_t)(size - from), f);
+    ssize_t got = 0;
+    int fd = openat(tfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0) return 0;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+        off_t from = st.st_size > (off_t)sizeof buf ? st.st_size - (off_t)sizeof buf : 0;
+        got = pread(fd, buf, (size_t)(st.st_size - from), from);
     }
-    fclose(f);
-    while (got > n && (buf[got - 1] == '\n' || buf[got - 1] == ' ' || buf[got - 1] == '\r')) got--;
-    return got >= n && memcmp(buf + got - n, tail, n) == 0;
+    close(fd);
+    while (got > (ssize_t)n && (buf[got - 1] == '\n' || buf[got - 1] == ' ' || buf[got - 1] == '\r')) got--;
+    return got >= (ssize_t)n && memcmp(buf + got - n, tail, n) == 0;
 }
 
-/* A PNG ends with its IEND chunk (and its CRC). */
-static int complete_png(const char *path)
+/* A PNG ends with its IEND chunk (and its CRC); an SVG with its closing tag. */
+static int complete_chart(int tfd, const char *stem)
 {
     static const unsigned char IEND[] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82};
-    return ends_with(path, IEND, sizeof IEND);
+    char png[256], svg[256];
+    snprintf(png, sizeof png, "%s.png", stem);
+    snprintf(svg, sizeof svg, "%s.svg", stem);
+    return ends_with(tfd, png, IEND, sizeof IEND) && ends_with(tfd, svg, "</svg>", 6);
 }
 
-/* An SVG ends with its closing tag. */
-static int complete_svg(const char *path) { return ends_with(path, "</svg>", 6); }
+/* Whether the folder tfd is on has run out of room for a chart (under 64
+ * KiB left): a cut-short chart is then a full disk, not a gnuplot error. */
+static int no_room(int tfd)
+{
+    struct statvfs v;
+    return fstatvfs(tfd, &v) == 0 && (double)v.f_bavail * (double)v.f_frsize < 65536.0;
+}
 
-/* Runs gnuplot -e params script with its output in log. Exit status, or -1. */
-static int run_gnuplot(const char *gnuplot, const char *params, const char *script, const char *log)
+/* Runs gnuplot -e params script with its output in the temporary folder's
+ * log. A signal caught meanwhile (not before) ends gnuplot too: the chart is
+ * abandoned. Exit status (128 + N when a signal N ended it), or -1. */
+static int run_gnuplot(const render_ctx *r, const char *params, const char *script, const char *log)
 {
     pid_t pid = fork();
     if (pid < 0) return -1;
@@ -147,18 +197,24 @@ static int run_gnuplot(const char *gnuplot, const char *params, const char *scri
         /* bench ignores SIGXFSZ (a size limit is a write error it reports);
          * gnuplot does not check its writes, so let the limit end it */
         signal(SIGXFSZ, SIG_DFL);
-        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        fcntl(r->tfd, F_SETFD, 0); /* gnuplot reaches its files through this descriptor */
+        int fd = openat(r->tfd, log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
         if (fd >= 0) {
             dup2(fd, STDOUT_FILENO);
             dup2(fd, STDERR_FILENO);
             close(fd);
         }
-        execl(gnuplot, "gnuplot", "-e", params, script, (char *)NULL);
+        execl(r->gnuplot, "gnuplot", "-e", params, script, (char *)NULL);
         _exit(127);
     }
-    int st;
-    while (waitpid(pid, &st, 0) < 0)
+    int st, ended = 0;
+    while (waitpid(pid, &st, 0) < 0) {
         if (errno != EINTR) return -1;
+        if (!ended && stop_signal(r)) { /* interrupted: no point finishing this chart */
+            kill(pid, SIGTERM);
+            ended = 1;
+        }
+    }
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 }
 
@@ -170,78 +226,207 @@ static void device_line(const rundata *rd, const chart_ctx *c, char *out, size_t
              c->has_cpu && cpu && c->gpu[0] ? "  ·  " : "", c->gpu[0] ? "GPU: " : "", c->gpu);
 }
 
-/* Builds and renders one chart; 0 rendered or no data (stale files removed), -1 failed. */
-static int render_one(const rundata *rd, const chart_kind *k, const char *suite, const char *pdir,
-                      const char *sdir, const char *gnuplot)
+/* Notes a write that failed for want of room (a full disk or a size
+ * limit): no further chart is tried. */
+static void note_no_room(render_ctx *r, int err)
 {
-    char stem[4400], dat[4500], png[4500], svg[4500], log[4500], script[4400];
-    snprintf(stem, sizeof stem, "%s/%s-%s", pdir, k->name, suite);
-    snprintf(dat, sizeof dat, "%s.dat", stem);
-    snprintf(png, sizeof png, "%s.png", stem);
-    snprintf(svg, sizeof svg, "%s.svg", stem);
-    snprintf(log, sizeof log, "%s.log", stem);
-    snprintf(script, sizeof script, "%s/%s.gp", sdir, k->name);
-    unlink(png);
-    unlink(svg);
+    if (err == ENOSPC || err == EFBIG || err == EDQUOT) r->out->nospace = 1;
+}
+
+/* Writes job's data file into the temporary folder and sets its parameters.
+ * 1 the chart has data, 0 it has none (its data file removed), -1 failed
+ * (reason on stderr; r->out->nospace when for want of room). */
+static int plan_one(render_ctx *r, chart_job *j)
+{
+    char dat[256], dev[512], title[512];
+    snprintf(dat, sizeof dat, "%s.dat", j->stem);
     chart_ctx c;
     memset(&c, 0, sizeof c);
-    c.rd = rd;
-    c.suite = suite;
-    c.dat = fopen(dat, "w");
-    if (!c.dat) {
-        fprintf(stderr, "bench: cannot write '%s': %s\n", dat, strerror(errno));
+    c.rd = r->rd;
+    c.suite = j->suite;
+    int fd = openat(r->tfd, dat, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0 || !(c.dat = fdopen(fd, "w"))) {
+        int e = errno;
+        fprintf(stderr, "bench: chart %s: cannot write its data in '%s/plots': %s\n", j->stem, r->dir,
+                strerror(e));
+        if (fd >= 0) close(fd);
+        note_no_room(r, e);
         return -1;
     }
-    int blocks = k->build(&c);
-    int bad = ferror(c.dat);
-    if (fclose(c.dat) != 0 || bad) {
-        fprintf(stderr, "bench: cannot write '%s'\n", dat);
-        unlink(dat);
+    int blocks = j->k->build(&c);
+    int e = fflush(c.dat) != 0 || ferror(c.dat) ? (errno ? errno : EIO) : 0;
+    if (fclose(c.dat) != 0 && !e) e = errno ? errno : EIO;
+    if (e) {
+        fprintf(stderr, "bench: chart %s: cannot write its data in '%s/plots': %s%s\n", j->stem, r->dir,
+                strerror(e), e == ENOSPC || e == EFBIG || e == EDQUOT ? "; no further chart is drawn" : "");
+        note_no_room(r, e);
         return -1;
     }
     if (blocks == 0) {
-        unlink(dat);
+        unlinkat(r->tfd, dat, 0);
         return 0;
     }
-    char dev[512], title[512];
-    device_line(rd, &c, dev, sizeof dev);
-    snprintf(title, sizeof title, "%s: %s%s%s", suite, k->title, c.subtitle[0] ? ", " : "", c.subtitle);
-    chart_param_str(&c, "plotdir", sdir);
-    chart_param_str(&c, "data", dat);
-    chart_param_str(&c, "out", stem);
-    chart_param_str(&c, "suite", suite);
+    device_line(r->rd, &c, dev, sizeof dev);
+    snprintf(title, sizeof title, "%s: %s%s%s", j->suite, j->k->title, c.subtitle[0] ? ", " : "", c.subtitle);
+    char data[4700], out[4700];
+    snprintf(data, sizeof data, "%s/%s", r->tpath, dat);
+    snprintf(out, sizeof out, "%s/%s", r->tpath, j->stem);
+    chart_param_str(&c, "plotdir", r->sdir);
+    chart_param_str(&c, "data", data);
+    chart_param_str(&c, "out", out);
+    chart_param_str(&c, "suite", j->suite);
     chart_param_str(&c, "title", title);
     chart_param_str(&c, "devline", dev);
     chart_param_num(&c, "n", blocks);
     if (c.truncated) { /* a cut parameter would draw a wrong chart: draw none */
-        fprintf(stderr, "bench: chart %s-%s skipped: its labels or paths are too long\n", k->name,
-                suite);
-        unlink(dat);
+        fprintf(stderr, "bench: chart %s skipped: its labels or paths are too long\n", j->stem);
         return -1;
     }
-    int rc = run_gnuplot(gnuplot, c.params, script, log);
-    int ok = rc == 0 && complete_png(png) && complete_svg(svg);
-    if (!ok) {
-        char why[512];
-        first_line(log, why, sizeof why);
-        fprintf(stderr, "bench: chart %s-%s failed (gnuplot exit %d)%s%s\n", k->name, suite, rc,
-                why[0] ? ": " : "", why);
-        unlink(png);
-        unlink(svg);
+    if (!(j->params = strdup(c.params))) {
+        fprintf(stderr, "bench: chart %s: %s\n", j->stem, strerror(errno));
+        return -1;
     }
-    unlink(log);
-    if (!getenv("BENCH_KEEP_PLOT_DATA")) unlink(dat);
-    return ok ? 0 : -1;
+    return 1;
 }
 
-int plots_render(const rundata *rd, const char *dir)
+/* Moves stem+ext from the temporary folder into plots/ by renameat: never
+ * over a link or anything but a regular file. 0, or -1 (reason on stderr). */
+static int install(const render_ctx *r, const char *stem, const char *ext)
 {
-    char gnuplot[4096], sdir[4096], pdir[4200];
-    if (plots_find_gnuplot(gnuplot, sizeof gnuplot)) {
+    char name[256];
+    struct stat st;
+    snprintf(name, sizeof name, "%s%s", stem, ext);
+    if (fstatat(r->pfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode)) {
+        fprintf(stderr, "bench: chart %s: '%s/plots/%s' is %s: not replaced\n", stem, r->dir, name,
+                S_ISLNK(st.st_mode) ? "a link" : "not a regular file");
+        return -1;
+    }
+    if (renameat(r->tfd, name, r->pfd, name) != 0) {
+        fprintf(stderr, "bench: chart %s: cannot move it into '%s/plots': %s\n", stem, r->dir,
+                strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* Draws a planned chart in the temporary folder and, when gnuplot made it
+ * whole, moves it into plots/. 0 drawn; -1 failed or interrupted (the
+ * earlier chart kept; reason on stderr unless a signal stopped it). */
+static int draw_one(render_ctx *r, const chart_job *j)
+{
+    char log[256], script[4400], why[512];
+    snprintf(log, sizeof log, "%s.log", j->stem);
+    snprintf(script, sizeof script, "%s/%s.gp", r->sdir, j->k->name);
+    int rc = run_gnuplot(r, j->params, script, log);
+    int ok = rc == 0 && complete_chart(r->tfd, j->stem);
+    if (!ok && stop_signal(r)) return -1; /* abandoned: said once by the caller */
+    if (!ok && (rc == 128 + SIGXFSZ || no_room(r->tfd))) {
+        int e = rc == 128 + SIGXFSZ ? EFBIG : ENOSPC;
+        fprintf(stderr, "bench: chart %s: gnuplot could not write it in '%s/plots': %s; the earlier "
+                        "chart is kept and no further chart is drawn\n", j->stem, r->dir, strerror(e));
+        note_no_room(r, e);
+        return -1;
+    }
+    if (!ok) {
+        first_line(r->tfd, log, why, sizeof why);
+        fprintf(stderr, "bench: chart %s failed (gnuplot exit %d)%s%s; the earlier chart is kept\n",
+                j->stem, rc, why[0] ? ": " : "", why);
+        return -1;
+    }
+    if (install(r, j->stem, ".png") || install(r, j->stem, ".svg")) return -1;
+    r->out->drawn++;
+    return 0;
+}
+
+/* Empties and removes the temporary folder; with BENCH_KEEP_PLOT_DATA the
+ * data files move into plots/ first. */
+static void remove_temporaries(render_ctx *r)
+{
+    int fd = dup(r->tfd);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (d) {
+        struct dirent *e;
+        int keep = getenv("BENCH_KEEP_PLOT_DATA") != NULL;
+        size_t l;
+        while ((e = readdir(d)))
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+                !(keep && (l = strlen(e->d_name)) > 4 && strcmp(e->d_name + l - 4, ".dat") == 0 &&
+                  renameat(r->tfd, e->d_name, r->pfd, e->d_name) == 0))
+                unlinkat(r->tfd, e->d_name, 0);
+        closedir(d);
+    } else if (fd >= 0) {
+        close(fd);
+    }
+    close(r->tfd);
+    if (unlinkat(r->pfd, r->tname, AT_REMOVEDIR) != 0)
+        fprintf(stderr, "bench: cannot remove '%s/plots/%s': %s\n", r->dir, r->tname, strerror(errno));
+}
+
+/* Opens <run>/plots (made when missing) without following a link, and
+ * makes the temporary folder in it. 0, or -1 with the reason on stderr. */
+static int open_folders(render_ctx *r)
+{
+    int made = -1;
+    r->pfd = r->tfd = -1;
+    if (mkdirat(r->dirfd, "plots", 0755) != 0 && errno != EEXIST) goto fail;
+    r->pfd = openat(r->dirfd, "plots", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (r->pfd < 0) {
+        if (errno == ELOOP || errno == ENOTDIR) errno = ENOTDIR; /* a link: never followed */
+        goto fail;
+    }
+    static unsigned serial;
+    for (int tries = 0; made != 0 && tries < 100; tries++) {
+        snprintf(r->tname, sizeof r->tname, ".bench-tmp.%ld.%u", (long)getpid(), serial++);
+        made = mkdirat(r->pfd, r->tname, 0700);
+        if (made != 0 && errno != EEXIST) goto fail;
+    }
+    r->tfd = made == 0 ? openat(r->pfd, r->tname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+    if (r->tfd < 0) goto fail;
+    /* gnuplot reaches the folder through the descriptor it inherits: a
+     * folder swapped for a link meanwhile is never written through */
+    if (access("/proc/self/fd", X_OK) == 0) snprintf(r->tpath, sizeof r->tpath, "/proc/self/fd/%d", r->tfd);
+    else snprintf(r->tpath, sizeof r->tpath, "%s/plots/%s", r->dir, r->tname);
+    return 0;
+fail:
+    fprintf(stderr, "bench: charts not drawn: '%s/plots'%s: %s\n", r->dir,
+            r->pfd < 0 && errno == ENOTDIR ? " is a link or not a folder (never written through)" : "",
+            strerror(errno));
+    if (r->tfd < 0 && r->pfd >= 0 && made == 0) unlinkat(r->pfd, r->tname, AT_REMOVEDIR);
+    if (r->pfd >= 0) close(r->pfd);
+    return -1;
+}
+
+/* Charts of kinds that have no data now go (they were an earlier run's). */
+static void remove_stale(const render_ctx *r, const chart_job *jobs, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (jobs[i].state != 0) continue;
+        char name[256];
+        snprintf(name, sizeof name, "%s.png", jobs[i].stem);
+        unlinkat(r->pfd, name, 0);
+        snprintf(name, sizeof name, "%s.svg", jobs[i].stem);
+        unlinkat(r->pfd, name, 0);
+    }
+}
+
+int plots_render(const rundata *rd, int dirfd, const char *dir, int sig0, plots_outcome *out)
+{
+    render_ctx r;
+    plots_outcome none;
+    chart_job *jobs = NULL;
+    int rc = 0, njobs = 0;
+    memset(&r, 0, sizeof r);
+    r.out = out ? out : &none;
+    memset(r.out, 0, sizeof *r.out);
+    r.rd = rd;
+    r.dir = dir;
+    r.dirfd = dirfd;
+    r.sig0 = sig0;
+    if (plots_find_gnuplot(r.gnuplot, sizeof r.gnuplot)) {
         fprintf(stderr, "bench: gnuplot not found: charts skipped (apt-get install gnuplot-nox)\n");
         return 0;
     }
-    if (scripts_dir(sdir, sizeof sdir)) {
+    if (scripts_dir(r.sdir, sizeof r.sdir)) {
         fprintf(stderr, "bench: chart scripts not found (set BENCH_PLOTS_DIR to the plots/ folder): "
                         "charts skipped\n");
         return -1;
@@ -251,16 +436,35 @@ int plots_render(const rundata *rd, const char *dir)
                         "(re-run bench for charts)\n", rd->csv_path);
         return 0;
     }
-    snprintf(pdir, sizeof pdir, "%s/plots", dir);
-    if (mkdir(pdir, 0755) != 0 && errno != EEXIST) {
-        fprintf(stderr, "bench: cannot create '%s': %s\n", pdir, strerror(errno));
+    const char *suites[64];
+    int ns = rd_suites(rd, suites, 64);
+    if (ns > 0 && !(jobs = calloc((size_t)ns * NKINDS, sizeof *jobs))) {
+        fprintf(stderr, "bench: charts not drawn: %s\n", strerror(errno));
         return -1;
     }
-    const char *suites[64];
-    int ns = rd_suites(rd, suites, 64), rc = 0;
-    for (int s = 0; s < ns; s++)
-        for (int k = 0; k < NKINDS; k++)
-            if (render_one(rd, &KINDS[k], suites[s], pdir, sdir, gnuplot)) rc = -1;
-    rmdir(pdir); /* only succeeds when no chart had data: no empty folder left */
-    return rc;
+    if (open_folders(&r)) {
+        free(jobs);
+        return -1;
+    }
+    /* first every chart's data (what is to draw, M), then gnuplot for each */
+    for (int s = 0; s < ns && !r.out->nospace && !stop_signal(&r); s++)
+        for (int k = 0; k < NKINDS && !r.out->nospace; k++, njobs++) {
+            chart_job *j = &jobs[njobs];
+            j->k = &KINDS[k];
+            j->suite = suites[s];
+            snprintf(j->stem, sizeof j->stem, "%s-%s", KINDS[k].name, suites[s]);
+            j->state = plan_one(&r, j);
+            if (j->state < 0) rc = -1;
+            r.out->planned += j->state > 0;
+        }
+    for (int i = 0; i < njobs && !r.out->nospace && !stop_signal(&r); i++)
+        if (jobs[i].state > 0 && draw_one(&r, &jobs[i])) rc = -1;
+    r.out->signal = stop_signal(&r);
+    if (!r.out->signal && !r.out->nospace) remove_stale(&r, jobs, njobs);
+    remove_temporaries(&r);
+    close(r.pfd);
+    unlinkat(dirfd, "plots", AT_REMOVEDIR); /* only when no chart had data: no empty folder left */
+    for (int i = 0; i < njobs; i++) free(jobs[i].params);
+    free(jobs);
+    return r.out->nospace || r.out->signal ? -1 : rc;
 }

@@ -14,11 +14,28 @@ const char *plots_kind_title(int k);
  * one clause for report.md; NULL when the kind is not about this suite. */
 const char *plots_kind_absent(int k, const rundata *rd, const char *suite);
 
-/* Renders every chart with data for every suite of the run; removes stale
- * charts of kinds that now have none. Without gnuplot on PATH, or for a file
- * without the columns charts need (rd_chartable), prints one note and returns 0.
- * 0, or -1 when a chart failed (reason on stderr). */
-int plots_render(const rundata *rd, const char *dir);
+/* What became of a render's charts. */
+typedef struct plots_outcome {
+    int planned;   /* charts with data (M) */
+    int drawn;     /* of those, drawn and moved into plots/ (N) */
+    int signal;    /* a signal caught while drawing stopped it (0: none) */
+    int nospace;   /* a write failed for want of room: no further chart was tried */
+} plots_outcome;
+
+/* Renders every chart with data for every suite of the run into
+ * <dir>/plots/<chart>-<suite>.png and .svg; dirfd is <dir> open. Each chart
+ * is drawn in a temporary folder inside plots/ and renamed over the earlier
+ * one only once gnuplot made it whole, so a failed or interrupted chart
+ * keeps the earlier one; plots/ and the charts in it are never written
+ * through a link (a plots/ link: no charts, -1). Stops at the first write
+ * that fails for want of room (ENOSPC, EFBIG: one line), and at a signal
+ * caught while drawing (interrupt_signal() other than sig0, the one caught
+ * before: an interrupted run still gets its charts). Stale charts of kinds that now have no data are
+ * removed when it was not stopped. Without gnuplot on PATH, or for a file
+ * without the columns charts need (rd_chartable), prints one note and
+ * returns 0. out (may be NULL) says what was drawn. 0, or -1 when a chart
+ * failed or it was stopped (reason on stderr, except for a signal). */
+int plots_render(const rundata *rd, int dirfd, const char *dir, int sig0, plots_outcome *out);
 
 /* Full path of gnuplot found on PATH into out; 0, or -1 when there is none. */
 int plots_find_gnuplot(char *out, size_t cap);

@@ -1,44 +1,76 @@
 /* report/report.c - the two entry points: load the run's CSV once, then
  * charts, report.md and JSON (see report.h). */
+#define _POSIX_C_SOURCE 200809L
 #include "report.h"
+#include "interrupt.h"
 #include "json.h"
 #include "plots.h"
 #include "report_md.h"
 #include "rundata.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
 
 /* 0 done, 1 an output failed, 2 the CSV could not be read or is invalid,
  * or (refuse_empty: an earlier run re-rendered) has no rows: nothing to
- * report is not a pass. A run just finished with no rows still gets its
- * report.md, saying so. */
-static int report_run(const char *dir, const char *json_path, int plots, int refuse_empty)
+ * report is not a pass; 128 + N stopped by signal N. A run just finished
+ * with no rows still gets its report.md, saying so. A run's own report
+ * goes on past the signal that interrupted the run (sig0); an earlier run
+ * re-rendered stops at any. */
+static int report_run(const char *dir, const char *json_path, int plots, int refuse_empty,
+                      report_outcome *out)
 {
     rundata rd;
     char err[1024];
+    int sig0 = refuse_empty ? 0 : interrupt_signal(), rc = 0, dirfd = -1;
+    plots_outcome po;
+    memset(out, 0, sizeof *out);
+    memset(&po, 0, sizeof po);
     if (rd_load(&rd, dir, err, sizeof err)) {
         fprintf(stderr, "bench: %s\n", err);
         return 2;
     }
+    out->rows = rd_nrows(&rd);
+    out->ended = rd_context(&rd, "finished") || rd_context(&rd, "interrupted");
     if (refuse_empty && rd_nrows(&rd) == 0) {
         fprintf(stderr, "bench: %s: no rows: the run measured nothing (not a pass)\n", rd.csv_path);
-        rd_free(&rd);
-        return 2;
+        rc = 2;
+        goto done;
     }
-    int rc = 0;
-    if (plots && plots_render(&rd, dir)) rc = 1; /* report.md still written */
-    if (report_md_write(&rd, dir)) rc = 1;
+    /* every file goes in through this descriptor: never through a link in the folder */
+    dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dirfd < 0) {
+        fprintf(stderr, "bench: cannot open the run folder '%s': %s\n", dir, strerror(errno));
+        rc = 1;
+        goto done;
+    }
+    if (plots && plots_render(&rd, dirfd, dir, sig0, &po)) rc = 1; /* report.md still written */
+    out->charts_planned = po.planned;
+    out->charts_drawn = po.drawn;
+    if ((out->signal = interrupt_stops_report(sig0))) goto done; /* report.md left as it was */
+    if (report_md_write(&rd, dirfd, dir)) rc = 1;
+    else out->md_written = 1;
+    if ((out->signal = interrupt_stops_report(sig0))) goto done;
     if (json_path && json_write(&rd, json_path)) rc = 1;
+    else out->json_written = json_path != NULL;
+done:
+    if (dirfd >= 0) close(dirfd);
     rd_free(&rd);
-    return rc;
+    return out->signal ? 128 + out->signal : rc;
 }
 
 int report_finish(const char *run_dir, const char *json_path, int plots)
 {
-    return report_run(run_dir, json_path, plots, 0) ? -1 : 0;
+    report_outcome out;
+    return report_run(run_dir, json_path, plots, 0, &out) ? -1 : 0;
 }
 
-int report_rerender(const char *run_dir, const char *json_path, int plots)
+int report_rerender(const char *run_dir, const char *json_path, int plots, report_outcome *out)
 {
-    return report_run(run_dir, json_path, plots, 1);
+    report_outcome none;
+    return report_run(run_dir, json_path, plots, 1, out ? out : &none);
 }

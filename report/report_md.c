@@ -1,6 +1,7 @@
 /* report/report_md.c - the readable report of a run (see report_md.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "report_md.h"
+#include "report.h"
 #include "atomic_file.h"
 #include "md_table.h"
 #include "plots.h"
@@ -73,8 +74,17 @@ static void put_code_cell(FILE *f, const char *cmd)
     md_cell(f, buf);
 }
 
+/* Whether the run recorded its end: a "finished" line (every run writes one
+ * last), or an "interrupted" one. A run killed without a chance to write it
+ * (SIGKILL, power loss), or one from an older bench, has neither. */
+static int recorded_end(const rundata *rd)
+{
+    return rd_context(rd, "finished") || rd_context(rd, "interrupted");
+}
+
 /* "Failed checks" with every failed row and the command that re-runs it, the
- * one line saying all passed, or that the run has no rows (not a pass). */
+ * one line saying all passed (only of a run that recorded its end), or that
+ * the run has no rows (not a pass). */
 static void write_checks(const rundata *rd, FILE *f)
 {
     int n = rd_nrows(rd), failed = 0, skipped = 0;
@@ -84,6 +94,11 @@ static void write_checks(const rundata *rd, FILE *f)
     }
     if (n == 0) {
         fprintf(f, "**No rows**: this run measured nothing, so nothing passed.\n\n");
+        return;
+    }
+    if (!failed && !recorded_end(rd)) { /* "all" would claim rows that may be missing */
+        fprintf(f, "**%d checks passed** (%d skipped) in the rows recorded; the run may have had "
+                   "more.\n\n", n - skipped, skipped);
         return;
     }
     if (!failed) {
@@ -180,12 +195,12 @@ static void write_charts(const rundata *rd, FILE *f, const char *dir, const char
     }
 }
 
-int report_md_write(const rundata *rd, const char *dir)
+int report_md_write(const rundata *rd, int dirfd, const char *dir)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/report.md", dir);
     atomic_file a;
-    if (af_open(&a, path)) return -1;
+    if (af_open_at(&a, dirfd, "report.md", path)) return -1;
     FILE *f = a.f;
     const char *utc = rd_context(rd, "utc");
     fprintf(f, "# Benchmark run %s\n\n", utc ? utc : "(time not recorded)");
@@ -193,6 +208,8 @@ int report_md_write(const rundata *rd, const char *dir)
     if (stopped)
         fprintf(f, "**Interrupted** (%s): this run did not finish; below are the rows it "
                    "finished.\n\n", stopped);
+    else if (!recorded_end(rd))
+        fprintf(f, "**Possibly incomplete**: " REPORT_UNENDED ".\n\n", rd_nrows(rd));
     fprintf(f, "Every row of [results.csv](results.csv); emulated GPU rows show no timing: they are "
                "correctness runs, not GPU timings.\n\n");
     write_checks(rd, f);

@@ -199,7 +199,7 @@ static void test_json_and_md(void)
     snprintf(run, sizeof run, "%s/pass", tmpdir);
     snprintf(md, sizeof md, "%s/report.md", run);
     EXPECT(matmul_run(run, 0, 1, 1) == 0, "writing the synthetic run");
-    EXPECT(report_rerender(run, NULL, 0) == 0, "report_rerender");
+    EXPECT(report_rerender(run, NULL, 0, NULL) == 0, "report_rerender");
     m = slurp(md);
     EXPECT(m && strstr(m, "**All 10 checks passed** (1 skipped)."), "all-passed line:\n%s", m ? m : "");
     EXPECT(m && !strstr(m, "Failed checks"), "no failed section");
@@ -207,13 +207,37 @@ static void test_json_and_md(void)
            "emulated rows flagged, without timing or speedup");
     EXPECT(!exists(run, "plots"), "plots=0 renders nothing");
     free(m);
+
+    /* the same run without its "# finished:" line (killed, or an older bench):
+     * possibly incomplete, never "all checks passed" */
+    char csv[340];
+    snprintf(csv, sizeof csv, "%s/results.csv", run);
+    char *text = slurp(csv), *end = text ? strstr(text, "# finished: 11 rows\n") : NULL;
+    EXPECT(end != NULL, "the fixture records the run's end");
+    if (end) {
+        memmove(end, end + strlen("# finished: 11 rows\n"), strlen(end + strlen("# finished: 11 rows\n")) + 1);
+        FILE *f = fopen(csv, "w");
+        if (f) {
+            fputs(text, f);
+            fclose(f);
+        }
+        report_outcome out;
+        EXPECT(report_rerender(run, NULL, 0, &out) == 0 && out.rows == 11 && !out.ended, "unended run re-rendered");
+        m = slurp(md);
+        EXPECT(m && strstr(m, "**Possibly incomplete**: the run did not record its end (killed, or from an older "
+                              "bench): 11 rows, possibly incomplete.") &&
+                   strstr(m, "**10 checks passed** (1 skipped) in the rows recorded") && !strstr(m, "All "),
+               "unended run:\n%s", m ? m : "");
+        free(m);
+    }
+    free(text);
 }
 
 static void test_rerender_errors(void)
 {
     char run[300], path[320];
     snprintf(run, sizeof run, "%s/missing", tmpdir);
-    EXPECT(report_rerender(run, NULL, 1) == 2, "missing run folder exits 2");
+    EXPECT(report_rerender(run, NULL, 1, NULL) == 2, "missing run folder exits 2");
     snprintf(run, sizeof run, "%s/malformed", tmpdir);
     mkdir(run, 0755);
     snprintf(path, sizeof path, "%s/results.csv", run);
@@ -222,14 +246,14 @@ static void test_rerender_errors(void)
         fputs("# utc: x\nsuite,case,backend\nmatmul,a,b\nmatmul,only-two\n", f);
         fclose(f);
     }
-    EXPECT(report_rerender(run, NULL, 1) == 2, "a row with a missing field exits 2");
+    EXPECT(report_rerender(run, NULL, 1, NULL) == 2, "a row with a missing field exits 2");
     EXPECT(!exists(run, "report.md"), "nothing written for a malformed run");
     f = fopen(path, "w");
     if (f) {
         fputs("a,b\n1,2\n", f);
         fclose(f);
     }
-    EXPECT(report_rerender(run, NULL, 1) == 2, "a CSV that is not a bench run exits 2");
+    EXPECT(report_rerender(run, NULL, 1, NULL) == 2, "a CSV that is not a bench run exits 2");
 }
 
 /* Writes text as dir/results.csv. */
@@ -310,7 +334,7 @@ static void test_invalid_values(void)
         snprintf(want, sizeof want, "results.csv:%d: column '%s': %s", header_line + 1, BAD[i].col, BAD[i].want);
         EXPECT(load_err(run, err, sizeof err) == -1 && strstr(err, want), "planted %s: want '%s', got '%s'",
                BAD[i].to, want, err);
-        EXPECT(report_rerender(run, NULL, 0) == 2, "invalid value %s exits 2", BAD[i].to);
+        EXPECT(report_rerender(run, NULL, 0, NULL) == 2, "invalid value %s exits 2", BAD[i].to);
         EXPECT(!exists(run, "report.md"), "nothing written for an invalid value");
     }
 
@@ -331,7 +355,7 @@ static void test_invalid_values(void)
     snprintf(want, sizeof want, "results.csv:%d: duplicate case matmul/square-64/64x64x64/cpu-blas/host (also on line %d)",
              header_line + nrows + 1, header_line + 1);
     EXPECT(load_err(run, err, sizeof err) == -1 && strstr(err, want), "duplicate: want '%s', got '%s'", want, err);
-    EXPECT(report_rerender(run, NULL, 0) == 2 && !exists(run, "report.md"), "duplicate rows exit 2");
+    EXPECT(report_rerender(run, NULL, 0, NULL) == 2 && !exists(run, "report.md"), "duplicate rows exit 2");
 
     /* header only: "no rows", not "All 0 checks passed" */
     snprintf(run, sizeof run, "%s/empty", tmpdir);
@@ -340,7 +364,7 @@ static void test_invalid_values(void)
     strcat(hdr, "\n");
     write_text(run, hdr);
     free(hdr);
-    EXPECT(report_rerender(run, NULL, 0) == 2 && !exists(run, "report.md"), "--plot on an empty run exits 2");
+    EXPECT(report_rerender(run, NULL, 0, NULL) == 2 && !exists(run, "report.md"), "--plot on an empty run exits 2");
     EXPECT(report_finish(run, NULL, 0) == 0, "a finished run with no rows still gets its report");
     char md[340];
     snprintf(md, sizeof md, "%s/report.md", run);
@@ -354,7 +378,7 @@ static void test_invalid_values(void)
                     "suite,case,backend,mode,dtype,shape,threads,reps,median_ms,check,emulated,speedup,baseline\n"
                     "matmul,square-64,cpu-blas,host,fp32,64x64x64,2,5,0.01,pass,0,1,cpu-blas\n"
                     "matmul,square-64,cpu-omp,host,fp32,64x64x64,2,5,0.02,fail,0,0.5,cpu-blas\n");
-    EXPECT(report_rerender(run, NULL, 1) == 0, "an older results.csv is still reported");
+    EXPECT(report_rerender(run, NULL, 1, NULL) == 0, "an older results.csv is still reported");
     snprintf(md, sizeof md, "%s/report.md", run);
     m = slurp(md);
     EXPECT(m && strstr(m, "flops device_kind direction repro") && strstr(m, "no charts are drawn") &&
