@@ -144,6 +144,12 @@ int plot_main(const bench_opts *o)
     close(dirfd);
     rc = report_rerender(dir, json, !o->no_plots, &out);
     say_outcome(dir, json, rc, &out);
+    int sig = interrupt_signal();
+    if (!out.signal && sig) { /* SIGPIPE: a closed stdout stopped nothing, and is said */
+        fprintf(stderr, "bench: --plot: %s received: the charts and report.md were still "
+                        "written\n", interrupt_name(sig));
+        rc = 128 + sig;
+    }
     outdir_unlock_created(dir, created);
     return rc;
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/cli_plot_test.sh BENCH CSVQ SRC - bench --plot DIR writes into DIR, so
+# tests/cli_plot_test.sh BENCH CSVQ - bench --plot DIR writes into DIR, so
 # it behaves as a writer (issue 15, rule 2). Each block failed before its fix:
 #  - B3: a folder a run is still writing is refused naming the run's pid, and
 #    nothing in it is touched;
@@ -19,7 +19,6 @@
 set -u
 bench=$(realpath "$1")
 csvq=$(realpath "$2")
-src=$(realpath "$3")
 . "$(dirname "$0")/testlib.sh"
 test_begin
 real_gnuplot=$(command -v gnuplot) || { echo "cli.plot: gnuplot not found: skipped"; exit 77; }
@@ -28,9 +27,7 @@ real_gnuplot=$(command -v gnuplot) || { echo "cli.plot: gnuplot not found: skipp
 "$bench" --suite matmul --sizes 48 --backend cpu-blas,cpu-omp --out run >/dev/null 2>&1 || fail "the finished run"
 rows=$("$csvq" run/results.csv check | wc -l)
 checks=$("$csvq" run/results.csv check | grep -cv '^skip$')
-# Every finished run will write "# finished: N rows" last (the change to
-# bench/main.c on main); until it lands here, the run's file says it as bench will.
-grep -q '^# finished:' run/results.csv || echo "# finished: $rows rows" >>run/results.csv
+grep -q "^# finished: $rows rows\$" run/results.csv || fail "a finished run does not record its end"
 charts=$(find run/plots -name '*.png' | wc -l)
 [ "$charts" -ge 3 ] || fail "the run drew $charts charts; the tests below want at least 3"
 # the drawing order: report.md lists the charts as they are drawn
@@ -155,15 +152,20 @@ interrupted() { # SIG NUMBER HOW: HOW is "pid" (bench alone) or "group" (Ctrl-C)
   done
   [ -z "$(leftovers "$d")" ] && [ ! -e "$d/.bench.lock" ] || fail "SIG$sig left: $(leftovers "$d") $(ls -A "$d")"
 }
-interrupted TERM 15 pid
 interrupted INT 2 group
-# SIGHUP is caught like SIGTERM once harness/interrupt.c catches it (the
-# change on main); until then bench dies of it and this block only says so.
-if grep -q SIGHUP "$src/harness/interrupt.c"; then
-  interrupted HUP 1 pid
-else
-  echo "cli.plot: SIGHUP block skipped: harness/interrupt.c does not catch SIGHUP yet"
-fi
+# every other signal that ends a process by default (rule 3), sent to bench
+for sig in TERM HUP QUIT USR1 USR2 ALRM XCPU XFSZ; do interrupted "$sig" "$(kill -l "$sig")" pid; done
+# SIGPIPE (a closed stdout) costs no file: every chart is drawn, exit 141
+copy pipe
+slow_plot pipe
+kill -PIPE "$pid"
+touch gp/go
+wait "$pid"
+rc=$?
+[ "$rc" -eq 141 ] || fail "SIGPIPE: exit $rc, want 141"
+[ "$(files pipe)" = "$(files ref)" ] || fail "SIGPIPE: the charts or report.md differ from one --plot's"
+grep -q "SIGPIPE received: the charts and report.md were still written" pipe.err || fail "SIGPIPE: $(cat pipe.err)"
+rm -f gp/go
 
 # B16: a full disk: one line naming the reason, no further chart tried, the
 # earlier charts kept. A tmpfs as root; a file size limit anywhere.
