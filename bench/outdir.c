@@ -144,6 +144,11 @@ static int refuse_inside_other(const char *what, const char *path, int from_pare
     return 2;
 }
 
+int outdir_check_apart(const char *what, const char *dir, char *err, size_t errcap)
+{
+    return refuse_inside_other(what, dir, 1, NULL, err, errcap);
+}
+
 int outdir_name_ok(const char *what, const char *path, char *err, size_t errcap)
 {
     for (const unsigned char *p = (const unsigned char *)path; *p; p++)
@@ -380,10 +385,29 @@ static int abs_path(const char *path, char *out, size_t cap)
     }
 }
 
+/* A descriptor --json names (/dev/fd/3) that is open on a regular file: the
+ * file's path into out. 0, or -1 (not a file, or unknown). */
+static int alias_file(int fd, char *out, size_t cap)
+{
+    char link[64];
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return -1;
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, out, cap - 1);
+    if (n <= 0 || out[0] != '/') return -1;
+    out[n] = '\0';
+    return 0;
+}
+
 int outdir_check_json(const char *json, const char *run_dir, char *err, size_t errcap)
 {
     char j[PATH_MAX], d[PATH_MAX];
-    if (fdpath_alias(json) >= 0 || abs_path(json, j, sizeof j) || abs_path(run_dir, d, sizeof d))
+    int alias = fdpath_alias(json);
+    /* a descriptor open on another run's file (3>>r0/results.csv) is refused too */
+    if (alias >= 0 && alias_file(alias, j, sizeof j) == 0 &&
+        refuse_inside_other("--json", j, 1, run_dir, err, errcap))
+        return 2;
+    if (alias >= 0 || abs_path(json, j, sizeof j) || abs_path(run_dir, d, sizeof d))
         return outdir_check_file(json, err, errcap);
     size_t n = strlen(d);
     if (strcmp(j, d) == 0 ||

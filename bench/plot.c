@@ -123,6 +123,7 @@ int plot_main(const bench_opts *o)
     struct stat st;
     report_outcome out;
     if (outdir_name_ok("--plot", dir, err, sizeof err) ||
+        outdir_check_apart("--plot", dir, err, sizeof err) ||
         (json && outdir_check_json(json, dir, err, sizeof err)))
         goto refuse;
     if (stat(dir, &st) != 0) { /* never made: nothing left behind */

@@ -14,24 +14,32 @@ typedef struct sig_info {
     int sig;
     const char *name;
     int repeats; /* sent again by the kernel on its own: a second one never kills */
+    int only_dfl; /* caught only while nobody else handles it (a profiler's SIGPROF) */
 } sig_info;
 
+/* Every signal whose default action ends the process, faults aside (SEGV,
+ * BUS, FPE, ILL, ABRT, TRAP, SYS are crashes and keep their default); the
+ * real-time signals SIGRTMIN..SIGRTMAX are added at install. */
 static const sig_info SIGS[] = {
-    {SIGINT, "SIGINT", 0},   {SIGTERM, "SIGTERM", 0}, {SIGHUP, "SIGHUP", 0},
-    {SIGQUIT, "SIGQUIT", 0}, {SIGUSR1, "SIGUSR1", 0}, {SIGUSR2, "SIGUSR2", 0},
-    {SIGALRM, "SIGALRM", 0}, {SIGPIPE, "SIGPIPE", 1}, {SIGXCPU, "SIGXCPU", 1},
-    {SIGXFSZ, "SIGXFSZ", 1},
+    {SIGINT, "SIGINT", 0, 0},     {SIGTERM, "SIGTERM", 0, 0},     {SIGHUP, "SIGHUP", 0, 0},
+    {SIGQUIT, "SIGQUIT", 0, 0},   {SIGUSR1, "SIGUSR1", 0, 0},     {SIGUSR2, "SIGUSR2", 0, 0},
+    {SIGALRM, "SIGALRM", 0, 0},   {SIGPIPE, "SIGPIPE", 1, 0},     {SIGXCPU, "SIGXCPU", 1, 0},
+    {SIGXFSZ, "SIGXFSZ", 1, 0},   {SIGVTALRM, "SIGVTALRM", 0, 1}, {SIGPROF, "SIGPROF", 0, 1},
+    {SIGIO, "SIGIO", 0, 1},       {SIGPWR, "SIGPWR", 0, 1},       {SIGSTKFLT, "SIGSTKFLT", 0, 1},
 };
-enum { NSIGS = (int)(sizeof SIGS / sizeof SIGS[0]) };
+enum { NSIGS = (int)(sizeof SIGS / sizeof SIGS[0]), MAXSIG = 65 };
 
 static volatile sig_atomic_t caught, count, finished;
 static sem_t wake;
-static int installed[NSIGS];
+static volatile sig_atomic_t installed[MAXSIG]; /* by signal number: ours is in place */
 
 /* Two activity buffers: the writer fills the one the handler is not
  * pointed at, then flips the index (no torn message). */
 static char activity[2][256];
 static volatile sig_atomic_t act_idx = -1;
+
+/* Whether the kernel sends sig again by itself (PIPE, XCPU, XFSZ). */
+static int repeats(int sig) { return sig == SIGPIPE || sig == SIGXCPU || sig == SIGXFSZ; }
 
 static void say(const char *s) { (void)!write(STDERR_FILENO, s, strlen(s)); }
 
@@ -46,8 +54,8 @@ static void on_signal(int sig, siginfo_t *info, void *uctx)
     if (first) caught = sig;   /* the first one is the one reported */
     count++;
     if (!first) return;
-    for (int i = 0; i < NSIGS; i++) /* a second one a person sends ends the process */
-        if (installed[i] && !SIGS[i].repeats) signal(SIGS[i].sig, SIG_DFL);
+    for (int s = 1; s < MAXSIG; s++) /* a second one a person sends ends the process */
+        if (installed[s] && !repeats(s)) signal(s, SIG_DFL);
     if (sig == SIGPIPE) return; /* stderr may be the closed pipe itself */
     sem_post(&wake); /* the watcher says what is awaited, if it takes a while */
 }
@@ -103,13 +111,18 @@ void interrupt_install(void)
     sa.sa_flags = SA_SIGINFO;
     sigemptyset(&sa.sa_mask);
     for (int i = 0; i < NSIGS; i++) sigaddset(&sa.sa_mask, SIGS[i].sig);
-    for (int i = 0; i < NSIGS; i++) {
+    for (int s = 1; s < MAXSIG; s++) {
+        int i = 0, rt = s >= SIGRTMIN && s <= SIGRTMAX;
+        while (i < NSIGS && SIGS[i].sig != s) i++;
+        if ((i == NSIGS && !rt) || sigaction(s, NULL, &old) != 0) continue;
         /* nohup's ignored SIGHUP stays ignored (a shell's background job has
-         * SIGINT ignored too, yet kill -INT to it is meant: that one is caught) */
-        if (SIGS[i].sig == SIGHUP && sigaction(SIGHUP, NULL, &old) == 0 &&
-            old.sa_handler == SIG_IGN)
+         * SIGINT ignored too, yet kill -INT to it is meant: that one is
+         * caught); a signal someone else handles (a profiler's SIGPROF, a
+         * library's real-time signal) stays theirs */
+        if (s == SIGHUP && old.sa_handler == SIG_IGN) continue;
+        if ((rt || SIGS[i].only_dfl) && ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL))
             continue;
-        installed[i] = sigaction(SIGS[i].sig, &sa, NULL) == 0;
+        installed[s] = sigaction(s, &sa, NULL) == 0;
     }
 }
 
@@ -145,6 +158,8 @@ const char *interrupt_name(int sig)
     static char buf[24];
     for (int i = 0; i < NSIGS; i++)
         if (SIGS[i].sig == sig) return SIGS[i].name;
-    snprintf(buf, sizeof buf, "signal %d", sig);
+    if (sig == SIGRTMIN) return "SIGRTMIN";
+    if (sig > SIGRTMIN && sig <= SIGRTMAX) snprintf(buf, sizeof buf, "SIGRTMIN+%d", sig - SIGRTMIN);
+    else snprintf(buf, sizeof buf, "signal %d", sig);
     return buf;
 }

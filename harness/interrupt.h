@@ -2,7 +2,10 @@
  * cleanly instead (issue 15, rule 3).
  *
  * Caught: SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGUSR1, SIGUSR2,
- * SIGALRM, SIGXCPU, SIGXFSZ sent by a process. SIGHUP stays ignored when it
+ * SIGALRM, SIGXCPU, SIGXFSZ sent by a process; and, while nobody else handles
+ * them, SIGVTALRM, SIGPROF, SIGIO, SIGPWR, SIGSTKFLT and SIGRTMIN..SIGRTMAX:
+ * every signal whose default action ends the process, faults aside (SEGV,
+ * BUS, FPE, ILL, ABRT, TRAP, SYS stay crashes). SIGHUP stays ignored when it
  * was ignored at start (nohup). The kernel's own SIGXFSZ, for a write past
  * the file size limit, is no interruption: that write fails (EFBIG) and is
  * reported as a write error. With SIGPIPE ignored by the parent, a write to a

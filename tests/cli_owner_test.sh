@@ -27,7 +27,7 @@ usage() {
   [ "$(grep -c . "$err")" -eq 1 ] || fail "not one line: $want: $(cat "$err")"
   grep -q -- "$want" "$err" || fail "message does not say '$want': $(cat "$err")"
 }
-snapshot() { find "$@" -printf '%p %s %T@\n' 2>/dev/null | sort; }
+snapshot() { find "$@" -type f -printf '%p %s %T@\n' 2>/dev/null | sort; }
 
 "$bench" "${small[@]}" --out r0 >/dev/null 2>&1 || fail "a finished run r0"
 before=$(snapshot r0)
@@ -41,8 +41,15 @@ before=$(snapshot r0)
 "$bench" "${small[@]}" --out r0/sub >/dev/null 2>e4; usage $? e4 "--out 'r0/sub' is inside"
 "$bench" --suite train --sizes mlp-small-b4 --backend cpu-omp --no-plots --dump r0/d --out x5 \
   >/dev/null 2>e5; usage $? e5 "--dump 'r0/d' is inside"
+# a descriptor open on another run's file, and --plot of a folder inside a run's
+"$bench" "${small[@]}" --out x7 --json /dev/fd/3 3>>r0/results.csv >/dev/null 2>e17
+usage $? e17 "the folder of an earlier bench run"
+mkdir r0/inner && cp r0/results.csv r0/inner/
+"$bench" --plot r0/inner >/dev/null 2>e18; usage $? e18 "--plot 'r0/inner' is inside"
+[ ! -e r0/inner/report.md ] || fail "--plot wrote inside another run's folder"
+rm -r r0/inner
 [ "$(snapshot r0)" = "$before" ] || fail "r0 was changed by another invocation"
-for d in x1 x2 x5; do [ ! -e "$d" ] || fail "a refused run left $d behind"; done
+for d in x1 x2 x5 x7; do [ ! -e "$d" ] || fail "a refused run left $d behind"; done
 
 # B1: a live run's CSV
 "$bench" --suite matmul --sizes 64,96,128,160,192,224,256 --min-time 0.3 --out live --no-plots \

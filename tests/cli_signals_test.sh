@@ -31,12 +31,15 @@ wait_rows() {
   return 1
 }
 
-for sig in HUP INT QUIT TERM USR1 USR2 ALRM XCPU XFSZ PIPE; do
+# the real-time ones by number: bash names SIGRTMIN+n differently past the middle
+rtmin=$(kill -l RTMIN)
+for sig in HUP INT QUIT TERM USR1 USR2 ALRM XCPU XFSZ PIPE VTALRM PROF IO PWR STKFLT RTMIN RTMIN+3 RTMAX; do
   num=$(kill -l "$sig")
+  case "$sig" in RTMIN) ;; RTM*) sig=RTMIN+$((num - rtmin)) ;; esac
   "$bench" "${slow[@]}" --out "s$sig" >"s$sig.out" 2>"s$sig.err" &
   pid=$!
   wait_rows "s$sig" 2 || fail "SIG$sig: the run wrote no rows"
-  kill -s "$sig" "$pid"
+  kill -s "$num" "$pid"
   wait "$pid"
   rc=$?
   [ "$rc" -eq $((128 + num)) ] || fail "SIG$sig: exit $rc, want $((128 + num))"
