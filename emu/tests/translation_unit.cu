@@ -6,6 +6,7 @@
  * device math nvcc makes global: isfinite/isnan/signbit, umin/umax,
  * llmin/ullmax, min/max of mixed int/unsigned, __mul24 & co., plus
  * cuda_profiler_api.h and math_constants.h.  Prints "translation_unit ok". */
+#include <cmath>
 #include <cstdio>
 
 #include <cuda_profiler_api.h>
@@ -84,7 +85,7 @@ int main()
     CHECK(cudaMemcpy(r, dout, sizeof r, cudaMemcpyDeviceToHost));
     EXPECT(r[0] == 3.0f * (float)(n - 1) && r[n - 1] == 0.0f);
 
-    float hx[4] = {1.0f, CUDART_NAN_F, CUDART_INF_F, -2.0f};
+    float hx[4] = {1.0f, std::nanf(""), HUGE_VALF, -2.0f}; /* CUDART_NAN_F is device-only */
     float *dx = nullptr;
     unsigned *dm = nullptr, hm[14];
     CHECK(cudaMalloc(&dx, sizeof hx));
