@@ -25,7 +25,8 @@ include_guard(GLOBAL)
 
 # Sources for the emu flavour: one .cpp per input in the binary dir.  A .cu
 # file goes through the translator (emu/tools/cudaemu_translate.cpp: <<<>>>
-# launches and extern __shared__, line numbers kept with #line); a host source
+# launches and extern __shared__, line numbers kept with #line; the project
+# headers it includes are translated into <wrapper>.d/); a host source
 # is #included by its absolute path.  -iquote <dir of the original> keeps its
 # #include "..." working from the binary dir.
 function(_bench_cuda_emu_wrappers out_var target)
@@ -41,6 +42,8 @@ function(_bench_cuda_emu_wrappers out_var target)
       add_custom_command(OUTPUT "${wrapper}"
         COMMAND cudaemu_translate "${abs}" "${wrapper}"
         DEPENDS "${abs}" cudaemu_translate
+        # the headers it includes are translated with it (Makefile generators)
+        IMPLICIT_DEPENDS CXX "${abs}"
         COMMENT "Translating ${rel} for the CUDA host emulator" VERBATIM)
       set_source_files_properties("${wrapper}" PROPERTIES GENERATED TRUE
                                   COMPILE_OPTIONS "-iquote;${dir}")

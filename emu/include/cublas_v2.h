@@ -14,6 +14,10 @@
 #include "cuda_runtime.h"
 #include "library_types.h"
 
+/* the guards of cublas_api.h and cublas_v2.h (helper_cuda.h tests the first) */
+#define CUBLAS_API_H_
+#define CUBLAS_V2_H_
+
 #define CUBLAS_VER_MAJOR 13
 #define CUBLAS_VER_MINOR 1
 #define CUBLAS_VER_PATCH 0

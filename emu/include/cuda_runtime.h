@@ -33,11 +33,35 @@
 #define __CUDART_API_VERSION CUDART_VERSION
 #define CUDAEMU_VERSION 100
 
+/* The include guards of the toolkit headers whose contents this header
+ * provides: code that tests them (cuda-samples' helper_cuda.h declares
+ * checkCudaErrors and findCudaDevice only under __DRIVER_TYPES_H__ and
+ * __CUDA_RUNTIME_H__) sees the runtime as with nvcc. */
+#define __CUDA_RUNTIME_H__
+#define __CUDA_RUNTIME_API_H__
+#define __DRIVER_TYPES_H__
+#define __DRIVER_FUNCTIONS_H__
+#define __VECTOR_TYPES_H__
+#define __VECTOR_FUNCTIONS_H__
+#define __BUILTIN_TYPES_H__
+#define __DEVICE_TYPES_H__
+#define __HOST_DEFINES_H__
+#define __DEVICE_LAUNCH_PARAMETERS_H__
+#define __DEVICE_FUNCTIONS_H__
+#define __MATH_FUNCTIONS_H__
+
 #include "cudaemu/cuda_enums.h"
 #include "cudaemu/vector_types.h"
 #include "cudaemu/device_functions.h"
 
 /* ---- handles, flags, structures ----------------------------------------- */
+enum cudaComputeMode : int {
+    cudaComputeModeDefault = 0,
+    cudaComputeModeExclusive = 1,
+    cudaComputeModeProhibited = 2,
+    cudaComputeModeExclusiveProcess = 3
+};
+
 typedef struct CUstream_st *cudaStream_t;
 typedef struct CUevent_st *cudaEvent_t;
 typedef void (*cudaHostFn_t)(void *userData);

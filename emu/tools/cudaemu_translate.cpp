@@ -3,7 +3,18 @@
  * emu/include understands.  Built first, run over every .cu of the emu
  * flavour (emu/cmake/cuda_flavours.cmake) and by emu/nvcc-emu.
  *
- *   cudaemu-translate INPUT.cu OUTPUT.cpp
+ *   cudaemu-translate [-I DIR]... INPUT.cu OUTPUT.cpp
+ *
+ * The output is the translation unit nvcc would compile: it opens with
+ * `#include <cuda_runtime.h>` (nvcc includes it in every .cu).  The project
+ * headers the .cu includes are translated too: every `#include "x"` (found
+ * next to the including file, then in the -I dirs) and `#include <x>` (found
+ * in the -I dirs; system and emulator headers are never followed), followed
+ * recursively.  A header that needs an edit, or includes one that does, is
+ * written translated to OUTPUT.d/<n>-<name>, and the #include lines that
+ * reach it name that copy by its absolute path (a copy's other quoted
+ * includes name the originals), so a kernel, a launch or `extern __shared__`
+ * in a .cuh works as in the .cu.
  *
  *   kernel<<<grid, block[, smem[, stream]]>>>(args...)
  *     becomes  kernel | ::cudaemu::detail::chevron(grid, block, smem, stream)(args...)
@@ -11,7 +22,11 @@
  *     (template kernels `k<T, 4>`, `(*fp)`, `table[i]`) and every argument stay
  *     where they were, nested parentheses and commas included; the operator|
  *     of cuda_runtime.h queues the launch with cudaLaunchKernelEx, which sets
- *     the last error as <<<>>> does (the expression is void).
+ *     the last error as <<<>>> does (the expression is void).  A launch of a
+ *     kernel by name with fewer arguments than parameters gets the kernel's
+ *     default arguments appended (a function pointer has none): the
+ *     translator records the defaults of every `__global__` declaration it
+ *     sees in the .cu and its headers.
  *   extern __shared__ [__align__(n)|alignas(n)] T name[];
  *     becomes  [[maybe_unused]] T *const name = static_cast<T *>(::cudaemu::detail::dyn_smem_base());
  *     valid in a function body and at namespace scope (the emulator's dynamic
@@ -32,11 +47,33 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
 namespace {
+
+/* The parameters of one __global__ declaration: defaults[i] is the default
+ * argument of parameter i ("" when it has none). */
+struct KernelDecl {
+    std::vector<std::string> defaults;
+    std::vector<std::string> tparams; /* names of the template parameters */
+};
+typedef std::map<std::string, std::vector<KernelDecl>> KernelTable;
+
+/* One #include "x" / <x> line: [b, e) is the header name with its quotes. */
+struct Include {
+    size_t b, e;
+    std::string name;
+    bool angle;
+    int target; /* index of the unit it resolves to, -1 when not followed */
+};
 
 struct Edit {
     size_t begin, end; /* [begin, end) in the original text */
@@ -50,6 +87,8 @@ struct Translator {
     std::string L;            /* the text with backslash-newline splices removed */
     std::vector<size_t> pos;  /* L index -> orig index (size L.size() + 1) */
     std::vector<Edit> edits;
+    std::vector<Include> includes;
+    const KernelTable *kernels = nullptr;
     bool failed = false;
 
     void splice()
@@ -163,11 +202,281 @@ struct Translator {
                 }
                 add_edit(i, i + 3, " | ::cudaemu::detail::chevron(", directive);
                 add_edit(j, j + 3, ")", directive);
+                add_defaults(i, a, directive);
                 return;
             }
             ++j;
         }
         error(i, "kernel launch: `<<<` without a matching `>>>`");
+    }
+
+    /* Skips spaces and comments from i. */
+    size_t skip_space(size_t i) const
+    {
+        const size_t n = L.size();
+        while (i < n) {
+            if (std::isspace((unsigned char)L[i])) { ++i; continue; }
+            if (L[i] == '/') {
+                size_t k = skip_comment_or_literal(i);
+                if (k != i) { i = k; continue; }
+            }
+            break;
+        }
+        return i;
+    }
+
+    /* The index of the bracket closing the one at `open` (n when none). */
+    size_t match_close(size_t open) const
+    {
+        const size_t n = L.size();
+        int depth = 0;
+        for (size_t j = open; j < n;) {
+            size_t k = skip_comment_or_literal(j);
+            if (k != j) { j = k; continue; }
+            char c = L[j];
+            if (c == '(' || c == '[' || c == '{') ++depth;
+            else if ((c == ')' || c == ']' || c == '}') && --depth == 0) return j;
+            ++j;
+        }
+        return n;
+    }
+
+    /* The top-level comma-separated pieces of the list in (open, close). */
+    std::vector<std::pair<size_t, size_t>> split_list(size_t open, size_t close,
+                                                      bool angles) const
+    {
+        std::vector<std::pair<size_t, size_t>> out;
+        int depth = 0, angle = 0;
+        bool after_eq = false;
+        size_t start = open + 1;
+        for (size_t j = open + 1; j < close;) {
+            size_t k = skip_comment_or_literal(j);
+            if (k != j) { j = k; continue; }
+            char c = L[j];
+            if (c == '(' || c == '[' || c == '{') ++depth;
+            else if (c == ')' || c == ']' || c == '}') --depth;
+            else if (angles && !after_eq && depth == 0 && c == '<') ++angle;
+            else if (angles && !after_eq && depth == 0 && c == '>' && angle > 0) --angle;
+            else if (c == '=' && depth == 0 && angle == 0) after_eq = true;
+            else if (c == ',' && depth == 0 && angle == 0) {
+                out.emplace_back(start, j);
+                start = j + 1;
+                after_eq = false;
+            }
+            ++j;
+        }
+        if (skip_space(start) < close || !out.empty()) out.emplace_back(start, close);
+        return out;
+    }
+
+    std::string trimmed(size_t b, size_t e) const
+    {
+        b = skip_space(b);
+        while (e > b && std::isspace((unsigned char)L[e - 1])) --e;
+        std::string t = L.substr(b, e - b);
+        for (char &c : t)
+            if (c == '\n' || c == '\r') c = ' ';
+        return t;
+    }
+
+    /* `__global__ ... name(params)` with i after __global__: records the
+     * default arguments of name in `table`. */
+    void kernel_decl(size_t g, size_t i, KernelTable &table) const
+    {
+        const size_t n = L.size();
+        std::string last;
+        std::vector<std::string> tparams = template_params(g);
+        for (size_t j = skip_space(i); j < n; j = skip_space(j)) {
+            char c = L[j];
+            if (c == ';' || c == '{' || c == '}' || c == '=') return;
+            if (ident_start(c)) {
+                size_t e = j;
+                while (e < n && ident_char(L[e])) ++e;
+                last = L.substr(j, e - j);
+                j = e;
+                continue;
+            }
+            if (c != '(') { ++j; continue; }
+            const size_t close = match_close(j);
+            if (close >= n) return;
+            if (last == "__launch_bounds__" || last == "__maxnreg__" ||
+                last == "__cluster_dims__" || last == "__attribute__" ||
+                last == "__align__" || last == "alignas" || last == "__declspec" || last.empty()) {
+                j = close + 1; /* a qualifier's argument */
+                continue;
+            }
+            KernelDecl d;
+            d.tparams = tparams;
+            for (const auto &p : split_list(j, close, true)) {
+                size_t eq = std::string::npos;
+                int depth = 0, angle = 0;
+                for (size_t x = p.first; x < p.second;) {
+                    size_t k = skip_comment_or_literal(x);
+                    if (k != x) { x = k; continue; }
+                    char y = L[x];
+                    if (y == '(' || y == '[' || y == '{') ++depth;
+                    else if (y == ')' || y == ']' || y == '}') --depth;
+                    else if (y == '<' && depth == 0) ++angle;
+                    else if (y == '>' && depth == 0 && angle > 0) --angle;
+                    else if (y == '=' && depth == 0 && angle == 0) { eq = x; break; }
+                    ++x;
+                }
+                if (eq == std::string::npos) {
+                    if (trimmed(p.first, p.second) == "void") continue;
+                    d.defaults.emplace_back();
+                } else {
+                    d.defaults.push_back(trimmed(eq + 1, p.second));
+                }
+            }
+            table[last].push_back(d);
+            return;
+        }
+    }
+
+    /* The names of the template parameters of the declaration whose
+     * `__global__` is at g (none when it is not a template). */
+    std::vector<std::string> template_params(size_t g) const
+    {
+        std::vector<std::string> names;
+        size_t e = g;
+        while (e > 0 && std::isspace((unsigned char)L[e - 1])) --e;
+        if (e == 0 || L[e - 1] != '>') return names;
+        int depth = 0;
+        size_t open = e - 1;
+        for (;;) {
+            char c = L[open];
+            if (c == '>') ++depth;
+            else if (c == '<' && --depth == 0) break;
+            if (open == 0) return names;
+            --open;
+        }
+        size_t t = open;
+        while (t > 0 && std::isspace((unsigned char)L[t - 1])) --t;
+        if (t < 8 || L.compare(t - 8, 8, "template") != 0) return names;
+        std::string piece;
+        depth = 0;
+        auto name_of = [&](const std::string &p) {
+            size_t eq = p.find('=');
+            std::string h = p.substr(0, eq);
+            size_t x = h.size();
+            while (x > 0 && !ident_char(h[x - 1])) --x;
+            size_t y = x;
+            while (y > 0 && ident_char(h[y - 1])) --y;
+            names.push_back(h.substr(y, x - y));
+        };
+        for (size_t x = open + 1; x < e - 1; ++x) {
+            char c = L[x];
+            if (c == '<' || c == '(') ++depth;
+            if (c == '>' || c == ')') --depth;
+            if (c == ',' && depth == 0) { name_of(piece); piece.clear(); continue; }
+            piece += c;
+        }
+        if (!piece.empty()) name_of(piece);
+        return names;
+    }
+
+    /* A default argument with the launch's template arguments put in for the
+     * kernel's template parameters ("" when one is needed and not given). */
+    static std::string instantiate(const std::string &def, const KernelDecl &d,
+                                   const std::vector<std::string> &targs)
+    {
+        std::string out;
+        for (size_t x = 0; x < def.size();) {
+            if (!ident_start(def[x]) || (x > 0 && ident_char(def[x - 1]))) {
+                out += def[x++];
+                continue;
+            }
+            size_t y = x;
+            while (y < def.size() && ident_char(def[y])) ++y;
+            const std::string id = def.substr(x, y - x);
+            size_t k = 0;
+            while (k < d.tparams.size() && d.tparams[k] != id) ++k;
+            if (k == d.tparams.size()) out += id;
+            else if (k < targs.size()) out += targs[k];
+            else return "";
+            x = y;
+        }
+        return out;
+    }
+
+    /* k<<<...>>>(args) with i at "<<<" and a at "(": appends k's default
+     * arguments when the launch passes fewer than its parameters. */
+    void add_defaults(size_t i, size_t a, bool directive)
+    {
+        if (!kernels) return;
+        /* the kernel's name: the identifier before <<< (or before its <...>) */
+        size_t e = i;
+        std::vector<std::string> targs;
+        while (e > 0 && std::isspace((unsigned char)L[e - 1])) --e;
+        if (e > 0 && L[e - 1] == '>') {
+            const size_t gt = e - 1;
+            int depth = 0;
+            while (e > 0) {
+                char c = L[--e];
+                if (c == '>') ++depth;
+                else if (c == '<' && --depth == 0) break;
+            }
+            for (const auto &p : split_list(e, gt, true)) targs.push_back(trimmed(p.first, p.second));
+            while (e > 0 && std::isspace((unsigned char)L[e - 1])) --e;
+        }
+        size_t b = e;
+        while (b > 0 && ident_char(L[b - 1])) --b;
+        if (b == e) return;
+        auto it = kernels->find(L.substr(b, e - b));
+        if (it == kernels->end()) return;
+        const size_t close = match_close(a);
+        if (close >= L.size()) return;
+        const size_t nargs = split_list(a, close, false).size();
+        for (const KernelDecl &d : it->second) {
+            if (d.defaults.size() <= nargs) continue;
+            std::string tail;
+            bool ok = true;
+            for (size_t p = nargs; p < d.defaults.size() && ok; ++p) {
+                const std::string v = d.defaults[p].empty() ? "" : instantiate(d.defaults[p], d, targs);
+                ok = !v.empty();
+                tail += (p == 0 ? "" : ", ") + v;
+            }
+            if (!ok) continue;
+            add_edit(close, close, tail, directive);
+            return;
+        }
+    }
+
+    /* Collects the default arguments of the __global__ declarations. */
+    void collect_kernels(KernelTable &table) const
+    {
+        const size_t n = L.size();
+        for (size_t i = 0; i < n;) {
+            size_t k = skip_comment_or_literal(i);
+            if (k != i) { i = k; continue; }
+            if (ident_start(L[i]) && (i == 0 || !ident_char(L[i - 1]))) {
+                size_t e = i;
+                while (e < n && ident_char(L[e])) ++e;
+                if (L.compare(i, e - i, "__global__") == 0) kernel_decl(i, e, table);
+                i = e;
+                continue;
+            }
+            ++i;
+        }
+    }
+
+    /* #include "x" or <x> at a directive starting at i ('#'): records it and
+     * returns the end of the header name (or i + 1). */
+    size_t include_directive(size_t i)
+    {
+        const size_t n = L.size();
+        size_t j = i + 1;
+        while (j < n && (L[j] == ' ' || L[j] == '\t')) ++j;
+        if (L.compare(j, 7, "include") != 0 || (j + 7 < n && ident_char(L[j + 7]))) return i + 1;
+        j += 7;
+        while (j < n && (L[j] == ' ' || L[j] == '\t')) ++j;
+        if (j >= n || (L[j] != '"' && L[j] != '<')) return i + 1;
+        const char close = L[j] == '"' ? '"' : '>';
+        size_t e = j + 1;
+        while (e < n && L[e] != close && L[e] != '\n') ++e;
+        if (e >= n || L[e] != close) return i + 1;
+        includes.push_back(Include{j, e + 1, L.substr(j + 1, e - j - 1), close == '>', -1});
+        return e + 1;
     }
 
     struct Tok { size_t b, e; };
@@ -248,7 +557,12 @@ struct Translator {
                  directive);
     }
 
-    void scan()
+    /* The #include lines only (before kernels and edits). */
+    void scan_includes() { scan(false); }
+
+    /* Finds the launches and extern __shared__ declarations (edits), or only
+     * the #include lines. */
+    void scan(bool edit_pass = true)
     {
         const size_t n = L.size();
         bool line_start = true, directive = false;
@@ -267,7 +581,12 @@ struct Translator {
                 i = k;
                 continue;
             }
-            if (line_start && c == '#') directive = true;
+            if (line_start && c == '#') {
+                directive = true;
+                line_start = false;
+                i = edit_pass ? i + 1 : include_directive(i);
+                continue;
+            }
             line_start = false;
             if (k != i) { /* a literal */
                 i = k;
@@ -276,7 +595,7 @@ struct Translator {
             if (ident_start(c)) {
                 size_t e = i;
                 while (e < n && ident_char(L[e])) ++e;
-                if (L.compare(i, e - i, "extern") == 0) extern_shared(i, e, directive);
+                if (edit_pass && L.compare(i, e - i, "extern") == 0) extern_shared(i, e, directive);
                 i = e;
                 continue;
             }
@@ -288,7 +607,7 @@ struct Translator {
                     ++i;
                 continue;
             }
-            if (L.compare(i, 3, "<<<") == 0) {
+            if (edit_pass && L.compare(i, 3, "<<<") == 0) {
                 chevron(i, directive);
                 i += 3;
                 continue;
@@ -297,17 +616,18 @@ struct Translator {
         }
     }
 
-    std::string output() const
+    /* The translated text; the root .cu first gets cuda_runtime.h, as nvcc. */
+    std::string output(bool root) const
     {
-        std::string out = "#line 1 \"";
+        std::string out = root ? "#include <cuda_runtime.h>\n#line 1 \"" : "#line 1 \"";
         for (char c : path) {
             if (c == '\\' || c == '"') out += '\\';
             out += c;
         }
         out += "\"\n";
         std::vector<Edit> es = edits;
-        std::sort(es.begin(), es.end(),
-                  [](const Edit &a, const Edit &b) { return a.begin < b.begin; });
+        std::stable_sort(es.begin(), es.end(),
+                         [](const Edit &a, const Edit &b) { return a.begin < b.begin; });
         size_t at = 0;
         for (const Edit &e : es) {
             out.append(orig, at, e.begin - at);
@@ -321,44 +641,159 @@ struct Translator {
     }
 };
 
+bool is_file(const std::string &p)
+{
+    struct stat st;
+    return stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+std::string dir_of(const std::string &p)
+{
+    size_t s = p.rfind('/');
+    return s == std::string::npos ? "." : (s == 0 ? "/" : p.substr(0, s));
+}
+
+std::string quoted(const std::string &p)
+{
+    std::string q = "\"";
+    for (char c : p) {
+        if (c == '\\' || c == '"') q += '\\';
+        q += c;
+    }
+    return q + "\"";
+}
+
+/* The .cu and the project headers it reaches. */
+struct Project {
+    std::vector<std::string> incdirs; /* -I, in order */
+    std::vector<std::unique_ptr<Translator>> units;
+    std::map<std::string, int> by_path; /* real path -> unit */
+    KernelTable kernels;
+
+    /* Reads a file and, recursively, the headers it includes: its unit, or -1
+     * when it cannot be read. */
+    int load(const std::string &file)
+    {
+        char real[PATH_MAX];
+        if (!realpath(file.c_str(), real)) return -1;
+        auto found = by_path.find(real);
+        if (found != by_path.end()) return found->second;
+        std::ifstream in(file, std::ios::binary);
+        if (!in) return -1;
+        std::ostringstream ss;
+        ss << in.rdbuf();
+        const int u = (int)units.size();
+        by_path[real] = u;
+        units.emplace_back(new Translator);
+        Translator &t = *units.back();
+        t.path = units.size() == 1 ? file : std::string(real);
+        t.orig = ss.str();
+        t.splice();
+        t.kernels = &kernels;
+        t.scan_includes();
+        for (size_t k = 0; k < units[u]->includes.size(); ++k) {
+            Include inc = units[u]->includes[k];
+            std::string hit;
+            if (!inc.angle && !inc.name.empty() && inc.name[0] == '/') {
+                if (is_file(inc.name)) hit = inc.name;
+            } else {
+                if (!inc.angle && is_file(dir_of(real) + "/" + inc.name))
+                    hit = dir_of(real) + "/" + inc.name;
+                for (size_t d = 0; hit.empty() && d < incdirs.size(); ++d)
+                    if (is_file(incdirs[d] + "/" + inc.name)) hit = incdirs[d] + "/" + inc.name;
+            }
+            if (!hit.empty()) {
+                int target = load(hit);
+                units[u]->includes[k].target = target;
+            }
+        }
+        return u;
+    }
+};
+
 } // namespace
 
-int main(int argc, char **argv)
+static int write_whole(const std::string &path, const std::string &text)
 {
-    if (argc != 3) {
-        std::fprintf(stderr, "usage: cudaemu-translate INPUT.cu OUTPUT.cpp\n");
-        return 2;
-    }
-    Translator t;
-    t.path = argv[1];
-    std::ifstream in(argv[1], std::ios::binary);
-    if (!in) {
-        std::fprintf(stderr, "cudaemu-translate: cannot read %s: %s\n", argv[1],
-                     std::strerror(errno));
-        return 2;
-    }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    t.orig = ss.str();
-    t.splice();
-    t.scan();
-    if (t.failed) return 1;
-    const std::string out = t.output();
-    /* write whole: a temporary, then rename */
-    const std::string tmp = std::string(argv[2]) + ".tmp";
+    const std::string tmp = path + ".tmp";
     FILE *f = std::fopen(tmp.c_str(), "wb");
     if (!f) {
         std::fprintf(stderr, "cudaemu-translate: cannot write %s: %s\n", tmp.c_str(),
                      std::strerror(errno));
         return 1;
     }
-    bool ok = std::fwrite(out.data(), 1, out.size(), f) == out.size();
+    bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
     ok = (std::fclose(f) == 0) && ok;
-    if (!ok || std::rename(tmp.c_str(), argv[2]) != 0) {
-        std::fprintf(stderr, "cudaemu-translate: cannot write %s: %s\n", argv[2],
+    if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+        std::fprintf(stderr, "cudaemu-translate: cannot write %s: %s\n", path.c_str(),
                      std::strerror(errno));
         std::remove(tmp.c_str());
         return 1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    Project pr;
+    std::vector<std::string> files;
+    for (int a = 1; a < argc; ++a) {
+        std::string s = argv[a];
+        if (s == "-I" && a + 1 < argc) pr.incdirs.push_back(argv[++a]);
+        else if (s.compare(0, 2, "-I") == 0 && s.size() > 2) pr.incdirs.push_back(s.substr(2));
+        else files.push_back(s);
+    }
+    if (files.size() != 2) {
+        std::fprintf(stderr, "usage: cudaemu-translate [-I DIR]... INPUT.cu OUTPUT.cpp\n");
+        return 2;
+    }
+    if (!is_file(files[0]) || pr.load(files[0]) != 0) {
+        std::fprintf(stderr, "cudaemu-translate: cannot read %s: %s\n", files[0].c_str(),
+                     std::strerror(errno ? errno : ENOENT));
+        return 2;
+    }
+    const size_t n = pr.units.size();
+    for (auto &u : pr.units) u->collect_kernels(pr.kernels);
+    bool failed = false;
+    for (auto &u : pr.units) {
+        u->scan();
+        failed = failed || u->failed;
+    }
+    if (failed) return 1;
+    /* a header is copied when it has edits or includes a copied header */
+    std::vector<bool> copy(n, false);
+    for (size_t u = 1; u < n; ++u) copy[u] = !pr.units[u]->edits.empty();
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (size_t u = 1; u < n; ++u)
+            for (const Include &inc : pr.units[u]->includes)
+                if (!copy[u] && inc.target > 0 && copy[inc.target]) copy[u] = changed = true;
+    }
+    const std::string outdir = files[1] + ".d";
+    std::vector<std::string> copy_path(n);
+    for (size_t u = 1; u < n; ++u) {
+        if (!copy[u]) continue;
+        if (mkdir(outdir.c_str(), 0777) != 0 && errno != EEXIST) {
+            std::fprintf(stderr, "cudaemu-translate: cannot create %s: %s\n", outdir.c_str(),
+                         std::strerror(errno));
+            return 1;
+        }
+        char real[PATH_MAX];
+        if (!realpath(outdir.c_str(), real)) return 1;
+        const std::string &p = pr.units[u]->path;
+        copy_path[u] = std::string(real) + "/" + std::to_string(u) + "-" + p.substr(p.rfind('/') + 1);
+    }
+    for (size_t u = 0; u < n; ++u) {
+        if (u > 0 && !copy[u]) continue;
+        Translator &t = *pr.units[u];
+        for (const Include &inc : t.includes) {
+            if (inc.target < 0) continue;
+            if (copy[inc.target])
+                t.edits.push_back(Edit{t.pos[inc.b], t.pos[inc.e], quoted(copy_path[inc.target]), false});
+            else if (u > 0) /* a copy lives elsewhere: name the original */
+                t.edits.push_back(Edit{t.pos[inc.b], t.pos[inc.e], quoted(pr.units[inc.target]->path), false});
+        }
+        if (write_whole(u == 0 ? files[1] : copy_path[u], t.output(u == 0))) return 1;
     }
     return 0;
 }

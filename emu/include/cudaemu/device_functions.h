@@ -247,6 +247,24 @@ inline double max(const float a, const double b) { return std::fmax((double)a, b
 inline double min(const double a, const float b) { return std::fmin(a, (double)b); }
 inline double max(const double a, const float b) { return std::fmax(a, (double)b); }
 
+/* CUDA's named integer min/max (crt/math_functions.h). */
+inline unsigned int umin(const unsigned int a, const unsigned int b) { return a < b ? a : b; }
+inline unsigned int umax(const unsigned int a, const unsigned int b) { return a > b ? a : b; }
+inline long long llmin(const long long a, const long long b) { return a < b ? a : b; }
+inline long long llmax(const long long a, const long long b) { return a > b ? a : b; }
+inline unsigned long long ullmin(const unsigned long long a, const unsigned long long b) { return a < b ? a : b; }
+inline unsigned long long ullmax(const unsigned long long a, const unsigned long long b) { return a > b ? a : b; }
+
+/* nvcc's device math puts the classification functions in the global
+ * namespace (C++'s <cmath> has them only in std::); the float forms sqrtf,
+ * fminf, ... are global through glibc's math.h already. */
+using std::fpclassify;
+using std::isfinite;
+using std::isinf;
+using std::isnan;
+using std::isnormal;
+using std::signbit;
+
 /* ---- float intrinsics ----------------------------------------------------
  * glibc's math.h already declares __expf & co. (extern "C", noexcept, not
  * exported); these inline definitions complete those declarations. */
