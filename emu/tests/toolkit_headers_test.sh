@@ -50,7 +50,7 @@ echo "toolkit_headers: $n names, $errs stubs stopped with the cudaemu line ($stu
 # 2. nvcc-emu keeps a toolkit on -I or CPATH out
 cat >"$work/fft.cu" <<'CU'
 #include <cufft.h>
-int main() { return 0; }
+int main() { cufftHandle plan; return cufftPlan1d(&plan, 64, CUFFT_C2C, 1) != CUFFT_SUCCESS; }
 CU
 cat >"$work/ok.cu" <<'CU'
 #include <cuda_profiler_api.h>
@@ -70,6 +70,8 @@ case $first in
     *'#error "cudaemu: <cufft.h> (cuFFT) is not emulated"'*) ;;
     *) fail "first error of <cufft.h>: $first" ;;
 esac
+# the errors of the API it lacks (cufftHandle, cufftPlan1d) are not shown
+[ "$(grep -c 'error' "$work/fft.out")" -eq 1 ] || fail "<cufft.h>: more than the stub's line: $(cat "$work/fft.out")"
 if [ -n "$tk" ]; then
     grep -q "leaving out the real CUDA toolkit's include dirs" "$work/fft.out" ||
         fail "nvcc-emu -v did not say it left $tk out"
