@@ -42,10 +42,10 @@ const char *csv_writer_error(const csv_writer *w);
 /* Syncs and closes; returns 0 or -1 when a write had failed. */
 int csv_writer_close(csv_writer *w);
 
-/* The reader's limits. A row bench writes is at most ~8 MB: the samples_ms of
- * --reps' maximum, 1,000,000 samples ("0.000301;" each: 8.1 MB measured);
- * rows of default runs are under 16 KB (--suite all --quick: 6.1 KB at most;
- * --suite train --steps 300, the loss trace: 5.7 KB). */
+/* The reader's limits. The longest row bench writes is ~8 MB: the samples_ms
+ * of --reps' maximum, 1,000,000 samples (8.1 MB measured, copy:1K); rows of
+ * other runs are far shorter (measured: --suite all --quick 9.4 KB at most,
+ * --suite train --steps 300 with its loss trace 12.0 KB). */
 #define CSV_MAX_LINE (16 << 20)   /* bytes in one row (with its quoted newlines) */
 #define CSV_MAX_BYTES (256 << 20) /* bytes in one file */
 #define CSV_MAX_CELLS (16 << 20)  /* rows x columns, header included: the table's size */
