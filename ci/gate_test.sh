@@ -5,7 +5,8 @@
 # naming file and line, missing/skipped cases fail unless --allow-missing, a
 # comparison of nothing always fails, bad --tolerance values exit 2, another
 # CPU only warns, emulated rows are ignored, 2 x 50k rows finish in seconds,
-# training rows (one case, a shape per batch) are gated shape by shape.
+# training rows (one case, a shape per batch) are gated shape by shape;
+# bounded input: folders, devices, FIFOs, overlong lines refused; a BOM read.
 # The synthetic files use the columns of ci/baselines/cpu-2core.csv (before
 # flops/device_kind/repro): the gate must read them, as it reads that baseline.
 set -u
@@ -196,6 +197,38 @@ run trainslow.csv trainbase.csv
 [ $rc -eq 1 ] && grep -q 'train/cnn/cnn-b64/cpu-omp/host .* SLOWER' <<<"$out" \
   && grep -q 'train/cnn/cnn-b16/cpu-omp/host .* same' <<<"$out" \
   || fail "train: the slower batch alone fails: rc $rc: $out"
+
+# input is bounded: a folder, a device, a FIFO are refused before a byte is
+# read, a row over 16 MiB at its limit, all under a 400 MB address-space cap
+# (not under ASan, which reserves terabytes): the old reader grew by GBs a
+# second on /dev/zero and hung on a FIFO. A BOM is skipped; a column named
+# twice is refused, naming both positions.
+runl() {
+  out=$( { ldd "$gate" 2>/dev/null | grep -q libasan || ulimit -v 400000; timeout 20 "$gate" "$@"; } 2>&1)
+  rc=$?
+}
+mkdir adir
+runl adir base.csv
+[ $rc -eq 2 ] && grep -qx "gate: 'adir' is a folder, not a results.csv" <<<"$out" || fail "a folder: rc $rc: $out"
+for dev in /dev/zero /dev/urandom; do
+  runl base.csv "$dev"
+  [ $rc -eq 2 ] && grep -qx "gate: '$dev' is a character device, not a results.csv" <<<"$out" \
+    || fail "$dev: rc $rc: $out"
+done
+mkfifo fifo.csv
+runl fifo.csv base.csv
+[ $rc -eq 2 ] && grep -qx "gate: 'fifo.csv' is a FIFO, not a results.csv" <<<"$out" || fail "a FIFO: rc $rc: $out"
+{ head -3 base.csv; head -c 17000000 /dev/zero | tr '\0' x; echo; } > longline.csv
+runl longline.csv base.csv
+[ $rc -eq 2 ] && grep -q "longline.csv:4: line is longer than 16777216 bytes (the limit)" <<<"$out" \
+  || fail "a 17 MB line: rc $rc: $out"
+{ printf '\xEF\xBB\xBF'; cat same.csv; } > bom.csv
+runl bom.csv base.csv
+[ $rc -eq 0 ] && grep -q 'square-512/512x512x512/cpu-omp/host .* same' <<<"$out" || fail "a BOM: rc $rc: $out"
+sed '3s/,note,/,speedup,/' base.csv > dupcol.csv
+runl base.csv dupcol.csv
+[ $rc -eq 2 ] && grep -qx "gate: dupcol.csv:3: column 'speedup' is named twice in the header (columns 16 and 30)" \
+  <<<"$out" || fail "a column named twice: rc $rc: $out"
 
 echo "gate: $fails failed"
 [ "$fails" -eq 0 ]

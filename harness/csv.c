@@ -3,11 +3,15 @@
 #include "csv.h"
 #include "schema.h"
 
+#include "interrupt.h"
+
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct csv_writer {
@@ -249,30 +253,144 @@ static int push_ptr(void ***arr, int *n, int *cap, void *p)
     return 0;
 }
 
-/* Parses one record starting at *pp (may span lines inside quotes).
- * Returns the fields (count in *nf) and advances *pp and *line. *bad is 1 for
- * a malformed quoted field, 2 when memory ran out (fields so far returned). */
-static char **parse_record(const char **pp, int *nf, int *line, int *bad)
+/* ---- the bounded byte source ------------------------------------------ */
+
+/* A regular file read in 64 KiB chunks: at most CSV_MAX_BYTES in all, the
+ * interrupt flag checked at every chunk (and on EINTR), so no input, however
+ * large or endless, holds more than a chunk and the current row. */
+typedef struct csv_src {
+    int fd;
+    const char *path;
+    size_t pos, len;
+    unsigned long long total;
+    char buf[65536];
+} csv_src;
+
+/* Refills s->buf: 0 (len 0 at the end of the file) or -1 with err set. */
+static int src_fill(csv_src *s, char *err, size_t errcap)
 {
-    const char *p = *pp;
-    void **fields = NULL;
-    int n = 0, cap = 0, oom = 0;
-    linebuf cur = {0};
+    s->pos = s->len = 0;
+    for (;;) {
+        if (interrupt_signal()) {
+            csv_errorf(err, errcap, "%s: reading interrupted by %s", s->path,
+                       interrupt_name(interrupt_signal()));
+            return -1;
+        }
+        ssize_t n = read(s->fd, s->buf, sizeof s->buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            csv_errorf(err, errcap, "%s: read error: %s", s->path, strerror(errno));
+            return -1;
+        }
+        s->total += (unsigned long long)n;
+        if (s->total > CSV_MAX_BYTES) {
+            csv_errorf(err, errcap, "%s: longer than %d bytes (256 MiB, the limit of a results.csv)",
+                       s->path, CSV_MAX_BYTES);
+            return -1;
+        }
+        s->len = (size_t)n;
+        return 0;
+    }
+}
+
+/* Opens path for reading if it is a regular file of at most CSV_MAX_BYTES
+ * (a folder, a device such as /dev/zero, a FIFO or a socket is refused
+ * before anything is read: opened non-blocking, so a FIFO without a writer
+ * does not hang), and skips a UTF-8 byte order mark (spreadsheets write one).
+ * 0, or -1 with err set. */
+static int src_open(csv_src *s, const char *path, char *err, size_t errcap)
+{
+    struct stat st;
+    s->path = path;
+    s->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (s->fd < 0) {
+        csv_errorf(err, errcap, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    if (fstat(s->fd, &st) != 0) {
+        csv_errorf(err, errcap, "%s: cannot stat: %s", path, strerror(errno));
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        const char *kind = S_ISDIR(st.st_mode)  ? "a folder"
+                           : S_ISCHR(st.st_mode) ? "a character device"
+                           : S_ISBLK(st.st_mode) ? "a block device"
+                           : S_ISFIFO(st.st_mode) ? "a FIFO"
+                                                 : "not a regular file";
+        csv_errorf(err, errcap, "'%s' is %s, not a results.csv", path, kind);
+        return -1;
+    }
+    if (st.st_size > CSV_MAX_BYTES) {
+        csv_errorf(err, errcap, "%s: %lld bytes, longer than %d (256 MiB, the limit of a results.csv)",
+                   path, (long long)st.st_size, CSV_MAX_BYTES);
+        return -1;
+    }
+    if (src_fill(s, err, errcap)) return -1;
+    if (s->len >= 3 && memcmp(s->buf, "\xEF\xBB\xBF", 3) == 0) s->pos = 3;
+    return 0;
+}
+
+/* One record into rec (NUL-terminated): a '#' line, or a row with the
+ * newlines inside its quoted fields, with its line end. *nl: newlines read,
+ * *ended: whether it ends with one. 1 a record, 0 the end of the file, -1 an
+ * error in err (a NUL byte, a record over CSV_MAX_LINE, a read error). */
+static int read_record(csv_src *s, linebuf *rec, int line, int *nl, int *ended, char *err,
+                       size_t errcap)
+{
+    int quoted = 0, context = 0;
+    rec->n = 0;
+    *nl = *ended = 0;
+    for (;;) {
+        if (s->pos == s->len && src_fill(s, err, errcap)) return -1;
+        if (s->len == 0) break;
+        char c = s->buf[s->pos++];
+        if (c == '\0') {
+            csv_errorf(err, errcap, "%s:%d: a NUL byte: not a text file (not a results.csv)", s->path,
+                       line + *nl);
+            return -1;
+        }
+        if (rec->n >= CSV_MAX_LINE) {
+            csv_errorf(err, errcap, "%s:%d: line is longer than %d bytes (the limit): not a bench "
+                       "results.csv", s->path, line, CSV_MAX_LINE);
+            return -1;
+        }
+        if (rec->n == 0) context = c == '#';
+        if (c == '"' && !context) quoted = !quoted;
+        if (lb_put(rec, &c, 1)) {
+            csv_errorf(err, errcap, "%s: out of memory", s->path);
+            return -1;
+        }
+        if (c == '\n') {
+            (*nl)++;
+            if (!quoted) {
+                *ended = 1;
+                break;
+            }
+        }
+    }
+    return rec->n > 0;
+}
+
+/* Splits one record (no NUL inside; its line end included or not) into
+ * fields, RFC 4180: one block, the ncols pointers then the unquoted texts
+ * (free() it whole). NULL with *bad 1 (a malformed quoted field or text after
+ * the line end) or 2 (memory). */
+static char **parse_record(const char *p, int *nf, int *bad)
+{
+    linebuf text = {0};
+    int n = 0;
     *bad = 0;
     for (;;) {
-        cur.n = 0;
-        if (cur.s) cur.s[0] = '\0';
         if (*p == '"') {
             p++;
             for (;;) {
                 if (*p == '\0') { *bad = 1; break; }
                 if (*p == '"') {
-                    if (p[1] == '"') { oom |= lb_put(&cur, "\"", 1); p += 2; continue; }
+                    if (p[1] == '"') { *bad |= lb_put(&text, "\"", 1) ? 2 : 0; p += 2; continue; }
                     p++;
                     break;
                 }
-                if (*p == '\n') (*line)++;
-                oom |= lb_put(&cur, p, 1);
+                *bad |= lb_put(&text, p, 1) ? 2 : 0;
                 p++;
             }
             if (!*bad && *p != ',' && *p != '\n' && *p != '\r' && *p != '\0') *bad = 1;
@@ -282,147 +400,185 @@ static char **parse_record(const char **pp, int *nf, int *line, int *bad)
                 if (*p == '"') *bad = 1;
                 p++;
             }
-            oom |= lb_put(&cur, s, (size_t)(p - s));
+            *bad |= lb_put(&text, s, (size_t)(p - s)) ? 2 : 0;
         }
-        char *field = oom ? NULL : dup_range(cur.s ? cur.s : "", cur.n);
-        if (!field || push_ptr(&fields, &n, &cap, field)) {
-            free(field);
-            *bad = 2;
-            break;
-        }
+        *bad |= lb_put(&text, "", 1) ? 2 : 0; /* the field's NUL */
+        n++;
         if (*bad) break;
         if (*p == ',') { p++; continue; }
         break;
     }
-    if (*p == '\r') p++;
-    if (*p == '\n') p++;
-    free(cur.s);
-    *pp = p;
+    if (!*bad) {
+        if (*p == '\r') p++;
+        if (*p == '\n') p++;
+        if (*p) *bad = 1; /* a bare CR inside a field, then more */
+    }
+    char **row = NULL;
+    if (!*bad) {
+        row = malloc((size_t)n * sizeof *row + text.n);
+        if (row) {
+            char *t = (char *)(row + n);
+            memcpy(t, text.s, text.n);
+            for (int i = 0; i < n; i++, t += strlen(t) + 1) row[i] = t;
+        } else {
+            *bad = 2;
+        }
+    }
+    free(text.s);
     *nf = n;
-    return (char **)fields;
+    return row;
 }
 
-static void free_fields(char **f, int n)
+typedef struct named_pos {
+    const char *name;
+    int pos;
+} named_pos;
+
+static int cmp_named_pos(const void *pa, const void *pb)
 {
-    for (int i = 0; i < n; i++) free(f[i]);
-    free(f);
+    const named_pos *a = pa, *b = pb;
+    int c = strcmp(a->name, b->name);
+    return c ? c : (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+/* A column named twice: -1 with both positions (1-based) in err, else 0
+ * (or -1 out of memory). Sorted, so O(n log n) in the header's width. */
+static int check_header(const csv_table *t, const char *path, int line, char *err, size_t errcap)
+{
+    named_pos *ord = malloc((size_t)t->ncols * sizeof *ord);
+    if (!ord) {
+        csv_errorf(err, errcap, "%s: out of memory", path);
+        return -1;
+    }
+    for (int i = 0; i < t->ncols; i++) ord[i] = (named_pos){t->header[i], i};
+    qsort(ord, (size_t)t->ncols, sizeof *ord, cmp_named_pos);
+    int first = -1, second = -1;
+    for (int i = 1; i < t->ncols; i++) /* equal names in position order: the earliest repeat */
+        if (strcmp(ord[i].name, ord[i - 1].name) == 0 && (second < 0 || ord[i].pos < second)) {
+            first = ord[i - 1].pos;
+            second = ord[i].pos;
+        }
+    free(ord);
+    if (second < 0) return 0;
+    csv_errorf(err, errcap, "%s:%d: column '%s' is named twice in the header (columns %d and %d)",
+               path, line, t->header[second], first + 1, second + 1);
+    return -1;
+}
+
+/* Adds a '#' line (without "#", one space, and its line end) to t's context. */
+static int add_context(csv_table *t, int *cap, const char *rec)
+{
+    const char *s = rec + 1;
+    if (*s == ' ') s++;
+    size_t sl = strcspn(s, "\n");
+    if (sl && s[sl - 1] == '\r') sl--;
+    char *ctx = dup_range(s, sl);
+    if (!ctx || push_ptr((void ***)&t->context, &t->ncontext, cap, ctx)) {
+        free(ctx);
+        return -1;
+    }
+    return 0;
+}
+
+/* Appends a row and its source line. 0 or -1 (memory). */
+static int add_row(csv_table *t, int *rowcap, int **lines, char **fields, int line)
+{
+    int oldcap = *rowcap;
+    if (push_ptr((void ***)&t->rows, &t->nrows, rowcap, fields)) return -1;
+    if (*rowcap != oldcap) {
+        int *l = realloc(*lines, (size_t)*rowcap * sizeof *l);
+        if (!l) {
+            t->nrows--;
+            return -1;
+        }
+        *lines = l;
+    }
+    (*lines)[t->nrows - 1] = line;
+    return 0;
 }
 
 csv_table *csv_read(const char *path, char *err, size_t errcap)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        csv_errorf(err, errcap, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    linebuf text = {0};
-    char chunk[65536];
-    size_t got;
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        if (lb_put(&text, chunk, got)) {
-            fclose(f);
-            free(text.s);
-            csv_errorf(err, errcap, "%s: out of memory", path);
-            return NULL;
-        }
-    }
-    int rerr = ferror(f);
-    fclose(f);
-    if (rerr) {
-        free(text.s);
-        csv_errorf(err, errcap, "%s: read error", path);
-        return NULL;
-    }
+    csv_src *src = calloc(1, sizeof *src);
     csv_table *t = calloc(1, sizeof *t);
-    if (!t) {
-        free(text.s);
+    linebuf rec = {0};
+    int line = 1, ctxcap = 0, rowcap = 0, *lines = NULL, ok = 0;
+    if (!src || !t) {
         csv_errorf(err, errcap, "%s: out of memory", path);
-        return NULL;
+        goto done;
     }
-    const char *p = text.s ? text.s : "";
-    int line = 1, ctxcap = 0, rowcap = 0;
-    int *lines = NULL;
-    while (*p) {
-        int start = line;
-        if (*p == '#') {
-            const char *e = strchr(p, '\n');
-            size_t len = e ? (size_t)(e - p) : strlen(p);
-            const char *s = p + 1;
-            if (*s == ' ') s++;
-            size_t sl = len - (size_t)(s - p);
-            if (sl && s[sl - 1] == '\r') sl--;
-            char *ctx = dup_range(s, sl);
-            if (!ctx || push_ptr((void ***)&t->context, &t->ncontext, &ctxcap, ctx)) {
-                free(ctx);
-                goto oom;
-            }
-            p += len + (e ? 1 : 0);
-            line++;
+    src->fd = -1;
+    if (src_open(src, path, err, errcap)) goto done;
+    for (;;) {
+        int nl, ended, start = line;
+        int got = read_record(src, &rec, line, &nl, &ended, err, errcap);
+        if (got < 0) goto done;
+        if (got == 0) break;
+        line += nl;
+        if (rec.s[0] == '#') {
+            if (add_context(t, &ctxcap, rec.s)) goto oom;
             continue;
         }
-        if (*p == '\n' || (*p == '\r' && p[1] == '\n')) { /* blank line */
-            p += (*p == '\r') ? 2 : 1;
-            line++;
-            continue;
-        }
+        if (strcmp(rec.s, "\n") == 0 || strcmp(rec.s, "\r\n") == 0) continue; /* blank line */
         int nf, bad;
-        char **fields = parse_record(&p, &nf, &line, &bad);
-        line++;
+        char **fields = parse_record(rec.s, &nf, &bad);
+        if (bad == 2) goto oom;
         if (bad) {
-            free_fields(fields, nf);
-            if (bad == 2) goto oom;
             csv_errorf(err, errcap, "%s:%d: malformed quoted field", path, start);
-            goto fail;
+            goto done;
         }
         if (!t->header) {
             t->header = fields;
             t->ncols = nf;
+            if (check_header(t, path, start, err, errcap)) goto done;
             continue;
         }
         if (nf != t->ncols) { /* a torn or foreign row */
-            free_fields(fields, nf);
+            free(fields);
             csv_errorf(err, errcap, "%s:%d: %d fields, header has %d", path, start, nf, t->ncols);
-            goto fail;
+            goto done;
         }
-        if (p[-1] != '\n') { /* the last record lacks its newline: cut off mid-write */
-            free_fields(fields, nf);
+        if (!ended) { /* the last record lacks its newline: cut off mid-write */
+            free(fields);
             csv_errorf(err, errcap, "%s:%d: row is cut off (no end of line)", path, start);
-            goto fail;
+            goto done;
         }
-        int oldcap = rowcap;
-        if (push_ptr((void ***)&t->rows, &t->nrows, &rowcap, fields)) {
-            free_fields(fields, nf);
+        if ((long long)(t->nrows + 2) * t->ncols > CSV_MAX_CELLS) {
+            free(fields);
+            csv_errorf(err, errcap, "%s:%d: more than %d cells (rows x columns, the limit of a "
+                       "results.csv)", path, start, CSV_MAX_CELLS);
+            goto done;
+        }
+        if (add_row(t, &rowcap, &lines, fields, start)) {
+            free(fields);
             goto oom;
         }
-        if (rowcap != oldcap) {
-            int *l = realloc(lines, (size_t)rowcap * sizeof *l);
-            if (!l) goto oom;
-            lines = l;
-        }
-        lines[t->nrows - 1] = start;
     }
-    t->line = lines;
-    free(text.s);
     if (!t->header) {
         csv_errorf(err, errcap, "%s:%d: no header line", path, line);
+        goto done;
+    }
+    ok = 1;
+    goto done;
+oom:
+    csv_errorf(err, errcap, "%s: out of memory", path);
+done:
+    if (src && src->fd >= 0) close(src->fd);
+    free(src);
+    free(rec.s);
+    if (t) t->line = lines;
+    if (!ok) {
         csv_table_free(t);
         return NULL;
     }
     return t;
-oom:
-    csv_errorf(err, errcap, "%s: out of memory", path);
-fail:
-    t->line = lines;
-    free(text.s);
-    csv_table_free(t);
-    return NULL;
 }
 
 void csv_table_free(csv_table *t)
 {
     if (!t) return;
-    if (t->header) free_fields(t->header, t->ncols);
-    for (int r = 0; r < t->nrows; r++) free_fields(t->rows[r], t->ncols);
+    free(t->header);
+    for (int r = 0; r < t->nrows; r++) free(t->rows[r]);
     free(t->rows);
     free(t->line);
     for (int i = 0; i < t->ncontext; i++) free(t->context[i]);

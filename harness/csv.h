@@ -7,6 +7,12 @@
  * leading '#') is quoted, quotes doubled.  Reader: skips '#' lines, the first
  * other line is the header; a row with another number of fields than the
  * header, or a last row without its end of line, is an error.
+ * Input is bounded: the reader takes a regular file only (a folder, /dev/zero,
+ * a FIFO are refused before a byte is read), of at most CSV_MAX_BYTES, rows
+ * of at most CSV_MAX_LINE bytes, CSV_MAX_CELLS cells in all, no NUL byte, no
+ * column named twice; it skips a UTF-8 byte order mark, holds one 64 KiB
+ * chunk and one row besides the table, and stops when interrupt_signal() is
+ * set. Each limit is an error naming the file, the line and the limit.
  */
 #ifndef HARNESS_CSV_H
 #define HARNESS_CSV_H
@@ -35,6 +41,14 @@ int csv_write_context(csv_writer *w, const char *line);
 const char *csv_writer_error(const csv_writer *w);
 /* Syncs and closes; returns 0 or -1 when a write had failed. */
 int csv_writer_close(csv_writer *w);
+
+/* The reader's limits. The longest row bench writes is ~8 MB: the samples_ms
+ * of --reps' maximum, 1,000,000 samples (8.1 MB measured, copy:1K); rows of
+ * other runs are far shorter (measured: --suite all --quick 9.4 KB at most,
+ * --suite train --steps 300 with its loss trace 12.0 KB). */
+#define CSV_MAX_LINE (16 << 20)   /* bytes in one row (with its quoted newlines) */
+#define CSV_MAX_BYTES (256 << 20) /* bytes in one file */
+#define CSV_MAX_CELLS (16 << 20)  /* rows x columns, header included: the table's size */
 
 /* Quotes one field into out (size cap); returns the length or -1 if it does not fit. */
 int csv_quote(const char *field, char *out, size_t cap);

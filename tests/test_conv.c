@@ -235,8 +235,11 @@ static void descriptors(void)
     }
     /* bad descriptors: rc 2, one line naming the field */
     static const char *const BAD[][2] = {
-        {"mb32ic64ih56oc64kh0", "kh must be >= 1"},
-        {"mb0ic3ih5oc2kh1", "mb must be >= 1"},
+        {"mb32ic64ih56oc64kh0", "kh must be a whole number from 1 to 65536 (got '0')"},
+        {"mb0ic3ih5oc2kh1", "mb must be a whole number from 1 to 65536 (got '0')"},
+        {"ic3ih-8oc2kh1", "ih must be a whole number from 1 to 65536 (got '-8')"},
+        {"mb2147483647ic1ih1oc1kh1", "mb must be a whole number from 1 to 65536 (got '2147483647')"},
+        {"ic3 ih5oc2kh1", "a space at position 4"},
         {"ic3ih5oc2kh3ph3", "ph 3 must be < kh 3"},
         {"ic3ih5oc2kh3pw5", "pw 5 must be < kw 3"},
         {"ic3ih2oc2kh5ph1", "kh 5 is larger than ih 2"},
@@ -245,11 +248,11 @@ static void descriptors(void)
         {"ic3ih5oc2kh1ix4", "unknown field 'ix'"},
         {"ic3ih5oc2kh1ic4", "ic is given twice"},
         {"ic3ihoc2kh1", "ih has no value"},
-        {"ic3ih99999999999oc2kh1", "ih is too large"},
+        {"ic3ih99999999999oc2kh1", "ih must be a whole number from 1 to 65536 (got '99999999999')"},
         {"bwd:ic3ih5oc2kh1", "unknown direction 'bwd'"},
         {"ic3ih5oc2kh1_x", "_nNAME"},
         {"ic3ih5oc2kh1_nbad/name", "letters, digits"},
-        {"mb100000ic1000ih1000oc1kh1", "too large"},
+        {"mb60000ic1000ih1000oc1kh1", "too large: a tensor over 2^31 - 1 elements"},
     };
     for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
         err[0] = '\0';

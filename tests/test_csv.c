@@ -1,12 +1,18 @@
 /* tests/test_csv.c - quoting, the agreed column order, write/read round trip,
  * rows flushed as written; reading through the schema: csv_bind, every cell
- * validated against its type (csv_validate), duplicate cases, the key index. */
+ * validated against its type (csv_validate), duplicate cases, the key index;
+ * bounded input (limits, non-regular files, NUL, interrupt), a BOM, a column
+ * named twice. */
 #define _POSIX_C_SOURCE 200809L
 #include "csv.h"
+#include "interrupt.h"
 #include "schema.h"
 #include "testutil.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +21,107 @@
 static const char *const FIXED =
     "suite,case,backend,mode,dtype,shape,threads,reps,median_ms,min_ms,max_ms,mad_ms,gflops,"
     "gbps,baseline,speedup,max_abs_err,rel_err,tolerance,check,device,emulated";
+
+/* Writes text (n bytes) to path. */
+static void put_file(const char *path, const char *text, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    fwrite(text, 1, n, f);
+    fclose(f);
+}
+
+/* csv_read on path: NULL and err containing want, or (want NULL) a table. */
+static void expect_read(const char *path, const char *want, const char *what)
+{
+    char err[512] = "";
+    csv_table *t = csv_read(path, err, sizeof err);
+    if (want) EXPECT(!t && strstr(err, want), "%s: want '%s', got '%s'", what, want, t ? "a table" : err);
+    else EXPECT(t != NULL, "%s: %s", what, err);
+    csv_table_free(t);
+}
+
+/* Input is bounded: non-regular files refused unread, a NUL byte, a row over
+ * CSV_MAX_LINE, a file over CSV_MAX_BYTES, CSV_MAX_CELLS; a BOM is skipped; a
+ * column named twice is refused; an interrupt stops the reader. */
+static void bounded_input(const char *path)
+{
+    char err[512], want[256];
+    expect_read("/dev/zero", "'/dev/zero' is a character device, not a results.csv", "/dev/zero");
+    expect_read("/tmp", "'/tmp' is a folder, not a results.csv", "a folder");
+    char fifo[300];
+    snprintf(fifo, sizeof fifo, "%s.fifo", path);
+    EXPECT(mkfifo(fifo, 0600) == 0, "mkfifo");
+    expect_read(fifo, "is a FIFO, not a results.csv", "a FIFO without a writer: refused, no hang");
+    unlink(fifo);
+
+    /* a UTF-8 byte order mark (spreadsheets write one) is skipped */
+    static const char BOM[] = "\xEF\xBB\xBF# cpu: x\nsuite,case\nm,c\n";
+    put_file(path, BOM, sizeof BOM - 1);
+    csv_table *t = csv_read(path, err, sizeof err);
+    EXPECT(t && t->ncols == 2 && strcmp(t->header[0], "suite") == 0 && t->nrows == 1 &&
+           csv_context(t, "cpu"), "BOM skipped: %s", t ? t->header[0] : err);
+    csv_table_free(t);
+    static const char BOMHDR[] = "\xEF\xBB\xBFsuite,case\nm,c\n";
+    put_file(path, BOMHDR, sizeof BOMHDR - 1);
+    t = csv_read(path, err, sizeof err);
+    EXPECT(t && csv_col(t, "suite") == 0, "BOM before the header: %s", t ? t->header[0] : err);
+    csv_table_free(t);
+
+    /* a column named twice: both positions named */
+    static const char DUP[] = "# cpu: x\nsuite,case,median_ms,backend,median_ms,case\n";
+    put_file(path, DUP, sizeof DUP - 1);
+    expect_read(path, ":2: column 'median_ms' is named twice in the header (columns 3 and 5)",
+                "duplicate column");
+
+    static const char NUL[] = "a,b\n1,\0\n";
+    put_file(path, NUL, sizeof NUL - 1);
+    expect_read(path, ":2: a NUL byte", "NUL byte");
+
+    /* one row over CSV_MAX_LINE; one of exactly CSV_MAX_LINE bytes is read */
+    size_t big = (size_t)CSV_MAX_LINE + 1;
+    char *text = malloc(big + 8);
+    memcpy(text, "a,b\n", 4);
+    memset(text + 4, 'x', big);
+    text[4 + CSV_MAX_LINE - 3] = ',';
+    text[4 + CSV_MAX_LINE - 1] = '\n';
+    put_file(path, text, 4 + CSV_MAX_LINE);
+    expect_read(path, NULL, "a row of CSV_MAX_LINE bytes");
+    text[4 + CSV_MAX_LINE - 1] = 'x';
+    text[4 + CSV_MAX_LINE] = '\n';
+    put_file(path, text, 4 + big);
+    snprintf(want, sizeof want, ":2: line is longer than %d bytes (the limit)", CSV_MAX_LINE);
+    expect_read(path, want, "a row over CSV_MAX_LINE");
+    /* ... also when the row is one quoted field with newlines */
+    text[4] = '"';
+    for (size_t i = 5; i < big; i += 1000) text[i] = '\n';
+    put_file(path, text, 4 + big);
+    expect_read(path, want, "a quoted row over CSV_MAX_LINE");
+
+    /* CSV_MAX_CELLS: 4096 columns and rows, header included; the 4096th row is one too many */
+    FILE *f = fopen(path, "w");
+    for (int c = 0; c < 4096; c++) fprintf(f, "c%d%c", c, c < 4095 ? ',' : '\n');
+    memset(text, ',', 4095);
+    text[4095] = '\n';
+    for (int r = 0; r < 4096; r++) fwrite(text, 1, 4096, f);
+    fclose(f);
+    snprintf(want, sizeof want, ":4097: more than %d cells", CSV_MAX_CELLS);
+    expect_read(path, want, "too many cells");
+    free(text);
+
+    /* over CSV_MAX_BYTES (a sparse file): refused from its size, unread */
+    int fd = open(path, O_WRONLY | O_TRUNC);
+    EXPECT(fd >= 0 && ftruncate(fd, (off_t)CSV_MAX_BYTES + 1) == 0, "sparse file");
+    close(fd);
+    snprintf(want, sizeof want, "%d bytes, longer than %d", CSV_MAX_BYTES + 1, CSV_MAX_BYTES);
+    expect_read(path, want, "a file over CSV_MAX_BYTES");
+
+    /* an interrupt (SIGTERM with bench's handler) stops the reader */
+    put_file(path, "a,b\n1,2\n", 8);
+    interrupt_install();
+    raise(SIGTERM);
+    expect_read(path, "reading interrupted by SIGTERM", "interrupted");
+    unlink(path);
+}
 
 int main(void)
 {
@@ -221,5 +328,6 @@ int main(void)
     unlink(path);
     t = csv_read("/nonexistent/x.csv", err, sizeof err);
     EXPECT(!t && strstr(err, "/nonexistent/x.csv"), "unreadable file named: %s", err);
+    bounded_input(path);
     TEST_END();
 }

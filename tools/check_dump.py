@@ -5,11 +5,17 @@ cross-entropy, backward, plain SGD) in float64 NumPy from param/, input.npy,
 labels.npy and lr.txt, as PyTorch defines the modules (Conv2d(3x3, padding=1),
 ReLU, MaxPool2d(2), Linear, CrossEntropyLoss, SGD), and compares loss.npy,
 grad/ and updated/. Uses PyTorch instead when it is installed.
-Optional tooling: the suite itself needs no Python. Exit 1 on a mismatch."""
+Optional tooling: the suite itself needs no Python. Exit 1 on a mismatch, 2
+(one line naming it and how to install it) without NumPy."""
 import os
 import sys
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError as e:  # one line, not a traceback: optional tooling says what it needs
+    sys.stderr.write(f"check_dump: the Python module '{e.name or 'numpy'}' is missing: "
+                     "apt-get install python3-numpy, or pip install numpy\n")
+    sys.exit(2)
 
 LAYERS = {
     "cnn": ["conv1", "relu", "pool", "conv2", "relu", "pool", "flatten", "fc1", "relu", "fc2"],

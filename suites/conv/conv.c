@@ -67,10 +67,31 @@ static int field_of(const char *s, size_t len)
     return -1;
 }
 
-/* A conv descriptor starts with a field name and a digit. */
+/* A conv descriptor starts with a field name and a digit (or a sign: "ih-8"
+ * is a conv descriptor with a bad value, not another suite's problem). */
 static int looks_conv(const char *s)
 {
-    return field_of(s, strlen(s) >= 2 ? 2 : 0) >= 0 && isdigit((unsigned char)s[2]);
+    return field_of(s, strlen(s) >= 2 ? 2 : 0) >= 0 &&
+           (isdigit((unsigned char)s[2]) || s[2] == '-' || s[2] == '+');
+}
+
+/* Every field is a whole number from its least (ph, pw 0; the others 1) to
+ * CONV_FIELD_MAX: 64Ki images, channels, pixels, taps or strides is far past
+ * any real layer, and keeps an absurd batch (mb2147483647) out at once. */
+#define CONV_FIELD_MAX 65536
+/* The shape column (DIR:descriptor_nNAME, canonical) fits problem.desc: the
+ * one limit on a descriptor's length, its direction prefix and name counted
+ * (without a direction, the longest: "bwd-filter:"). */
+#define CONV_SHAPE_MAX ((int)sizeof(((problem *)0)->desc) - 1)
+
+/* c for a message: "a space", "a tab", "'c'" or "byte 0xNN". */
+static const char *char_name(char c, char *buf, size_t cap)
+{
+    if (c == ' ') return "a space";
+    if (c == '\t') return "a tab";
+    if (isprint((unsigned char)c)) snprintf(buf, cap, "'%c'", c);
+    else snprintf(buf, cap, "byte 0x%02x", (unsigned char)c);
+    return buf;
 }
 
 #define BAD(...)                                                                   \
@@ -150,19 +171,30 @@ static int conv_parse(const char *s, problem *p, char *err, size_t errcap)
     long v[NFIELDS];
     int given[NFIELDS] = {0};
     const char *q = body, *name = NULL;
+    char cn[16];
     while (*q && *q != '_') {
         const char *f0 = q;
+        if (!isalpha((unsigned char)*q))
+            BAD("%s at position %d: a descriptor is field names, each with a whole number "
+                "(e.g. mb32ic64ih56oc64kh3)", char_name(*q, cn, sizeof cn), (int)(q - s) + 1);
         while (isalpha((unsigned char)*q)) q++;
         int f = field_of(f0, (size_t)(q - f0));
         if (f < 0 && q - f0 > 2 && field_of(f0, 2) >= 0) BAD("%.2s has no value", f0);
         if (f < 0)
             BAD("unknown field '%.*s' (mb ic ih iw oc kh kw sh sw ph pw)", (int)(q - f0), f0);
-        if (!isdigit((unsigned char)*q)) BAD("%s has no value", FIELD[f]);
-        long x = 0;
-        for (; isdigit((unsigned char)*q); q++) {
-            x = x * 10 + (*q - '0');
-            if (x > INT_MAX) BAD("%s is too large (at most %d)", FIELD[f], INT_MAX);
-        }
+        const char *v0 = q; /* the value: digits, and a sign or point to name it */
+        while (isdigit((unsigned char)*q) || *q == '-' || *q == '+' || *q == '.') q++;
+        if (q == v0 && (*q == '\0' || *q == '_' || isalpha((unsigned char)*q)))
+            BAD("%s has no value", FIELD[f]);
+        if (q == v0)
+            BAD("%s at position %d: %s takes a whole number", char_name(*q, cn, sizeof cn),
+                (int)(q - s) + 1, FIELD[f]);
+        long lo = (f == F_PH || f == F_PW) ? 0 : 1, x = 0;
+        for (const char *d = v0; d < q && x <= CONV_FIELD_MAX; d++)
+            x = isdigit((unsigned char)*d) ? x * 10 + (*d - '0') : -1;
+        if (x < lo || x > CONV_FIELD_MAX)
+            BAD("%s must be a whole number from %ld to %d (got '%.*s')", FIELD[f], lo, CONV_FIELD_MAX,
+                (int)(q - v0 < 24 ? q - v0 : 24), v0);
         if (given[f]) BAD("%s is given twice", FIELD[f]);
         given[f] = 1;
         v[f] = x;
@@ -172,8 +204,8 @@ static int conv_parse(const char *s, problem *p, char *err, size_t errcap)
         name = q + 2;
         for (const char *c = name; *c; c++)
             if (!isalnum((unsigned char)*c) && *c != '-' && *c != '.')
-                BAD("name '%s' may hold letters, digits, '-' and '.' only", name);
-        if (strlen(name) > 40) BAD("name '%s' is longer than 40 characters", name);
+                BAD("name '%s' may hold letters, digits, '-' and '.' only (%s at position %d)", name,
+                    char_name(*c, cn, sizeof cn), (int)(c - s) + 1);
     }
     static const int REQUIRED[] = {F_IC, F_IH, F_OC, F_KH};
     for (int i = 0; i < 4; i++)
@@ -185,9 +217,6 @@ static int conv_parse(const char *s, problem *p, char *err, size_t errcap)
     if (!given[F_SW]) v[F_SW] = v[F_SH];
     if (!given[F_PH]) v[F_PH] = 0;
     if (!given[F_PW]) v[F_PW] = v[F_PH];
-    static const int POSITIVE[] = {F_MB, F_IC, F_IH, F_IW, F_OC, F_KH, F_KW, F_SH, F_SW};
-    for (int i = 0; i < 9; i++)
-        if (v[POSITIVE[i]] < 1) BAD("%s must be >= 1", FIELD[POSITIVE[i]]);
     if (v[F_PH] >= v[F_KH]) BAD("ph %ld must be < kh %ld", v[F_PH], v[F_KH]);
     if (v[F_PW] >= v[F_KW]) BAD("pw %ld must be < kw %ld", v[F_PW], v[F_KW]);
     if (v[F_KH] > v[F_IH] + 2 * v[F_PH])
@@ -204,8 +233,12 @@ static int conv_parse(const char *s, problem *p, char *err, size_t errcap)
     char canon[64];
     canonical(v, canon, sizeof canon);
     const char *table = layer_name(canon);
-    if (strlen(canon) + (name ? strlen(name) + 2 : 0) + 12 > sizeof p->desc - 1)
-        BAD("longer than %zu characters with its direction and name", sizeof p->desc - 13);
+    char shape[256];
+    int len = snprintf(shape, sizeof shape, "%s:%s%s%s", DIR_NAMES[dir < CONV_NDIRS ? dir : CONV_BWD_FILTER],
+                       canon, name ? "_n" : "", name ? name : "");
+    if (len > CONV_SHAPE_MAX)
+        BAD("its shape '%s' is %d characters, more than %d (the limit, direction and name included)",
+            shape, len, CONV_SHAPE_MAX);
     set_problem(p, v, dir, name ? name : table ? table : canon, name != NULL);
     return 0;
 }

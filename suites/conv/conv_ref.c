@@ -51,8 +51,34 @@ static void mark_lines(char *m, int len, int band)
     for (int t = 1; t <= SPREAD_LINES; t++) m[(long)(len - 1) * t / (SPREAD_LINES + 1)] = 1;
 }
 
+/* The distinct corners of an Hs x Ws plane (fewer when it is one line
+ * thick), as offsets into c; their count. */
+static int plane_corners(int Hs, int Ws, long *c)
+{
+    long all[4] = {0, Ws - 1, (long)(Hs - 1) * Ws, (long)Hs * Ws - 1};
+    int n = 0;
+    for (int k = 0; k < 4; k++) {
+        int dup = 0;
+        for (int m = 0; m < k; m++) dup |= all[m] == all[k];
+        if (!dup) c[n++] = all[k];
+    }
+    return n;
+}
+
+/* How many elements select_elems marks, without visiting the A x B planes:
+ * O(Hs + Ws), so the runner's memory estimate of a problem with a huge batch
+ * is instant (it visited every plane: 10 s at mb 2^31 - 1). */
+static long count_sampled(const conv_ref_tensor *t, int np, const char *rows, const char *cols)
+{
+    long nr = 0, nc = 0, c[4];
+    for (int i = 0; i < t->Hs; i++) nr += rows[i] != 0;
+    for (int j = 0; j < t->Ws; j++) nc += cols[j] != 0;
+    long lined = (long)t->Hs * t->Ws - (t->Hs - nr) * (t->Ws - nc);
+    return np * lined + ((long)t->A * t->B - np) * plane_corners(t->Hs, t->Ws, c);
+}
+
 /* The checked elements of t (offsets into idx when not NULL); the count, or
- * -1 out of memory. */
+ * -1 out of memory. Counting alone (idx NULL) is O(Hs + Ws). */
 static long select_elems(const conv_ref_tensor *t, int sampled, int bandh, int bandw,
                          unsigned long long seed, long *idx)
 {
@@ -72,6 +98,14 @@ static long select_elems(const conv_ref_tensor *t, int sampled, int bandh, int b
     }
     mark_lines(rows, t->Hs, bandh);
     mark_lines(cols, t->Ws, bandw);
+    if (!idx) {
+        n = count_sampled(t, np, rows, cols);
+        free(rows);
+        free(cols);
+        return n;
+    }
+    long corner[4];
+    int ncorners = plane_corners(t->Hs, t->Ws, corner);
     for (int a = 0; a < t->A; a++)
         for (int b = 0; b < t->B; b++) {
             long base = ((long)a * t->B + b) * plane;
@@ -80,21 +114,11 @@ static long select_elems(const conv_ref_tensor *t, int sampled, int bandh, int b
             if (s) {
                 for (int i = 0; i < t->Hs; i++)
                     for (int j = 0; j < t->Ws; j++)
-                        if (rows[i] || cols[j]) {
-                            if (idx) idx[n] = base + (long)i * t->Ws + j;
-                            n++;
-                        }
+                        if (rows[i] || cols[j]) idx[n++] = base + (long)i * t->Ws + j;
                 continue;
             }
             /* the corners (fewer when the plane is one line thick) */
-            long c[4] = {0, t->Ws - 1, (long)(t->Hs - 1) * t->Ws, plane - 1};
-            for (int k = 0; k < 4; k++) {
-                int dup = 0;
-                for (int m = 0; m < k; m++) dup |= c[m] == c[k];
-                if (dup) continue;
-                if (idx) idx[n] = base + c[k];
-                n++;
-            }
+            for (int k = 0; k < ncorners; k++) idx[n++] = base + corner[k];
         }
     free(rows);
     free(cols);

@@ -90,7 +90,8 @@ static void set_problem(problem *p, const char *name, int M, int N, int K)
     p->flops = 2.0 * M * N * K;
 }
 
-/* A positive int of digits only: 0; -1 not digits or zero; 1 above INT_MAX. */
+/* A whole number from 1 to INT_MAX, digits only (no sign, space or point):
+ * 0, or -1. */
 static int pos_int(const char *s, size_t len, long *out)
 {
     long v = 0;
@@ -99,31 +100,47 @@ static int pos_int(const char *s, size_t len, long *out)
         if (s[i] < '0' || s[i] > '9') return -1;
         if (v <= INT_MAX) v = v * 10 + (s[i] - '0');
     }
-    if (v < 1) return -1;
-    if (v > INT_MAX) return 1;
+    if (v < 1 || v > INT_MAX) return -1;
     *out = v;
     return 0;
 }
 
+/* Whether s is matmul's to judge: digits only (N), or a digit or sign then
+ * anything with an 'x' (MxNxK, however malformed). A sign without an 'x'
+ * ("-5") is left to the transfer suite's bytes. */
+static int looks_matmul(const char *s)
+{
+    if (*s >= '0' && *s <= '9' && strspn(s, "0123456789") == strlen(s)) return 1;
+    return (*s == '-' || *s == '+' || (*s >= '0' && *s <= '9')) && strchr(s, 'x') != NULL;
+}
+
 static int matmul_parse(const char *s, problem *p, char *err, size_t errcap)
 {
+    static const char *const DIM[3] = {"M", "N", "K"};
     long v[3];
     int n = 0;
     const char *q = s;
+    if (!looks_matmul(s)) return -1;
     for (;;) {
         const char *x = strchr(q, 'x');
         size_t len = x ? (size_t)(x - q) : strlen(q);
-        int rc = n == 3 ? -1 : pos_int(q, len, &v[n]);
-        if (rc < 0) return -1;
-        if (rc > 0) {
-            snprintf(err, errcap, "bench: size '%s': %.*s is above %d", s, (int)len, q, INT_MAX);
+        if (n == 3) {
+            snprintf(err, errcap, "bench: matmul size '%s': want N or MxNxK (more than 3 dimensions)", s);
+            return 2;
+        }
+        if (pos_int(q, len, &v[n])) {
+            snprintf(err, errcap, "bench: matmul size '%s': %s must be a whole number from 1 to %d "
+                     "(got '%.*s')", s, x || n ? DIM[n] : "N", INT_MAX, (int)(len < 24 ? len : 24), q);
             return 2;
         }
         n++;
         if (!x) break;
         q = x + 1;
     }
-    if (n == 2) return -1;
+    if (n == 2) {
+        snprintf(err, errcap, "bench: matmul size '%s': want N or MxNxK (3 dimensions, got 2)", s);
+        return 2;
+    }
     if (n == 1) v[1] = v[2] = v[0];
     double biggest = (double)v[0] * v[2];
     if ((double)v[2] * v[1] > biggest) biggest = (double)v[2] * v[1];

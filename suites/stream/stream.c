@@ -94,12 +94,13 @@ static int stream_parse(const char *s, problem *p, char *err, size_t errcap)
         else if (*end == 'G') shift = 30, end++;
     }
     if (!n || errno || *end) {
-        snprintf(err, errcap, "bench: stream problem '%s': N must be a positive element count "
-                 "(digits, optionally K, M or G = 2^10, 2^20, 2^30), e.g. triad:16M", s);
+        snprintf(err, errcap, "bench: stream problem '%s': N must be a whole number of elements "
+                 "from 1 to 2^36 (digits, optionally K, M or G = 2^10, 2^20, 2^30), e.g. triad:16M "
+                 "(got '%.24s')", s, num);
         return 2;
     }
     if (n > (MAX_N >> shift)) {
-        snprintf(err, errcap, "bench: stream problem '%s' too large (at most 2^36 elements)", s);
+        snprintf(err, errcap, "bench: stream problem '%s': N too large (at most 2^36 elements)", s);
         return 2;
     }
     set_problem(p, k, n << shift);

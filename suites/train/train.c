@@ -91,22 +91,23 @@ static int train_parse(const char *s, problem *p, char *err, size_t errcap)
     if (model < 0) return -1;
     const char *q = s + best + 2;
     char *end;
-    if (!isdigit((unsigned char)*q)) {
-        snprintf(err, errcap, "bench: train problem '%s': the batch after -b must be a number", s);
+    if (!isdigit((unsigned char)*q)) { /* a sign, a space: named, with the range */
+        snprintf(err, errcap, "bench: train problem '%s': the batch after -b must be a number from "
+                 "1 to %d (got '%.24s')", s, TRAIN_MAX_BATCH, q);
         return 2;
     }
     errno = 0;
     long B = strtol(q, &end, 10);
+    if (errno || B < 1 || B > TRAIN_MAX_BATCH) {
+        snprintf(err, errcap, "bench: train problem '%s': batch %.*s out of range 1..%d", s,
+                 (int)(end - q < 24 ? end - q : 24), q, TRAIN_MAX_BATCH);
+        return 2;
+    }
     int mom = 0;
     if (strcmp(end, "-mom") == 0) mom = 1;
     else if (*end) {
         snprintf(err, errcap, "bench: train problem '%s': unexpected '%s' (form: %s)", s, end,
                  "<model>-b<batch>[-mom]");
-        return 2;
-    }
-    if (errno || B < 1 || B > TRAIN_MAX_BATCH) {
-        snprintf(err, errcap, "bench: train problem '%s': batch %s out of range 1..%d", s, q,
-                 TRAIN_MAX_BATCH);
         return 2;
     }
     set_problem(p, model, B, mom);

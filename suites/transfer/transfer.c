@@ -46,25 +46,26 @@ static void set_problem(problem *p, unsigned long long bytes)
     snprintf(p->desc, sizeof p->desc, "%llu", bytes);
 }
 
+/* Bytes: digits and an optional KiB, MiB or GiB suffix, 1 byte to 16 GiB.
+ * Anything that starts with a digit or a sign and has no 'x' (matmul's MxNxK)
+ * or ':' (stream's) is transfer's to judge: one line naming value and limit. */
 static int transfer_parse(const char *s, problem *p, char *err, size_t errcap)
 {
     static const struct { const char *suffix; unsigned long long unit; } UNITS[] = {
         {"", 1}, {"KiB", 1ULL << 10}, {"MiB", 1ULL << 20}, {"GiB", 1ULL << 30}};
     char *end;
-    if (*s < '0' || *s > '9') return -1;
+    if (!((*s >= '0' && *s <= '9') || *s == '-' || *s == '+') || strpbrk(s, "x:")) return -1;
     errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    for (size_t u = 0; u < sizeof UNITS / sizeof UNITS[0]; u++) {
+    unsigned long long v = (*s >= '0' && *s <= '9') ? strtoull(s, &end, 10) : 0;
+    for (size_t u = 0; v && u < sizeof UNITS / sizeof UNITS[0]; u++) {
         if (strcmp(end, UNITS[u].suffix) != 0) continue;
-        if (errno || v == 0) return -1;
-        if (v > MAX_BYTES / UNITS[u].unit) {
-            snprintf(err, errcap, "bench: transfer size '%s' too large (at most 16 GiB)", s);
-            return 2;
-        }
+        if (errno || v > MAX_BYTES / UNITS[u].unit) break;
         set_problem(p, v * UNITS[u].unit);
         return 0;
     }
-    return -1;
+    snprintf(err, errcap, "bench: transfer size '%s': want a whole number of bytes from 1 to "
+             "%llu (16 GiB), optionally with a KiB, MiB or GiB suffix", s, MAX_BYTES);
+    return 2;
 }
 
 static int transfer_defaults(int quick, int big, problem *out, int cap)
