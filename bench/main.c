@@ -321,6 +321,15 @@ int main(int argc, char **argv)
     }
     if (o.emulate && strcmp(GPU_FLAVOUR, "emulator") != 0) return exec_emulator(argv);
     if (env_threads_ok(err, sizeof err)) goto usage;
+    {   /* the chart scripts' folder goes into gnuplot's parameters: bounded, quotable */
+        const char *pd = getenv("BENCH_PLOTS_DIR");
+        if (pd && strlen(pd) > 4000) {
+            snprintf(err, sizeof err, "bench: BENCH_PLOTS_DIR is %zu characters long, more than "
+                     "the limit of 4000", strlen(pd));
+            goto usage;
+        }
+        if (pd && outdir_name_ok("BENCH_PLOTS_DIR", pd, err, sizeof err)) goto usage;
+    }
     interrupt_install();
     if (o.threads) cpu_threads_set(o.threads);
     else cpu_threads_set(cpu_threads_get());

@@ -271,7 +271,9 @@ static int src_fill(csv_src *s, char *err, size_t errcap)
 {
     s->pos = s->len = 0;
     for (;;) {
-        if (interrupt_signal()) {
+        /* a signal that arrives while reading stops it; the one that ended a
+         * run does not stop that run's report (nor does SIGPIPE, ever) */
+        if (interrupt_stops_report(0)) {
             csv_errorf(err, errcap, "%s: reading interrupted by %s", s->path,
                        interrupt_name(interrupt_signal()));
             return -1;

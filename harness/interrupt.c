@@ -141,10 +141,14 @@ void interrupt_set_activity(const char *what)
     act_idx = next;
 }
 
+static volatile sig_atomic_t report_sig0; /* the signal caught before the report began */
+
+void interrupt_report_begin(void) { report_sig0 = caught; }
+
 int interrupt_stops_report(int sig0)
 {
     int sig = caught;
-    return sig0 || sig == SIGPIPE ? 0 : sig;
+    return sig0 || report_sig0 || sig == SIGPIPE ? 0 : sig;
 }
 
 void interrupt_raise_pipe(void)

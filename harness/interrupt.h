@@ -41,10 +41,14 @@ int interrupt_count(void);
  * stopping as soon as ..."): "running matmul 2048 cpu-naive (this case is
  * dropped)". NULL clears. */
 void interrupt_set_activity(const char *what);
-/* The signal that should stop writing a report now, or 0: one caught after
- * sig0 was read (none once sig0 was set: the run's own report is written past
- * the signal that interrupted the run), and never SIGPIPE (a closed stdout
- * never costs a file). */
+/* A report begins (a run's own, or --plot's): the signal caught so far, if
+ * any, does not stop it (a run's report is written past the signal that
+ * interrupted the run). */
+void interrupt_report_begin(void);
+/* The signal that should stop reading or writing a report now, or 0: one
+ * caught after the report began (none when sig0, or the one caught before
+ * interrupt_report_begin, is set), and never SIGPIPE (a closed stdout never
+ * costs a file). Readers outside a report (the gate) pass 0. */
 int interrupt_stops_report(int sig0);
 /* The process is about to print its closing line: the watcher stays quiet. */
 void interrupt_done(void);

@@ -72,8 +72,11 @@ int plots_find_gnuplot(char *out, size_t cap)
     if (!path) return -1;
     while (*path) {
         size_t n = strcspn(path, ":");
-        snprintf(out, cap, "%.*s/gnuplot", (int)(n ? n : 1), n ? path : ".");
-        if (access(out, X_OK) == 0) return 0;
+        /* an entry too long for out is skipped, never tried cut short */
+        if (n + sizeof "/gnuplot" <= cap) {
+            snprintf(out, cap, "%.*s/gnuplot", (int)(n ? n : 1), n ? path : ".");
+            if (access(out, X_OK) == 0) return 0;
+        }
         path += n + (path[n] == ':');
     }
     return -1;

@@ -27,11 +27,14 @@ static int report_run(const char *dir, const char *json_path, int plots, int ref
     rundata rd;
     char err[1024];
     int sig0 = refuse_empty ? 0 : interrupt_signal(), rc = 0, dirfd = -1;
+    interrupt_report_begin();
     plots_outcome po;
     memset(out, 0, sizeof *out);
     memset(&po, 0, sizeof po);
     if (rd_load(&rd, dir, err, sizeof err)) {
         fprintf(stderr, "bench: %s\n", err);
+        /* a read stopped by a signal is an interruption, not bad input */
+        if ((out->signal = interrupt_stops_report(sig0))) return 128 + out->signal;
         return 2;
     }
     out->rows = rd_nrows(&rd);

@@ -29,7 +29,8 @@ expect_usage "'2xx3'"    --sizes 2xx3
 expect_usage 100000x100000x100000 --sizes 100000x100000x100000
 expect_usage "512,,1024" --sizes 512,,1024
 expect_usage "'4x4x4'"   --suite transfer --sizes 4x4x4
-expect_usage "transfer: bytes" --suite transfer,matmul --sizes 64,2xyz
+expect_usage "transfer: bytes" --suite transfer,matmul --sizes 64,zz9
+expect_usage "matmul size '2xyz'" --suite transfer,matmul --sizes 64,2xyz
 expect_usage "'hosted'"  --mode hosted
 expect_usage "'cpu-naive'" --suite transfer --baseline cpu-naive
 expect_usage "1000000"   --reps 1000001
