@@ -20,10 +20,12 @@
 #endif
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,6 +95,32 @@ static int exec_emulator(char **argv)
     return 2;
 }
 
+/* Warnings found while the input is checked are held until every check has
+ * passed: a refusal is then the one line a person reads (rule: bad input gets
+ * one line), and a run that goes ahead shows them. */
+static char notices[4096];
+static size_t nnotices;
+
+static void notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void notice(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (nnotices < sizeof notices) {
+        int n = vsnprintf(notices + nnotices, sizeof notices - nnotices, fmt, ap);
+        if (n > 0) nnotices += (size_t)n;
+        if (nnotices >= sizeof notices) nnotices = sizeof notices - 1;
+    }
+    va_end(ap);
+}
+
+static void notices_flush(void)
+{
+    fputs(notices, stderr);
+    nnotices = 0;
+    notices[0] = '\0';
+}
+
 /* Prints a usage error as the one line it is: a control character in a
  * value the person gave (a newline in --suite) is shown escaped. */
 static void print_err(const char *err)
@@ -116,16 +144,26 @@ static int env_threads_ok(char *err, size_t errcap)
                      VARS[i], v, strlen(v) > 64 ? "..." : "", OPT_MAX_THREADS);
             return 2;
         }
-        /* OMP_NUM_THREADS may be a nesting list "4,2": every entry is capped */
-        for (const char *p = v; *p;) {
-            char *end;
-            long n = strtol(p, &end, 10);
-            if (end == p || n < 1 || n > OPT_MAX_THREADS || (*end && *end != ',')) {
-                snprintf(err, errcap, "bench: %s='%s': each thread count must be from 1 to %d",
-                         VARS[i], v, OPT_MAX_THREADS);
-                return 2;
+        /* OMP_NUM_THREADS may be a nesting list "4,2": every entry is capped;
+         * OpenBLAS takes one number. Digits only: no sign, space or empty entry */
+        int list = i == 0, bad = 0;
+        for (const char *p = v;;) {
+            size_t d = strspn(p, "0123456789");
+            long n = d && d < 6 ? strtol(p, NULL, 10) : 0;
+            if (d == 0 || n < 1 || n > OPT_MAX_THREADS) bad = 1;
+            p += d;
+            if (bad || !*p) break;
+            if (*p != ',' || !list || !p[1]) {
+                bad = 1;
+                break;
             }
-            p = *end ? end + 1 : end;
+            p++;
+        }
+        if (bad) {
+            snprintf(err, errcap, "bench: %s='%s': %s from 1 to %d", VARS[i], v,
+                     list ? "each thread count (a comma list for nesting) must be"
+                          : "the thread count must be one number", OPT_MAX_THREADS);
+            return 2;
         }
     }
     return 0;
@@ -182,11 +220,6 @@ static int validate_selection(bench_opts *o, char *err, size_t errcap)
             snprintf(err, errcap, "bench: unknown suite '%s' (see bench --list)", o->suites[i]);
             return 2;
         }
-        for (int j = 0; j < i; j++)
-            if (strcmp(o->suites[i], o->suites[j]) == 0) {
-                snprintf(err, errcap, "bench: --suite names '%s' twice", o->suites[i]);
-                return 2;
-            }
     }
     for (int i = 0; i < o->nbackends; i++)
         if (!known_backend(o, o->backends[i], 0)) {
@@ -203,6 +236,73 @@ static int validate_selection(bench_opts *o, char *err, size_t errcap)
     if (o->baseline && !known_backend(o, o->baseline, 1)) {
         snprintf(err, errcap, "bench: --baseline '%s' is not a CPU backend of the selected suites "
                  "(see bench --list)", o->baseline);
+        return 2;
+    }
+    return 0;
+}
+
+/* Whether --backend chose name (no --backend: every backend). */
+static int chosen(const bench_opts *o, const char *name)
+{
+    for (int i = 0; i < o->nbackends; i++)
+        if (strcmp(o->backends[i], name) == 0) return 1;
+    return o->nbackends == 0;
+}
+
+/* Whether a chosen backend of a selected suite runs in mode (host: a CPU
+ * backend; a GPU mode: a GPU backend of a suite that has that mode). */
+static int mode_used(const bench_opts *o, const char *mode)
+{
+    for (int s = 0; s < o->nsuites; s++) {
+        const suite_def *d = suite_find(o->suites[s])->def;
+        for (int b = 0; BACKENDS[b].name; b++) {
+            const backend_def *k = &BACKENDS[b];
+            if (strcmp(k->op, d->op) != 0 || !chosen(o, k->name)) continue;
+            if (strcmp(mode, "host") == 0) {
+                if (k->dev == DEV_CPU) return 1;
+                continue;
+            }
+            if (k->dev != DEV_GPU) continue;
+            for (int m = 0; d->modes && d->modes[m]; m++)
+                if (strcmp(d->modes[m], mode) == 0) return 1;
+            const gpu_mode *g = d->modes ? NULL : gpu_mode_find(mode);
+            if (g && gpu_mode_applies(g, d->steps)) return 1;
+        }
+    }
+    return 0;
+}
+
+/* Rule 6 for the run's options that need the registry: a mode no chosen
+ * backend runs, a GPU option with no GPU case, a baseline left out of
+ * --backend. 0 or 2 with err. */
+static int check_applies(const bench_opts *o, char *err, size_t errcap)
+{
+    int gpu = 0;
+    for (int i = 0; i < o->nmodes; i++)
+        if (!mode_used(o, o->modes[i])) {
+            snprintf(err, errcap, "bench: --mode '%s' runs none of the selected backends (host "
+                     "needs a CPU backend, a GPU mode a GPU backend of a suite that has it): it "
+                     "would change nothing", o->modes[i]);
+            return 2;
+        }
+    if (o->nmodes == 0) {
+        for (int m = 0; GPU_MODES[m].name && !gpu; m++) gpu = mode_used(o, GPU_MODES[m].name);
+        for (int s = 0; s < o->nsuites && !gpu; s++) {
+            const char *const *own = suite_find(o->suites[s])->def->modes;
+            for (int m = 0; own && own[m] && !gpu; m++) gpu = mode_used(o, own[m]);
+        }
+    }
+    for (int i = 0; i < o->nmodes; i++) gpu |= strcmp(o->modes[i], "host") != 0;
+    const char *g = o->cuda_sync ? "--cuda-sync" : o->emulate ? "--emulate"
+                  : o->device_given ? "--device" : NULL;
+    if (g && !gpu) {
+        snprintf(err, errcap, "bench: %s is for GPU cases, and the selection has none: it would "
+                 "change nothing", g);
+        return 2;
+    }
+    if (o->baseline && !chosen(o, o->baseline)) {
+        snprintf(err, errcap, "bench: --baseline '%s' is not among --backend: add it, or the "
+                 "speedups stay empty", o->baseline);
         return 2;
     }
     return 0;
@@ -275,7 +375,7 @@ static int plan_problems(const bench_opts *o, const runner *r, double mem,
             gpu_in |= BACKENDS[b].dev == DEV_GPU && strcmp(BACKENDS[b].op, d->op) == 0 &&
                       runner_backend_selected(r, &BACKENDS[b]) && wants_gpu(r, o);
         if (o->nsizes && nprobs[s] == 0)
-            fprintf(stderr, "bench: %s: no problem in --sizes is of its form (%s): nothing to run\n",
+            notice("bench: %s: no problem in --sizes is of its form (%s): nothing to run\n",
                     d->name, d->problem_help);
         for (int i = 0; i < nprobs[s]; i++) {
             /* this process's own memory (libraries, the registry) counts too */
@@ -294,10 +394,23 @@ static int plan_problems(const bench_opts *o, const runner *r, double mem,
     return 0;
 }
 
+/* A closed stdin, stdout or stderr (bench >&-) gets /dev/null: otherwise
+ * the next file opened (the run's lock) would take its number and receive
+ * the summary. */
+static void std_fds_open(void)
+{
+    for (int fd = 0; fd <= 2; fd++)
+        if (fcntl(fd, F_GETFD) == -1 && errno == EBADF) {
+            int n = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+            if (n >= 0 && n != fd) close(n); /* cannot happen: the lowest number is taken */
+        }
+}
+
 int main(int argc, char **argv)
 {
     bench_opts o;
     char err[1024] = "";
+    std_fds_open();
     if (opts_parse(argc, argv, &o, err, sizeof err)) {
         print_err(err);
         return 2;
@@ -351,7 +464,7 @@ int main(int argc, char **argv)
     if (o.plot_dir[0]) return plot_main(&o);
 
     /* --- every check on the person's input, before any work ------------ */
-    if (validate_selection(&o, err, sizeof err)) goto usage;
+    if (validate_selection(&o, err, sizeof err) || check_applies(&o, err, sizeof err)) goto usage;
     runner *run = &r.run;
     run->registry = BACKENDS;
     run->backends = o.backends;
@@ -371,17 +484,17 @@ int main(int argc, char **argv)
     {   /* OPENBLAS_NUM_THREADS cannot differ: every CPU backend runs one count */
         const char *ob = getenv("OPENBLAS_NUM_THREADS");
         if (ob && atoi(ob) != run->threads)
-            fprintf(stderr, "bench: OPENBLAS_NUM_THREADS=%s is not used: every CPU backend, "
+            notice("bench: OPENBLAS_NUM_THREADS=%s is not used: every CPU backend, "
                             "cpu-blas included, runs %d threads (--threads N sets them)\n",
                     ob, run->threads);
         if (run->threads > r.env.usable_cpus)
-            fprintf(stderr, "bench: %d threads on %d usable CPU%s (affinity or cgroup quota): "
+            notice("bench: %d threads on %d usable CPU%s (affinity or cgroup quota): "
                             "threads share cores and times suffer; --threads %d fits\n",
                     run->threads, r.env.usable_cpus, r.env.usable_cpus == 1 ? "" : "s",
                     r.env.usable_cpus);
     }
     if (run->blas_threads < run->threads)
-        fprintf(stderr, "bench: OpenBLAS runs at most %d threads (its build's limit), not %d: "
+        notice("bench: OpenBLAS runs at most %d threads (its build's limit), not %d: "
                         "its rows say so\n", run->blas_threads, run->threads);
     run->prog = &r.prog;
     run->emit = run_emit;
@@ -401,7 +514,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < o.nsuites; i++) total += ncases[i] = runner_count(run, suite_find(o.suites[i]), nprobs[i]);
     for (int i = 0; i < o.nsuites && total > 0; i++)
         if (ncases[i] == 0 && nprobs[i] > 0 && (o.nbackends || o.nmodes))
-            fprintf(stderr, "bench: %s: none of the selected backends and modes is one of its "
+            notice("bench: %s: none of the selected backends and modes is one of its "
                             "(see bench --list): nothing to run\n", o.suites[i]);
     if (total == 0) {
         snprintf(err, sizeof err, "bench: the selection runs nothing: no selected suite has a "
@@ -412,11 +525,11 @@ int main(int argc, char **argv)
     if (outdir_choose(o.out, o.force, outdir, sizeof outdir, err, sizeof err)) goto usage;
     if (o.json[0] && outdir_check_json(o.json, outdir, err, sizeof err)) goto usage;
     if (o.steps || o.dump[0]) {
-        int train = 0;
-        for (int i = 0; i < o.nsuites; i++) train |= suite_find(o.suites[i])->def->steps > 0;
+        int train = 0; /* cases of a step suite: the only ones --steps and --dump act on */
+        for (int i = 0; i < o.nsuites; i++) train += suite_find(o.suites[i])->def->steps > 0 ? ncases[i] : 0;
         if (!train) {
-            snprintf(err, sizeof err, "bench: %s is for training steps: the selection has no "
-                                      "step suite (add --suite train)",
+            snprintf(err, sizeof err, "bench: %s is for training steps: the selection runs no "
+                                      "training step (add --suite train and a train problem)",
                      o.dump[0] ? "--dump" : "--steps");
             goto usage;
         }
@@ -468,6 +581,12 @@ int main(int argc, char **argv)
         if (n) run->repro_env = repro_env;
     }
     char csvpath[PATH_MAX + 16];
+    if (interrupt_signal()) { /* during the checks: nothing was made yet */
+        fprintf(stderr, "bench: interrupted by %s before the run began: nothing written\n",
+                interrupt_name(interrupt_signal()));
+        return 128 + interrupt_signal();
+    }
+    notices_flush();
     int claim = outdir_claim(outdir, sizeof outdir, !o.out[0], o.force, err, sizeof err);
     if (claim) {
         print_err(err);

@@ -89,6 +89,15 @@ static int split_list(char *s, const char **items, int max, int *n)
     return *n ? 0 : -1;
 }
 
+/* An item named twice in a list would change nothing: its name, or NULL. */
+static const char *repeated_item(const char *const *items, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++)
+            if (strcmp(items[i], items[j]) == 0) return items[i];
+    return NULL;
+}
+
 /* Every option, once: what it is called and which actions it applies to
  * (rule: an option either changes what happens or is refused). */
 enum { ACT_RUN = 1, ACT_PLOT = 2, ACT_LIST = 4, ACT_INFO = 8, ACT_COLUMNS = 16, ACT_HELP = 32,
@@ -311,6 +320,19 @@ int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap)
 #undef NEED_VAL
     }
     if (check_combination(given, err, errcap)) return 2;
+    {   /* --sizes repeats are found per suite (one entry may mean several problems) */
+        const struct { const char *name; const char *const *items; int n; } L[] = {
+            {"--suite", o->suites, o->nsuites}, {"--backend", o->backends, o->nbackends},
+            {"--mode", o->modes, o->nmodes}};
+        for (int i = 0; i < 3; i++) {
+            const char *r = repeated_item(L[i].items, L[i].n);
+            if (r) return fail(err, errcap, "bench: %s names '%s' twice", L[i].name, r);
+        }
+        for (int i = 0; i < o->nsuites && o->nsuites > 1; i++)
+            if (strcmp(o->suites[i], "all") == 0)
+                return fail(err, errcap, "bench: --suite all already names every suite: give "
+                                         "all alone, or the suites");
+    }
     if (!have_suite) {
         o->suites[0] = "all";
         o->nsuites = 1;

@@ -38,8 +38,10 @@ static int holds_run(const char *dir)
     char path[PATH_MAX + 32], line[4096];
     int found = 0;
     snprintf(path, sizeof path, "%s/results.csv", dir);
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+    /* never blocks (a FIFO of that name): only a regular file is read */
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    struct stat st;
+    FILE *f = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "r") : NULL;
     if (!f) {
         if (fd >= 0) close(fd);
         return 0;
@@ -188,6 +190,15 @@ static int check_creatable(const char *path, const char *what, char *err, size_t
                          what, path, buf);
                 return 2;
             }
+            /* only trying shows it takes a folder (/proc, a read-only mount as root) */
+            char probe[PATH_MAX + 48];
+            snprintf(probe, sizeof probe, "%s/.bench-probe-%ld", buf, (long)getpid());
+            if (mkdir(probe, 0700) != 0) {
+                snprintf(err, errcap, "bench: %s '%s' cannot be made in '%s': %s", what, path, buf,
+                         strerror(errno));
+                return 2;
+            }
+            rmdir(probe);
             return 0;
         }
         if (errno != ENOENT) {
@@ -210,8 +221,13 @@ static long lock_holder(const char *dir)
     char path[PATH_MAX + 32], buf[32] = "";
     long pid = 0;
     snprintf(path, sizeof path, "%s/" LOCK_NAME, dir);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0) return 0;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) { /* a FIFO or device: no run's lock */
+        close(fd);
+        return 0;
+    }
     if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
         close(fd);
         return 0;
@@ -289,7 +305,14 @@ int outdir_choose(const char *dir, int force, char *out, size_t cap, char *err, 
         gmtime_r(&now, &tm);
         strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
         default_name(out, cap, stamp, 1);
-        return check_creatable("results", "--out", err, errcap);
+        if (refuse_inside_other("the default run folder", out, 1, NULL, err, errcap)) return 2;
+        if (check_creatable("results", "--out", err, errcap)) {
+            snprintf(err, errcap, "bench: the default run folder results/ cannot be made here "
+                                  "(%s): give --out DIR", access(".", W_OK) ? "the current folder "
+                                  "is not writable" : "'results' is not a writable folder");
+            return 2;
+        }
+        return 0;
     }
     if (outdir_name_ok("--out", dir, err, errcap)) return 2;
     /* a link (results/latest) is resolved first: the run goes to the folder
@@ -302,6 +325,13 @@ int outdir_choose(const char *dir, int force, char *out, size_t cap, char *err, 
             return 2;
         }
         snprintf(out, cap, "%s", real);
+    } else if (strstr(dir, "..")) {
+        /* "nox/../r0" names r0, though stat() cannot see it before nox exists:
+         * the checks and the claim use the path it really names */
+        if (abs_path(dir, out, cap)) {
+            snprintf(err, errcap, "bench: --out '%s' cannot be resolved: %s", dir, strerror(errno));
+            return 2;
+        }
     } else {
         snprintf(out, cap, "%s", dir);
     }
@@ -361,13 +391,57 @@ int outdir_check_file(const char *path, char *err, size_t errcap)
 
 /* The absolute form of path, links resolved as far as the path exists (the
  * rest appended as written). 0, or -1. */
+/* Collapses "//", "/./" and "/name/../" of an absolute path in place. */
+static void lexical_norm(char *p)
+{
+    char out[PATH_MAX];
+    size_t n = 0;
+    for (const char *c = p; *c;) {
+        while (*c == '/') c++;
+        size_t len = strcspn(c, "/");
+        if (len == 0) break;
+        if (len == 1 && c[0] == '.') {
+        } else if (len == 2 && c[0] == '.' && c[1] == '.') {
+            while (n > 0 && out[n - 1] != '/') n--;
+            if (n > 0) n--; /* the slash before the dropped name */
+        } else if (n + len + 2 < sizeof out) {
+            out[n++] = '/';
+            memcpy(out + n, c, len);
+            n += len;
+        }
+        c += len;
+    }
+    if (n == 0) out[n++] = '/';
+    out[n] = '\0';
+    memcpy(p, out, n + 1);
+}
+
+static int abs_path_depth(const char *path, char *out, size_t cap, int depth);
+
 static int abs_path(const char *path, char *out, size_t cap)
+{
+    return abs_path_depth(path, out, cap, 0);
+}
+
+/* The absolute form of path: its existing head resolved (links), the rest as
+ * written but with "." and ".." taken lexically (mkdir -p makes "nox/../r0"
+ * into r0), and resolved again when that changed it. 0 or -1. */
+static int abs_path_depth(const char *path, char *out, size_t cap, int depth)
 {
     char head[PATH_MAX], tail[PATH_MAX] = "", real[PATH_MAX];
     snprintf(head, sizeof head, "%s", path);
     for (;;) {
         if (realpath(head, real)) {
-            snprintf(out, cap, "%s%s%s", real, *tail ? "/" : "", tail);
+            char joined[2 * PATH_MAX + 2];
+            snprintf(joined, sizeof joined, "%s%s%s", real, *tail ? "/" : "", tail);
+            if (*tail && depth < 8 &&
+                (strstr(joined, "/./") || strstr(joined, "/../") || strstr(joined, "//") ||
+                 (strlen(joined) >= 3 && strcmp(joined + strlen(joined) - 3, "/..") == 0) ||
+                 (strlen(joined) >= 2 && strcmp(joined + strlen(joined) - 2, "/.") == 0))) {
+                lexical_norm(joined);
+                return abs_path_depth(joined, out, cap, depth + 1);
+            }
+            snprintf(out, cap, "%s", joined);
             return 0;
         }
         char *slash = strrchr(head, '/');
@@ -484,16 +558,26 @@ static int clear_run(const char *dir, char *err, size_t errcap)
 {
     char path[PATH_MAX + 64];
     struct stat st;
+    /* everything is checked before anything goes: a refusal touches nothing */
+    for (int i = 0; RUN_FILES[i]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, RUN_FILES[i]);
+        if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+            snprintf(err, errcap, "bench: --force: '%s' is not a regular file (a link, a folder?): "
+                                  "nothing was touched", path);
+            return 2;
+        }
+    }
+    snprintf(path, sizeof path, "%s/" RUN_PLOTS, dir);
+    if (lstat(path, &st) == 0 && !S_ISDIR(st.st_mode)) {
+        snprintf(err, errcap, "bench: --force: '%s' is not a folder of charts (a link?): nothing "
+                              "was touched", path);
+        return 2;
+    }
     for (int i = 0; RUN_FILES[i]; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, RUN_FILES[i]);
         if (unlink(path) != 0 && errno != ENOENT) goto fail;
     }
     snprintf(path, sizeof path, "%s/" RUN_PLOTS, dir);
-    if (lstat(path, &st) == 0 && !S_ISDIR(st.st_mode)) {
-        snprintf(err, errcap, "bench: --force: '%s' is not a folder of charts (a link?); not touched",
-                 path);
-        return 2;
-    }
     int pfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     DIR *d = pfd >= 0 ? fdopendir(pfd) : NULL;
     if (d) {

@@ -273,7 +273,7 @@ static int src_fill(csv_src *s, char *err, size_t errcap)
     for (;;) {
         /* a signal that arrives while reading stops it; the one that ended a
          * run does not stop that run's report (nor does SIGPIPE, ever) */
-        if (interrupt_stops_report(0)) {
+        if (interrupt_stops_reading()) {
             csv_errorf(err, errcap, "%s: reading interrupted by %s", s->path,
                        interrupt_name(interrupt_signal()));
             return -1;

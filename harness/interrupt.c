@@ -29,7 +29,8 @@ static const sig_info SIGS[] = {
 };
 enum { NSIGS = (int)(sizeof SIGS / sizeof SIGS[0]), MAXSIG = 65 };
 
-static volatile sig_atomic_t caught, count, finished;
+static volatile int caught, count; /* changed with atomics only */
+static volatile sig_atomic_t finished;
 static sem_t wake;
 static volatile sig_atomic_t installed[MAXSIG]; /* by signal number: ours is in place */
 
@@ -50,9 +51,10 @@ static void on_signal(int sig, siginfo_t *info, void *uctx)
      * (Linux sends it as SI_USER from this very process): that write fails
      * (EFBIG) and is reported as the write error it is */
     if (sig == SIGXFSZ && info && info->si_code == SI_USER && info->si_pid == getpid()) return;
-    int first = !caught;
-    if (first) caught = sig;   /* the first one is the one reported */
-    count++;
+    /* the first one is the one reported, also when two land at once on two
+     * threads (a lock-free compare-and-swap is safe in a handler) */
+    int first = __sync_bool_compare_and_swap(&caught, 0, sig);
+    __sync_fetch_and_add(&count, 1);
     if (!first) return;
     for (int s = 1; s < MAXSIG; s++) /* a second one a person sends ends the process */
         if (installed[s] && !repeats(s)) signal(s, SIG_DFL);
@@ -141,9 +143,16 @@ void interrupt_set_activity(const char *what)
     act_idx = next;
 }
 
-static volatile sig_atomic_t report_sig0; /* the signal caught before the report began */
+static volatile sig_atomic_t report_sig0;    /* the signal caught before the report began */
+static volatile sig_atomic_t read_protected; /* a run's own report: its CSV is read whole */
 
-void interrupt_report_begin(void) { report_sig0 = caught; }
+void interrupt_report_begin(int protect_read)
+{
+    report_sig0 = caught;
+    read_protected = protect_read;
+}
+
+int interrupt_stops_reading(void) { return read_protected ? 0 : interrupt_stops_report(0); }
 
 int interrupt_stops_report(int sig0)
 {
@@ -153,8 +162,8 @@ int interrupt_stops_report(int sig0)
 
 void interrupt_raise_pipe(void)
 {
-    if (!caught) caught = SIGPIPE;
-    count++;
+    __sync_bool_compare_and_swap(&caught, 0, SIGPIPE);
+    __sync_fetch_and_add(&count, 1);
 }
 
 const char *interrupt_name(int sig)

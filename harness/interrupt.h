@@ -43,8 +43,12 @@ int interrupt_count(void);
 void interrupt_set_activity(const char *what);
 /* A report begins (a run's own, or --plot's): the signal caught so far, if
  * any, does not stop it (a run's report is written past the signal that
- * interrupted the run). */
-void interrupt_report_begin(void);
+ * interrupted the run). protect_read: reading the CSV is never stopped (a
+ * run's own report must not be lost to a signal). */
+void interrupt_report_begin(int protect_read);
+/* For readers of a results.csv: the signal that should stop reading now, or
+ * 0 (interrupt_stops_report(0), unless the report protects its read). */
+int interrupt_stops_reading(void);
 /* The signal that should stop reading or writing a report now, or 0: one
  * caught after the report began (none when sig0, or the one caught before
  * interrupt_report_begin, is set), and never SIGPIPE (a closed stdout never

@@ -27,7 +27,8 @@ static int report_run(const char *dir, const char *json_path, int plots, int ref
     rundata rd;
     char err[1024];
     int sig0 = refuse_empty ? 0 : interrupt_signal(), rc = 0, dirfd = -1;
-    interrupt_report_begin();
+    int own = !refuse_empty; /* a run's own report: never lost to a signal */
+    interrupt_report_begin(own);
     plots_outcome po;
     memset(out, 0, sizeof *out);
     memset(&po, 0, sizeof po);
@@ -51,12 +52,19 @@ static int report_run(const char *dir, const char *json_path, int plots, int ref
         rc = 1;
         goto done;
     }
+    if (own) { /* report.md and JSON first, then the charts (a signal stops only those) */
+        if (report_md_write(&rd, dirfd, dir)) rc = 1;
+        else out->md_written = 1;
+        if (json_path && json_write(&rd, json_path)) rc = 1;
+        else out->json_written = json_path != NULL;
+    }
     if (plots && plots_render(&rd, dirfd, dir, sig0, &po)) rc = 1; /* report.md still written */
     out->charts_planned = po.planned;
     out->charts_drawn = po.drawn;
-    if ((out->signal = interrupt_stops_report(sig0))) goto done; /* report.md left as it was */
-    if (report_md_write(&rd, dirfd, dir)) rc = 1;
+    if ((out->signal = interrupt_stops_report(sig0))) goto done; /* --plot: report.md as it was */
+    if (report_md_write(&rd, dirfd, dir)) rc = 1; /* with the charts drawn */
     else out->md_written = 1;
+    if (own) goto done;
     if ((out->signal = interrupt_stops_report(sig0))) goto done;
     if (json_path && json_write(&rd, json_path)) rc = 1;
     else out->json_written = json_path != NULL;

@@ -51,6 +51,43 @@ rm -r r0/inner
 [ "$(snapshot r0)" = "$before" ] || fail "r0 was changed by another invocation"
 for d in x1 x2 x5 x7; do [ ! -e "$d" ] || fail "a refused run left $d behind"; done
 
+# paths that reach r0 only once a missing folder is made ("nox/../r0")
+"$bench" "${small[@]}" --out nox/../r0/new >/dev/null 2>e20; usage $? e20 "is inside '$work/r0'"
+"$bench" --suite train --sizes mlp-small-b4 --backend cpu-omp --no-plots --out x8 --dump nox3/../r0/d \
+  >/dev/null 2>e21; usage $? e21 "is inside '$work/r0'"
+lock_before=$(cat r0/.bench.lock)
+"$bench" "${small[@]}" --out nox/../r0 >/dev/null 2>e22; usage $? e22 "r0"
+[ "$(cat r0/.bench.lock)" = "$lock_before" ] || fail "a refused --out nox/../r0 rewrote r0's lock"
+for d in nox nox3 x8; do [ ! -e "$d" ] || fail "a refused run left $d"; done
+# the default results/ inside a run's folder
+(cd r0 && "$bench" "${small[@]}" >/dev/null 2>../e23); usage $? e23 "the default run folder"
+[ ! -e r0/results ] || fail "a default run wrote inside r0"
+# --force that is refused touches nothing: a plots/ link, a report.md folder
+cp -r r0 f1 && rm -f f1/.bench.lock && rm -rf f1/plots && mkdir f1dir && ln -s ../f1dir f1/plots
+"$bench" "${small[@]}" --out f1 --force >/dev/null 2>e24; usage $? e24 "nothing was touched"
+[ -s f1/results.csv ] && [ -s f1/report.md ] || fail "a refused --force deleted the earlier run's files"
+cp -r r0 f2 && rm -f f2/.bench.lock f2/report.md && mkdir f2/report.md
+"$bench" "${small[@]}" --out f2 --force >/dev/null 2>e25; usage $? e25 "nothing was touched"
+[ -s f2/results.csv ] || fail "a refused --force (report.md a folder) deleted results.csv"
+# FIFOs where a run folder's files would be: refused or run, never a hang
+mkdir ff ff2 && mkfifo ff/.bench.lock ff2/results.csv
+timeout 20 "$bench" "${small[@]}" --out ff/sub >/dev/null 2>e26; rc=$?
+[ "$rc" -ne 124 ] || fail "a FIFO .bench.lock above --out hung the checks"
+timeout 20 "$bench" "${small[@]}" --out ff2/sub >/dev/null 2>e27; rc=$?
+[ "$rc" -ne 124 ] || fail "a FIFO results.csv above --out hung the checks"
+timeout 20 "$bench" --plot ff >/dev/null 2>e28; rc=$?
+[ "$rc" -ne 124 ] || fail "--plot of a folder with a FIFO lock hung"
+# a --dump that cannot be made (/proc) is bad input: exit 2 before any work
+"$bench" --suite train --sizes mlp-small-b4 --backend cpu-omp --no-plots --out x9 --dump /proc/nope/d \
+  >/dev/null 2>e29; usage $? e29 "--dump '/proc/nope/d' cannot be made"
+[ ! -e x9 ] || fail "a refused --dump left x9"
+# a closed stdout or stderr: nothing lands in the run's files
+"$bench" "${small[@]}" --out closed1 >&- 2>/dev/null || fail "a run with stdout closed"
+"$bench" "${small[@]}" --out closed2 2>&- >/dev/null || fail "a run with stderr closed"
+for d in closed1 closed2; do
+  grep -qx '[0-9]*' "$d/.bench.lock" || fail "$d/.bench.lock holds more than a pid: $(head -c 200 "$d/.bench.lock")"
+done
+
 # B1: a live run's CSV
 "$bench" --suite matmul --sizes 64,96,128,160,192,224,256 --min-time 0.3 --out live --no-plots \
   >/dev/null 2>&1 &
@@ -115,21 +152,30 @@ done <<'EOF'
 --suite matmul --quick --sizes 64|--quick chooses the sizes
 --suite matmul --sizes 64 --reps 2 --min-time 3600|--reps N runs exactly N
 --suite matmul --sizes 64 --force|--force replaces an earlier run in --out DIR: it needs --out
+--suite matmul --sizes 64 --mode host,host --out t2|--mode names 'host' twice
+--suite matmul --sizes 64 --backend cpu-blas,cpu-blas --out t2|--backend names 'cpu-blas' twice
+--suite matmul,all --sizes 64 --out t2|--suite all already names every suite
+--suite matmul --sizes 64 --backend cpu-blas --mode host,resident --out t2|--mode 'resident' runs none of the selected backends
+--suite matmul --sizes 64 --backend cpu-blas --cuda-sync --out t2|--cuda-sync is for GPU cases
+--suite matmul --sizes 64 --backend cpu-blas --device 0 --out t2|--device is for GPU cases
+--suite matmul --sizes 64 --backend cpu-blas --baseline cpu-naive --out t2|--baseline 'cpu-naive' is not among --backend
+--suite matmul,train --sizes 48 --steps 3 --out t2|--steps is for training steps: the selection runs no training step
 EOF
-for d in t1 a1 b1 X; do [ ! -e "$d" ] || fail "a refused command left $d"; done
+for d in t1 t2 a1 b1 X; do [ ! -e "$d" ] || fail "a refused command left $d"; done
 # a control character in a value: still one line
 "$bench" --suite $'mat\nmul' >/dev/null 2>e13; usage $? e13 'mat\\x0amul'
 
 # B21: an empty or bad OMP_NUM_THREADS is refused by bench, whose line is last
-for v in "" 0 -1 abc; do
+for v in "" 0 -1 abc 2, ,2 "2 " +2 2,,2; do
   OMP_NUM_THREADS=$v "$bench" "${small[@]}" --out omp >/dev/null 2>e14
   rc=$?
   [ "$rc" -eq 2 ] || fail "OMP_NUM_THREADS='$v': exit $rc, want 2"
-  tail -1 e14 | grep -q "^bench: OMP_NUM_THREADS='$v': each thread count must be from 1 to" \
+  tail -1 e14 | grep -q "^bench: OMP_NUM_THREADS='$v': each thread count .*from 1 to" \
     || fail "OMP_NUM_THREADS='$v': bench's line is not the last: $(cat e14)"
   [ ! -e omp ] || fail "OMP_NUM_THREADS='$v' left omp/"
 done
 
+OPENBLAS_NUM_THREADS=2,2 "$bench" "${small[@]}" --out ob2 >/dev/null 2>e19; usage $? e19 "OPENBLAS_NUM_THREADS='2,2': the thread count must be one number"
 # OPENBLAS_NUM_THREADS that is not what runs is said; so are too few usable CPUs
 OPENBLAS_NUM_THREADS=3 "$bench" "${small[@]}" --threads 1 --out ob >/dev/null 2>e15 || fail "OPENBLAS_NUM_THREADS=3 run"
 grep -q "OPENBLAS_NUM_THREADS=3 is not used: every CPU backend, cpu-blas included, runs 1 threads" e15 \

@@ -110,6 +110,30 @@ ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 [ "$ms" -lt 2000 ] || fail "second SIGINT took $ms ms to quit"
 whole_rows long/results.csv || fail "second SIGINT left a torn CSV"
 
+# a signal while the run draws its charts costs the charts left, never
+# report.md: a gnuplot first on PATH that waits until told (10 s at most)
+if real_gnuplot=$(command -v gnuplot); then
+  mkdir slowbin gp
+  printf '#!/bin/sh\n: >"%s/gp/waiting"\ni=0; while [ ! -e "%s/gp/go" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done\nexec "%s" "$@"\n' \
+    "$work" "$work" "$real_gnuplot" >slowbin/gnuplot
+  chmod +x slowbin/gnuplot
+  PATH="$work/slowbin:$PATH" "$bench" --suite matmul --sizes 48 --backend cpu-blas --reps 2 --out charts \
+    >/dev/null 2>charts.err &
+  pid=$!
+  for _ in $(seq 100); do [ -e gp/waiting ] && break; sleep 0.1; done
+  kill -TERM "$pid"
+  wait "$pid"
+  rc=$?
+  touch gp/go
+  [ "$rc" -eq 143 ] || fail "SIGTERM during the charts: exit $rc, want 143"
+  [ -s charts/report.md ] || fail "SIGTERM during the charts cost report.md"
+  grep -q '^# finished: 1 rows$' charts/results.csv || fail "SIGTERM during the charts: the CSV lost its end"
+  grep -q "interrupted by SIGTERM while writing the report: all 1 rows are in" charts.err \
+    || fail "SIGTERM during the charts: $(cat charts.err)"
+else
+  echo "cli.signals: gnuplot not found: the charts block skipped"
+fi
+
 # the kernel's SIGXFSZ (a size limit of ours) stays a write error: exit 1
 out=$( (ulimit -f 4; "$bench" --suite matmul --sizes 48,56,64,72,80,88,96,104,112,120 --backend cpu-blas,cpu-omp --reps 2 \
         --no-plots --out fsz) 2>&1 >/dev/null)
