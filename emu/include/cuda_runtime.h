@@ -240,8 +240,10 @@ struct cudaPointerAttributes
 
 
 /* Launch attributes: the emulator accepts them and ignores all but
- * cudaLaunchAttributeCooperative and cudaLaunchAttributeClusterDimension,
- * which it refuses (cudaErrorNotSupported) as the emulated device lacks them. */
+ * cudaLaunchAttributeCooperative (every block resident: grid_group::sync()
+ * works; a grid too large to be resident gives
+ * cudaErrorCooperativeLaunchTooLarge) and cudaLaunchAttributeClusterDimension,
+ * which it refuses (cudaErrorNotSupported) as the emulated device lacks it. */
 union cudaLaunchAttributeValue {
     char pad[64];
     int cooperative;
@@ -437,6 +439,25 @@ inline cudaError_t cudaLaunchKernel(void (*kernel)(ExpTypes...), dim3 gridDim, d
                                     void **args, size_t sharedMem = 0, cudaStream_t stream = 0)
 {
     cudaLaunchConfig_t cfg{gridDim, blockDim, sharedMem, stream, nullptr, 0};
+    if (sizeof...(ExpTypes) > 0 && args == nullptr)
+        return cudaErrorInvalidValue;
+    return ::cudaemu::detail::launch_from_array(&cfg, kernel, args,
+                                                std::index_sequence_for<ExpTypes...>{});
+}
+
+/* cudaLaunchCooperativeKernel with the kernel's type known (the translator
+ * drops a `(void *)` cast on its first argument): every block of the grid is
+ * resident at once, so cooperative_groups' grid_group::sync() works. */
+template <typename... ExpTypes>
+inline cudaError_t cudaLaunchCooperativeKernel(void (*kernel)(ExpTypes...), dim3 gridDim,
+                                               dim3 blockDim, void **args, size_t sharedMem = 0,
+                                               cudaStream_t stream = 0)
+{
+    cudaLaunchAttribute attr;
+    std::memset(&attr, 0, sizeof attr);
+    attr.id = cudaLaunchAttributeCooperative;
+    attr.val.cooperative = 1;
+    cudaLaunchConfig_t cfg{gridDim, blockDim, sharedMem, stream, &attr, 1};
     if (sizeof...(ExpTypes) > 0 && args == nullptr)
         return cudaErrorInvalidValue;
     return ::cudaemu::detail::launch_from_array(&cfg, kernel, args,

@@ -58,7 +58,7 @@ void fill(cudaDeviceProp &p, int d)
     p.managedMemory = 1; /* host memory, see cudaMallocManaged */
     p.isMultiGpuBoard = 0;
     p.computePreemptionSupported = 1;
-    p.cooperativeLaunch = 0;
+    p.cooperativeLaunch = 1; /* scheduler_coop.h */
     p.sharedMemPerBlockOptin = kSmemOptin;
     p.maxBlocksPerMultiProcessor = 32;
     p.reservedSharedMemPerBlock = 1024;

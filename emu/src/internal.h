@@ -207,8 +207,16 @@ struct Launch {
     dim3 grid, block;
     size_t smem = 0;
     int device = 0;
+    bool cooperative = false; /* every block resident: grid_group::sync() works */
 };
 cudaError_t run_kernel(const Launch &l);
+/* scheduler_coop.h: a cooperative launch (launch.cpp has checked its size) */
+cudaError_t run_cooperative_kernel(const Launch &l);
+/* launch.cpp: the emulated occupancy, blocks of blockSize threads per SM */
+int max_active_blocks(int blockSize, size_t dynamicSMemSize);
+/* the most threads a cooperative grid may have here: each is a fiber with its
+ * own stack (two memory mappings) while the grid runs */
+constexpr uint64_t kCoopMaxThreads = 16384;
 
 /* ---- fibers (fiber.cpp) ---- */
 namespace fiber {

@@ -8,12 +8,27 @@
  * cudaFuncSetAttribute(cudaFuncAttributeMaxDynamicSharedMemorySize):
  * cudaErrorInvalidValue), the error also becoming the thread's last error;
  * then the grid is queued on the stream and runs when the stream is drained.
+ * A cooperative launch (cudaLaunchAttributeCooperative, as
+ * cudaLaunchCooperativeKernel sets it) must fit on the emulated device at
+ * once, max_active_blocks x SMs blocks, and within the emulator's
+ * kCoopMaxThreads fibers, else cudaErrorCooperativeLaunchTooLarge.
  */
 #include "internal.h"
 
 #include <algorithm>
 
 namespace cudaemu {
+
+int max_active_blocks(int blockSize, size_t dynamicSMemSize)
+{
+    if (blockSize <= 0 || blockSize > kMaxThreads) return 0;
+    int warps = (blockSize + 31) / 32;
+    int by_threads = 64 / warps;              /* 2048 threads = 64 warps per SM */
+    int by_smem = 32;
+    if (dynamicSMemSize)
+        by_smem = int(size_t(kSmemPerSM) / (dynamicSMemSize + 1024));
+    return std::max(0, std::min({32, by_threads, by_smem}));
+}
 
 const FuncInfo &func_info(const void *f)
 {
@@ -42,13 +57,27 @@ cudaError_t launch(const cudaLaunchConfig_t *config, const void *func,
     if (config->dynamicSmemBytes > size_t(func_info(func).max_dyn_smem))
         return ret(cudaErrorInvalidValue);
     if (config->numAttrs && !config->attrs) return ret(cudaErrorInvalidValue);
+    bool cooperative = false;
     for (unsigned i = 0; i < config->numAttrs; ++i) {
         const cudaLaunchAttribute &a = config->attrs[i];
-        if (a.id == cudaLaunchAttributeCooperative && a.val.cooperative)
-            return ret(cudaErrorNotSupported);
+        if (a.id == cudaLaunchAttributeCooperative) cooperative = a.val.cooperative != 0;
         if (a.id == cudaLaunchAttributeClusterDimension &&
             uint64_t(a.val.clusterDim.x) * a.val.clusterDim.y * a.val.clusterDim.z > 1)
             return ret(cudaErrorNotSupported);
+    }
+    if (cooperative) {
+        const uint64_t threads = uint64_t(b.x) * b.y * b.z;
+        const uint64_t blocks = uint64_t(g.x) * g.y * g.z;
+        const uint64_t fit = uint64_t(max_active_blocks(int(threads), config->dynamicSmemBytes)) *
+                             uint64_t(kSmCount);
+        if (blocks > fit) return ret(cudaErrorCooperativeLaunchTooLarge);
+        if (blocks * threads > kCoopMaxThreads) {
+            report("a cooperative launch of %llu blocks of %llu threads: the emulator keeps "
+                   "at most %llu threads of a cooperative grid resident (each is a fiber)",
+                   (unsigned long long)blocks, (unsigned long long)threads,
+                   (unsigned long long)kCoopMaxThreads);
+            return ret(cudaErrorCooperativeLaunchTooLarge);
+        }
     }
     cudaError_t se = cudaSuccess;
     auto s = stream_of(config->stream, &se);
@@ -61,7 +90,10 @@ cudaError_t launch(const cudaLaunchConfig_t *config, const void *func,
     l.block = b;
     l.smem = config->dynamicSmemBytes;
     l.device = s->device;
-    enqueue_work(s.get(), [l]() { return run_kernel(l); });
+    l.cooperative = cooperative;
+    enqueue_work(s.get(), [l]() {
+        return l.cooperative ? run_cooperative_kernel(l) : run_kernel(l);
+    });
     return cudaSuccess;
 }
 
@@ -118,16 +150,7 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const 
     if (cudaError_t e = usable()) return ret(e);
     if (!numBlocks || blockSize <= 0) return ret(cudaErrorInvalidValue);
     if (!func) return ret(cudaErrorInvalidDeviceFunction);
-    if (blockSize > kMaxThreads) {
-        *numBlocks = 0;
-        return cudaSuccess;
-    }
-    int warps = (blockSize + 31) / 32;
-    int by_threads = 64 / warps;              /* 2048 threads = 64 warps per SM */
-    int by_smem = 32;
-    if (dynamicSMemSize)
-        by_smem = int(size_t(kSmemPerSM) / (dynamicSMemSize + 1024));
-    *numBlocks = std::max(0, std::min({32, by_threads, by_smem}));
+    *numBlocks = max_active_blocks(blockSize, dynamicSMemSize);
     return cudaSuccess;
 }
 

@@ -38,7 +38,7 @@
 namespace cudaemu {
 namespace {
 
-enum TState : uint8_t { RUNNABLE, AT_BARRIER, AT_WARP, DONE };
+enum TState : uint8_t { RUNNABLE, AT_BARRIER, AT_WARP, DONE, AT_COALESCE, AT_GRID };
 
 struct Group;
 
@@ -50,6 +50,7 @@ struct Thread {
     bool mid = false;              /* inside the kernel body */
     unsigned long long wout = 0;   /* result of the last warp primitive */
     Group *group = nullptr;        /* while AT_WARP */
+    unsigned long long site = 0;   /* while AT_COALESCE: the coalesced_threads() call */
 };
 
 struct Group {
@@ -71,6 +72,8 @@ struct Block {
     std::vector<Thread> threads;  /* indexed by linear thread id */
     std::vector<Warp> warps;
     uint32_t n = 0, ndone = 0;
+    uint32_t ngrid = 0;           /* threads waiting in grid_group::sync() */
+    bool cooperative = false;     /* run by run_cooperative_kernel (scheduler_coop.h) */
     uint32_t bar_arrived = 0, bar_count = 0; /* accumulating barrier */
     bool bar_and = true, bar_or = false;
     int res_count = 0, res_and = 0, res_or = 0; /* the last completed barrier */
@@ -265,6 +268,13 @@ void diagnose_deadlock()
             return;
         }
     }
+    for (const Thread &t : b.threads)
+        if (t.state == AT_GRID) {
+            set_error("deadlock: thread %s waits in grid_group::sync() while other threads of "
+                      "its block wait at __syncthreads() or in a warp primitive",
+                      coords(t.tid).c_str());
+            return;
+        }
     if (exited) {
         set_error("thread %s returned while %u other thread(s) of the block wait at "
                   "__syncthreads(): every thread of a block must reach each barrier",
@@ -272,6 +282,33 @@ void diagnose_deadlock()
         return;
     }
     set_error("deadlock: no thread of the block can make progress");
+}
+
+/* Nothing can run: the lanes of each warp waiting at the same
+ * coalesced_threads() call form one coalesced group (cooperative groups).
+ * False when no lane waits there. */
+bool resolve_coalesced()
+{
+    Block &b = g_blk;
+    bool any = false;
+    for (uint32_t base = 0; base < b.n; base += 32) {
+        const uint32_t end = std::min<uint32_t>(base + 32, b.n);
+        for (uint32_t i = base; i < end; ++i) {
+            if (b.threads[i].state != AT_COALESCE) continue;
+            const unsigned long long site = b.threads[i].site;
+            unsigned m = 0;
+            for (uint32_t j = i; j < end; ++j)
+                if (b.threads[j].state == AT_COALESCE && b.threads[j].site == site)
+                    m |= 1u << (j - base);
+            for (uint32_t j = i; j < end; ++j)
+                if ((m >> (j - base)) & 1u) {
+                    b.threads[j].wout = m;
+                    b.threads[j].state = RUNNABLE;
+                }
+            any = true;
+        }
+    }
+    return any;
 }
 
 void ensure_pool(uint32_t n)
@@ -284,6 +321,7 @@ bool run_block(std::vector<uint32_t> &order)
 {
     Block &b = g_blk;
     b.ndone = 0;
+    b.ngrid = 0;
     b.bar_arrived = 0;
     b.bar_count = 0;
     b.bar_and = true;
@@ -313,8 +351,9 @@ bool run_block(std::vector<uint32_t> &order)
                 return false;
             }
         }
-        if (b.ndone == b.n) return true;
+        if (b.ndone + b.ngrid == b.n) return true; /* done, or parked at a grid barrier */
         if (!progressed) {
+            if (resolve_coalesced()) continue;
             diagnose_deadlock();
             return false;
         }
@@ -440,6 +479,31 @@ unsigned active_mask()
     for (uint32_t l = 0; l < 32 && base + l < g_blk.n; ++l)
         if (g_blk.threads[base + l].state != DONE) m |= 1u << l;
     return m;
+}
+
+unsigned coalesce(unsigned long long site)
+{
+    Thread *t = g_blk.cur;
+    t->state = AT_COALESCE;
+    t->site = site;
+    yield(t); /* resolve_coalesced() makes it runnable with the group in wout */
+    return unsigned(t->wout);
+}
+
+bool grid_is_cooperative() { return g_blk.cooperative; }
+
+void grid_barrier()
+{
+    Thread *t = g_blk.cur;
+    if (!g_blk.cooperative) {
+        set_error("thread %s calls grid_group::sync() in a kernel not launched with "
+                  "cudaLaunchCooperativeKernel (or the cooperative launch attribute)",
+                  coords(t->tid).c_str());
+        fail(t);
+    }
+    t->state = AT_GRID;
+    ++g_blk.ngrid;
+    yield(t); /* run_cooperative_kernel resumes the block once every block is here */
 }
 
 void trap()
@@ -584,5 +648,8 @@ cudaError_t run_kernel(const Launch &l)
     b.cur = nullptr;
     return result;
 }
+
+/* Cooperative launches: every block resident, grid_group::sync(). */
+#include "scheduler_coop.h"
 
 } // namespace cudaemu

@@ -27,6 +27,9 @@
  *     default arguments appended (a function pointer has none): the
  *     translator records the defaults of every `__global__` declaration it
  *     sees in the .cu and its headers.
+ *   cudaLaunchKernel((void *)k, ...), cudaLaunchCooperativeKernel((void *)k, ...)
+ *     lose the `(void *)` cast, so the typed forms of cuda_runtime.h know k's
+ *     parameters (the runtime's untyped `const void *` forms cannot be emulated).
  *   extern __shared__ [__align__(n)|alignas(n)] T name[];
  *     becomes  [[maybe_unused]] T *const name = static_cast<T *>(::cudaemu::detail::dyn_smem_base());
  *     valid in a function body and at namespace scope (the emulator's dynamic
@@ -482,6 +485,39 @@ struct Translator {
     struct Tok { size_t b, e; };
 
     /* extern ... __shared__ ... name[]; with i at "extern", e its end. */
+    /* cudaLaunchKernel((void *)k, ...) and cudaLaunchCooperativeKernel((void *)k, ...),
+     * e after the name: the `(void *)` (or `(const void *)`) cast is dropped, so
+     * the typed templates of cuda_runtime.h see the kernel's parameter types. */
+    void untyped_launch(size_t e, bool directive)
+    {
+        const size_t n = L.size();
+        size_t j = e;
+        auto ws = [&]() { while (j < n && std::isspace((unsigned char)L[j])) ++j; };
+        auto word = [&](const char *w) {
+            size_t len = std::strlen(w);
+            if (L.compare(j, len, w) != 0 || (j + len < n && ident_char(L[j + len]))) return false;
+            j += len;
+            return true;
+        };
+        ws();
+        if (j >= n || L[j] != '(') return;
+        ++j;
+        ws();
+        const size_t cast = j;
+        if (j >= n || L[j] != '(') return;
+        ++j;
+        ws();
+        if (word("const")) ws();
+        if (!word("void")) return;
+        ws();
+        if (j >= n || L[j] != '*') return;
+        ++j;
+        ws();
+        if (j >= n || L[j] != ')') return;
+        ++j;
+        edits.push_back(Edit{pos[cast], pos[j], " ", directive});
+    }
+
     void extern_shared(size_t i, size_t e, bool directive)
     {
         const size_t n = L.size();
@@ -596,6 +632,9 @@ struct Translator {
                 size_t e = i;
                 while (e < n && ident_char(L[e])) ++e;
                 if (edit_pass && L.compare(i, e - i, "extern") == 0) extern_shared(i, e, directive);
+                if (edit_pass && (L.compare(i, e - i, "cudaLaunchCooperativeKernel") == 0 ||
+                                  L.compare(i, e - i, "cudaLaunchKernel") == 0))
+                    untyped_launch(e, directive);
                 i = e;
                 continue;
             }

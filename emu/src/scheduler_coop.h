@@ -1,0 +1,161 @@
+/* emu/src/scheduler_coop.h - cooperative launches (cudaLaunchCooperativeKernel):
+ * every block of the grid resident at once, so grid_group::sync() can be a
+ * grid-wide barrier.  Included by scheduler.cpp inside namespace cudaemu (it
+ * uses the scheduler's block model); not a header of its own.
+ *
+ * Each block gets its own fibers (blocks x threads of them, from the pool), so
+ * a block that reaches grid_group::sync() keeps its stacks while the other
+ * blocks run.  The blocks run one after another, as in run_kernel, until each
+ * has returned or parked at the grid barrier (all its threads there); when
+ * every block is parked they resume, in the configured block order, up to the
+ * next barrier.  A block's dynamic shared memory is saved while it is parked
+ * and restored when it resumes.  Static __shared__ variables are one per
+ * program (one block runs at a time), so they do NOT keep a block's values
+ * across grid_group::sync(): keep such data in dynamic shared memory.  A
+ * block returning while others wait at the grid barrier fails the launch, as
+ * a thread returning while its block waits at __syncthreads() does.  Guard
+ * zones are checked once per launch (the message names the kernel only).
+ * launch.cpp refuses grids that could not be resident on the emulated device
+ * (cudaErrorCooperativeLaunchTooLarge) before one gets here.
+ */
+
+cudaError_t run_cooperative_kernel(const Launch &l)
+{
+    Block &b = g_blk;
+    if (b.launch) {
+        report("a kernel (or a stream callback inside one) called the CUDA runtime, "
+               "which CUDA does not allow");
+        return cudaErrorNotPermitted;
+    }
+    fiber::install_fault_handler();
+    const uint32_t n = l.block.x * l.block.y * l.block.z;
+    const uint64_t nblocks = uint64_t(l.grid.x) * l.grid.y * l.grid.z;
+    ensure_pool(uint32_t(nblocks * n));
+    b.launch = &l;
+    b.n = n;
+    b.threads.assign(n, Thread());
+    for (uint32_t i = 0; i < n; ++i) {
+        Thread &t = b.threads[i];
+        t.lin = i;
+        t.tid = uint3{i % l.block.x, (i / l.block.x) % l.block.y, i / (l.block.x * l.block.y)};
+    }
+    const uint32_t nw = (n + 31) / 32;
+    b.warps.assign(nw, Warp());
+    for (uint32_t w = 0; w < nw; ++w) {
+        uint32_t lanes = std::min<uint32_t>(32, n - w * 32);
+        b.warps[w].exists = lanes == 32 ? ~0u : ((1u << lanes) - 1);
+        b.warps[w].groups.resize(2);
+    }
+    b.error.clear();
+    b.cooperative = true;
+
+    char *smem = static_cast<char *>(detail::dyn_smem_base());
+    if (!smem) {
+        b.launch = nullptr;
+        b.cooperative = false;
+        return cudaErrorLaunchOutOfResources;
+    }
+#ifdef CUDAEMU_ASAN
+    ASAN_UNPOISON_MEMORY_REGION(smem, l.smem);
+#endif
+    detail::g_dyn_smem = smem;
+    detail::g_gridDim = l.grid;
+    detail::g_blockDim = l.block;
+    const std::string kname = function_name(l.func);
+    cudaError_t result = cudaSuccess;
+    if (kGuards) {
+        write_smem_guard(smem, l.smem);
+        std::string pre = damaged(l.device, smem, l.smem);
+        if (!pre.empty()) {
+            report("before kernel %s ran: %s; written outside any kernel (host code through a "
+                   "device or managed pointer?)", kname.c_str(), pre.c_str());
+            repair_guards(l.device);
+            result = cudaErrorIllegalAddress;
+        }
+    }
+
+    std::vector<uint32_t> order;
+    make_order(order, n);
+    std::vector<uint64_t> pending(nblocks);          /* blocks not yet returned */
+    for (uint64_t k = 0; k < nblocks; ++k)
+        pending[k] = config().order == Order::Rev ? nblocks - 1 - k : k;
+    std::vector<uint8_t> started(nblocks, 0);        /* parked at least once */
+    std::vector<std::vector<char>> saved(nblocks);   /* dynamic smem of parked blocks */
+    auto block_coords = [&](uint64_t bi) {
+        return uint3{uint32_t(bi % l.grid.x), uint32_t((bi / l.grid.x) % l.grid.y),
+                     uint32_t(bi / (uint64_t(l.grid.x) * l.grid.y))};
+    };
+    uint64_t phase = 0;
+    while (result == cudaSuccess && !pending.empty()) {
+        if (config().order == Order::Shuffle) std::shuffle(pending.begin(), pending.end(), rng());
+        std::vector<uint64_t> parked;
+        uint64_t returned = 0;
+        uint3 first_returned{0, 0, 0};
+        for (uint64_t bi : pending) {
+            detail::g_blockIdx = block_coords(bi);
+            for (uint32_t i = 0; i < n; ++i) {
+                b.threads[i].f = g_pool[bi * n + i];
+                b.threads[i].mid = started[bi] != 0;
+            }
+            if (started[bi]) std::memcpy(smem, saved[bi].data(), l.smem);
+            else std::memset(smem, 0xff, l.smem);
+            if (config().order == Order::Shuffle) reshuffle(order);
+            if (!run_block(order)) {
+                report("kernel %s failed in block %s: %s", kname.c_str(),
+                       coords(detail::g_blockIdx).c_str(), b.error.c_str());
+                result = cudaErrorLaunchFailure;
+                break;
+            }
+            if (b.ngrid == 0) {
+                std::vector<char>().swap(saved[bi]);
+                if (returned++ == 0) first_returned = detail::g_blockIdx;
+                continue;
+            }
+            if (b.ndone) {
+                report("kernel %s failed in block %s: %u thread(s) returned while %u other "
+                       "thread(s) of the block wait in grid_group::sync(): every thread of "
+                       "the grid must reach it", kname.c_str(),
+                       coords(detail::g_blockIdx).c_str(), b.ndone, b.ngrid);
+                result = cudaErrorLaunchFailure;
+                break;
+            }
+            saved[bi].assign(smem, smem + l.smem);
+            started[bi] = 1;
+            parked.push_back(bi);
+        }
+        if (result == cudaSuccess && returned && !parked.empty()) {
+            report("kernel %s failed: block %s returned while %zu block(s) wait in "
+                   "grid_group::sync() (barrier %llu): every block of the grid must reach it",
+                   kname.c_str(), coords(first_returned).c_str(), parked.size(),
+                   (unsigned long long)phase + 1);
+            result = cudaErrorLaunchFailure;
+        }
+        if (result != cudaSuccess) break;
+        pending.swap(parked);
+        ++phase;
+    }
+    if (result != cudaSuccess) {
+        /* abandon the running block and every parked one */
+        abandon_block();
+        for (uint64_t bi = 0; bi < nblocks; ++bi)
+            if (started[bi])
+                for (uint32_t i = 0; i < n; ++i) fiber::reset(g_pool[bi * n + i]);
+        for (uint32_t i = 0; i < n; ++i) b.threads[i].mid = false;
+    }
+    if (kGuards && result == cudaSuccess) {
+        std::string d = damaged(l.device, smem, l.smem);
+        if (!d.empty()) {
+            repair_guards(l.device);
+            report("out-of-bounds write by kernel %s (block and thread unknown: cooperative "
+                   "launches check the guards once per kernel): %s", kname.c_str(), d.c_str());
+            result = cudaErrorIllegalAddress;
+        }
+    }
+#ifdef CUDAEMU_ASAN
+    ASAN_POISON_MEMORY_REGION(smem, kDynSmemBytes);
+#endif
+    b.launch = nullptr;
+    b.cur = nullptr;
+    b.cooperative = false;
+    return result;
+}
