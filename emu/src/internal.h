@@ -42,6 +42,7 @@ struct Config {
     bool leaks = true;            /* CUDAEMU_LEAKS=0 silences the exit report */
     size_t stack_bytes = 256 << 10; /* CUDAEMU_STACK_KB */
     size_t mem_bytes = size_t(16) << 30; /* CUDAEMU_MEM_MB: totalGlobalMem */
+    int progress_ms = 20;         /* CUDAEMU_PROGRESS_MS: 0 = purely lazy streams */
 };
 const Config &config();
 std::mt19937_64 &rng();
@@ -120,7 +121,22 @@ struct State {
 };
 
 State &st(); /* created on first use, never destroyed */
-#define CUDAEMU_LOCK std::lock_guard<std::recursive_mutex> cudaemu_lock_(::cudaemu::st().mu)
+
+/* ---- the API lock and stream progress (progress.cpp) ---- */
+/* Notes that a host thread is in the runtime now (the progress thread waits
+ * for CUDAEMU_PROGRESS_MS without any such call before it runs queued work). */
+void note_api_call();
+/* Queued work exists: wakes the progress thread (started on first use). */
+void progress_kick();
+/* Every API entry point holds this while it looks at or changes the state. */
+struct ApiLock {
+    std::lock_guard<std::recursive_mutex> guard;
+    ApiLock() : guard(st().mu) { note_api_call(); }
+    ~ApiLock() { note_api_call(); }
+    ApiLock(const ApiLock &) = delete;
+    ApiLock &operator=(const ApiLock &) = delete;
+};
+#define CUDAEMU_LOCK ::cudaemu::ApiLock cudaemu_lock_
 
 /* ---- errors (errors.cpp, state.cpp) ---- */
 cudaError_t ret(cudaError_t e);     /* records e as the thread's last error if non-zero */
@@ -139,6 +155,10 @@ constexpr int kSmemPerBlock = 48 * 1024;
 constexpr int kSmemOptin = 227 * 1024;
 constexpr int kSmemPerSM = 228 * 1024;
 constexpr int kSmCount = 132;
+/* cudaDevAttrClockRate.  Device clock() and clock64() are the host's clock()
+ * (process CPU time, CLOCKS_PER_SEC = 1e6 ticks per second), so the device
+ * reports 1 MHz: a kernel spinning clockRate * ms ticks spins ms milliseconds. */
+constexpr int kClockKHz = 1000;
 /* the dynamic shared memory buffer: the opt-in maximum and a guard zone */
 constexpr size_t kDynSmemBytes = size_t(kSmemOptin) + 256;
 const FuncInfo &func_info(const void *f);
@@ -209,6 +229,11 @@ struct Launch {
     int device = 0;
 };
 cudaError_t run_kernel(const Launch &l);
+/* A device-side assert failed (the program's assert() lands here through
+ * __assert_fail, device_assert.cpp): inside a kernel fiber of this host
+ * thread, prints the message as a GPU does, fails the launch with the sticky
+ * cudaErrorAssert and does not return; elsewhere returns false. */
+bool kernel_assert_failed(const char *expr, const char *file, unsigned line, const char *func);
 
 /* ---- fibers (fiber.cpp) ---- */
 namespace fiber {

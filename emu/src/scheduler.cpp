@@ -10,7 +10,8 @@
  * order CUDA does not promise gives different, wrong results.  A thread that
  * returns while others wait at a barrier, a lane waiting for an exited lane,
  * mismatched warp primitives and __trap() end the launch with
- * cudaErrorLaunchFailure (sticky) and a message on stderr.
+ * cudaErrorLaunchFailure (sticky) and a message on stderr; a failing assert()
+ * (device_assert.cpp) ends it with cudaErrorAssert and the GPU's message.
  *
  * Out-of-bounds writes (builds without ASan): after every block the guard
  * zones around device and managed blocks (memory.cpp) and after the launch's
@@ -76,10 +77,12 @@ struct Block {
     int res_count = 0, res_and = 0, res_or = 0; /* the last completed barrier */
     Thread *cur = nullptr;
     std::string error;
+    cudaError_t code = cudaErrorLaunchFailure; /* what a failure means (cudaErrorAssert) */
 };
 
 Block g_blk;
 std::vector<fiber::Fiber *> g_pool;
+thread_local bool t_on_fiber = false; /* this host thread runs a CUDA thread's fiber now */
 
 #ifdef CUDAEMU_ASAN
 constexpr bool kGuards = false; /* ASan reports the access itself */
@@ -303,7 +306,9 @@ bool run_block(std::vector<uint32_t> &order)
             progressed = true;
             b.cur = &t;
             detail::g_threadIdx = t.tid;
+            t_on_fiber = true;
             fiber::enter(t.f);
+            t_on_fiber = false;
             if (!b.error.empty()) return false;
             if (g_check_slices &&
                 !damaged(b.launch->device, static_cast<const char *>(detail::g_dyn_smem),
@@ -451,6 +456,18 @@ void trap()
 
 } // namespace detail
 
+bool kernel_assert_failed(const char *expr, const char *file, unsigned line, const char *func)
+{
+    if (!t_on_fiber || !g_blk.cur) return false;
+    Thread *t = g_blk.cur;
+    const uint3 b = detail::g_blockIdx;
+    /* as a GPU prints it; the launch fails with cudaErrorAssert */
+    set_error("%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.", file,
+              line, func, b.x, b.y, b.z, t->tid.x, t->tid.y, t->tid.z, expr);
+    g_blk.code = cudaErrorAssert;
+    fail(t);
+}
+
 /* ---- a whole grid ---- */
 cudaError_t run_kernel(const Launch &l)
 {
@@ -480,6 +497,7 @@ cudaError_t run_kernel(const Launch &l)
         b.warps[w].groups.resize(2);
     }
     b.error.clear();
+    b.code = cudaErrorLaunchFailure;
 
     char *smem = static_cast<char *>(detail::dyn_smem_base());
     if (!smem) {
@@ -535,10 +553,13 @@ cudaError_t run_kernel(const Launch &l)
         }
         if (config().order == Order::Shuffle) reshuffle(order);
         if (!run_block(order)) {
-            report("kernel %s failed in block %s: %s", kernel_name().c_str(),
-                   coords(detail::g_blockIdx).c_str(), b.error.c_str());
+            if (b.code == cudaErrorAssert)
+                std::fprintf(stderr, "%s\n", b.error.c_str());
+            else
+                report("kernel %s failed in block %s: %s", kernel_name().c_str(),
+                       coords(detail::g_blockIdx).c_str(), b.error.c_str());
             abandon_block();
-            result = cudaErrorLaunchFailure;
+            result = b.code;
             break;
         }
         if (!per_block) continue;
