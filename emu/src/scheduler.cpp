@@ -44,7 +44,7 @@ enum TState : uint8_t { RUNNABLE, AT_BARRIER, AT_WARP, DONE };
 struct Group;
 
 struct Thread {
-    fiber::Fiber *f = nullptr;
+    fiber::Fiber *f = nullptr;     /* bound from its start until it returns */
     uint3 tid = {0, 0, 0};
     uint32_t lin = 0;
     TState state = DONE;
@@ -76,6 +76,10 @@ struct Block {
     bool bar_and = true, bar_or = false;
     int res_count = 0, res_and = 0, res_or = 0; /* the last completed barrier */
     Thread *cur = nullptr;
+    const std::vector<uint32_t> *order = nullptr; /* this pass's thread order ... */
+    size_t pos = 0;                               /* ... and the entry running now */
+    std::vector<fiber::Fiber *> free;             /* pool fibers free in this block */
+    size_t next_fiber = 0;                        /* pool fibers [next_fiber, end) unused */
     std::string error;
     cudaError_t code = cudaErrorLaunchFailure; /* what a failure means (cudaErrorAssert) */
 };
@@ -154,15 +158,44 @@ inline void yield(Thread *t) { fiber::leave(t->f); }
     std::abort();
 }
 
+/* Run-through: the entry after the current one in this pass's order, when
+ * it is a thread that has not started yet (it can then run on the fiber the
+ * previous thread finished on, without two fiber switches and a cold stack);
+ * null when the scheduler must take over.  Entries that cannot run now are
+ * skipped as the scheduler would skip them. */
+Thread *next_fresh()
+{
+    Block &b = g_blk;
+    if (g_check_slices) return nullptr; /* the replay checks after every thread */
+    const std::vector<uint32_t> &o = *b.order;
+    size_t p = b.pos + 1;
+    while (p < o.size() && b.threads[o[p]].state != RUNNABLE) ++p;
+    b.pos = p - 1;
+    if (p == o.size()) return nullptr;
+    Thread *n = &b.threads[o[p]];
+    if (n->f) return nullptr; /* resumes on its own fiber */
+    b.pos = p;
+    return n;
+}
+
 void fiber_main(fiber::Fiber *f)
 {
     for (;;) {
         Thread *t = g_blk.cur;
-        t->mid = true;
-        g_blk.launch->call->run();
-        t->mid = false;
-        t->state = DONE;
-        ++g_blk.ndone;
+        for (;;) {
+            t->mid = true;
+            g_blk.launch->call->run();
+            t->mid = false;
+            t->state = DONE;
+            ++g_blk.ndone;
+            Thread *n = next_fresh();
+            if (!n) break;
+            t->f = nullptr;
+            n->f = f;
+            g_blk.cur = n;
+            detail::g_threadIdx = n->tid;
+            t = n;
+        }
         fiber::leave(f);
     }
 }
@@ -277,9 +310,18 @@ void diagnose_deadlock()
     set_error("deadlock: no thread of the block can make progress");
 }
 
-void ensure_pool(uint32_t n)
+/* A fiber for a thread that starts now: one freed in this block, else an
+ * unused one of the pool, else a new one. */
+fiber::Fiber *take_fiber()
 {
-    while (g_pool.size() < n) g_pool.push_back(fiber::create(fiber_main, nullptr));
+    Block &b = g_blk;
+    if (!b.free.empty()) {
+        fiber::Fiber *f = b.free.back();
+        b.free.pop_back();
+        return f;
+    }
+    if (b.next_fiber == g_pool.size()) g_pool.push_back(fiber::create(fiber_main, nullptr));
+    return g_pool[b.next_fiber++];
 }
 
 /* Runs one block; false on failure (g_blk.error says why). */
@@ -294,27 +336,37 @@ bool run_block(std::vector<uint32_t> &order)
     for (Thread &t : b.threads) {
         t.state = RUNNABLE;
         t.group = nullptr;
+        t.f = nullptr;
     }
     for (Warp &w : b.warps)
         for (Group &g : w.groups) g.active = false;
+    b.free.clear();
+    b.next_fiber = 0;
+    b.order = &order;
 
     for (;;) {
         bool progressed = false;
-        for (uint32_t idx : order) {
-            Thread &t = b.threads[idx];
+        for (b.pos = 0; b.pos < order.size(); ++b.pos) {
+            Thread &t = b.threads[order[b.pos]];
             if (t.state != RUNNABLE) continue;
             progressed = true;
+            if (!t.f) t.f = take_fiber();
             b.cur = &t;
             detail::g_threadIdx = t.tid;
+            fiber::Fiber *f = t.f;
             t_on_fiber = true;
-            fiber::enter(t.f);
+            fiber::enter(f); /* runs t, and after it the fresh threads that follow */
             t_on_fiber = false;
             if (!b.error.empty()) return false;
+            if (b.cur->state == DONE) { /* the last thread the fiber ran returned */
+                b.cur->f = nullptr;
+                b.free.push_back(f);
+            }
             if (g_check_slices &&
                 !damaged(b.launch->device, static_cast<const char *>(detail::g_dyn_smem),
                          b.launch->smem).empty()) {
                 g_slice_damage = true;
-                set_error("%s", coords(t.tid).c_str());
+                set_error("%s", coords(b.cur->tid).c_str());
                 return false;
             }
         }
@@ -479,13 +531,11 @@ cudaError_t run_kernel(const Launch &l)
     }
     fiber::install_fault_handler();
     const uint32_t n = l.block.x * l.block.y * l.block.z;
-    ensure_pool(n);
     b.launch = &l;
     b.n = n;
     b.threads.assign(n, Thread());
     for (uint32_t i = 0; i < n; ++i) {
         Thread &t = b.threads[i];
-        t.f = g_pool[i];
         t.lin = i;
         t.tid = uint3{i % l.block.x, (i / l.block.x) % l.block.y, i / (l.block.x * l.block.y)};
     }
