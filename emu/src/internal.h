@@ -13,6 +13,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <functional>
 #include <initializer_list>
@@ -182,6 +183,14 @@ inline unsigned char canary(size_t i)
 {
     unsigned char c = (unsigned char)((i * 167u + 0x5bu) ^ 0xc3u);
     return c == 0 || c == 0xff ? 0x5a : c;
+}
+/* canary(0), canary(1), ... canary(kCanaryBytes - 1), to compare guards with memcmp. */
+constexpr size_t kCanaryBytes = 1024;
+const unsigned char *canary_bytes();
+/* True when p[0..n) is canary(0..n): the guard zone is intact. */
+inline bool canary_intact(const void *p, size_t n)
+{
+    return n <= kCanaryBytes && std::memcmp(p, canary_bytes(), n) == 0;
 }
 /* "file+0xOFFSET" of a code address, for messages (addr2line -e file OFFSET). */
 std::string code_location(const void *addr);

@@ -107,6 +107,7 @@ void write_smem_guard(char *smem, size_t n)
 std::string damaged(int device, const char *smem, size_t n)
 {
     if (!kGuards) return std::string();
+    if (canary_intact(smem + n, kSmemGuard)) return damaged_guard(device);
     for (size_t i = 0; i < kSmemGuard; ++i)
         if ((unsigned char)smem[n + i] != canary(i)) {
             char buf[160];
