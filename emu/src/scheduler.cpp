@@ -2,7 +2,11 @@
  * threads of a block as fibers scheduled round-robin.
  *
  * A fiber runs until it reaches a barrier (__syncthreads*), a warp primitive
- * (__syncwarp, __shfl_*_sync, __ballot_sync, ...) or returns.  A block barrier
+ * (__syncwarp, __shfl_*_sync, __ballot_sync, ...) or returns.  A thread that
+ * returns hands its fiber to the next thread of the round when that one has
+ * not started (run-through, next_fresh): fibers are bound to threads from
+ * their start to their return only, and barrier-free kernels run without any
+ * fiber switch per thread.  A block barrier
  * releases when every thread of the block waits on it; a warp primitive
  * completes when every lane named in its mask has reached it, and then all
  * those lanes exchange at once.  The order in which threads (and blocks) run
