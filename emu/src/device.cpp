@@ -106,7 +106,7 @@ cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int device)
     case cudaDevAttrWarpSize: v = p.warpSize; break;
     case cudaDevAttrMaxPitch: v = int(p.memPitch); break;
     case cudaDevAttrMaxRegistersPerBlock: v = p.regsPerBlock; break;
-    case cudaDevAttrClockRate: v = 1980000; break;          /* kHz */
+    case cudaDevAttrClockRate: v = kClockKHz; break;        /* kHz: the rate clock64() ticks at */
     case cudaDevAttrMemoryClockRate: v = 2619000; break;    /* kHz */
     case cudaDevAttrMultiProcessorCount: v = p.multiProcessorCount; break;
     case cudaDevAttrKernelExecTimeout: v = 0; break;

@@ -13,6 +13,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <functional>
 #include <initializer_list>
@@ -42,6 +43,7 @@ struct Config {
     bool leaks = true;            /* CUDAEMU_LEAKS=0 silences the exit report */
     size_t stack_bytes = 256 << 10; /* CUDAEMU_STACK_KB */
     size_t mem_bytes = size_t(16) << 30; /* CUDAEMU_MEM_MB: totalGlobalMem */
+    int progress_ms = 20;         /* CUDAEMU_PROGRESS_MS: 0 = purely lazy streams */
 };
 const Config &config();
 std::mt19937_64 &rng();
@@ -120,7 +122,22 @@ struct State {
 };
 
 State &st(); /* created on first use, never destroyed */
-#define CUDAEMU_LOCK std::lock_guard<std::recursive_mutex> cudaemu_lock_(::cudaemu::st().mu)
+
+/* ---- the API lock and stream progress (progress.cpp) ---- */
+/* Notes that a host thread is in the runtime now (the progress thread waits
+ * for CUDAEMU_PROGRESS_MS without any such call before it runs queued work). */
+void note_api_call();
+/* Queued work exists: wakes the progress thread (started on first use). */
+void progress_kick();
+/* Every API entry point holds this while it looks at or changes the state. */
+struct ApiLock {
+    std::lock_guard<std::recursive_mutex> guard;
+    ApiLock() : guard(st().mu) { note_api_call(); }
+    ~ApiLock() { note_api_call(); }
+    ApiLock(const ApiLock &) = delete;
+    ApiLock &operator=(const ApiLock &) = delete;
+};
+#define CUDAEMU_LOCK ::cudaemu::ApiLock cudaemu_lock_
 
 /* ---- errors (errors.cpp, state.cpp) ---- */
 cudaError_t ret(cudaError_t e);     /* records e as the thread's last error if non-zero */
@@ -139,6 +156,10 @@ constexpr int kSmemPerBlock = 48 * 1024;
 constexpr int kSmemOptin = 227 * 1024;
 constexpr int kSmemPerSM = 228 * 1024;
 constexpr int kSmCount = 132;
+/* cudaDevAttrClockRate.  Device clock() and clock64() are the host's clock()
+ * (process CPU time, CLOCKS_PER_SEC = 1e6 ticks per second), so the device
+ * reports 1 MHz: a kernel spinning clockRate * ms ticks spins ms milliseconds. */
+constexpr int kClockKHz = 1000;
 /* the dynamic shared memory buffer: the opt-in maximum and a guard zone */
 constexpr size_t kDynSmemBytes = size_t(kSmemOptin) + 256;
 const FuncInfo &func_info(const void *f);
@@ -162,6 +183,14 @@ inline unsigned char canary(size_t i)
 {
     unsigned char c = (unsigned char)((i * 167u + 0x5bu) ^ 0xc3u);
     return c == 0 || c == 0xff ? 0x5a : c;
+}
+/* canary(0), canary(1), ... canary(kCanaryBytes - 1), to compare guards with memcmp. */
+constexpr size_t kCanaryBytes = 1024;
+const unsigned char *canary_bytes();
+/* True when p[0..n) is canary(0..n): the guard zone is intact. */
+inline bool canary_intact(const void *p, size_t n)
+{
+    return n <= kCanaryBytes && std::memcmp(p, canary_bytes(), n) == 0;
 }
 /* "file+0xOFFSET" of a code address, for messages (addr2line -e file OFFSET). */
 std::string code_location(const void *addr);
@@ -217,6 +246,11 @@ int max_active_blocks(int blockSize, size_t dynamicSMemSize);
 /* the most threads a cooperative grid may have here: each is a fiber with its
  * own stack (two memory mappings) while the grid runs */
 constexpr uint64_t kCoopMaxThreads = 16384;
+/* A device-side assert failed (the program's assert() lands here through
+ * __assert_fail, device_assert.cpp): inside a kernel fiber of this host
+ * thread, prints the message as a GPU does, fails the launch with the sticky
+ * cudaErrorAssert and does not return; elsewhere returns false. */
+bool kernel_assert_failed(const char *expr, const char *file, unsigned line, const char *func);
 
 /* ---- fibers (fiber.cpp) ---- */
 namespace fiber {

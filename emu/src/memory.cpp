@@ -58,6 +58,9 @@ void write_guards(const Alloc &a)
 bool guard_damage(const Alloc &a, long long *first, size_t *count)
 {
     if (!guarded(a)) return false;
+    if (canary_intact(a.raw, kFrontGuard) &&
+        canary_intact(reinterpret_cast<const void *>(a.base + a.size), a.back))
+        return false; /* the common case, with two memcmp */
     long long f = 0;
     size_t n = 0;
     for (size_t i = 0; i < kFrontGuard; ++i)
@@ -73,6 +76,20 @@ bool guard_damage(const Alloc &a, long long *first, size_t *count)
     *count = n;
     return n != 0;
 }
+
+} // namespace
+
+const unsigned char *canary_bytes()
+{
+    static const unsigned char *bytes = [] {
+        static unsigned char b[kCanaryBytes];
+        for (size_t i = 0; i < kCanaryBytes; ++i) b[i] = canary(i);
+        return b;
+    }();
+    return bytes;
+}
+
+namespace {
 
 void poison(const Alloc &a, bool on)
 {

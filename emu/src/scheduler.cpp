@@ -2,7 +2,11 @@
  * threads of a block as fibers scheduled round-robin.
  *
  * A fiber runs until it reaches a barrier (__syncthreads*), a warp primitive
- * (__syncwarp, __shfl_*_sync, __ballot_sync, ...) or returns.  A block barrier
+ * (__syncwarp, __shfl_*_sync, __ballot_sync, ...) or returns.  A thread that
+ * returns hands its fiber to the next thread of the round when that one has
+ * not started (run-through, next_fresh): fibers are bound to threads from
+ * their start to their return only, and barrier-free kernels run without any
+ * fiber switch per thread.  A block barrier
  * releases when every thread of the block waits on it; a warp primitive
  * completes when every lane named in its mask has reached it, and then all
  * those lanes exchange at once.  The order in which threads (and blocks) run
@@ -10,7 +14,8 @@
  * order CUDA does not promise gives different, wrong results.  A thread that
  * returns while others wait at a barrier, a lane waiting for an exited lane,
  * mismatched warp primitives and __trap() end the launch with
- * cudaErrorLaunchFailure (sticky) and a message on stderr.
+ * cudaErrorLaunchFailure (sticky) and a message on stderr; a failing assert()
+ * (device_assert.cpp) ends it with cudaErrorAssert and the GPU's message.
  *
  * Out-of-bounds writes (builds without ASan): after every block the guard
  * zones around device and managed blocks (memory.cpp) and after the launch's
@@ -43,7 +48,7 @@ enum TState : uint8_t { RUNNABLE, AT_BARRIER, AT_WARP, DONE, AT_COALESCE, AT_GRI
 struct Group;
 
 struct Thread {
-    fiber::Fiber *f = nullptr;
+    fiber::Fiber *f = nullptr;     /* bound from its start until it returns */
     uint3 tid = {0, 0, 0};
     uint32_t lin = 0;
     TState state = DONE;
@@ -78,11 +83,17 @@ struct Block {
     bool bar_and = true, bar_or = false;
     int res_count = 0, res_and = 0, res_or = 0; /* the last completed barrier */
     Thread *cur = nullptr;
+    const std::vector<uint32_t> *order = nullptr; /* this pass's thread order ... */
+    size_t pos = 0;                               /* ... and the entry running now */
+    std::vector<fiber::Fiber *> free;             /* pool fibers free in this block */
+    size_t next_fiber = 0;                        /* pool fibers [next_fiber, end) unused */
     std::string error;
+    cudaError_t code = cudaErrorLaunchFailure; /* what a failure means (cudaErrorAssert) */
 };
 
 Block g_blk;
 std::vector<fiber::Fiber *> g_pool;
+thread_local bool t_on_fiber = false; /* this host thread runs a CUDA thread's fiber now */
 
 #ifdef CUDAEMU_ASAN
 constexpr bool kGuards = false; /* ASan reports the access itself */
@@ -103,6 +114,7 @@ void write_smem_guard(char *smem, size_t n)
 std::string damaged(int device, const char *smem, size_t n)
 {
     if (!kGuards) return std::string();
+    if (canary_intact(smem + n, kSmemGuard)) return damaged_guard(device);
     for (size_t i = 0; i < kSmemGuard; ++i)
         if ((unsigned char)smem[n + i] != canary(i)) {
             char buf[160];
@@ -154,15 +166,46 @@ inline void yield(Thread *t) { fiber::leave(t->f); }
     std::abort();
 }
 
+/* Run-through: the entry after the current one in this pass's order, when
+ * it is a thread that has not started yet (it can then run on the fiber the
+ * previous thread finished on, without two fiber switches and a cold stack);
+ * null when the scheduler must take over.  Entries that cannot run now are
+ * skipped as the scheduler would skip them. */
+Thread *next_fresh()
+{
+    Block &b = g_blk;
+    /* the replay checks after every thread; a cooperative block's threads
+     * each keep their own fiber (it parks at grid_group::sync()) */
+    if (g_check_slices || b.cooperative) return nullptr;
+    const std::vector<uint32_t> &o = *b.order;
+    size_t p = b.pos + 1;
+    while (p < o.size() && b.threads[o[p]].state != RUNNABLE) ++p;
+    b.pos = p - 1;
+    if (p == o.size()) return nullptr;
+    Thread *n = &b.threads[o[p]];
+    if (n->f) return nullptr; /* resumes on its own fiber */
+    b.pos = p;
+    return n;
+}
+
 void fiber_main(fiber::Fiber *f)
 {
     for (;;) {
         Thread *t = g_blk.cur;
-        t->mid = true;
-        g_blk.launch->call->run();
-        t->mid = false;
-        t->state = DONE;
-        ++g_blk.ndone;
+        for (;;) {
+            t->mid = true;
+            g_blk.launch->call->run();
+            t->mid = false;
+            t->state = DONE;
+            ++g_blk.ndone;
+            Thread *n = next_fresh();
+            if (!n) break;
+            t->f = nullptr;
+            n->f = f;
+            g_blk.cur = n;
+            detail::g_threadIdx = n->tid;
+            t = n;
+        }
         fiber::leave(f);
     }
 }
@@ -311,9 +354,24 @@ bool resolve_coalesced()
     return any;
 }
 
+/* A cooperative launch's fibers: n of them in the pool (scheduler_coop.h). */
 void ensure_pool(uint32_t n)
 {
     while (g_pool.size() < n) g_pool.push_back(fiber::create(fiber_main, nullptr));
+}
+
+/* A fiber for a thread that starts now: one freed in this block, else an
+ * unused one of the pool, else a new one. */
+fiber::Fiber *take_fiber()
+{
+    Block &b = g_blk;
+    if (!b.free.empty()) {
+        fiber::Fiber *f = b.free.back();
+        b.free.pop_back();
+        return f;
+    }
+    if (b.next_fiber == g_pool.size()) g_pool.push_back(fiber::create(fiber_main, nullptr));
+    return g_pool[b.next_fiber++];
 }
 
 /* Runs one block; false on failure (g_blk.error says why). */
@@ -329,25 +387,37 @@ bool run_block(std::vector<uint32_t> &order)
     for (Thread &t : b.threads) {
         t.state = RUNNABLE;
         t.group = nullptr;
+        if (!b.cooperative) t.f = nullptr; /* a cooperative block's fibers are its own */
     }
     for (Warp &w : b.warps)
         for (Group &g : w.groups) g.active = false;
+    b.free.clear();
+    b.next_fiber = 0;
+    b.order = &order;
 
     for (;;) {
         bool progressed = false;
-        for (uint32_t idx : order) {
-            Thread &t = b.threads[idx];
+        for (b.pos = 0; b.pos < order.size(); ++b.pos) {
+            Thread &t = b.threads[order[b.pos]];
             if (t.state != RUNNABLE) continue;
             progressed = true;
+            if (!t.f) t.f = take_fiber();
             b.cur = &t;
             detail::g_threadIdx = t.tid;
-            fiber::enter(t.f);
+            fiber::Fiber *f = t.f;
+            t_on_fiber = true;
+            fiber::enter(f); /* runs t, and after it the fresh threads that follow */
+            t_on_fiber = false;
             if (!b.error.empty()) return false;
+            if (b.cur->state == DONE && !b.cooperative) { /* the fiber's last thread returned */
+                b.cur->f = nullptr;
+                b.free.push_back(f);
+            }
             if (g_check_slices &&
                 !damaged(b.launch->device, static_cast<const char *>(detail::g_dyn_smem),
                          b.launch->smem).empty()) {
                 g_slice_damage = true;
-                set_error("%s", coords(t.tid).c_str());
+                set_error("%s", coords(b.cur->tid).c_str());
                 return false;
             }
         }
@@ -515,6 +585,18 @@ void trap()
 
 } // namespace detail
 
+bool kernel_assert_failed(const char *expr, const char *file, unsigned line, const char *func)
+{
+    if (!t_on_fiber || !g_blk.cur) return false;
+    Thread *t = g_blk.cur;
+    const uint3 b = detail::g_blockIdx;
+    /* as a GPU prints it; the launch fails with cudaErrorAssert */
+    set_error("%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.", file,
+              line, func, b.x, b.y, b.z, t->tid.x, t->tid.y, t->tid.z, expr);
+    g_blk.code = cudaErrorAssert;
+    fail(t);
+}
+
 /* ---- a whole grid ---- */
 cudaError_t run_kernel(const Launch &l)
 {
@@ -526,13 +608,11 @@ cudaError_t run_kernel(const Launch &l)
     }
     fiber::install_fault_handler();
     const uint32_t n = l.block.x * l.block.y * l.block.z;
-    ensure_pool(n);
     b.launch = &l;
     b.n = n;
     b.threads.assign(n, Thread());
     for (uint32_t i = 0; i < n; ++i) {
         Thread &t = b.threads[i];
-        t.f = g_pool[i];
         t.lin = i;
         t.tid = uint3{i % l.block.x, (i / l.block.x) % l.block.y, i / (l.block.x * l.block.y)};
     }
@@ -544,6 +624,7 @@ cudaError_t run_kernel(const Launch &l)
         b.warps[w].groups.resize(2);
     }
     b.error.clear();
+    b.code = cudaErrorLaunchFailure;
 
     char *smem = static_cast<char *>(detail::dyn_smem_base());
     if (!smem) {
@@ -599,10 +680,13 @@ cudaError_t run_kernel(const Launch &l)
         }
         if (config().order == Order::Shuffle) reshuffle(order);
         if (!run_block(order)) {
-            report("kernel %s failed in block %s: %s", kernel_name().c_str(),
-                   coords(detail::g_blockIdx).c_str(), b.error.c_str());
+            if (b.code == cudaErrorAssert)
+                std::fprintf(stderr, "%s\n", b.error.c_str());
+            else
+                report("kernel %s failed in block %s: %s", kernel_name().c_str(),
+                       coords(detail::g_blockIdx).c_str(), b.error.c_str());
             abandon_block();
-            result = cudaErrorLaunchFailure;
+            result = b.code;
             break;
         }
         if (!per_block) continue;

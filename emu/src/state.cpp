@@ -1,7 +1,8 @@
 /* emu/src/state.cpp - process-wide state of the CUDA host emulator: the
  * environment configuration (CUDAEMU_DEVICES, CUDAEMU_ORDER, CUDAEMU_SEED,
- * CUDAEMU_LEAKS, CUDAEMU_STACK_KB, CUDAEMU_MEM_MB), the emulated devices, the
- * per-host-thread current device and last error, and sticky errors.
+ * CUDAEMU_LEAKS, CUDAEMU_STACK_KB, CUDAEMU_MEM_MB, CUDAEMU_PROGRESS_MS), the
+ * emulated devices, the per-host-thread current device and last error, and
+ * sticky errors.
  */
 #include "internal.h"
 
@@ -46,6 +47,7 @@ Config load_config()
     c.leaks = env_long("CUDAEMU_LEAKS", 1, 0, 1) != 0;
     c.stack_bytes = size_t(env_long("CUDAEMU_STACK_KB", 256, 16, 1 << 20)) << 10;
     c.mem_bytes = size_t(env_long("CUDAEMU_MEM_MB", 16384, 1, 1L << 24)) << 20;
+    c.progress_ms = int(env_long("CUDAEMU_PROGRESS_MS", 20, 0, 60000));
     return c;
 }
 

@@ -23,6 +23,7 @@ void push(CUstream_st *s, Op op)
     s->q.push_back(std::move(op));
     ++s->issued;
     s->queried = false;
+    progress_kick();
 }
 
 void push_wait(CUstream_st *s, const std::shared_ptr<CUstream_st> &other)
