@@ -109,4 +109,25 @@ sed "/^suite,/s/,note,/,$col,/" run/results.csv > dupcol/results.csv
 line=$(grep -n '^suite,' dupcol/results.csv | cut -d: -f1)
 plot_refused dupcol "dupcol/results.csv:$line: column '$col' is named twice in the header (columns 9 and $nth)"
 
+# a name that closes gnuplot's string: the backend was pasted into the
+# speedup chart's xtics and eval'd, so this cell ran system() and --plot
+# exited 0. Refused on reading (exit 2 naming file, line, column and the
+# character), nothing written; a lone quote the same.
+mkdir inj quote
+line=$(grep -n '^matmul,' run/results.csv | grep ',cpu-omp,' | head -1 | cut -d: -f1)
+sed "${line}s/,cpu-omp,/,\"a\"\" 0); system(\"\"touch PWNED\"\"); set xtics (\"\"b\",/" \
+  run/results.csv > inj/results.csv
+grep -qF 'system(""touch PWNED"")' inj/results.csv || fail "inj: the cell was not planted"
+capped "$bench" --plot inj
+[ "$rc" -eq 2 ] || fail "--plot inj: exit $rc, want 2: $out"
+[ ! -e PWNED ] && [ ! -e inj/PWNED ] || fail "--plot inj: the backend cell ran a command (PWNED exists)"
+grep -qF "inj/results.csv:$line: column 'backend': character '\"' (0x22) at position 2 is not allowed in a name" \
+  <<<"$out" || fail "--plot inj: message does not name file, line, column and character: $out"
+[ "$(ls inj)" = results.csv ] || fail "--plot inj: wrote files: $(ls inj)"
+sed "${line}s/,cpu-omp,/,\"cpu\"\"omp\",/" run/results.csv > quote/results.csv
+capped "$bench" --plot quote
+[ "$rc" -eq 2 ] && grep -qF "quote/results.csv:$line: column 'backend': character '\"'" <<<"$out" \
+  || fail "--plot quote: exit $rc: $out"
+[ "$(ls quote)" = results.csv ] || fail "--plot quote: wrote files: $(ls quote)"
+
 test_end cli.bounds
