@@ -130,4 +130,16 @@ capped "$bench" --plot quote
   || fail "--plot quote: exit $rc: $out"
 [ "$(ls quote)" = results.csv ] || fail "--plot quote: wrote files: $(ls quote)"
 
+# a chart scripts' folder of 3990 bytes (within bench's limit of 4000): every
+# chart failed, cut at ~2045 bytes by a 2048-byte parameter buffer
+long=$PWD
+while [ $(( ${#long} + 201 )) -lt 3990 ]; do long=$long/$(printf 'd%.0s' $(seq 200)); done
+long=$long/$(printf 'e%.0s' $(seq $(( 3990 - ${#long} - 1 ))))
+[ ${#long} -eq 3990 ] || fail "long folder is ${#long} bytes"
+mkdir -p "$long" && cp "$here"/../plots/*.gp "$long"/
+mkdir longdir && cp run/results.csv longdir/
+BENCH_PLOTS_DIR=$long capped "$bench" --plot longdir
+[ "$rc" -eq 0 ] && [ -s longdir/plots/error-matmul.png ] && [ -s longdir/plots/throughput-matmul.svg ] \
+  || fail "--plot with a 3990-byte BENCH_PLOTS_DIR: exit $rc: $(head -c 300 <<<"$out")"
+
 test_end cli.bounds
