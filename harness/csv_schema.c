@@ -20,7 +20,7 @@ int csv_require(const csv_table *t, const int *idx, const int *cols, int n, cons
     for (int i = 0; i < n; i++)
         if (idx[cols[i]] < 0) {
             csv_errorf(err, errcap, "%s:%d: not a bench results file: no column '%s'", path,
-                    t->ncontext + 1, SCHEMA[cols[i]].name);
+                    t->header_line, SCHEMA[cols[i]].name);
             return -1;
         }
     return 0;
@@ -201,14 +201,28 @@ int csv_validate(const csv_table *t, const int *idx, const char *path, char *err
     return check_duplicates(t, idx, path, err, errcap);
 }
 
+/* What csv_read_results checks at the header: the columns it binds and requires. */
+typedef struct required_cols {
+    int *idx;
+    const int *cols;
+    int n;
+} required_cols;
+
+/* csv_header_fn: binds the schema and requires its columns. */
+static int check_required(const csv_table *t, void *arg, const char *path, char *err, size_t errcap)
+{
+    required_cols *r = arg;
+    csv_bind(t, r->idx);
+    return csv_require(t, r->idx, r->cols, r->n, path, err, errcap);
+}
+
 csv_table *csv_read_results(const char *path, int *idx, const int *required, int nrequired,
                             char *err, size_t errcap)
 {
-    csv_table *t = csv_read(path, err, errcap);
+    required_cols req = {idx, required, nrequired};
+    csv_table *t = csv_read_checked(path, check_required, &req, err, errcap);
     if (!t) return NULL;
-    csv_bind(t, idx);
-    if (csv_require(t, idx, required, nrequired, path, err, errcap) ||
-        csv_validate(t, idx, path, err, errcap)) {
+    if (csv_validate(t, idx, path, err, errcap)) {
         csv_table_free(t);
         return NULL;
     }

@@ -21,8 +21,9 @@ ldd "$bench" 2>/dev/null | grep -q libasan && asan=1
 # capped CMD...: CMD under a 2 GB address-space cap (bench maps ~1 GB of CUDA
 # libraries; not under ASan, which reserves terabytes) and a 30 s timeout;
 # sets out (stderr and stdout) and rc.
+# (OpenBLAS threads stay at 1: under a cap they can hang at exit)
 capped() {
-  out=$( { [ "$asan" = 1 ] || ulimit -v 2000000; timeout 30 "$@"; } 2>&1)
+  out=$( { [ "$asan" = 1 ] || ulimit -v 2000000; OPENBLAS_NUM_THREADS=1 timeout 30 "$@"; } 2>&1)
   rc=$?
 }
 # plot_refused DIR WORD: bench --plot DIR exits 2 with one line containing WORD
@@ -129,6 +130,27 @@ capped "$bench" --plot quote
 [ "$rc" -eq 2 ] && grep -qF "quote/results.csv:$line: column 'backend': character '\"'" <<<"$out" \
   || fail "--plot quote: exit $rc: $out"
 [ "$(ls quote)" = results.csv ] || fail "--plot quote: wrote files: $(ls quote)"
+
+# context lines are capped (256 of 4096 bytes): 256 MiB of '#' lines took 25 s
+# and 5.25 GB before "no rows"; now refused at the 257th, naming the limit
+mkdir ctx ctxlong ctxbig xrows
+{ for i in $(seq 300); do echo "# k$i: v"; done; grep -v '^#' run/results.csv; } > ctx/results.csv
+plot_refused ctx "ctx/results.csv:257: more than 256 '#' lines (the limit of context lines)"
+{ printf '# %05000d\n' 0; grep -v '^#' run/results.csv; } > ctxlong/results.csv
+plot_refused ctxlong "ctxlong/results.csv:1: a '#' line longer than 4096 bytes (the limit of a context line)"
+{ yes '#' | head -c 134217728; echo suite; } > ctxbig/results.csv   # 128 MiB: 2.6 GB before
+plot_refused ctxbig "ctxbig/results.csv:257: more than 256 '#' lines"
+# the header's columns are checked before any row: header x and 16 Mi rows
+# of x (32 MB) took 730-850 MB in --plot and bench-gate before "no column"
+{ echo x; yes x | head -n 16777214; } > xrows/results.csv
+plot_refused xrows "xrows/results.csv:1: not a bench results file: no column 'suite'"
+if [ -x /usr/bin/time ] && [ "$asan" = 0 ]; then
+  /usr/bin/time -f '%M' -o xrows/rss "$bench" --plot xrows --no-plots >/dev/null 2>&1
+  base=$( { /usr/bin/time -f '%M' "$bench" --list >/dev/null; } 2>&1 | tail -1)
+  rss=$(tail -1 xrows/rss)
+  [ $((rss - base)) -lt 65536 ] || fail "--plot of 32 MB of rows without the columns: ${rss} KB (bench alone ${base} KB)"
+fi
+rm -f ctxbig/results.csv xrows/results.csv
 
 # a chart scripts' folder of 3990 bytes (within bench's limit of 4000): every
 # chart failed, cut at ~2045 bytes by a 2048-byte parameter buffer
