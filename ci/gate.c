@@ -52,7 +52,13 @@
  * while a 2x slowdown (-50%) always fails. */
 #define GATE_DEFAULT_TOLERANCE 0.30
 #define GATE_NOISE_SIGMAS 3.0
-#define USAGE "usage: gate CURRENT.csv BASELINE.csv [--tolerance F] [--strict] [--allow-missing]\n"
+#define USAGE_LINE "usage: gate CURRENT.csv BASELINE.csv [--tolerance F] [--strict] [--allow-missing]"
+#define HELP USAGE_LINE "\n" \
+    "  compares CURRENT's speedups with BASELINE's, case by case\n" \
+    "  --tolerance F    a slowdown beyond F (0 <= F < 1; default 0.30) outside the noise fails\n" \
+    "  --strict         a baseline from another CPU, or another thread count, fails too\n" \
+    "  --allow-missing  baseline cases the current run lacks pass\n" \
+    "  exit 0 pass, 1 a regression, failed check or missing case, 2 bad input or usage\n"
 
 /* The columns the gate reads; every other column may be absent. */
 static const int NEEDED[] = {COL_SUITE, COL_CASE, COL_SHAPE, COL_BACKEND, COL_MODE, COL_BASELINE,
@@ -277,37 +283,67 @@ static int parse_tolerance(const char *s, double *out)
     return 0;
 }
 
-/* Parses the command line. 0, or 2 with the reason on stderr. */
-static int parse_args(int argc, char **argv, gate_opts *o)
+/* A usage error: one line, the reason then the usage. Returns 2. */
+static int usage_error(const char *why, const char *arg)
 {
-    int np = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--tolerance") == 0 && i + 1 < argc) {
-            if (parse_tolerance(argv[++i], &o->tol)) return 2;
-        } else if (strcmp(argv[i], "--strict") == 0) {
-            o->strict = 1;
-        } else if (strcmp(argv[i], "--allow-missing") == 0) {
-            o->allow_missing = 1;
-        } else if (argv[i][0] == '-' || np == 2) {
-            fprintf(stderr, "gate: bad argument '%s'\n" USAGE, argv[i]);
-            return 2;
-        } else {
-            o->paths[np++] = argv[i];
-        }
-    }
-    if (np != 2) {
-        fprintf(stderr, USAGE);
+    fprintf(stderr, "gate: %s%s%s (" USAGE_LINE ")\n", why, arg ? " " : "", arg ? arg : "");
+    return 2;
+}
+
+/* Whether option opt was seen before (seen: a flag); refuses a repeat. 0, or
+ * 2 with "gate: OPT is given twice" on stderr. */
+static int once(int *seen, const char *opt)
+{
+    if (*seen) {
+        fprintf(stderr, "gate: %s is given twice\n", opt);
         return 2;
     }
+    *seen = 1;
+    return 0;
+}
+
+/* Parses the command line. 0; 1 when --help printed the usage (exit 0); or 2
+ * with the reason on stderr, one line. */
+static int parse_args(int argc, char **argv, gate_opts *o)
+{
+    int np = 0, tol = 0, strict = 0, allow = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(HELP, stdout);
+            return 1;
+        } else if (strcmp(a, "--tolerance") == 0) {
+            if (i + 1 >= argc) return usage_error("--tolerance wants a value", NULL);
+            if (once(&tol, a) || parse_tolerance(argv[++i], &o->tol)) return 2;
+        } else if (strcmp(a, "--strict") == 0) {
+            if (once(&strict, a)) return 2;
+            o->strict = 1;
+        } else if (strcmp(a, "--allow-missing") == 0) {
+            if (once(&allow, a)) return 2;
+            o->allow_missing = 1;
+        } else if (a[0] == '-') {
+            char why[300];
+            snprintf(why, sizeof why, "unknown option '%.256s'", a);
+            return usage_error(why, NULL);
+        } else if (np == 2) {
+            char why[300];
+            snprintf(why, sizeof why, "a third file '%.256s'", a);
+            return usage_error(why, NULL);
+        } else {
+            o->paths[np++] = a;
+        }
+    }
+    if (np != 2) return usage_error(np ? "want two files, got one" : "want two files", NULL);
     return 0;
 }
 
 int main(int argc, char **argv)
 {
     gate_opts o = {GATE_DEFAULT_TOLERANCE, 0, 0, {NULL, NULL}};
-    if (parse_args(argc, argv, &o)) return 2;
+    int rc = parse_args(argc, argv, &o);
+    if (rc) return rc == 1 ? 0 : 2;
     gate_run cur = {0}, base = {0};
-    int rc = load(&cur, o.paths[0]);
+    rc = load(&cur, o.paths[0]);
     if (!rc) rc = load(&base, o.paths[1]);
     if (!rc) rc = compare(&cur, &base, &o);
     gate_run_free(&cur);

@@ -129,6 +129,21 @@ for t in -1 '' abc nan inf 1 0.3x 1e999; do
   [ $rc -eq 2 ] && grep -qF "bad --tolerance '$t' (want a number F with 0 <= F < 1" <<<"$out" \
     || fail "bad tolerance '$t': rc $rc: $out"
 done
+# an option given twice is refused (the last --tolerance used to win): one line
+for opt in "--tolerance 0.1 --tolerance 0.9" "--strict --strict" "--allow-missing --allow-missing"; do
+  run base.csv base.csv $opt
+  [ $rc -eq 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] \
+    && grep -qx "gate: ${opt%% *} is given twice" <<<"$out" || fail "'$opt': rc $rc: $out"
+done
+# every usage error is one line (it was two: the reason, then the usage)
+for args in "base.csv" "--bogus base.csv base.csv" "base.csv base.csv extra.csv" "base.csv base.csv --tolerance"; do
+  run $args
+  [ $rc -eq 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] && grep -q '^gate: .*usage: gate CURRENT.csv' <<<"$out" \
+    || fail "usage error '$args': rc $rc: $out"
+done
+out=$("$gate" --help 2>/dev/null); rc=$?
+[ $rc -eq 0 ] && grep -q '^usage: gate CURRENT.csv BASELINE.csv' <<<"$out" && grep -q -- '--allow-missing' <<<"$out" \
+  || fail "--help: rc $rc: $out"
 run base.csv base.csv --tolerance 0
 [ $rc -eq 0 ] || fail "tolerance 0 is valid: rc $rc: $out"
 # every cell is validated against the schema: exit 2 naming file, line, column

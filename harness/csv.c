@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -373,62 +374,77 @@ static int read_record(csv_src *s, linebuf *rec, int line, int *nl, int *ended, 
     return rec->n > 0;
 }
 
-/* Splits one record (no NUL inside; its line end included or not) into
- * fields, RFC 4180: one block, the ncols pointers then the unquoted texts
- * (free() it whole). NULL with *bad 1 (a malformed quoted field or text after
- * the line end) or 2 (memory). */
-static char **parse_record(const char *p, int *nf, int *bad)
+/* The offsets of the cells read so far into the table's text arena. */
+typedef struct cellvec {
+    unsigned *v;
+    size_t n, cap;
+} cellvec;
+
+static int cells_push(cellvec *c, size_t off)
 {
-    linebuf text = {0};
-    int n = 0;
-    *bad = 0;
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 1024;
+        unsigned *p = realloc(c->v, cap * sizeof *p);
+        if (!p) return -1;
+        c->v = p;
+        c->cap = cap;
+    }
+    c->v[c->n++] = (unsigned)off;
+    return 0;
+}
+
+/* Splits one record (no NUL inside; its line end included or not) into
+ * fields, RFC 4180: each field's unquoted text and its NUL appended to text,
+ * its offset there to cells; *nf the number of fields. 0, 1 (a malformed
+ * quoted field or text after the line end) or 2 (memory); on failure text
+ * and cells may hold part of the record. */
+static int parse_record(const char *p, linebuf *text, cellvec *cells, int *nf)
+{
+    int n = 0, bad = 0;
     for (;;) {
+        if (cells_push(cells, text->n)) return 2;
         if (*p == '"') {
             p++;
             for (;;) {
-                if (*p == '\0') { *bad = 1; break; }
+                if (*p == '\0') return 1;
                 if (*p == '"') {
-                    if (p[1] == '"') { *bad |= lb_put(&text, "\"", 1) ? 2 : 0; p += 2; continue; }
+                    if (p[1] == '"') { if (lb_put(text, "\"", 1)) return 2; p += 2; continue; }
                     p++;
                     break;
                 }
-                *bad |= lb_put(&text, p, 1) ? 2 : 0;
-                p++;
+                size_t run = strcspn(p, "\""); /* up to the next quote (or the end) */
+                if (lb_put(text, p, run)) return 2;
+                p += run;
             }
-            if (!*bad && *p != ',' && *p != '\n' && *p != '\r' && *p != '\0') *bad = 1;
+            if (*p != ',' && *p != '\n' && *p != '\r' && *p != '\0') return 1;
         } else {
-            const char *s = p;
-            while (*p && *p != ',' && *p != '\n' && *p != '\r') {
-                if (*p == '"') *bad = 1;
-                p++;
-            }
-            *bad |= lb_put(&text, s, (size_t)(p - s)) ? 2 : 0;
+            size_t run = strcspn(p, ",\n\r\"");
+            if (p[run] == '"') return 1;
+            if (lb_put(text, p, run)) return 2;
+            p += run;
         }
-        *bad |= lb_put(&text, "", 1) ? 2 : 0; /* the field's NUL */
+        if (lb_put(text, "", 1)) return 2; /* the field's NUL */
         n++;
-        if (*bad) break;
         if (*p == ',') { p++; continue; }
         break;
     }
-    if (!*bad) {
-        if (*p == '\r') p++;
-        if (*p == '\n') p++;
-        if (*p) *bad = 1; /* a bare CR inside a field, then more */
-    }
-    char **row = NULL;
-    if (!*bad) {
-        row = malloc((size_t)n * sizeof *row + text.n);
-        if (row) {
-            char *t = (char *)(row + n);
-            memcpy(t, text.s, text.n);
-            for (int i = 0; i < n; i++, t += strlen(t) + 1) row[i] = t;
-        } else {
-            *bad = 2;
-        }
-    }
-    free(text.s);
+    if (*p == '\r') p++;
+    if (*p == '\n') p++;
+    if (*p) bad = 1; /* a bare CR inside a field, then more */
     *nf = n;
-    return row;
+    return bad;
+}
+
+/* The header's fields as one block: the ncols pointers then their texts
+ * (free() it whole). NULL (memory). */
+static char **header_block(const linebuf *text, const cellvec *cells)
+{
+    char **h = malloc(cells->n * sizeof *h + text->n);
+    if (!h) return NULL;
+    char *t = (char *)(h + cells->n);
+    memcpy(t, text->s, text->n);
+    for (size_t i = 0; i < cells->n; i++) h[i] = t + cells->v[i];
+    return h;
 }
 
 typedef struct named_pos {
@@ -467,9 +483,22 @@ static int check_header(const csv_table *t, const char *path, int line, char *er
     return -1;
 }
 
-/* Adds a '#' line (without "#", one space, and its line end) to t's context. */
-static int add_context(csv_table *t, int *cap, const char *rec)
+/* Adds a '#' line (without "#", one space, and its line end) to t's context:
+ * at most CSV_MAX_CONTEXT lines of at most CSV_MAX_CONTEXT_LINE bytes. 0, -1
+ * (memory), or 1 with the limit it passed in err. */
+static int add_context(csv_table *t, int *cap, const char *rec, size_t n, const char *path, int line,
+                       char *err, size_t errcap)
 {
+    if (n > CSV_MAX_CONTEXT_LINE) {
+        csv_errorf(err, errcap, "%s:%d: a '#' line longer than %d bytes (the limit of a context line): "
+                   "not a bench results.csv", path, line, CSV_MAX_CONTEXT_LINE);
+        return 1;
+    }
+    if (t->ncontext == CSV_MAX_CONTEXT) {
+        csv_errorf(err, errcap, "%s:%d: more than %d '#' lines (the limit of context lines): not a "
+                   "bench results.csv", path, line, CSV_MAX_CONTEXT);
+        return 1;
+    }
     const char *s = rec + 1;
     if (*s == ' ') s++;
     size_t sl = strcspn(s, "\n");
@@ -482,29 +511,69 @@ static int add_context(csv_table *t, int *cap, const char *rec)
     return 0;
 }
 
-/* Appends a row and its source line. 0 or -1 (memory). */
-static int add_row(csv_table *t, int *rowcap, int **lines, char **fields, int line)
+/* Records the source line of row t->nrows. 0 or -1 (memory). */
+static int add_line(csv_table *t, int *cap, int line)
 {
-    int oldcap = *rowcap;
-    if (push_ptr((void ***)&t->rows, &t->nrows, rowcap, fields)) return -1;
-    if (*rowcap != oldcap) {
-        int *l = realloc(*lines, (size_t)*rowcap * sizeof *l);
-        if (!l) {
-            t->nrows--;
-            return -1;
-        }
-        *lines = l;
+    if (t->nrows == *cap) {
+        int c = *cap ? *cap * 2 : 1024;
+        int *l = realloc(t->line, (size_t)c * sizeof *l);
+        if (!l) return -1;
+        t->line = l;
+        *cap = c;
     }
-    (*lines)[t->nrows - 1] = line;
+    t->line[t->nrows] = line;
+    return 0;
+}
+
+/* Takes the header record (in text and cells): its block, its line, no
+ * column named twice, then the caller's check. 0, or -1 with err set. */
+static int take_header(csv_table *t, linebuf *text, cellvec *cells, int line, const char *path,
+                       csv_header_fn check, void *arg, char *err, size_t errcap)
+{
+    if (!(t->header = header_block(text, cells))) {
+        csv_errorf(err, errcap, "%s: out of memory", path);
+        return -1;
+    }
+    t->ncols = (int)cells->n;
+    t->header_line = line;
+    text->n = cells->n = 0;
+    if (check_header(t, path, line, err, errcap)) return -1;
+    return check ? check(t, arg, path, err, errcap) : 0;
+}
+
+/* Checks a row's field count and line end and the cell limit; 0, or -1 with err set. */
+static int check_row(const csv_table *t, int nf, int ended, const char *path, int line, char *err,
+                     size_t errcap)
+{
+    if (nf != t->ncols) { /* a torn or foreign row */
+        csv_errorf(err, errcap, "%s:%d: %d fields, header has %d", path, line, nf, t->ncols);
+        return -1;
+    }
+    if (!ended) { /* the last record lacks its newline: cut off mid-write */
+        csv_errorf(err, errcap, "%s:%d: row is cut off (no end of line)", path, line);
+        return -1;
+    }
+    if ((long long)(t->nrows + 2) * t->ncols > CSV_MAX_CELLS) {
+        csv_errorf(err, errcap, "%s:%d: more than %d cells (rows x columns, the limit of a "
+                   "results.csv)", path, line, CSV_MAX_CELLS);
+        return -1;
+    }
     return 0;
 }
 
 csv_table *csv_read(const char *path, char *err, size_t errcap)
 {
+    return csv_read_checked(path, NULL, NULL, err, errcap);
+}
+
+csv_table *csv_read_checked(const char *path, csv_header_fn check, void *arg, char *err,
+                            size_t errcap)
+{
     csv_src *src = calloc(1, sizeof *src);
     csv_table *t = calloc(1, sizeof *t);
-    linebuf rec = {0};
-    int line = 1, ctxcap = 0, rowcap = 0, *lines = NULL, ok = 0;
+    linebuf rec = {0}, text = {0};
+    cellvec cells = {0};
+    int line = 1, ctxcap = 0, linecap = 0, ok = 0;
     if (!src || !t) {
         csv_errorf(err, errcap, "%s: out of memory", path);
         goto done;
@@ -518,43 +587,32 @@ csv_table *csv_read(const char *path, char *err, size_t errcap)
         if (got == 0) break;
         line += nl;
         if (rec.s[0] == '#') {
-            if (add_context(t, &ctxcap, rec.s)) goto oom;
+            int rc = add_context(t, &ctxcap, rec.s, rec.n, path, start, err, errcap);
+            if (rc < 0) goto oom;
+            if (rc) goto done;
             continue;
         }
         if (strcmp(rec.s, "\n") == 0 || strcmp(rec.s, "\r\n") == 0) continue; /* blank line */
-        int nf, bad;
-        char **fields = parse_record(rec.s, &nf, &bad);
+        size_t text0 = text.n, cells0 = cells.n;
+        int nf = 0, bad = parse_record(rec.s, &text, &cells, &nf);
         if (bad == 2) goto oom;
         if (bad) {
             csv_errorf(err, errcap, "%s:%d: malformed quoted field", path, start);
             goto done;
         }
         if (!t->header) {
-            t->header = fields;
-            t->ncols = nf;
-            if (check_header(t, path, start, err, errcap)) goto done;
+            if (take_header(t, &text, &cells, start, path, check, arg, err, errcap)) goto done;
             continue;
         }
-        if (nf != t->ncols) { /* a torn or foreign row */
-            free(fields);
-            csv_errorf(err, errcap, "%s:%d: %d fields, header has %d", path, start, nf, t->ncols);
+        if (check_row(t, nf, ended, path, start, err, errcap)) goto done;
+        if (text.n > UINT_MAX) { /* offsets are 32 bits: never within CSV_MAX_BYTES */
+            text.n = text0;
+            cells.n = cells0;
+            csv_errorf(err, errcap, "%s:%d: too much text", path, start);
             goto done;
         }
-        if (!ended) { /* the last record lacks its newline: cut off mid-write */
-            free(fields);
-            csv_errorf(err, errcap, "%s:%d: row is cut off (no end of line)", path, start);
-            goto done;
-        }
-        if ((long long)(t->nrows + 2) * t->ncols > CSV_MAX_CELLS) {
-            free(fields);
-            csv_errorf(err, errcap, "%s:%d: more than %d cells (rows x columns, the limit of a "
-                       "results.csv)", path, start, CSV_MAX_CELLS);
-            goto done;
-        }
-        if (add_row(t, &rowcap, &lines, fields, start)) {
-            free(fields);
-            goto oom;
-        }
+        if (add_line(t, &linecap, start)) goto oom;
+        t->nrows++;
     }
     if (!t->header) {
         csv_errorf(err, errcap, "%s:%d: no header line", path, line);
@@ -568,7 +626,13 @@ done:
     if (src && src->fd >= 0) close(src->fd);
     free(src);
     free(rec.s);
-    if (t) t->line = lines;
+    if (t) {
+        t->text = text.s; /* empty when there are no rows: csv_field never reads it */
+        t->cell = cells.v;
+    } else {
+        free(text.s);
+        free(cells.v);
+    }
     if (!ok) {
         csv_table_free(t);
         return NULL;
@@ -580,8 +644,8 @@ void csv_table_free(csv_table *t)
 {
     if (!t) return;
     free(t->header);
-    for (int r = 0; r < t->nrows; r++) free(t->rows[r]);
-    free(t->rows);
+    free(t->text);
+    free(t->cell);
     free(t->line);
     for (int i = 0; i < t->ncontext; i++) free(t->context[i]);
     free(t->context);
@@ -598,7 +662,7 @@ int csv_col(const csv_table *t, const char *name)
 const char *csv_field(const csv_table *t, int row, int col)
 {
     if (col < 0 || col >= t->ncols || row < 0 || row >= t->nrows) return "";
-    return t->rows[row][col];
+    return t->text + t->cell[(size_t)row * (size_t)t->ncols + (size_t)col];
 }
 
 void csv_bind(const csv_table *t, int *idx)

@@ -53,13 +53,34 @@ int csv_writer_close(csv_writer *w);
 /* Quotes one field into out (size cap); returns the length or -1 if it does not fit. */
 int csv_quote(const char *field, char *out, size_t cap);
 
+/* The '#' context lines a reader keeps: at most CSV_MAX_CONTEXT of at most
+ * CSV_MAX_CONTEXT_LINE bytes each; past either the file is refused (naming
+ * file, line and limit). bench writes ~20, under 120 bytes each (measured:
+ * --suite all --quick 21 lines, the longest 110 bytes), plus one at the end
+ * ("finished" or "interrupted"). */
+#define CSV_MAX_CONTEXT 256
+#define CSV_MAX_CONTEXT_LINE 4096
+
+/* A table as read. Compact: every cell's text (unquoted, NUL-terminated)
+ * lies in one arena, and a row costs 4 bytes a cell (its offset) plus 4 (its
+ * source line): memory is about the file's bytes + 4 x its cells + 4 x its
+ * rows, so at most ~3x the file for one-character cells and, at the caps
+ * (CSV_MAX_BYTES, CSV_MAX_CELLS), under 420 MiB with the row being read.
+ * Measured (/usr/bin/time -v, max RSS): 1,048,575 rows x 16 cells (34.5 MB)
+ * 105 MB in csvq (the old reader, a block a row: 194 MB); header "x" and 16
+ * Mi rows of "x" (32 MB) refused at the header by --plot and bench-gate
+ * with nothing read (old: 730-885 MB); 128 MiB of '#' lines refused at line
+ * 257 (old: 2.6 GB; 256 MiB took 5.25 GB and 25 s). Read cells with
+ * csv_field. */
 typedef struct csv_table {
     int ncols, nrows;
     char **header;      /* ncols names */
-    char ***rows;       /* nrows x ncols fields */
+    int header_line;    /* the header's line in the file */
     int *line;          /* source line number of each row, for error messages */
     int ncontext;
     char **context;     /* the '#' lines, without the leading "# " */
+    char *text;         /* every row's cells, NUL-terminated, back to back */
+    unsigned *cell;     /* nrows x ncols offsets into text */
 } csv_table;
 
 /* printf-style one-line reason into err (size cap; nothing when err is NULL). */
@@ -68,6 +89,13 @@ void csv_errorf(char *err, size_t cap, const char *fmt, ...) __attribute__((form
 /* Reads a whole CSV file. On failure returns NULL and writes a one-line reason
  * naming the file and line into err (size errcap). */
 csv_table *csv_read(const char *path, char *err, size_t errcap);
+/* A check of the header, run as soon as it is read (before any row): 0, or
+ * -1 with the reason in err (the read then fails with it). t has its header,
+ * header_line and context, no rows yet. */
+typedef int (*csv_header_fn)(const csv_table *t, void *arg, const char *path, char *err, size_t errcap);
+/* csv_read that calls check (may be NULL) on the header: a file without the
+ * columns a reader needs is refused before its rows are read. */
+csv_table *csv_read_checked(const char *path, csv_header_fn check, void *arg, char *err, size_t errcap);
 void csv_table_free(csv_table *t);
 /* Index of a column by name, or -1. */
 int csv_col(const csv_table *t, const char *name);
@@ -81,7 +109,7 @@ const char *csv_get(const csv_table *t, const int *idx, int row, int col_id);
 /* ---- reading results through the schema (csv_schema.c) ----------------- */
 
 /* 0 when t has every schema column in cols[0..n); else -1 with
- * "path:line: not a bench results file: no column 'x'" in err. */
+ * "path:line: not a bench results file: no column 'x'" (the header's line) in err. */
 int csv_require(const csv_table *t, const int *idx, const int *cols, int n, const char *path,
                 char *err, size_t errcap);
 /* Checks every cell of every schema column t has against its schema type:
@@ -92,7 +120,8 @@ int csv_require(const csv_table *t, const int *idx, const int *cols, int n, cons
  * case K (also on line L)") in err. */
 int csv_validate(const csv_table *t, const int *idx, const char *path, char *err, size_t errcap);
 /* csv_read + csv_bind + csv_require(required) + csv_validate: the one way a
- * results file is read. NULL with the reason in err. */
+ * results file is read; the required columns are checked right after the
+ * header line, before any row is read. NULL with the reason in err. */
 csv_table *csv_read_results(const char *path, int *idx, const int *required, int nrequired,
                             char *err, size_t errcap);
 

@@ -20,21 +20,43 @@ int csv_require(const csv_table *t, const int *idx, const int *cols, int n, cons
     for (int i = 0; i < n; i++)
         if (idx[cols[i]] < 0) {
             csv_errorf(err, errcap, "%s:%d: not a bench results file: no column '%s'", path,
-                    t->ncontext + 1, SCHEMA[cols[i]].name);
+                    t->header_line, SCHEMA[cols[i]].name);
             return -1;
         }
     return 0;
 }
 
-/* 0 when s is a whole finite number >= 0 (what every NUM column holds: a
- * count, a time, a rate, an error), with no surrounding space. */
+/* Length of the decimal number at the start of s: [+]digits[.digits][(e|E)[+-]digits]
+ * with at least one mantissa digit; 0 when s does not start with one. Only
+ * this spelling is a number in results.csv: strtod alone would also take
+ * hex ("0x10"), "inf", "infinity" and "nan". */
+static size_t decimal_len(const char *s)
+{
+    const char *p = s + (*s == '+');
+    size_t digits = 0;
+    for (; *p >= '0' && *p <= '9'; p++) digits++;
+    if (*p == '.')
+        for (p++; *p >= '0' && *p <= '9'; p++) digits++;
+    if (!digits) return 0;
+    if (*p == 'e' || *p == 'E') {
+        const char *q = p + 1 + (p[1] == '+' || p[1] == '-');
+        if (!(*q >= '0' && *q <= '9')) return 0; /* "1.5e": an exponent without digits */
+        while (*q >= '0' && *q <= '9') q++;
+        p = q;
+    }
+    return (size_t)(p - s);
+}
+
+/* 0 when s is a whole finite decimal number >= 0 (what every NUM column
+ * holds: a count, a time, a rate, an error), with no surrounding space. A
+ * denormal ("4.9e-324") is finite: strtod's ERANGE on underflow is no error;
+ * an overflow ("1e999") is. */
 static int is_num(const char *s)
 {
-    if (!((*s >= '0' && *s <= '9') || *s == '.' || *s == '+')) return -1; /* no space, sign, "nan" */
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    return (end != s && *end == '\0' && errno != ERANGE && isfinite(v) && v >= 0) ? 0 : -1;
+    size_t n = decimal_len(s);
+    if (n == 0 || s[n] != '\0') return -1;
+    double v = strtod(s, NULL);
+    return isfinite(v) && v >= 0 ? 0 : -1;
 }
 
 /* 0 when s is a whole decimal integer >= 0. */
@@ -69,6 +91,56 @@ static int is_word(const char *s, const char *list)
         if (w == n && n && strncmp(p, s, n) == 0) return 0;
         p += w + (p[w] == ' ');
     }
+    return -1;
+}
+
+/* The characters a name may hold: what real rows write (suites, cases such as
+ * "odd-67x45x129", shapes such as "fwd:mb64ic3ih28oc16kh3ph1" or
+ * "add:262144", modes, dtypes, CPU and GPU models with spaces and
+ * parentheses). Nothing that could end a quoted string in a chart's gnuplot
+ * parameters (a quote, a backslash, a backquote, '$', a control character). */
+static int name_char(unsigned char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           (ch && strchr("._:+-=,/@()[] ", ch) != NULL);
+}
+
+/* Position (0-based) of the first character of s that is not a name_char
+ * (';' too when semis: phase_ms), or -1 when every one is. */
+static long bad_name_char(const char *s, int semis)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (!name_char(*p) && !(semis && *p == ';')) return (long)(p - (const unsigned char *)s);
+    return -1;
+}
+
+/* Whether column c is a name that reaches a chart label, a gnuplot parameter
+ * or report.md's tables: the case key, dtype, baseline, device, direction,
+ * and phase_ms (its phase names are series titles). */
+static int is_name_col(int c)
+{
+    switch (c) {
+    case COL_SUITE: case COL_CASE: case COL_BACKEND: case COL_MODE: case COL_DTYPE: case COL_SHAPE:
+    case COL_BASELINE: case COL_DEVICE: case COL_DEVICE_KIND: case COL_DIRECTION: case COL_PHASE_MS:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Checks a name cell: 0, or -1 with "path:line: column 'c': character 'X'
+ * (0xNN) at position P is not allowed in a name (...)" in err. */
+static int check_name(int c, const char *s, const char *path, int line, char *err, size_t errcap)
+{
+    long at = bad_name_char(s, c == COL_PHASE_MS);
+    if (at < 0) return 0;
+    unsigned char ch = (unsigned char)s[at];
+    char shown[16];
+    if (ch < 0x20 || ch >= 0x7f) snprintf(shown, sizeof shown, "0x%02x", ch);
+    else snprintf(shown, sizeof shown, "'%c' (0x%02x)", ch, ch);
+    csv_errorf(err, errcap, "%s:%d: column '%s': character %s at position %ld is not allowed in a "
+               "name (letters, digits, space and ._:+-=,/@()[]%s)", path, line, SCHEMA[c].name,
+               shown, at + 1, c == COL_PHASE_MS ? ";" : "");
     return -1;
 }
 
@@ -119,7 +191,8 @@ int csv_validate(const csv_table *t, const int *idx, const char *path, char *err
     for (int r = 0; r < t->nrows; r++)
         for (int c = 0; c < COL_COUNT; c++) {
             if (idx[c] < 0) continue;
-            const char *s = t->rows[r][idx[c]], *want = "";
+            const char *s = csv_field(t, r, idx[c]), *want = "";
+            if (is_name_col(c) && check_name(c, s, path, t->line[r], err, errcap)) return -1;
             if (check_cell(c, s, &want) == 0) continue;
             csv_errorf(err, errcap, "%s:%d: column '%s': '%.40s' is not %s", path, t->line[r],
                     SCHEMA[c].name, s, want);
@@ -128,14 +201,28 @@ int csv_validate(const csv_table *t, const int *idx, const char *path, char *err
     return check_duplicates(t, idx, path, err, errcap);
 }
 
+/* What csv_read_results checks at the header: the columns it binds and requires. */
+typedef struct required_cols {
+    int *idx;
+    const int *cols;
+    int n;
+} required_cols;
+
+/* csv_header_fn: binds the schema and requires its columns. */
+static int check_required(const csv_table *t, void *arg, const char *path, char *err, size_t errcap)
+{
+    required_cols *r = arg;
+    csv_bind(t, r->idx);
+    return csv_require(t, r->idx, r->cols, r->n, path, err, errcap);
+}
+
 csv_table *csv_read_results(const char *path, int *idx, const int *required, int nrequired,
                             char *err, size_t errcap)
 {
-    csv_table *t = csv_read(path, err, errcap);
+    required_cols req = {idx, required, nrequired};
+    csv_table *t = csv_read_checked(path, check_required, &req, err, errcap);
     if (!t) return NULL;
-    csv_bind(t, idx);
-    if (csv_require(t, idx, required, nrequired, path, err, errcap) ||
-        csv_validate(t, idx, path, err, errcap)) {
+    if (csv_validate(t, idx, path, err, errcap)) {
         csv_table_free(t);
         return NULL;
     }

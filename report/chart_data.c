@@ -129,11 +129,7 @@ int chart_speedup(chart_ctx *c)
     }
     speedup_bars(c, pts, np);
     int blocks = np ? chart_write_series(c, pts, np, &modes) : 0;
-    char xt[2048] = "";
-    size_t len = 0;
-    for (int b = 0; b < backends.n; b++)
-        if (chart_append(xt, sizeof xt, &len, "%s\"%s\" %d", b ? ", " : "", backends.s[b], b)) c->truncated = 1;
-    chart_param_str(c, "xt", xt);
+    chart_param_xtics(c, "xt", &backends);
     chart_param_num(c, "bw", w);
     chart_param_num(c, "ngroups", backends.n);
     chart_param_num(c, "nbars", np);
@@ -338,11 +334,7 @@ int chart_error(chart_ctx *c)
     for (int i = 0; i < np; i++) pts[i].series = chart_label(&present, GROUP[(int)pts[i].series]);
     int blocks = np ? chart_write_series(c, pts, np, &present) : 0;
     chart_param_words(c, "sty", sty, k);
-    char xt[2048] = "";
-    size_t len = 0;
-    for (int s = 0; s < l.n; s++)
-        if (chart_append(xt, sizeof xt, &len, "%s\"%s\" %d", s ? ", " : "", l.s[s], s)) c->truncated = 1;
-    chart_param_str(c, "xt", xt);
+    chart_param_xtics(c, "xt", &l);
     chart_param_num(c, "nbars", l.n);
     double lo = INFINITY;
     for (int i = 0; i < np; i++) lo = fmin(lo, fmin(pts[i].y, pts[i].a > 0 ? pts[i].a : INFINITY));
@@ -408,11 +400,7 @@ static int case_panels(chart_ctx *c, int col, int (*keep)(const rundata *, int),
         chart_param_num(c, "ylim", hi > 0 ? hi * (logy ? 2.5 : 1.15) : 1);
     }
     int blocks = chart_write_panels(c, pts, np, &dirs, &series);
-    char xt[2048] = "";
-    size_t len = 0;
-    for (int k = 0; k < cases.n; k++)
-        if (chart_append(xt, sizeof xt, &len, "%s\"%s\" %d", k ? ", " : "", cases.s[k], k)) c->truncated = 1;
-    chart_param_str(c, "xt", xt);
+    chart_param_xtics(c, "xt", &cases);
     chart_param_num(c, "bw", w);
     chart_param_num(c, "ncases", cases.n);
     chart_param_num(c, "speedup", speedup);

@@ -14,11 +14,20 @@
 #include <stdio.h>
 #include "rundata.h"
 
+/* Room for one chart's gnuplot parameters. The longest they get: plotdir
+ * (BENCH_PLOTS_DIR: at most PLOTS_DIR_MAX, 4078 bytes, report/plots.h), data
+ * and out (the run's temporary folder, up to 4400 bytes, and the chart's
+ * name; 9.4 KB, twice that if every character were a doubled quote), title
+ * and devline (512 each), xt (48 labels of 96: 5 KB), pt1..pt48 (5 KB) and
+ * the numbers and word lists (~4 KB): under 38 KB. A parameter that still
+ * did not fit refuses the chart, naming this limit. */
+#define CHART_PARAMS_MAX 65536
+
 typedef struct chart_ctx {
     const rundata *rd;
     const char *suite;
     FILE *dat;            /* the data file being written */
-    char params[8192];    /* extra gnuplot -e assignments, "k='v'; " each */
+    char params[CHART_PARAMS_MAX]; /* extra gnuplot -e assignments, "k='v'; " each */
     size_t plen;
     int truncated;        /* a parameter did not fit: the chart is not drawn */
     int has_cpu;          /* rows plotted include CPU rows */
@@ -50,8 +59,15 @@ int chart_batch_speedup(chart_ctx *c);
 int chart_phases(chart_ctx *c);
 int chart_loss(chart_ctx *c);
 
-/* Appends name='value' (gnuplot single-quoted, quotes doubled) / name=value. */
+/* Gnuplot parameters, "name='value'; " appended to c->params, each whole or
+ * not at all (c->truncated set: the chart is refused, never drawn with a cut
+ * value). _str: text from cells, its quotes, backslashes, backquotes, '$'
+ * and control characters made '_' (chart_clean), so no cell can close a
+ * gnuplot string; _path: a file or folder name, kept as is (gnuplot
+ * single-quoted, ' doubled; a control character refuses the chart); _num:
+ * name=value. */
 void chart_param_str(chart_ctx *c, const char *name, const char *value);
+void chart_param_path(chart_ctx *c, const char *name, const char *path);
 void chart_param_num(chart_ctx *c, const char *name, double value);
 
 #endif

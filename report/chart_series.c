@@ -12,6 +12,7 @@ int chart_label(labels *l, const char *s)
         if (strcmp(l->s[i], s) == 0) return i;
     if (l->n == MAX_SERIES) return -1;
     snprintf(l->s[l->n], sizeof l->s[0], "%s", s);
+    chart_clean(l->s[l->n]);
     return l->n++;
 }
 
@@ -31,16 +32,56 @@ int chart_append(char *buf, size_t cap, size_t *len, const char *fmt, ...)
     return 0;
 }
 
-void chart_param_str(chart_ctx *c, const char *name, const char *value)
+int chart_unsafe(unsigned char ch)
 {
-    char buf[2048];
-    size_t n = 0;
-    for (const char *p = value; *p && n + 3 < sizeof buf; p++) {
-        if (*p == '\'') buf[n++] = '\'';
-        buf[n++] = (*p == '\n') ? ' ' : *p;
+    return ch < 0x20 || ch == 0x7f || ch == '"' || ch == '\\' || ch == '\'' || ch == '`' || ch == '$';
+}
+
+void chart_clean(char *s)
+{
+    for (; *s; s++)
+        if (chart_unsafe((unsigned char)*s)) *s = '_';
+}
+
+/* Appends "name='value'; " to c->params: a single-quoted gnuplot string
+ * (its only escape: ' doubled), with the characters chart_unsafe names made
+ * '_' when clean (text from cells), a control character refusing the chart
+ * when not (a path), and c->truncated set when it does not fit whole: a
+ * parameter is never cut. */
+static void param_put(chart_ctx *c, const char *name, const char *value, int clean)
+{
+    size_t start = c->plen;
+    if (chart_append(c->params, sizeof c->params, &c->plen, "%s='", name)) goto cut;
+    for (const unsigned char *p = (const unsigned char *)value; *p; p++) {
+        char ch = (char)*p;
+        if (clean && chart_unsafe(*p)) ch = '_';
+        else if (*p < 0x20 || *p == 0x7f) goto cut; /* a path gnuplot could not take */
+        if (c->plen + 3 >= sizeof c->params) goto cut;
+        if (ch == '\'') c->params[c->plen++] = '\'';
+        c->params[c->plen++] = ch;
     }
-    buf[n] = '\0';
-    if (chart_append(c->params, sizeof c->params, &c->plen, "%s='%s'; ", name, buf)) c->truncated = 1;
+    c->params[c->plen] = '\0';
+    if (chart_append(c->params, sizeof c->params, &c->plen, "'; ") == 0) return;
+cut:
+    c->plen = start;
+    c->params[start] = '\0';
+    c->truncated = 1;
+}
+
+void chart_param_str(chart_ctx *c, const char *name, const char *value) { param_put(c, name, value, 1); }
+
+void chart_param_path(chart_ctx *c, const char *name, const char *path) { param_put(c, name, path, 0); }
+
+void chart_param_xtics(chart_ctx *c, const char *name, const labels *l)
+{
+    char xt[MAX_SERIES * (sizeof l->s[0] + 16)] = "", lab[sizeof l->s[0]];
+    size_t len = 0;
+    for (int i = 0; i < l->n; i++) {
+        snprintf(lab, sizeof lab, "%s", l->s[i]);
+        chart_clean(lab); /* nothing can close the double quotes the scripts eval */
+        if (chart_append(xt, sizeof xt, &len, "%s\"%s\" %d", i ? ", " : "", lab, i)) c->truncated = 1;
+    }
+    param_put(c, name, xt, 0);
 }
 
 void chart_param_num(chart_ctx *c, const char *name, double value)
@@ -48,11 +89,12 @@ void chart_param_num(chart_ctx *c, const char *name, double value)
     if (chart_append(c->params, sizeof c->params, &c->plen, "%s=%.10g; ", name, value)) c->truncated = 1;
 }
 
-/* A quoted string for the data file (gnuplot takes no escapes there: '"' -> '\''). */
+/* A quoted string for the data file (gnuplot takes no escapes there): the
+ * characters chart_unsafe names are written as '_'. */
 void chart_quoted(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (; *s; s++) fputc(*s == '"' ? '\'' : (*s == '\n' ? ' ' : *s), f);
+    for (; *s; s++) fputc(chart_unsafe((unsigned char)*s) ? '_' : *s, f);
     fputc('"', f);
 }
 

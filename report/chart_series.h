@@ -33,8 +33,23 @@ int chart_label(labels *l, const char *s);
 int chart_append(char *buf, size_t cap, size_t *len, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* A quoted string for the data file (gnuplot takes no escapes there: '"' -> '\''). */
+/* Whether a character may not reach gnuplot inside a string: a quote of
+ * either kind, a backslash (an escape in "..."), a backquote (gnuplot runs
+ * `...` as a shell command inside "..." on a command line, and the scripts
+ * eval xtics), '$', a control character. Every text taken from a cell
+ * (labels, titles, parameters, data-file titles) has them made '_', whatever
+ * the reader's validation let through: no cell can close a string. */
+int chart_unsafe(unsigned char ch);
+/* Makes every chart_unsafe character of s '_', in place. */
+void chart_clean(char *s);
+
+/* A quoted string for the data file (gnuplot takes no escapes there): the
+ * chart_unsafe characters written as '_'. */
 void chart_quoted(FILE *f, const char *s);
+
+/* "name='\"label\" 0, \"label\" 1, ...'; " for `set xtics` (the scripts eval
+ * it) from l, every label cleaned (chart_clean); whole or c->truncated. */
+void chart_param_xtics(chart_ctx *c, const char *name, const labels *l);
 
 /* Records that a row is plotted: which devices the title must name. */
 void chart_use_row(chart_ctx *c, int row);

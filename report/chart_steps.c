@@ -158,11 +158,7 @@ int chart_phases(chart_ctx *c)
         }
     }
     int blocks = np ? chart_write_panels(c, pts, np, &titled, &phases) : 0;
-    char xt[2048] = "";
-    size_t len = 0;
-    for (int b = 0; b < backends.n; b++)
-        if (chart_append(xt, sizeof xt, &len, "%s\"%s\" %d", b ? ", " : "", backends.s[b], b)) c->truncated = 1;
-    chart_param_str(c, "xt", xt);
+    chart_param_xtics(c, "xt", &backends);
     chart_param_num(c, "nx", backends.n);
     chart_param_num(c, "bw", 0.6);
     snprintf(c->subtitle, sizeof c->subtitle, "one profiled step, largest batch");

@@ -83,12 +83,18 @@ int plots_find_gnuplot(char *out, size_t cap)
 }
 
 /* The folder holding the chart scripts: $BENCH_PLOTS_DIR, else the source
- * tree's plots/, else the installed share/bench/plots. 0 or -1. */
+ * tree's plots/, else the installed share/bench/plots. 0, -1 (none), or -2
+ * (one longer than PLOTS_DIR_MAX, said on stderr: never cut short). */
 static int scripts_dir(char *out, size_t cap)
 {
     const char *cand[] = {getenv("BENCH_PLOTS_DIR"), BENCH_PLOTS_DIR_SRC, BENCH_PLOTS_DIR_INSTALLED};
     for (int i = 0; i < 3; i++) {
         if (!cand[i] || !*cand[i]) continue;
+        if (strlen(cand[i]) > PLOTS_DIR_MAX || strlen(cand[i]) >= cap) {
+            fprintf(stderr, "bench: the chart scripts' folder '%.60s...' is %zu bytes long, more than "
+                    "%d (the limit): charts skipped\n", cand[i], strlen(cand[i]), PLOTS_DIR_MAX);
+            return -2;
+        }
         char probe[4200];
         snprintf(probe, sizeof probe, "%s/common.gp", cand[i]);
         if (access(probe, R_OK) == 0) {
@@ -274,15 +280,16 @@ static int plan_one(render_ctx *r, chart_job *j)
     char data[4700], out[4700];
     snprintf(data, sizeof data, "%s/%s", r->tpath, dat);
     snprintf(out, sizeof out, "%s/%s", r->tpath, j->stem);
-    chart_param_str(&c, "plotdir", r->sdir);
-    chart_param_str(&c, "data", data);
-    chart_param_str(&c, "out", out);
+    chart_param_path(&c, "plotdir", r->sdir);
+    chart_param_path(&c, "data", data);
+    chart_param_path(&c, "out", out);
     chart_param_str(&c, "suite", j->suite);
     chart_param_str(&c, "title", title);
     chart_param_str(&c, "devline", dev);
     chart_param_num(&c, "n", blocks);
     if (c.truncated) { /* a cut parameter would draw a wrong chart: draw none */
-        fprintf(stderr, "bench: chart %s skipped: its labels or paths are too long\n", j->stem);
+        fprintf(stderr, "bench: chart %s skipped: its gnuplot parameters (paths and labels) are longer "
+                "than %d bytes (the limit) or a path holds a control character\n", j->stem, CHART_PARAMS_MAX);
         return -1;
     }
     if (!(j->params = strdup(c.params))) {
@@ -429,7 +436,9 @@ int plots_render(const rundata *rd, int dirfd, const char *dir, int sig0, plots_
         fprintf(stderr, "bench: gnuplot not found: charts skipped (apt-get install gnuplot-nox)\n");
         return 0;
     }
-    if (scripts_dir(r.sdir, sizeof r.sdir)) {
+    int found = scripts_dir(r.sdir, sizeof r.sdir);
+    if (found == -2) return -1;
+    if (found) {
         fprintf(stderr, "bench: chart scripts not found (set BENCH_PLOTS_DIR to the plots/ folder): "
                         "charts skipped\n");
         return -1;

@@ -37,6 +37,14 @@ typedef struct plots_outcome {
  * failed or it was stopped (reason on stderr, except for a signal). */
 int plots_render(const rundata *rd, int dirfd, const char *dir, int sig0, plots_outcome *out);
 
+/* The longest chart scripts' folder (BENCH_PLOTS_DIR) charts can use, in
+ * bytes: its longest script's path, "<dir>/layer-speedup.gp", must fit
+ * PATH_MAX (4096 with its NUL), so 4096 - 1 - 17 = 4078. Every parameter
+ * buffer holds it whole (CHART_PARAMS_MAX, report/chart_data.h); a longer
+ * folder is refused with one line naming this limit. bench/main.c's check
+ * (4000) is within it. */
+#define PLOTS_DIR_MAX 4078
+
 /* Full path of gnuplot found on PATH into out; 0, or -1 when there is none. */
 int plots_find_gnuplot(char *out, size_t cap);
 

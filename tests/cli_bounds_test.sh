@@ -21,8 +21,9 @@ ldd "$bench" 2>/dev/null | grep -q libasan && asan=1
 # capped CMD...: CMD under a 2 GB address-space cap (bench maps ~1 GB of CUDA
 # libraries; not under ASan, which reserves terabytes) and a 30 s timeout;
 # sets out (stderr and stdout) and rc.
+# (OpenBLAS threads stay at 1: under a cap they can hang at exit)
 capped() {
-  out=$( { [ "$asan" = 1 ] || ulimit -v 2000000; timeout 30 "$@"; } 2>&1)
+  out=$( { [ "$asan" = 1 ] || ulimit -v 2000000; OPENBLAS_NUM_THREADS=1 timeout 30 "$@"; } 2>&1)
   rc=$?
 }
 # plot_refused DIR WORD: bench --plot DIR exits 2 with one line containing WORD
@@ -108,5 +109,59 @@ nth=$(tr ',' '\n' <<<"$hdr" | grep -n '^note$' | cut -d: -f1)
 sed "/^suite,/s/,note,/,$col,/" run/results.csv > dupcol/results.csv
 line=$(grep -n '^suite,' dupcol/results.csv | cut -d: -f1)
 plot_refused dupcol "dupcol/results.csv:$line: column '$col' is named twice in the header (columns 9 and $nth)"
+
+# a name that closes gnuplot's string: the backend was pasted into the
+# speedup chart's xtics and eval'd, so this cell ran system() and --plot
+# exited 0. Refused on reading (exit 2 naming file, line, column and the
+# character), nothing written; a lone quote the same.
+mkdir inj quote
+line=$(grep -n '^matmul,' run/results.csv | grep ',cpu-omp,' | head -1 | cut -d: -f1)
+sed "${line}s/,cpu-omp,/,\"a\"\" 0); system(\"\"touch PWNED\"\"); set xtics (\"\"b\",/" \
+  run/results.csv > inj/results.csv
+grep -qF 'system(""touch PWNED"")' inj/results.csv || fail "inj: the cell was not planted"
+capped "$bench" --plot inj
+[ "$rc" -eq 2 ] || fail "--plot inj: exit $rc, want 2: $out"
+[ ! -e PWNED ] && [ ! -e inj/PWNED ] || fail "--plot inj: the backend cell ran a command (PWNED exists)"
+grep -qF "inj/results.csv:$line: column 'backend': character '\"' (0x22) at position 2 is not allowed in a name" \
+  <<<"$out" || fail "--plot inj: message does not name file, line, column and character: $out"
+[ "$(ls inj)" = results.csv ] || fail "--plot inj: wrote files: $(ls inj)"
+sed "${line}s/,cpu-omp,/,\"cpu\"\"omp\",/" run/results.csv > quote/results.csv
+capped "$bench" --plot quote
+[ "$rc" -eq 2 ] && grep -qF "quote/results.csv:$line: column 'backend': character '\"'" <<<"$out" \
+  || fail "--plot quote: exit $rc: $out"
+[ "$(ls quote)" = results.csv ] || fail "--plot quote: wrote files: $(ls quote)"
+
+# context lines are capped (256 of 4096 bytes): 256 MiB of '#' lines took 25 s
+# and 5.25 GB before "no rows"; now refused at the 257th, naming the limit
+mkdir ctx ctxlong ctxbig xrows
+{ for i in $(seq 300); do echo "# k$i: v"; done; grep -v '^#' run/results.csv; } > ctx/results.csv
+plot_refused ctx "ctx/results.csv:257: more than 256 '#' lines (the limit of context lines)"
+{ printf '# %05000d\n' 0; grep -v '^#' run/results.csv; } > ctxlong/results.csv
+plot_refused ctxlong "ctxlong/results.csv:1: a '#' line longer than 4096 bytes (the limit of a context line)"
+{ yes '#' | head -c 134217728; echo suite; } > ctxbig/results.csv   # 128 MiB: 2.6 GB before
+plot_refused ctxbig "ctxbig/results.csv:257: more than 256 '#' lines"
+# the header's columns are checked before any row: header x and 16 Mi rows
+# of x (32 MB) took 730-850 MB in --plot and bench-gate before "no column"
+{ echo x; yes x | head -n 16777214; } > xrows/results.csv
+plot_refused xrows "xrows/results.csv:1: not a bench results file: no column 'suite'"
+if [ -x /usr/bin/time ] && [ "$asan" = 0 ]; then
+  /usr/bin/time -f '%M' -o xrows/rss "$bench" --plot xrows --no-plots >/dev/null 2>&1
+  base=$( { /usr/bin/time -f '%M' "$bench" --list >/dev/null; } 2>&1 | tail -1)
+  rss=$(tail -1 xrows/rss)
+  [ $((rss - base)) -lt 65536 ] || fail "--plot of 32 MB of rows without the columns: ${rss} KB (bench alone ${base} KB)"
+fi
+rm -f ctxbig/results.csv xrows/results.csv
+
+# a chart scripts' folder of 3990 bytes (within bench's limit of 4000): every
+# chart failed, cut at ~2045 bytes by a 2048-byte parameter buffer
+long=$PWD
+while [ $(( ${#long} + 201 )) -lt 3990 ]; do long=$long/$(printf 'd%.0s' $(seq 200)); done
+long=$long/$(printf 'e%.0s' $(seq $(( 3990 - ${#long} - 1 ))))
+[ ${#long} -eq 3990 ] || fail "long folder is ${#long} bytes"
+mkdir -p "$long" && cp "$here"/../plots/*.gp "$long"/
+mkdir longdir && cp run/results.csv longdir/
+BENCH_PLOTS_DIR=$long capped "$bench" --plot longdir
+[ "$rc" -eq 0 ] && [ -s longdir/plots/error-matmul.png ] && [ -s longdir/plots/throughput-matmul.svg ] \
+  || fail "--plot with a 3990-byte BENCH_PLOTS_DIR: exit $rc: $(head -c 300 <<<"$out")"
 
 test_end cli.bounds

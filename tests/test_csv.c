@@ -264,6 +264,24 @@ int main(void)
         {"m,c,b,host,5x5x5,1,pass,0,1x,gpu,1;2\n", ":3: column 'reps': '1x' is not an integer"},
         {"m,c,b,host,5x5x5,1,pass,0,12,gpu,1;;2\n", ":3: column 'samples_ms': '1;;2' is not ';'-separated"},
         {"m,c,b,host,5x5x5,1,pass,0,12,gpu,1;x\n", ":3: column 'samples_ms'"},
+        /* names that reach a chart: a safe set only (a quote closed gnuplot's string) */
+        {"m,odd-67x45x129,cpu-omp,streams-4,fwd:mb1ic3ih8oc4kh3ph1,1,pass,0,12,gpu,1\n", NULL},
+        {"m,c,\"a\"\" 0); system(\"\"touch PWNED\"\"); set xtics (\"\"b\",host,5x5x5,1,pass,0,12,gpu,1\n",
+         ":3: column 'backend': character '\"' (0x22) at position 2 is not allowed in a name"},
+        {"m,c,\"b\"\"\",host,5x5x5,1,pass,0,12,gpu,1\n", ":3: column 'backend': character '\"'"},
+        {"m,c`id`,b,host,5x5x5,1,pass,0,12,gpu,1\n", ":3: column 'case': character '`' (0x60) at position 2"},
+        {"m,c,b,ho$t,5x5x5,1,pass,0,12,gpu,1\n", ":3: column 'mode': character '$'"},
+        {"m,c,b,host,5x5\\5,1,pass,0,12,gpu,1\n", ":3: column 'shape': character '\\'"},
+        {"m',c,b,host,5x5x5,1,pass,0,12,gpu,1\n", ":3: column 'suite': character '''"},
+        {"m,c,\"b\nx\",host,5x5x5,1,pass,0,12,gpu,1\n", ":3: column 'backend': character 0x0a at position 2"},
+        /* numbers: decimal only; a finite denormal is a number */
+        {"m,c,b,host,5x5x5,0x10,pass,0,12,gpu,1\n", ":3: column 'median_ms': '0x10' is not a finite number"},
+        {"m,c,b,host,5x5x5,+inf,pass,0,12,gpu,1\n", ":3: column 'median_ms': '+inf'"},
+        {"m,c,b,host,5x5x5,infinity,pass,0,12,gpu,1\n", ":3: column 'median_ms': 'infinity'"},
+        {"m,c,b,host,5x5x5,1.5e,pass,0,12,gpu,1\n", ":3: column 'median_ms': '1.5e'"},
+        {"m,c,b,host,5x5x5,.,pass,0,12,gpu,1\n", ":3: column 'median_ms': '.'"},
+        {"m,c,b,host,5x5x5,1,pass,0,12,gpu,1;0X2\n", ":3: column 'samples_ms': '1;0X2'"},
+        {"m,c,b,host,5x5x5,4.9e-324,pass,0,12,gpu,2.5E-310;1e-320;.5;7.;+3e+2\n", NULL},
     };
     const char *hdr = "suite,case,backend,mode,shape,median_ms,check,emulated,reps,device_kind,samples_ms\n";
     for (size_t i = 0; i < sizeof CELLS / sizeof CELLS[0]; i++) {
@@ -276,7 +294,7 @@ int main(void)
         if (!t) continue;
         csv_bind(t, idx);
         EXPECT(idx[COL_MEDIAN_MS] == 5 && idx[COL_FLOPS] == -1, "bind: median_ms at 5, no flops");
-        EXPECT(strcmp(csv_get(t, idx, 0, COL_BACKEND), "b") == 0 && strcmp(csv_get(t, idx, 0, COL_REPRO), "") == 0,
+        EXPECT(csv_get(t, idx, 0, COL_BACKEND) == csv_field(t, 0, 2) && strcmp(csv_get(t, idx, 0, COL_REPRO), "") == 0,
                "csv_get by schema id, \"\" for an absent column");
         err[0] = '\0';
         int rc = csv_validate(t, idx, path, err, sizeof err);

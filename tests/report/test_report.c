@@ -23,6 +23,7 @@
 #include "fixture.h"
 #include "../testutil.h"
 
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -495,6 +496,51 @@ static void test_chart_data(void)
     }
 }
 
+/* Defence in depth: names the reader would refuse (a quote that closes the
+ * xtics string eval'd by speedup.gp and error.gp, a backquote that gnuplot
+ * substitutes inside a double-quoted string), loaded here without
+ * validation, still run no command when every chart is drawn; the charts
+ * are drawn with the names made harmless. */
+static void test_hostile_names(void)
+{
+    char run[300], pwned[320], pwned2[320], from[640], to[640];
+    snprintf(run, sizeof run, "%s/hostile", tmpdir);
+    snprintf(pwned, sizeof pwned, "%s/PWNED", tmpdir);
+    snprintf(pwned2, sizeof pwned2, "%s/PWNED2", tmpdir);
+    char *good = run_text("hostile");
+    snprintf(to, sizeof to, "\"a\"\" 0); system(\"\"touch %s\"\"); set xtics (\"\"b\",host", pwned);
+    char *t1 = good ? patched(good, "cpu-omp,host", to) : NULL;
+    snprintf(to, sizeof to, "c`touch %s`$d\\,host", pwned2); /* the largest shape's row */
+    snprintf(from, sizeof from, "cpu-omp,host");
+    char *t2 = t1 ? patched(t1, from, to) : NULL;
+    EXPECT(t2 && strstr(t2, "system(") && strstr(t2, "`touch"), "planting the names");
+    if (t2) write_text(run, t2);
+    free(good);
+    free(t1);
+    free(t2);
+    rundata rd;
+    memset(&rd, 0, sizeof rd);
+    char err[512], csv[400];
+    snprintf(csv, sizeof csv, "%s/results.csv", run);
+    rd.t = csv_read(csv, err, sizeof err); /* no csv_validate: the first layer bypassed */
+    EXPECT(rd.t != NULL, "raw read: %s", err);
+    if (!rd.t) return;
+    snprintf(rd.csv_path, sizeof rd.csv_path, "%s", csv);
+    csv_bind(rd.t, rd.idx);
+    int dirfd = open(run, O_RDONLY | O_DIRECTORY);
+    plots_outcome out;
+    memset(&out, 0, sizeof out);
+    int rc = plots_render(&rd, dirfd, run, 0, &out);
+    close(dirfd);
+    rd_free(&rd);
+    EXPECT(access(pwned, F_OK) != 0, "a quote in a backend name ran a command (%s exists)", pwned);
+    EXPECT(access(pwned2, F_OK) != 0, "a backquote in a backend name ran a command (%s exists)", pwned2);
+    char plots[320];
+    snprintf(plots, sizeof plots, "%s/plots", run);
+    EXPECT(rc == 0 && exists_nonempty(plots, "speedup-matmul.png") && exists_nonempty(plots, "error-matmul.png"),
+           "charts with hostile names drawn: rc %d, %d of %d", rc, out.drawn, out.planned);
+}
+
 static void test_charts(void)
 {
     char run[300], plots[320];
@@ -546,6 +592,7 @@ static void test_charts(void)
         EXPECT(!exists(plots, png), "%s must not exist for emulated rows", png);
     }
     EXPECT(exists_nonempty(plots, "error-matmul.png"), "error chart for emulated rows");
+    test_hostile_names();
 }
 
 int main(int argc, char **argv)
