@@ -123,6 +123,31 @@ cublasStatus_t cublasSnrm2(cublasHandle_t handle, int n, const float *x, int inc
                            float *result);
 cublasStatus_t cublasSscal(cublasHandle_t handle, int n, const float *alpha, float *x,
                            int incx);
+cublasStatus_t cublasSgemv(cublasHandle_t handle, cublasOperation_t trans, int m, int n,
+                           const float *alpha, const float *A, int lda, const float *x, int incx,
+                           const float *beta, float *y, int incy);
+cublasStatus_t cublasDgemv(cublasHandle_t handle, cublasOperation_t trans, int m, int n,
+                           const double *alpha, const double *A, int lda, const double *x,
+                           int incx, const double *beta, double *y, int incy);
+
+/* host <-> device transfers (no handle): strided copies through
+ * cudaMemcpy2D(Async); bad sizes or strides CUBLAS_STATUS_INVALID_VALUE, a
+ * copy the runtime refuses CUBLAS_STATUS_MAPPING_ERROR */
+cublasStatus_t cublasSetVector(int n, int elemSize, const void *x, int incx, void *devicePtr,
+                               int incy);
+cublasStatus_t cublasGetVector(int n, int elemSize, const void *x, int incx, void *y, int incy);
+cublasStatus_t cublasSetVectorAsync(int n, int elemSize, const void *hostPtr, int incx,
+                                    void *devicePtr, int incy, cudaStream_t stream);
+cublasStatus_t cublasGetVectorAsync(int n, int elemSize, const void *devicePtr, int incx,
+                                    void *hostPtr, int incy, cudaStream_t stream);
+cublasStatus_t cublasSetMatrix(int rows, int cols, int elemSize, const void *A, int lda, void *B,
+                               int ldb);
+cublasStatus_t cublasGetMatrix(int rows, int cols, int elemSize, const void *A, int lda, void *B,
+                               int ldb);
+cublasStatus_t cublasSetMatrixAsync(int rows, int cols, int elemSize, const void *A, int lda,
+                                    void *B, int ldb, cudaStream_t stream);
+cublasStatus_t cublasGetMatrixAsync(int rows, int cols, int elemSize, const void *A, int lda,
+                                    void *B, int ldb, cudaStream_t stream);
 } // inline namespace cudaemu_api
 
 #endif

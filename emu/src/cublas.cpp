@@ -410,4 +410,154 @@ cublasStatus_t cublasSnrm2(cublasHandle_t h, int n, const float *x, int incx, fl
                  !dev_result);
 }
 
+/* ---- host <-> device transfers (cublasSet/GetVector, Set/GetMatrix) ------
+ * Handle-less, as in cuBLAS: strided copies done by cudaMemcpy2D(Async), so
+ * they are checked and ordered as the runtime's copies are (the plain forms
+ * on the legacy default stream, returning when done; the Async forms queued
+ * on `stream`).  Arguments as cuBLAS: elemSize, incx, incy, lda, ldb <= 0 or
+ * a negative size → CUBLAS_STATUS_INVALID_VALUE (lda or ldb below rows too);
+ * a copy the runtime refuses (host memory where device memory belongs, a
+ * span overrunning an allocation) → CUBLAS_STATUS_MAPPING_ERROR. */
+namespace {
+/* y = alpha op(A) x + beta y, column-major (cublasSgemv, cublasDgemv) */
+template <typename T, typename F>
+cublasStatus_t gemv(cublasContext *h, const char *fname, cublasOperation_t trans, int m, int n,
+                    const T *alpha, const T *A, int lda, const T *x, int incx, const T *beta,
+                    T *y, int incy, F blas)
+{
+    if (!valid_op(trans) || m < 0 || n < 0 || lda < std::max(1, m) || incx == 0 || incy == 0 ||
+        !alpha || !beta)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
+    const bool dev_scalars = h->pmode == CUBLAS_POINTER_MODE_DEVICE;
+    const T al = dev_scalars ? T(0) : *alpha, be = dev_scalars ? T(0) : *beta;
+    const int xn = trans == CUBLAS_OP_N ? n : m, yn = trans == CUBLAS_OP_N ? m : n;
+    return queue(h, fname,
+                 {{"A", A, extent(m, n, lda) * sizeof(T)}, {"x", x, vextent(xn, incx) * sizeof(T)},
+                  {"y", y, vextent(yn, incy) * sizeof(T)}},
+                 [=]() {
+                     const T a = dev_scalars ? *alpha : al, b = dev_scalars ? *beta : be;
+                     if (b == T(0)) /* cuBLAS does not read y when beta is 0 */
+                         for (int i = 0; i < yn; ++i)
+                             y[size_t(incy < 0 ? yn - 1 - i : i) * size_t(incy < 0 ? -incy : incy)] = T(0);
+                     blas(CblasColMajor, cblas_op(trans), m, n, a, A, lda, x, incx, b, y, incy);
+                 },
+                 false);
+}
+} // namespace
+
+cublasStatus_t cublasSgemv(cublasHandle_t h, cublasOperation_t trans, int m, int n,
+                           const float *alpha, const float *A, int lda, const float *x, int incx,
+                           const float *beta, float *y, int incy)
+{
+    CUDAEMU_LOCK;
+    if (cublasStatus_t s = check_handle(h)) return s;
+    return gemv(h, "cublasSgemv", trans, m, n, alpha, A, lda, x, incx, beta, y, incy,
+                cblas_sgemv);
+}
+
+cublasStatus_t cublasDgemv(cublasHandle_t h, cublasOperation_t trans, int m, int n,
+                           const double *alpha, const double *A, int lda, const double *x,
+                           int incx, const double *beta, double *y, int incy)
+{
+    CUDAEMU_LOCK;
+    if (cublasStatus_t s = check_handle(h)) return s;
+    return gemv(h, "cublasDgemv", trans, m, n, alpha, A, lda, x, incx, beta, y, incy,
+                cblas_dgemv);
+}
+
 } // inline namespace cudaemu_api
+
+namespace {
+
+cublasStatus_t xfer(int rows, int cols, int es, const void *src, int ld_src, void *dst,
+                    int ld_dst, cudaMemcpyKind kind, bool async, cudaStream_t stream)
+{
+    if (rows < 0 || cols < 0 || es <= 0 || ld_src <= 0 || ld_dst <= 0)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (rows == 0 || cols == 0) return CUBLAS_STATUS_SUCCESS;
+    const size_t e = size_t(es);
+    cudaError_t r = async ? cudaMemcpy2DAsync(dst, size_t(ld_dst) * e, src, size_t(ld_src) * e,
+                                              size_t(rows) * e, size_t(cols), kind, stream)
+                          : cudaMemcpy2D(dst, size_t(ld_dst) * e, src, size_t(ld_src) * e,
+                                         size_t(rows) * e, size_t(cols), kind);
+    return r == cudaSuccess ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_MAPPING_ERROR;
+}
+
+cublasStatus_t vec(int n, int es, const void *x, int incx, void *y, int incy,
+                   cudaMemcpyKind kind, bool async, cudaStream_t stream)
+{
+    if (n < 0 || es <= 0 || incx <= 0 || incy <= 0) return CUBLAS_STATUS_INVALID_VALUE;
+    /* a vector is n "columns" of one element, inc elements apart */
+    return xfer(1, n, es, x, incx, y, incy, kind, async, stream);
+}
+
+cublasStatus_t mat(int rows, int cols, int es, const void *A, int lda, void *B, int ldb,
+                   cudaMemcpyKind kind, bool async, cudaStream_t stream)
+{
+    if (rows < 0 || cols < 0 || es <= 0 || lda <= 0 || ldb <= 0 || lda < rows || ldb < rows)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    return xfer(rows, cols, es, A, lda, B, ldb, kind, async, stream);
+}
+
+} // namespace
+
+inline namespace cudaemu_api {
+
+cublasStatus_t cublasSetVector(int n, int elemSize, const void *x, int incx, void *y, int incy)
+{
+    return vec(n, elemSize, x, incx, y, incy, cudaMemcpyHostToDevice, false, 0);
+}
+
+cublasStatus_t cublasGetVector(int n, int elemSize, const void *x, int incx, void *y, int incy)
+{
+    return vec(n, elemSize, x, incx, y, incy, cudaMemcpyDeviceToHost, false, 0);
+}
+
+cublasStatus_t cublasSetVectorAsync(int n, int elemSize, const void *x, int incx, void *y,
+                                    int incy, cudaStream_t stream)
+{
+    return vec(n, elemSize, x, incx, y, incy, cudaMemcpyHostToDevice, true, stream);
+}
+
+cublasStatus_t cublasGetVectorAsync(int n, int elemSize, const void *x, int incx, void *y,
+                                    int incy, cudaStream_t stream)
+{
+    return vec(n, elemSize, x, incx, y, incy, cudaMemcpyDeviceToHost, true, stream);
+}
+
+cublasStatus_t cublasSetMatrix(int rows, int cols, int elemSize, const void *A, int lda, void *B,
+                               int ldb)
+{
+    return mat(rows, cols, elemSize, A, lda, B, ldb, cudaMemcpyHostToDevice, false, 0);
+}
+
+cublasStatus_t cublasGetMatrix(int rows, int cols, int elemSize, const void *A, int lda, void *B,
+                               int ldb)
+{
+    return mat(rows, cols, elemSize, A, lda, B, ldb, cudaMemcpyDeviceToHost, false, 0);
+}
+
+cublasStatus_t cublasSetMatrixAsync(int rows, int cols, int elemSize, const void *A, int lda,
+                                    void *B, int ldb, cudaStream_t stream)
+{
+    return mat(rows, cols, elemSize, A, lda, B, ldb, cudaMemcpyHostToDevice, true, stream);
+}
+
+cublasStatus_t cublasGetMatrixAsync(int rows, int cols, int elemSize, const void *A, int lda,
+                                    void *B, int ldb, cudaStream_t stream)
+{
+    return mat(rows, cols, elemSize, A, lda, B, ldb, cudaMemcpyDeviceToHost, true, stream);
+}
+
+} // inline namespace cudaemu_api
+
+/* the host GEMM of cuBLAS, for cuBLASLt (cublaslt.cpp) */
+namespace cudaemu {
+void host_sgemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A, int lda,
+                const float *B, int ldb, float beta, float *C, int ldc, int rounding)
+{
+    host_gemm(ta ? CUBLAS_OP_T : CUBLAS_OP_N, tb ? CUBLAS_OP_T : CUBLAS_OP_N, m, n, k, alpha, A,
+              lda, B, ldb, beta, C, ldc, Rounding(rounding));
+}
+} // namespace cudaemu

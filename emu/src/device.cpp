@@ -140,7 +140,8 @@ cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int device)
     case cudaDevAttrHostRegisterSupported: v = p.hostRegisterSupported; break;
     case cudaDevAttrMemoryPoolsSupported: v = p.memoryPoolsSupported; break;
     case cudaDevAttrClusterLaunch: v = p.clusterLaunch; break;
-    default: return ret(cudaErrorInvalidValue);
+    default:
+        if (!device_attribute_ext(attr, p, &v)) return ret(cudaErrorInvalidValue);
     }
     *value = v;
     return cudaSuccess;

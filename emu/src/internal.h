@@ -110,6 +110,8 @@ struct Device {
     size_t used = 0;
     std::shared_ptr<CUstream_st> legacy, per_thread;
     std::vector<std::shared_ptr<CUstream_st>> streams; /* user streams, creation order */
+    unsigned flags = 0;  /* cudaSetDeviceFlags (device_ext.cpp) */
+    uint64_t peers = 0;  /* bit p: peer access to device p enabled (device_ext.cpp) */
 };
 
 struct State {
@@ -163,6 +165,11 @@ constexpr int kClockKHz = 1000;
 /* the dynamic shared memory buffer: the opt-in maximum and a guard zone */
 constexpr size_t kDynSmemBytes = size_t(kSmemOptin) + 256;
 const FuncInfo &func_info(const void *f);
+/* device_ext.cpp: the attributes cudaDeviceGetAttribute's own switch leaves
+ * out (false: not an attribute of CUDA 13.0's enum, or a reserved one). */
+bool device_attribute_ext(cudaDeviceAttr attr, const cudaDeviceProp &p, int *v);
+/* device_ext.cpp: forgets device d's peer mappings (cudaDeviceReset). */
+void reset_peers(int d);
 
 /* ---- memory (memory.cpp) ---- */
 const Alloc *find_alloc(const void *p);
@@ -226,6 +233,10 @@ struct LibOperand {
 bool queue_library_call(int device, cudaStream_t stream, const char *fname,
                         std::initializer_list<LibOperand> ops, std::function<void()> fn,
                         bool blocking);
+/* cublas.cpp: column-major C = alpha op(A) op(B) + beta C on the host, as
+ * cublasSgemm computes it (rounding: 0 exact, 1 TF32, 2 bfloat16 inputs). */
+void host_sgemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A, int lda,
+                const float *B, int ldb, float beta, float *C, int ldc, int rounding);
 void sync_device(int d);
 void reset_streams(int d);
 

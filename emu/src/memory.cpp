@@ -663,3 +663,93 @@ cudaError_t register_symbol(void *sym, size_t size)
 
 } // namespace detail
 } // namespace cudaemu
+
+/* ---- peer copies and stream attachment (issue 16) ------------------------ */
+
+namespace {
+
+/* [p, p+n) lies in device (or managed) memory of device d? */
+bool on_device_of(const void *p, size_t n, int d)
+{
+    const Alloc *a = nullptr;
+    if (!p || !span_ok(p, n, &a) || !a) return false;
+    return a->device == d &&
+           (a->kind == Alloc::Device || a->kind == Alloc::Managed || a->kind == Alloc::Symbol);
+}
+
+cudaError_t check_peer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count)
+{
+    if (config().ndev == 0) return cudaErrorNoDevice;
+    if (dstDevice < 0 || dstDevice >= config().ndev || srcDevice < 0 ||
+        srcDevice >= config().ndev)
+        return cudaErrorInvalidDevice;
+    if (!on_device_of(dst, count, dstDevice) || !on_device_of(src, count, srcDevice))
+        return cudaErrorInvalidValue;
+    return cudaSuccess;
+}
+
+} // namespace
+
+inline namespace cudaemu_api {
+
+/* Serialized with all work of the current, source and destination devices
+ * (as CUDA documents): the emulator runs it at once, after draining them. */
+cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice,
+                           size_t count)
+{
+    CUDAEMU_LOCK;
+    if (count == 0) return cudaSuccess;
+    if (cudaError_t e = check_peer(dst, dstDevice, src, srcDevice, count)) return ret(e);
+    for (int d : {cur_dev(), srcDevice, dstDevice}) {
+        if (dev(d).sticky) return ret(dev(d).sticky);
+        sync_device(d);
+    }
+    if (cudaError_t e = usable()) return ret(e);
+    char *to = static_cast<char *>(dst);
+    const char *from = static_cast<const char *>(src);
+    return ret(submit(dev(cur_dev()).legacy.get(), [to, from, count]() {
+        std::memmove(to, from, count);
+        return cudaSuccess;
+    }, true));
+}
+
+cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice,
+                                size_t count, cudaStream_t stream)
+{
+    CUDAEMU_LOCK;
+    if (count == 0) return cudaSuccess;
+    if (cudaError_t e = check_peer(dst, dstDevice, src, srcDevice, count)) return ret(e);
+    if (cudaError_t e = usable()) return ret(e);
+    cudaError_t se = cudaSuccess;
+    auto s = stream_of(stream, &se);
+    if (!s) return ret(se);
+    char *to = static_cast<char *>(dst);
+    const char *from = static_cast<const char *>(src);
+    return ret(submit(s.get(), [to, from, count]() {
+        std::memmove(to, from, count);
+        return cudaSuccess;
+    }, false));
+}
+
+/* Managed memory is host memory that every stream and the host may touch:
+ * the attachment is validated and ordered on the stream (a no-op there). */
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length,
+                                     unsigned int flags)
+{
+    CUDAEMU_LOCK;
+    if (cudaError_t e = usable()) return ret(e);
+    if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost &&
+        flags != cudaMemAttachSingle)
+        return ret(cudaErrorInvalidValue);
+    const Alloc *a = find_alloc(devPtr);
+    if (!a || a->kind != Alloc::Managed) return ret(cudaErrorInvalidValue);
+    /* a managed block is attached whole: length 0 or its size, from its start */
+    if (reinterpret_cast<uintptr_t>(devPtr) != a->base || (length != 0 && length != a->size))
+        return ret(cudaErrorInvalidValue);
+    cudaError_t se = cudaSuccess;
+    auto s = stream_of(stream, &se);
+    if (!s) return ret(se);
+    return ret(submit(s.get(), []() { return cudaSuccess; }, false));
+}
+
+} // inline namespace cudaemu_api

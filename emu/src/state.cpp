@@ -209,6 +209,7 @@ cudaError_t cudaDeviceReset()
     if (config().ndev == 0) return ret(cudaErrorNoDevice);
     reset_streams(t_dev);
     free_device_memory(t_dev);
+    reset_peers(t_dev);
     dev(t_dev).sticky = cudaSuccess;
     t_last = cudaSuccess;
     return cudaSuccess;
