@@ -433,6 +433,11 @@ int main(int argc, char **argv)
         return 0;
     }
     if (o.emulate && strcmp(GPU_FLAVOUR, "emulator") != 0) return exec_emulator(argv);
+    /* bench's emulated cases keep the emulator's purely lazy streams (its
+     * progress thread would run queued work while the host computes a
+     * reference, and hide a missing synchronization); a user's own setting wins */
+    int emu_progress_set = getenv("CUDAEMU_PROGRESS_MS") != NULL;
+    if (strcmp(GPU_FLAVOUR, "emulator") == 0 && !emu_progress_set) setenv("CUDAEMU_PROGRESS_MS", "0", 0);
     if (env_threads_ok(err, sizeof err)) goto usage;
     {   /* the chart scripts' folder goes into gnuplot's parameters: bounded, quotable */
         const char *pd = getenv("BENCH_PLOTS_DIR");
@@ -568,10 +573,12 @@ int main(int argc, char **argv)
     static char repro_env[256];
     if (r.gpu.emulated) { /* the emulator's settings re-run the case the same way */
         static const char *const EMU_VARS[] = {"CUDAEMU_DEVICES", "CUDAEMU_ORDER", "CUDAEMU_SEED",
-                                               "CUDAEMU_MEM_MB", "CUDAEMU_STACK_KB", NULL};
+                                               "CUDAEMU_MEM_MB", "CUDAEMU_STACK_KB",
+                                               "CUDAEMU_PROGRESS_MS", NULL};
         size_t n = 0;
         for (int i = 0; EMU_VARS[i]; i++) {
             const char *v = getenv(EMU_VARS[i]);
+            if (!emu_progress_set && strcmp(EMU_VARS[i], "CUDAEMU_PROGRESS_MS") == 0) continue;
             if (!v || !*v || strlen(v) > 32 || strspn(v, "0123456789abcdefghijklmnopqrstuvwxyz") != strlen(v))
                 continue; /* unset, or a value the emulator ignores (and says so) */
             if (n < sizeof repro_env)
