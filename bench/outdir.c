@@ -136,7 +136,12 @@ static int refuse_inside_other(const char *what, const char *path, int from_pare
                                const char *own_dir, char *err, size_t errcap)
 {
     char a[PATH_MAX], own[PATH_MAX], found[PATH_MAX], who[64];
-    if (abs_path(path, a, sizeof a)) return 0;
+    if (abs_path(path, a, sizeof a)) { /* the folders above it cannot be checked */
+        snprintf(err, errcap, "bench: %s '%s' cannot be resolved to a path of at most %d "
+                              "bytes (%s): choose a shorter path", what, path, PATH_MAX - 1,
+                 strerror(errno ? errno : ENAMETOOLONG));
+        return 2;
+    }
     int have_own = own_dir && abs_path(own_dir, own, sizeof own) == 0;
     if (!other_run_above(a, from_parent, have_own ? own : NULL, found, sizeof found)) return 0;
     owner_str(found, who, sizeof who);
@@ -232,8 +237,16 @@ static long lock_holder(const char *dir)
         close(fd);
         return 0;
     }
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    if (n > 0) pid = strtol(buf, NULL, 10);
+    /* a holder that has just taken the lock writes its pid a moment later */
+    for (int tries = 0; tries < 20 && pid <= 0; tries++) {
+        ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+        buf[n > 0 ? n : 0] = '\0';
+        pid = strtol(buf, NULL, 10);
+        if (pid <= 0) {
+            struct timespec ts = {0, 5000000};
+            nanosleep(&ts, NULL);
+        }
+    }
     close(fd);
     return pid > 0 ? pid : -1;
 }
@@ -346,6 +359,19 @@ int outdir_choose(const char *dir, int force, char *out, size_t cap, char *err, 
     return check_creatable(out, "--out", err, errcap);
 }
 
+/* The last name of path leaves room for the temporary written beside it
+ * (NAME_MAX less 32). 0, or 2 with err. */
+static int name_len_ok(const char *path, char *err, size_t errcap)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    if (strlen(base) <= NAME_MAX - 32) return 0;
+    snprintf(err, errcap, "bench: the file name '%.40s...' is %zu bytes; the limit is %d (%d, "
+                          "less the temporary name's suffix)", base, strlen(base), NAME_MAX - 32,
+             NAME_MAX);
+    return 2;
+}
+
 int outdir_check_file(const char *path, char *err, size_t errcap)
 {
     char buf[PATH_MAX], probe[PATH_MAX + 64];
@@ -360,6 +386,7 @@ int outdir_check_file(const char *path, char *err, size_t errcap)
         return 0;
     }
     if (outdir_name_ok("file", path, err, errcap)) return 2;
+    if (name_len_ok(path, err, errcap)) return 2;
     if (stat(path, &st) == 0) {
         if (S_ISDIR(st.st_mode)) {
             snprintf(err, errcap, "bench: '%s' is a folder, not a file", path);
@@ -492,7 +519,9 @@ int outdir_check_json(const char *json, const char *run_dir, char *err, size_t e
                  json, run_dir);
         return 2;
     }
-    if (refuse_inside_other("--json", json, 1, run_dir, err, errcap)) return 2;
+    if (refuse_inside_other("--json", json, 1, run_dir, err, errcap) ||
+        name_len_ok(json, err, errcap))
+        return 2;
     /* a file directly in the run folder: the folder is made by the run and
      * was checked with it; anywhere else the file must be writable now */
     if (strncmp(j, d, n) == 0 && j[n] == '/' && !strchr(j + n + 1, '/')) return 0;
@@ -524,10 +553,12 @@ static int take_lock(const char *dir, const char *what, char *err, size_t errcap
     int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd >= 0) remember(path, 0);
     else if (errno == EEXIST) fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+        /* a hard link would have the pid written into another file */
         snprintf(err, errcap, "bench: cannot lock %s '%s': %s", what, dir,
                  fd < 0 ? (errno == ELOOP ? LOCK_NAME " is a link" : strerror(errno))
-                        : LOCK_NAME " is not a regular file");
+                 : !S_ISREG(st.st_mode) ? LOCK_NAME " is not a regular file"
+                                        : LOCK_NAME " has other names (a hard link): not written");
         if (fd >= 0) close(fd);
         return 2;
     }

@@ -62,6 +62,7 @@ static int report_run(const char *dir, const char *json_path, int plots, int ref
     out->charts_planned = po.planned;
     out->charts_drawn = po.drawn;
     if ((out->signal = interrupt_stops_report(sig0))) goto done; /* --plot: report.md as it was */
+    if (own && !out->md_written) goto done; /* it failed once (a full disk): said once */
     if (report_md_write(&rd, dirfd, dir)) rc = 1; /* with the charts drawn */
     else out->md_written = 1;
     if (own) goto done;

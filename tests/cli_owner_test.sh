@@ -88,6 +88,26 @@ for d in closed1 closed2; do
   grep -qx '[0-9]*' "$d/.bench.lock" || fail "$d/.bench.lock holds more than a pid: $(head -c 200 "$d/.bench.lock")"
 done
 
+# a hard link planted as a folder's .bench.lock: never written through
+mkdir hl && ln r0/results.csv hl/.bench.lock
+"$bench" "${small[@]}" --out hl >/dev/null 2>e30; usage $? e30 "has other names (a hard link)"
+mkdir hl2 && cp r0/results.csv hl2/ && ln r0/report.md hl2/.bench.lock
+"$bench" --plot hl2 >/dev/null 2>e31; [ $? -eq 2 ] || fail "--plot over a hard-linked lock: $(cat e31)"
+rm -f hl/.bench.lock hl2/.bench.lock
+# a --json name too long for its temporary: refused before any work
+"$bench" "${small[@]}" --out x10 --json "$(printf 'j%.0s' $(seq 240))" >/dev/null 2>e32
+usage $? e32 "the limit is 223"
+[ ! -e x10 ] || fail "a refused --json name left x10"
+# a working folder deeper than PATH_MAX: the folders above cannot be checked, so refused
+long=$(printf 'c%.0s' $(seq 250))
+(mkdir -p deep && cd deep && for _ in $(seq 17); do mkdir "$long" && cd "$long" || exit 1; done
+ "$bench" "${small[@]}" --out r >/dev/null 2>/dev/null
+ "$bench" "${small[@]}" --out o --json r/x.json >/dev/null 2>"$work/e33"; echo $? >"$work/rc33"
+ [ ! -e r/x.json ] || echo "written" >"$work/w33")
+[ "$(cat rc33)" -eq 2 ] || fail "a --json below PATH_MAX's reach: exit $(cat rc33): $(cat e33)"
+[ ! -e w33 ] || fail "a --json below PATH_MAX's reach wrote into another run's folder"
+rm -rf deep
+
 # B1: a live run's CSV
 "$bench" --suite matmul --sizes 64,96,128,160,192,224,256 --min-time 0.3 --out live --no-plots \
   >/dev/null 2>&1 &
