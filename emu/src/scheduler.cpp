@@ -598,13 +598,18 @@ bool kernel_assert_failed(const char *expr, const char *file, unsigned line, con
 }
 
 /* ---- a whole grid ---- */
-cudaError_t run_kernel(const Launch &l)
+
+/* Begins a launch, for run_kernel and run_cooperative_kernel alike: the
+ * block model (threads, warps) and the dynamic shared memory. The shared
+ * memory, or null with *err set (nothing begun). */
+static char *begin_launch(const Launch &l, cudaError_t *err)
 {
     Block &b = g_blk;
     if (b.launch) {
         report("a kernel (or a stream callback inside one) called the CUDA runtime, "
                "which CUDA does not allow");
-        return cudaErrorNotPermitted;
+        *err = cudaErrorNotPermitted;
+        return nullptr;
     }
     fiber::install_fault_handler();
     const uint32_t n = l.block.x * l.block.y * l.block.z;
@@ -629,7 +634,8 @@ cudaError_t run_kernel(const Launch &l)
     char *smem = static_cast<char *>(detail::dyn_smem_base());
     if (!smem) {
         b.launch = nullptr;
-        return cudaErrorLaunchOutOfResources;
+        *err = cudaErrorLaunchOutOfResources;
+        return nullptr;
     }
 #ifdef CUDAEMU_ASAN
     ASAN_UNPOISON_MEMORY_REGION(smem, l.smem);
@@ -637,6 +643,16 @@ cudaError_t run_kernel(const Launch &l)
     detail::g_dyn_smem = smem;
     detail::g_gridDim = l.grid;
     detail::g_blockDim = l.block;
+    return smem;
+}
+
+cudaError_t run_kernel(const Launch &l)
+{
+    Block &b = g_blk;
+    cudaError_t begun = cudaSuccess;
+    char *smem = begin_launch(l, &begun);
+    if (!smem) return begun;
+    const uint32_t n = b.n;
 
     std::vector<uint32_t> order, saved_order;
     make_order(order, n);

@@ -22,45 +22,13 @@
 cudaError_t run_cooperative_kernel(const Launch &l)
 {
     Block &b = g_blk;
-    if (b.launch) {
-        report("a kernel (or a stream callback inside one) called the CUDA runtime, "
-               "which CUDA does not allow");
-        return cudaErrorNotPermitted;
-    }
-    fiber::install_fault_handler();
-    const uint32_t n = l.block.x * l.block.y * l.block.z;
+    cudaError_t begun = cudaSuccess;
+    char *smem = begin_launch(l, &begun);
+    if (!smem) return begun;
+    const uint32_t n = b.n;
     const uint64_t nblocks = uint64_t(l.grid.x) * l.grid.y * l.grid.z;
     ensure_pool(uint32_t(nblocks * n));
-    b.launch = &l;
-    b.n = n;
-    b.threads.assign(n, Thread());
-    for (uint32_t i = 0; i < n; ++i) {
-        Thread &t = b.threads[i];
-        t.lin = i;
-        t.tid = uint3{i % l.block.x, (i / l.block.x) % l.block.y, i / (l.block.x * l.block.y)};
-    }
-    const uint32_t nw = (n + 31) / 32;
-    b.warps.assign(nw, Warp());
-    for (uint32_t w = 0; w < nw; ++w) {
-        uint32_t lanes = std::min<uint32_t>(32, n - w * 32);
-        b.warps[w].exists = lanes == 32 ? ~0u : ((1u << lanes) - 1);
-        b.warps[w].groups.resize(2);
-    }
-    b.error.clear();
     b.cooperative = true;
-
-    char *smem = static_cast<char *>(detail::dyn_smem_base());
-    if (!smem) {
-        b.launch = nullptr;
-        b.cooperative = false;
-        return cudaErrorLaunchOutOfResources;
-    }
-#ifdef CUDAEMU_ASAN
-    ASAN_UNPOISON_MEMORY_REGION(smem, l.smem);
-#endif
-    detail::g_dyn_smem = smem;
-    detail::g_gridDim = l.grid;
-    detail::g_blockDim = l.block;
     const std::string kname = function_name(l.func);
     cudaError_t result = cudaSuccess;
     if (kGuards) {
