@@ -564,6 +564,8 @@ static int take_lock(const char *dir, const char *what, char *err, size_t errcap
     }
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
         close(fd);
+        /* made here, but locked first by another process: the file is its lock now */
+        if (ncreated > 0 && strcmp(created[ncreated - 1], path) == 0) ncreated--;
         long holder = lock_holder(dir);
         if (holder > 0)
             snprintf(err, errcap, "bench: %s '%s' is in use by another bench run (pid %ld)", what,
@@ -749,15 +751,9 @@ int outdir_make_dump(const char *dir, char *err, size_t errcap)
     return rc;
 }
 
-int outdir_lock_existing(const char *dir, const char *what, int *created, char *err, size_t errcap)
+int outdir_lock_existing(const char *dir, const char *what, char *err, size_t errcap)
 {
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/" LOCK_NAME, dir);
-    /* made here, or there before (a run's): only one made here is removed again */
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    *created = fd >= 0;
-    if (fd >= 0) close(fd);
-    int rc = take_lock(dir, what, err, errcap);
+    int rc = take_lock(dir, what, err, errcap); /* a lock file made here is remembered */
     long pid = rc == 2 ? lock_holder(dir) : 0;
     if (pid > 0)
         snprintf(err, errcap, "bench: %s '%s' is in use by a live bench run (pid %ld); wait for it "
@@ -765,16 +761,5 @@ int outdir_lock_existing(const char *dir, const char *what, int *created, char *
     else if (pid < 0)
         snprintf(err, errcap, "bench: %s '%s' is in use by a live bench run; wait for it to finish",
                  what, dir);
-    /* refused: a lock file made here is the holder's now (it took the lock
-     * between our open and flock); a failed write removed it (take_lock) */
-    if (rc) *created = 0;
     return rc;
-}
-
-void outdir_unlock_created(const char *dir, int created)
-{
-    char path[PATH_MAX + 32];
-    if (!created) return;
-    snprintf(path, sizeof path, "%s/" LOCK_NAME, dir);
-    unlink(path); /* still held by this process: nobody else took it meanwhile */
 }

@@ -66,13 +66,9 @@ void outdir_link_latest(const char *dir);
 /* bench --plot DIR: takes the lock of an existing folder as a run does (never
  * through a link), so that it writes only while no run and no other --plot
  * does; a live holder is refused naming its pid ("... is in use by a live
- * bench run (pid N); wait for it to finish"). *created says whether this call
- * made the lock file (outdir_unlock_created removes it again: a folder that
- * had none is left without one). 0; 2 with err; 1 when writing the lock
- * failed (a full disk). */
-int outdir_lock_existing(const char *dir, const char *what, int *created, char *err, size_t errcap);
-/* Removes the lock file outdir_lock_existing made (created), while the lock
- * is still held; nothing when created is 0. */
-void outdir_unlock_created(const char *dir, int created);
+ * bench run (pid N); wait for it to finish"). A lock file made here is
+ * remembered: outdir_undo removes it again, so a folder that had none is left
+ * without one. 0; 2 with err; 1 when writing the lock failed (a full disk). */
+int outdir_lock_existing(const char *dir, const char *what, char *err, size_t errcap);
 
 #endif

@@ -119,7 +119,7 @@ int plot_main(const bench_opts *o)
 {
     const char *dir = o->plot_dir, *json = o->json[0] ? o->json : NULL;
     char err[2048] = "";
-    int rc = 2, created = 0, dirfd = -1;
+    int rc = 2, dirfd = -1;
     struct stat st;
     report_outcome out;
     if (outdir_name_ok("--plot", dir, err, sizeof err) ||
@@ -134,7 +134,7 @@ int plot_main(const bench_opts *o)
         snprintf(err, sizeof err, "bench: --plot '%s' is not a folder", dir);
         goto refuse;
     }
-    if ((rc = outdir_lock_existing(dir, "--plot", &created, err, sizeof err))) goto refuse;
+    if ((rc = outdir_lock_existing(dir, "--plot", err, sizeof err))) goto refuse;
     rc = 2;
     dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dirfd < 0) {
@@ -151,13 +151,13 @@ int plot_main(const bench_opts *o)
                         "written\n", interrupt_name(sig));
         rc = 128 + sig;
     }
-    outdir_unlock_created(dir, created);
+    outdir_undo(); /* a lock file made here goes again */
     return rc;
 
 refuse:
     fprintf(stderr, "%s\n", err);
     if (dirfd >= 0) close(dirfd);
-    outdir_unlock_created(dir, created);
+    outdir_undo(); /* a lock file made here goes again */
     return rc;
 }
 
