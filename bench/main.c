@@ -637,7 +637,6 @@ int main(int argc, char **argv)
     interrupt_set_activity("writing the report (results.csv is complete)");
     gpu_handles_release_all();
     int sig = interrupt_signal();
-    int late = interrupt_count(); /* signals from here on cut the report short */
     char line[64];
     if (sig) {
         snprintf(line, sizeof line, "interrupted: %s", interrupt_name(sig));
@@ -661,7 +660,7 @@ int main(int argc, char **argv)
     if (fflush(stdout) != 0 && errno == EPIPE) interrupt_raise_pipe(); /* SIGPIPE ignored */
     int rc = (r.failed || r.io_error || stop < 0) ? 1 : 0;
     interrupt_done(); /* the closing line follows: the watcher stays quiet */
-    if (!sig && interrupt_count() != late) { /* every case finished; the report was cut short */
+    if (!sig && interrupt_signal()) { /* every case finished; the report was cut short */
         int s2 = interrupt_signal();
         if (s2 != SIGPIPE) /* a closed stdout cost only the summary */
             fprintf(stderr, "bench: interrupted by %s while writing the report: all %d rows are "

@@ -29,7 +29,7 @@ static const sig_info SIGS[] = {
 };
 enum { NSIGS = (int)(sizeof SIGS / sizeof SIGS[0]), MAXSIG = 65 };
 
-static volatile int caught, count; /* changed with atomics only */
+static volatile int caught; /* changed with atomics only */
 static volatile sig_atomic_t finished;
 static sem_t wake;
 static volatile sig_atomic_t installed[MAXSIG]; /* by signal number: ours is in place */
@@ -54,7 +54,6 @@ static void on_signal(int sig, siginfo_t *info, void *uctx)
     /* the first one is the one reported, also when two land at once on two
      * threads (a lock-free compare-and-swap is safe in a handler) */
     int first = __sync_bool_compare_and_swap(&caught, 0, sig);
-    __sync_fetch_and_add(&count, 1);
     if (!first) return;
     for (int s = 1; s < MAXSIG; s++) /* a second one a person sends ends the process */
         if (installed[s] && !repeats(s)) signal(s, SIG_DFL);
@@ -130,8 +129,6 @@ void interrupt_install(void)
 
 int interrupt_signal(void) { return caught; }
 
-int interrupt_count(void) { return count; }
-
 void interrupt_set_activity(const char *what)
 {
     if (!what) {
@@ -163,7 +160,6 @@ int interrupt_stops_report(int sig0)
 void interrupt_raise_pipe(void)
 {
     __sync_bool_compare_and_swap(&caught, 0, SIGPIPE);
-    __sync_fetch_and_add(&count, 1);
 }
 
 const char *interrupt_name(int sig)

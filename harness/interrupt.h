@@ -33,9 +33,6 @@ extern "C" {
 void interrupt_install(void);
 /* The first signal that interrupted the run, or 0. */
 int interrupt_signal(void);
-/* How many signals were caught so far: work that must stop on a signal that
- * arrives while it runs (and not on an earlier one) compares two counts. */
-int interrupt_count(void);
 /* Records (a copy of, cut to 250 characters) what the process is busy with,
  * for the message a signal prints ("bench: SIGINT received while <what>:
  * stopping as soon as ..."): "running matmul 2048 cpu-naive (this case is
