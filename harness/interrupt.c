@@ -149,12 +149,12 @@ void interrupt_report_begin(int protect_read)
     read_protected = protect_read;
 }
 
-int interrupt_stops_reading(void) { return read_protected ? 0 : interrupt_stops_report(0); }
+int interrupt_stops_reading(void) { return read_protected ? 0 : interrupt_stops_report(); }
 
-int interrupt_stops_report(int sig0)
+int interrupt_stops_report(void)
 {
     int sig = caught;
-    return sig0 || report_sig0 || sig == SIGPIPE ? 0 : sig;
+    return report_sig0 || sig == SIGPIPE ? 0 : sig;
 }
 
 void interrupt_raise_pipe(void)

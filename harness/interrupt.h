@@ -44,13 +44,13 @@ void interrupt_set_activity(const char *what);
  * run's own report must not be lost to a signal). */
 void interrupt_report_begin(int protect_read);
 /* For readers of a results.csv: the signal that should stop reading now, or
- * 0 (interrupt_stops_report(0), unless the report protects its read). */
+ * 0 (interrupt_stops_report(), unless the report protects its read). */
 int interrupt_stops_reading(void);
 /* The signal that should stop reading or writing a report now, or 0: one
- * caught after the report began (none when sig0, or the one caught before
- * interrupt_report_begin, is set), and never SIGPIPE (a closed stdout never
- * costs a file). Readers outside a report (the gate) pass 0. */
-int interrupt_stops_report(int sig0);
+ * caught after the report began (none when one was caught before
+ * interrupt_report_begin), and never SIGPIPE (a closed stdout never costs a
+ * file). Outside a report (the gate's reader): any signal but SIGPIPE. */
+int interrupt_stops_report(void);
 /* The process is about to print its closing line: the watcher stays quiet. */
 void interrupt_done(void);
 /* Stdout could not be written (EPIPE with SIGPIPE ignored): counts as SIGPIPE. */

@@ -117,7 +117,6 @@ typedef struct render_ctx {
     char tname[64];         /* the temporary folder's name in plots/ */
     char tpath[4400];       /* the temporary folder as gnuplot reaches it */
     char gnuplot[4096], sdir[4096];
-    int sig0;               /* a signal caught before rendering began (a run's end) */
     plots_outcome *out;
 } render_ctx;
 
@@ -130,10 +129,6 @@ typedef struct chart_job {
     char *params;
     int state;          /* 1 has data, 0 has none (a stale chart goes), -1 failed */
 } chart_job;
-
-/* A signal that arrived while charts were drawn: stop. One caught before
- * (the run was interrupted and is writing its report) does not stop them. */
-static int stop_signal(const render_ctx *r) { return interrupt_stops_report(r->sig0); }
 
 /* First line of a log file (in the temporary folder) that says something,
  * for the one-line failure. */
@@ -219,7 +214,7 @@ static int run_gnuplot(const render_ctx *r, const char *params, const char *scri
     int st, ended = 0;
     while (waitpid(pid, &st, 0) < 0) {
         if (errno != EINTR) return -1;
-        if (!ended && stop_signal(r)) { /* interrupted: no point finishing this chart */
+        if (!ended && interrupt_stops_report()) { /* interrupted: no point finishing this chart */
             kill(pid, SIGTERM);
             ended = 1;
         }
@@ -329,7 +324,7 @@ static int draw_one(render_ctx *r, const chart_job *j)
     snprintf(script, sizeof script, "%s/%s.gp", r->sdir, j->k->name);
     int rc = run_gnuplot(r, j->params, script, log);
     int ok = rc == 0 && complete_chart(r->tfd, j->stem);
-    if (!ok && stop_signal(r)) return -1; /* abandoned: said once by the caller */
+    if (!ok && interrupt_stops_report()) return -1; /* abandoned: said once by the caller */
     if (!ok && (rc == 128 + SIGXFSZ || no_room(r->tfd))) {
         int e = rc == 128 + SIGXFSZ ? EFBIG : ENOSPC;
         fprintf(stderr, "bench: chart %s: gnuplot could not write it in '%s/plots': %s; the earlier "
@@ -419,7 +414,7 @@ static void remove_stale(const render_ctx *r, const chart_job *jobs, int n)
     }
 }
 
-int plots_render(const rundata *rd, int dirfd, const char *dir, int sig0, plots_outcome *out)
+int plots_render(const rundata *rd, int dirfd, const char *dir, plots_outcome *out)
 {
     render_ctx r;
     plots_outcome none;
@@ -431,7 +426,6 @@ int plots_render(const rundata *rd, int dirfd, const char *dir, int sig0, plots_
     r.rd = rd;
     r.dir = dir;
     r.dirfd = dirfd;
-    r.sig0 = sig0;
     if (plots_find_gnuplot(r.gnuplot, sizeof r.gnuplot)) {
         fprintf(stderr, "bench: gnuplot not found: charts skipped (apt-get install gnuplot-nox)\n");
         return 0;
@@ -459,7 +453,7 @@ int plots_render(const rundata *rd, int dirfd, const char *dir, int sig0, plots_
         return -1;
     }
     /* first every chart's data (what is to draw, M), then gnuplot for each */
-    for (int s = 0; s < ns && !r.out->nospace && !stop_signal(&r); s++)
+    for (int s = 0; s < ns && !r.out->nospace && !interrupt_stops_report(); s++)
         for (int k = 0; k < NKINDS && !r.out->nospace; k++, njobs++) {
             chart_job *j = &jobs[njobs];
             j->k = &KINDS[k];
@@ -469,9 +463,9 @@ int plots_render(const rundata *rd, int dirfd, const char *dir, int sig0, plots_
             if (j->state < 0) rc = -1;
             r.out->planned += j->state > 0;
         }
-    for (int i = 0; i < njobs && !r.out->nospace && !stop_signal(&r); i++)
+    for (int i = 0; i < njobs && !r.out->nospace && !interrupt_stops_report(); i++)
         if (jobs[i].state > 0 && draw_one(&r, &jobs[i])) rc = -1;
-    r.out->signal = stop_signal(&r);
+    r.out->signal = interrupt_stops_report();
     if (!r.out->signal && !r.out->nospace) remove_stale(&r, jobs, njobs);
     remove_temporaries(&r);
     close(r.pfd);

@@ -29,13 +29,14 @@ typedef struct plots_outcome {
  * keeps the earlier one; plots/ and the charts in it are never written
  * through a link (a plots/ link: no charts, -1). Stops at the first write
  * that fails for want of room (ENOSPC, EFBIG: one line), and at a signal
- * caught while drawing (interrupt_signal() other than sig0, the one caught
- * before: an interrupted run still gets its charts). Stale charts of kinds that now have no data are
+ * caught while drawing (interrupt_stops_report(): a signal caught before
+ * the report began does not stop it, so an interrupted run still gets its
+ * charts). Stale charts of kinds that now have no data are
  * removed when it was not stopped. Without gnuplot on PATH, or for a file
  * without the columns charts need (rd_chartable), prints one note and
  * returns 0. out (may be NULL) says what was drawn. 0, or -1 when a chart
  * failed or it was stopped (reason on stderr, except for a signal). */
-int plots_render(const rundata *rd, int dirfd, const char *dir, int sig0, plots_outcome *out);
+int plots_render(const rundata *rd, int dirfd, const char *dir, plots_outcome *out);
 
 /* The longest chart scripts' folder (BENCH_PLOTS_DIR) charts can use, in
  * bytes: its longest script's path, "<dir>/layer-speedup.gp", must fit

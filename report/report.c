@@ -19,14 +19,14 @@
  * or (refuse_empty: an earlier run re-rendered) has no rows: nothing to
  * report is not a pass; 128 + N stopped by signal N. A run just finished
  * with no rows still gets its report.md, saying so. A run's own report
- * goes on past the signal that interrupted the run (sig0); an earlier run
+ * goes on past the signal that interrupted the run (interrupt_report_begin); an earlier run
  * re-rendered stops at any. */
 static int report_run(const char *dir, const char *json_path, int plots, int refuse_empty,
                       report_outcome *out)
 {
     rundata rd;
     char err[1024];
-    int sig0 = refuse_empty ? 0 : interrupt_signal(), rc = 0, dirfd = -1;
+    int rc = 0, dirfd = -1;
     int own = !refuse_empty; /* a run's own report: never lost to a signal */
     interrupt_report_begin(own);
     plots_outcome po;
@@ -35,7 +35,7 @@ static int report_run(const char *dir, const char *json_path, int plots, int ref
     if (rd_load(&rd, dir, err, sizeof err)) {
         fprintf(stderr, "bench: %s\n", err);
         /* a read stopped by a signal is an interruption, not bad input */
-        if ((out->signal = interrupt_stops_report(sig0))) return 128 + out->signal;
+        if ((out->signal = interrupt_stops_report())) return 128 + out->signal;
         return 2;
     }
     out->rows = rd_nrows(&rd);
@@ -58,15 +58,15 @@ static int report_run(const char *dir, const char *json_path, int plots, int ref
         if (json_path && json_write(&rd, json_path)) rc = 1;
         else out->json_written = json_path != NULL;
     }
-    if (plots && plots_render(&rd, dirfd, dir, sig0, &po)) rc = 1; /* report.md still written */
+    if (plots && plots_render(&rd, dirfd, dir, &po)) rc = 1; /* report.md still written */
     out->charts_planned = po.planned;
     out->charts_drawn = po.drawn;
-    if ((out->signal = interrupt_stops_report(sig0))) goto done; /* --plot: report.md as it was */
+    if ((out->signal = interrupt_stops_report())) goto done; /* --plot: report.md as it was */
     if (own && !out->md_written) goto done; /* it failed once (a full disk): said once */
     if (report_md_write(&rd, dirfd, dir)) rc = 1; /* with the charts drawn */
     else out->md_written = 1;
     if (own) goto done;
-    if ((out->signal = interrupt_stops_report(sig0))) goto done;
+    if ((out->signal = interrupt_stops_report())) goto done;
     if (json_path && json_write(&rd, json_path)) rc = 1;
     else out->json_written = json_path != NULL;
 done:

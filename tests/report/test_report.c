@@ -530,7 +530,7 @@ static void test_hostile_names(void)
     int dirfd = open(run, O_RDONLY | O_DIRECTORY);
     plots_outcome out;
     memset(&out, 0, sizeof out);
-    int rc = plots_render(&rd, dirfd, run, 0, &out);
+    int rc = plots_render(&rd, dirfd, run, &out);
     close(dirfd);
     rd_free(&rd);
     EXPECT(access(pwned, F_OK) != 0, "a quote in a backend name ran a command (%s exists)", pwned);
