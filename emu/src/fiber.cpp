@@ -3,7 +3,7 @@
  * Each fiber owns an mmap'd stack with a PROT_NONE guard region below it;
  * stacks are pooled and reused across blocks and launches.  On x86-64 the
  * context switch is a few instructions of assembly that save the callee-saved
- * registers, rsp, MXCSR and the x87 control word (no system call); elsewhere
+ * registers and rsp (no system call); elsewhere
  * ucontext is the fallback.  Under AddressSanitizer every switch is announced
  * with __sanitizer_start/finish_switch_fiber.  A SIGSEGV handler running on
  * an alternate signal stack turns a hit on a guard region into a clear
@@ -84,10 +84,12 @@ inline void asan_finish(void *fake, const void **bottom, size_t *size)
 } // namespace cudaemu
 
 #if defined(CUDAEMU_ASM_SWITCH)
-/* cudaemu_fiber_switch(save, next): push callee-saved registers, MXCSR and the
- * x87 control word on the current stack, store rsp in *save, load next as rsp
- * and pop the same frame from there (MXCSR and the control word are only
- * reloaded when their control bits differ: fldcw is slow).  A fresh fiber's frame "returns" into
+/* cudaemu_fiber_switch(save, next): push the callee-saved registers on the
+ * current stack, store rsp in *save, load next as rsp and pop the same frame
+ * from there.  MXCSR and the x87 control word are not switched: every fiber
+ * runs on the host thread that enters it and takes that thread's floating-point
+ * environment (device code has no way to change it), and saving them cost
+ * more than the rest of the switch.  A fresh fiber's frame "returns" into
  * cudaemu_fiber_start, which calls entry(fiber) with rsp 16-byte aligned. */
 extern "C" void cudaemu_fiber_switch(void **save, void *next);
 extern "C" void cudaemu_fiber_start();
@@ -103,25 +105,8 @@ __asm__(".text\n"
         "    pushq %r13\n"
         "    pushq %r14\n"
         "    pushq %r15\n"
-        "    subq $8, %rsp\n"
-        "    stmxcsr (%rsp)\n"
-        "    fnstcw 4(%rsp)\n"
-        "    movl (%rsp), %eax\n"
-        "    movzwl 4(%rsp), %edx\n"
         "    movq %rsp, (%rdi)\n"
         "    movq %rsi, %rsp\n"
-        "    movl (%rsp), %ecx\n"
-        "    xorl %eax, %ecx\n"
-        "    andl $-64, %ecx\n"      /* ignore MXCSR's exception flags (bits 0-5) */
-        "    jnz 2f\n"
-        "    movzwl 4(%rsp), %ecx\n"
-        "    cmpl %edx, %ecx\n"
-        "    je 1f\n"                /* same FP environment: skip the slow loads */
-        "2:\n"
-        "    ldmxcsr (%rsp)\n"
-        "    fldcw 4(%rsp)\n"
-        "1:\n"
-        "    addq $8, %rsp\n"
         "    popq %r15\n"
         "    popq %r14\n"
         "    popq %r13\n"
@@ -163,20 +148,14 @@ void build_initial_frame(Fiber *f)
 #if defined(CUDAEMU_ASM_SWITCH)
     uintptr_t top = (reinterpret_cast<uintptr_t>(f->lo) + f->size) & ~uintptr_t(15);
     uintptr_t x = top - 16;       /* rsp when cudaemu_fiber_start runs: 16-aligned */
-    uint64_t *frame = reinterpret_cast<uint64_t *>(x - 64);
-    uint32_t csr;
-    uint16_t cw;
-    __asm__ __volatile__("stmxcsr %0" : "=m"(csr));
-    __asm__ __volatile__("fnstcw %0" : "=m"(cw));
-    uint32_t env[2] = {csr & ~0x3fu /* no pending exception flags */, cw};
-    std::memcpy(&frame[0], env, 8);
-    frame[1] = 0;                                           /* r15 */
-    frame[2] = 0;                                           /* r14 */
-    frame[3] = 0;                                           /* r13 */
-    frame[4] = reinterpret_cast<uint64_t>(f);               /* r12: argument */
-    frame[5] = reinterpret_cast<uint64_t>(&trampoline);     /* rbx: function */
-    frame[6] = 0;                                           /* rbp */
-    frame[7] = reinterpret_cast<uint64_t>(&cudaemu_fiber_start); /* return address */
+    uint64_t *frame = reinterpret_cast<uint64_t *>(x - 56);
+    frame[0] = 0;                                           /* r15 */
+    frame[1] = 0;                                           /* r14 */
+    frame[2] = 0;                                           /* r13 */
+    frame[3] = reinterpret_cast<uint64_t>(f);               /* r12: argument */
+    frame[4] = reinterpret_cast<uint64_t>(&trampoline);     /* rbx: function */
+    frame[5] = 0;                                           /* rbp */
+    frame[6] = reinterpret_cast<uint64_t>(&cudaemu_fiber_start); /* return address */
     reinterpret_cast<uint64_t *>(x)[0] = 0;
     reinterpret_cast<uint64_t *>(x)[1] = 0;
     f->sp = frame;
@@ -298,8 +277,15 @@ Fiber *create(Entry entry, void *user)
     Fiber *f = new Fiber;
     f->entry = entry;
     f->user = user;
-    f->size = (config().stack_bytes + 4095) & ~size_t(4095);
-    f->map_size = f->size + kGuard;
+    /* Stack colouring: each fiber's stack top sits at a different offset
+     * (a multiple of 64 bytes, below 128 KiB) so that the frames of a block's
+     * fibers, touched at every switch, fall into different L1 and L2 cache
+     * sets.  Page-aligned tops put all of them into one set each and made a
+     * barrier cost a cache miss per thread. */
+    static unsigned n_created = 0;
+    const size_t colour = size_t((n_created++ * 37u) % 2048u) * 64u;
+    f->size = ((config().stack_bytes + 4095) & ~size_t(4095)) + colour;
+    f->map_size = (f->size + kGuard + 4095) & ~size_t(4095);
     void *m = mmap(nullptr, f->map_size, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (m == MAP_FAILED) {

@@ -22,6 +22,8 @@
  */
 #include "internal.h"
 
+#include <sys/mman.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -136,10 +138,17 @@ void note_allocation()
     }
 }
 
+/* Large blocks are 2 MiB aligned and asked for transparent huge pages: a
+ * kernel's threads run one after another here, so a grid-stride loop walks
+ * the whole buffer once per thread, and with 4 KiB pages every access of it
+ * missed the TLB (alignedTypes ran 20 times slower than with huge pages). */
 void *aligned(size_t size, size_t align)
 {
+    constexpr size_t kHuge = size_t(2) << 20;
+    if (size >= 2 * kHuge && align < kHuge) align = kHuge;
     void *p = nullptr;
     if (posix_memalign(&p, align, size ? size : 1) != 0) return nullptr;
+    if (align == kHuge) madvise(p, size & ~(kHuge - 1), MADV_HUGEPAGE); /* a hint only */
     return p;
 }
 
