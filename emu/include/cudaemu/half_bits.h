@@ -18,7 +18,7 @@
  * float has p = 24 >= 2q + 2 bits for both formats (q = 11, 8), so rounding
  * the float sum, difference, product, quotient or square root of two values of
  * the format to the format again is the correctly rounded result (Figueroa,
- * "When is double rounding innocuous?"), which is what the GPU computes.
+ * "When is double rounding innocuous?"), what CUDA documents for them.
  *
  * Included by cuda_fp16.h after cuda_runtime.h (it uses device_functions.h's
  * bit_cast and cvt_sat); do not include directly.
@@ -152,12 +152,14 @@ inline double i64_to_double_odd(long long v)
 /* a * b + c rounded to odd in double, for a, b, c values of a 16-bit format.
  * a * b is exact (at most 2 x 11 significant bits, exponents within double's
  * normal range: >= 2^-266 for bf16), so only the sum rounds.  For __half the
- * sum alone would do: a term below the other's last bit by more than 53 - 22
- * places needs |a * b| >= 2^-24 * 2^53 (an overflow) or c the larger one, a
- * value of the format and so never a halfway case.  For __nv_bfloat16 it
- * would not: a * b can be a halfway case of bf16 (16 bits) and c as small as
- * 2^-133 vanishes from a double sum, which then rounds to even where the exact
- * value is on one side.  So the sum's error (TwoSum, exact) makes it odd. */
+ * plain double sum would do: it is inexact only when the two terms' bits lie
+ * more than 53 places apart, which needs |a * b| >= 2^-24 * 2^52 (the result
+ * overflows anyway) or c the larger term, a value of the format that the tiny
+ * rest cannot move onto a halfway point.  For __nv_bfloat16 it would not do:
+ * a * b (16 bits) can be exactly halfway between two bf16 values and c as
+ * small as 2^-133 then vanishes from the double sum, which rounds to even
+ * where the exact value lies on one side (tests/half_types.cu has such
+ * cases).  So the sum's error (TwoSum, exact) makes an inexact sum odd. */
 inline double fma_odd(double a, double b, double c)
 {
     const double p = a * b; /* (contracting it into an fma changes nothing) */
