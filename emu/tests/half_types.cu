@@ -446,7 +446,7 @@ template <class T> static void test_arithmetic()
         for (double v : {x, y, z})
             in_window = in_window && (v == 0 || (std::fabs(v) >= std::ldexp(1.0, lo) && std::fabs(v) < std::ldexp(1.0, hi + 1)));
         if (!in_window) continue;
-        const __int128 e = as_int<T>(a, k) * as_int<T>(b, k) + (as_int<T>(c, k) << (-k));
+        const __int128 e = as_int<T>(a, k) * as_int<T>(b, k) + as_int<T>(c, k) * ((__int128)1 << (-k));
         /* an exact zero has the sign IEEE gives it, as the double sum does */
         CHECK_SAME(T, r[i], e == 0 ? x * y + z : ref_round_int<T>(e, 2 * k), "fma", x);
     }
