@@ -75,7 +75,7 @@ template <typename T> inline T exchange(int op, unsigned mask, T v, int arg, int
             std::memcpy(b + o, &c, n);
         }
         T out;
-        std::memcpy(&out, b, sizeof(T));
+        std::memcpy(static_cast<void *>(&out), b, sizeof(T));
         return out;
     }
 }

@@ -61,7 +61,6 @@ function library(n) {
     if (n ~ /^Open(acc|mp)\//) return "OpenACC/OpenMP offload"
     if (n ~ /^(cudaGL|cudaEGL|cudaVDPAU|cuda_gl_interop|cuda_egl_interop|cuda_vdpau_interop)/) return "graphics interop"
     if (n ~ /^(cuda\.h|cudaTypedefs\.h|cudaProfiler\.h|cudaProfilerTypedefs\.h)$/) return "the CUDA driver API"
-    if (n ~ /^cuda_(fp16|bf16)/) return "half precision: __half, __nv_bfloat16"
     if (n ~ /^cuda_fp[864]/) return "fp8/fp6/fp4 types"
     if (n ~ /^(mma\.h|crt\/mma\.h)/) return "tensor cores: wmma"
     if (n ~ /^cuda_(awbarrier|pipeline)/) return "asynchronous barriers and pipelines"

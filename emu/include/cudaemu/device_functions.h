@@ -82,7 +82,7 @@ inline T warp_exchange(int op, unsigned mask, T var, int arg, int width)
     std::memcpy(&bits, &var, sizeof(T));
     bits = warp_collective(op, mask, bits, arg, width);
     T out;
-    std::memcpy(&out, &bits, sizeof(T));
+    std::memcpy(static_cast<void *>(&out), &bits, sizeof(T));
     return out;
 }
 } // namespace detail
@@ -309,8 +309,10 @@ template <typename I, typename F> inline I cvt_sat(F r)
 template <typename To, typename From> inline To bit_cast(From f)
 {
     static_assert(sizeof(To) == sizeof(From), "bit_cast size");
+    static_assert(std::is_trivially_copyable<To>::value && std::is_trivially_copyable<From>::value,
+                  "bit_cast of trivially copyable types");
     To t;
-    std::memcpy(&t, &f, sizeof t);
+    std::memcpy(static_cast<void *>(&t), &f, sizeof t); /* (a class type's protected bits too) */
     return t;
 }
 } // namespace detail
