@@ -632,4 +632,7 @@ inline cudaError_t cudaGetSymbolSize(size_t *size, const T &symbol)
 }
 } // inline namespace cudaemu_api
 
+/* graphs and stream capture (after the launch templates their kernel nodes use) */
+#include "cudaemu/graph.h"
+
 #endif

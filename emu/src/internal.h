@@ -209,12 +209,30 @@ std::string function_name(const void *fn);
 /* Resolves a handle (0, cudaStreamLegacy, cudaStreamPerThread or a created
  * stream); null with *err set when invalid. */
 std::shared_ptr<CUstream_st> stream_of(cudaStream_t s, cudaError_t *err);
-void enqueue(CUstream_st *s, Op op);
-void enqueue_work(CUstream_st *s, std::function<cudaError_t()> fn);
+/* Queues op on s, or hands it to a graph (graph.cpp's capture_op): then the
+ * error is that of an operation stream capture forbids. */
+cudaError_t enqueue(CUstream_st *s, Op op);
+cudaError_t enqueue_work(CUstream_st *s, std::function<cudaError_t()> fn);
 /* Enqueues a copy or memset on s; waits for it when `wait`. */
 cudaError_t submit(CUstream_st *s, std::function<cudaError_t()> fn, bool wait);
 void drain(CUstream_st *s, uint64_t upto);
 void drain_all(CUstream_st *s);
+
+/* ---- graphs and stream capture (graph.cpp) ---- */
+/* enqueue() offers every op here first: true when a graph took it (s is
+ * capturing, or a graph node is being made) or *err refuses it. */
+bool capture_op(CUstream_st *s, Op &op, cudaError_t *err);
+/* Work queued on s now is recorded into a graph, not run: no staging, no waiting. */
+bool capturing(const CUstream_st *s);
+/* cudaStreamWaitEvent: true when capture handles the wait (*err: its result). */
+bool capture_wait(const std::shared_ptr<CUstream_st> &s, CUevent_st *e, unsigned flags,
+                  cudaError_t *err);
+/* The errors of calls that stream capture forbids; each invalidates the
+ * captures concerned. */
+cudaError_t capture_check_stream_sync(CUstream_st *s); /* stream synchronize / query */
+cudaError_t capture_check_event_sync(CUevent_st *e);   /* event synchronize / query */
+cudaError_t capture_check_device_sync(int d);          /* cudaDeviceSynchronize */
+cudaError_t capture_check_unsafe_call();               /* cudaMalloc & co., cudaFree */
 
 /* ---- emulated libraries (cuBLAS, cuDNN) ---------------------------------- */
 
@@ -228,8 +246,8 @@ struct LibOperand {
 /* Queues a library call's work fn on the stream of a handle (device, stream),
  * or, when an operand is not device memory, a fault that names it (the sticky
  * cudaErrorIllegalAddress a GPU would raise). With blocking, waits for it.
- * Returns false when the handle's stream is not a stream; after a fault the
- * device's sticky error says so. */
+ * Returns false when the handle's stream is not a stream or stream capture
+ * forbids the call; after a fault the device's sticky error says so. */
 bool queue_library_call(int device, cudaStream_t stream, const char *fname,
                         std::initializer_list<LibOperand> ops, std::function<void()> fn,
                         bool blocking);

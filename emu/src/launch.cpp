@@ -91,10 +91,9 @@ cudaError_t launch(const cudaLaunchConfig_t *config, const void *func,
     l.smem = config->dynamicSmemBytes;
     l.device = s->device;
     l.cooperative = cooperative;
-    enqueue_work(s.get(), [l]() {
+    return ret(enqueue_work(s.get(), [l]() {
         return l.cooperative ? run_cooperative_kernel(l) : run_kernel(l);
-    });
-    return cudaSuccess;
+    }));
 }
 
 } // namespace detail

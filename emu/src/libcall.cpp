@@ -25,6 +25,8 @@ bool queue_library_call(int device, cudaStream_t stream, const char *fname,
     cudaError_t se = cudaSuccess;
     auto s = stream ? stream_of(stream, &se) : dev(device).legacy;
     if (!s) return false;
+    /* a result for the host needs a synchronization, which stream capture forbids */
+    if (blocking && capture_check_stream_sync(s.get())) return false;
     std::string bad;
     for (const LibOperand &o : ops)
         if (!on_device(o.p, o.bytes)) {
@@ -34,17 +36,19 @@ bool queue_library_call(int device, cudaStream_t stream, const char *fname,
             bad = buf;
             break;
         }
+    cudaError_t e;
     if (!bad.empty()) {
-        enqueue_work(s.get(), [bad]() {
+        e = enqueue_work(s.get(), [bad]() {
             report("%s (on a GPU: an illegal memory access)", bad.c_str());
             return cudaErrorIllegalAddress;
         });
     } else {
-        enqueue_work(s.get(), [fn]() {
+        e = enqueue_work(s.get(), [fn]() {
             fn();
             return cudaSuccess;
         });
     }
+    if (e) return false; /* an operation stream capture forbids */
     if (blocking) drain_all(s.get());
     return true;
 }

@@ -214,7 +214,7 @@ cudaError_t copy(void *dst, size_t dpitch, const void *src, size_t spitch, size_
     std::shared_ptr<std::vector<char>> snap;
     const char *from = static_cast<const char *>(src);
     size_t from_pitch = spitch;
-    if (async && ws == Pageable && wd != Pageable) {
+    if (async && ws == Pageable && wd != Pageable && !capturing(s.get())) {
         /* CUDA stages pageable sources before returning: the caller may reuse them. */
         snap = std::make_shared<std::vector<char>>(width * height);
         for (size_t r = 0; r < height; ++r)
@@ -263,6 +263,7 @@ cudaError_t device_alloc(void **devPtr, size_t size, Alloc::Kind kind, const voi
     CUDAEMU_LOCK;
     if (!devPtr) return ret(cudaErrorInvalidValue);
     if (cudaError_t e = usable()) return ret(e);
+    if (cudaError_t e = capture_check_unsafe_call()) return ret(e);
     *devPtr = nullptr;
     if (size == 0) return cudaSuccess;
     Device &d = dev(cur_dev());
@@ -295,6 +296,7 @@ cudaError_t host_alloc(void **p, size_t size, unsigned flags, const void *caller
     CUDAEMU_LOCK;
     if (!p) return ret(cudaErrorInvalidValue);
     if (cudaError_t e = usable()) return ret(e);
+    if (cudaError_t e = capture_check_unsafe_call()) return ret(e);
     if (flags & ~unsigned(cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined))
         return ret(cudaErrorInvalidValue);
     *p = nullptr;
@@ -445,6 +447,7 @@ cudaError_t cudaFree(void *devPtr)
     if (it == st().allocs.end() ||
         (it->second.kind != Alloc::Device && it->second.kind != Alloc::Managed))
         return ret(cudaErrorInvalidValue);
+    if (cudaError_t e = capture_check_unsafe_call()) return ret(e);
     int d = it->second.device;
     sync_device(d); /* cudaFree synchronizes: queued work may still use the block */
     it = st().allocs.find(reinterpret_cast<uintptr_t>(devPtr));
@@ -478,6 +481,7 @@ cudaError_t cudaFreeHost(void *ptr)
     auto it = st().allocs.find(reinterpret_cast<uintptr_t>(ptr));
     if (it == st().allocs.end() || it->second.kind != Alloc::HostAlloc)
         return ret(cudaErrorInvalidValue);
+    if (cudaError_t e = capture_check_unsafe_call()) return ret(e);
     for (int d = 0; d < config().ndev; ++d) sync_device(d); /* queued copies may use it */
     st().allocs.erase(reinterpret_cast<uintptr_t>(ptr));
     std::free(ptr);
@@ -635,7 +639,7 @@ cudaError_t memcpy_symbol(void *sym, size_t symSize, const void *other, size_t c
     char *op = static_cast<char *>(const_cast<void *>(other));
     std::shared_ptr<std::vector<char>> snap;
     bool wait = !async;
-    if (async && !a) {
+    if (async && !a && !capturing(s.get())) {
         if (to_symbol) { /* CUDA stages a pageable source: the caller may reuse it */
             snap = std::make_shared<std::vector<char>>(op, op + count);
             op = snap->data();

@@ -199,6 +199,7 @@ cudaError_t cudaDeviceSynchronize()
 {
     CUDAEMU_LOCK;
     if (cudaError_t e = usable()) return ret(e);
+    if (cudaError_t e = capture_check_device_sync(t_dev)) return ret(e);
     sync_device(t_dev);
     return ret(dev(t_dev).sticky);
 }

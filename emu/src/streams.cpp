@@ -9,7 +9,8 @@
  * queued on the device's blocking streams, and work queued on a blocking
  * stream waits for work already queued on it.  A missing synchronization or a
  * missing cudaStreamWaitEvent therefore gives wrong results here, as it may on
- * a GPU.  Event times are host times taken when the record executes.
+ * a GPU.  Event times are host times taken when the record executes.  Work
+ * queued on a capturing stream is recorded into a graph instead (graph.cpp).
  */
 #include "internal.h"
 
@@ -93,8 +94,10 @@ std::shared_ptr<CUstream_st> stream_of(cudaStream_t h, cudaError_t *err)
     return it->second;
 }
 
-void enqueue(CUstream_st *s, Op op)
+cudaError_t enqueue(CUstream_st *s, Op op)
 {
+    cudaError_t ce = cudaSuccess;
+    if (capture_op(s, op, &ce)) return ce;
     Device &d = dev(s->device);
     if (s->legacy) {
         if (!(d.per_thread->flags & cudaStreamNonBlocking)) push_wait(s, d.per_thread);
@@ -104,20 +107,21 @@ void enqueue(CUstream_st *s, Op op)
         push_wait(s, d.legacy);
     }
     push(s, std::move(op));
+    return cudaSuccess;
 }
 
-void enqueue_work(CUstream_st *s, std::function<cudaError_t()> fn)
+cudaError_t enqueue_work(CUstream_st *s, std::function<cudaError_t()> fn)
 {
     Op op;
     op.kind = Op::Work;
     op.work = std::move(fn);
-    enqueue(s, std::move(op));
+    return enqueue(s, std::move(op));
 }
 
 cudaError_t submit(CUstream_st *s, std::function<cudaError_t()> fn, bool wait)
 {
-    enqueue_work(s, std::move(fn));
-    if (wait) drain_all(s);
+    if (cudaError_t e = enqueue_work(s, std::move(fn))) return e;
+    if (wait && !capturing(s)) drain_all(s);
     return dev(s->device).sticky;
 }
 
@@ -227,6 +231,7 @@ cudaError_t cudaStreamSynchronize(cudaStream_t h)
     if (e) return ret(e);
     auto s = stream_of(h, &e);
     if (!s) return ret(e);
+    if ((e = capture_check_stream_sync(s.get()))) return ret(e);
     drain_all(s.get());
     return ret(dev(s->device).sticky);
 }
@@ -238,6 +243,7 @@ cudaError_t cudaStreamQuery(cudaStream_t h)
     if (e) return ret(e);
     auto s = stream_of(h, &e);
     if (!s) return ret(e);
+    if ((e = capture_check_stream_sync(s.get()))) return ret(e);
     if (s->done < s->issued) {
         /* The first query after new work says "not ready" without running
          * anything; asking again runs it, so polling loops terminate. */
@@ -260,6 +266,7 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t h, cudaEvent_t ev, unsigned int fla
     CUevent_st *x = event_of(ev);
     if (!x) return ret(cudaErrorInvalidResourceHandle);
     if (flags & ~1u) return ret(cudaErrorInvalidValue);
+    if (capture_wait(s, x, flags, &e)) return ret(e);
     if (x->recorded && x->stream.get() != s.get()) {
         Op w;
         w.kind = Op::Wait;
@@ -280,11 +287,10 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t h, cudaHostFn_t fn, void *userData)
     if (!fn) return ret(cudaErrorInvalidValue);
     auto s = stream_of(h, &e);
     if (!s) return ret(e);
-    enqueue_work(s.get(), [fn, userData]() {
+    return ret(enqueue_work(s.get(), [fn, userData]() {
         fn(userData);
         return cudaSuccess;
-    });
-    return cudaSuccess;
+    }));
 }
 
 cudaError_t cudaStreamAddCallback(cudaStream_t h, cudaStreamCallback_t cb, void *userData,
@@ -304,8 +310,7 @@ cudaError_t cudaStreamAddCallback(cudaStream_t h, cudaStreamCallback_t cb, void 
         cb(h, dev(d).sticky, userData);
         return cudaSuccess;
     };
-    enqueue(s.get(), std::move(op));
-    return cudaSuccess;
+    return ret(enqueue(s.get(), std::move(op)));
 }
 
 cudaError_t cudaEventCreate(cudaEvent_t *event) { return cudaEventCreateWithFlags(event, 0); }
@@ -336,16 +341,16 @@ cudaError_t cudaEventRecord(cudaEvent_t ev, cudaStream_t h)
     auto s = stream_of(h, &e);
     if (!s) return ret(e);
     CUevent_st *x = it->second.get();
+    Op r;
+    r.kind = Op::Record;
+    r.event = it->second;
+    r.gen = x->gen + 1;
+    if ((e = enqueue(s.get(), std::move(r)))) return ret(e);
     ++x->gen;
     x->recorded = true;
     x->done = false;
     x->queried = false;
     x->stream = s;
-    Op r;
-    r.kind = Op::Record;
-    r.event = it->second;
-    r.gen = x->gen;
-    enqueue(s.get(), std::move(r));
     x->upto = s->issued;
     return cudaSuccess;
 }
@@ -356,6 +361,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t ev)
     if (cudaError_t e = usable()) return ret(e);
     CUevent_st *x = event_of(ev);
     if (!x) return ret(cudaErrorInvalidResourceHandle);
+    if (cudaError_t e = capture_check_event_sync(x)) return ret(e);
     if (x->recorded && !x->done) drain(x->stream.get(), x->upto);
     return ret(dev(x->device).sticky);
 }
@@ -366,6 +372,7 @@ cudaError_t cudaEventQuery(cudaEvent_t ev)
     if (cudaError_t e = usable()) return ret(e);
     CUevent_st *x = event_of(ev);
     if (!x) return ret(cudaErrorInvalidResourceHandle);
+    if (cudaError_t e = capture_check_event_sync(x)) return ret(e);
     if (x->recorded && !x->done) {
         if (!x->queried) {
             x->queried = true;

@@ -29,7 +29,9 @@
  *     sees in the .cu and its headers.
  *   cudaLaunchKernel((void *)k, ...), cudaLaunchCooperativeKernel((void *)k, ...)
  *     lose the `(void *)` cast, so the typed forms of cuda_runtime.h know k's
- *     parameters (the runtime's untyped `const void *` forms cannot be emulated).
+ *     parameters (the runtime's untyped `const void *` forms cannot be emulated);
+ *     so does `x.func = (void *)k` (or `->func`) for a kernel k declared in the
+ *     unit or its headers: a graph kernel node's cudaKernelNodeParams::func.
  *   extern __shared__ [__align__(n)|alignas(n)] T name[];
  *     becomes  [[maybe_unused]] T *const name = static_cast<T *>(::cudaemu::detail::dyn_smem_base());
  *     valid in a function body and at namespace scope (the emulator's dynamic
@@ -485,13 +487,10 @@ struct Translator {
     struct Tok { size_t b, e; };
 
     /* extern ... __shared__ ... name[]; with i at "extern", e its end. */
-    /* cudaLaunchKernel((void *)k, ...) and cudaLaunchCooperativeKernel((void *)k, ...),
-     * e after the name: the `(void *)` (or `(const void *)`) cast is dropped, so
-     * the typed templates of cuda_runtime.h see the kernel's parameter types. */
-    void untyped_launch(size_t e, bool directive)
+    /* The end of a `(void *)` or `(const void *)` cast at j (npos when there is none). */
+    size_t void_cast_end(size_t j) const
     {
         const size_t n = L.size();
-        size_t j = e;
         auto ws = [&]() { while (j < n && std::isspace((unsigned char)L[j])) ++j; };
         auto word = [&](const char *w) {
             size_t len = std::strlen(w);
@@ -499,23 +498,50 @@ struct Translator {
             j += len;
             return true;
         };
-        ws();
-        if (j >= n || L[j] != '(') return;
-        ++j;
-        ws();
-        const size_t cast = j;
-        if (j >= n || L[j] != '(') return;
+        if (j >= n || L[j] != '(') return std::string::npos;
         ++j;
         ws();
         if (word("const")) ws();
-        if (!word("void")) return;
+        if (!word("void")) return std::string::npos;
         ws();
-        if (j >= n || L[j] != '*') return;
+        if (j >= n || L[j] != '*') return std::string::npos;
         ++j;
         ws();
-        if (j >= n || L[j] != ')') return;
-        ++j;
-        edits.push_back(Edit{pos[cast], pos[j], " ", directive});
+        if (j >= n || L[j] != ')') return std::string::npos;
+        return j + 1;
+    }
+
+    /* cudaLaunchKernel((void *)k, ...) and cudaLaunchCooperativeKernel((void *)k, ...),
+     * e after the name: the `(void *)` (or `(const void *)`) cast is dropped, so
+     * the typed templates of cuda_runtime.h see the kernel's parameter types. */
+    void untyped_launch(size_t e, bool directive)
+    {
+        size_t j = skip_space(e);
+        if (j >= L.size() || L[j] != '(') return;
+        const size_t cast = skip_space(j + 1), end = void_cast_end(cast);
+        if (end != std::string::npos) edits.push_back(Edit{pos[cast], pos[end], " ", directive});
+    }
+
+    /* `.func = (void *)k` or `->func = (void *)k` (a graph kernel node's
+     * cudaKernelNodeParams::func), i at "func", e after it, with k a kernel
+     * declared in the unit or its headers (`&k` too): the cast is dropped,
+     * so func keeps the kernel's type (cudaemu/graph.h). */
+    void kernel_node_func(size_t i, size_t e, bool directive)
+    {
+        size_t b = i;
+        while (b > 0 && std::isspace((unsigned char)L[b - 1])) --b;
+        if (!(b >= 1 && L[b - 1] == '.') && !(b >= 2 && L[b - 2] == '-' && L[b - 1] == '>'))
+            return;
+        size_t j = skip_space(e);
+        if (j + 1 >= L.size() || L[j] != '=' || L[j + 1] == '=') return;
+        const size_t cast = skip_space(j + 1), end = void_cast_end(cast);
+        if (end == std::string::npos || !kernels) return;
+        size_t k = skip_space(end);
+        if (k < L.size() && L[k] == '&') k = skip_space(k + 1);
+        size_t ke = k;
+        while (ke < L.size() && ident_char(L[ke])) ++ke;
+        if (ke == k || !ident_start(L[k]) || !kernels->count(L.substr(k, ke - k))) return;
+        edits.push_back(Edit{pos[cast], pos[end], " ", directive});
     }
 
     void extern_shared(size_t i, size_t e, bool directive)
@@ -635,6 +661,8 @@ struct Translator {
                 if (edit_pass && (L.compare(i, e - i, "cudaLaunchCooperativeKernel") == 0 ||
                                   L.compare(i, e - i, "cudaLaunchKernel") == 0))
                     untyped_launch(e, directive);
+                if (edit_pass && e - i == 4 && L.compare(i, 4, "func") == 0)
+                    kernel_node_func(i, e, directive);
                 i = e;
                 continue;
             }
