@@ -143,15 +143,18 @@ typedef struct train_ops {
     int (*lstm_cell_bwd)(int rows, int H, const float *dh, const float *dc, const float *gates,
                          const float *c_prev, const float *c, float *dpre, float *dc_prev,
                          void *stream);
-    /* torch.optim.AdamW (PyTorch 1.13, single tensor), step t >= 1 (counted
-     * by the caller, first step 1), n elements, m and v the moment buffers
-     * (zero before the first step):
+    /* torch.optim.AdamW (PyTorch 1.13, single tensor), n elements, m and v
+     * the moment buffers and *t the step count (all zero before the first
+     * step; like PyTorch's state['step'], t is state in the table's memory:
+     * host for CPU tables, device for GPU tables, so a step never asks the
+     * host what it is). With t = *t + 1 (then stored back in *t):
      *   p *= 1 - lr * wd
      *   m = b1 m + (1 - b1) g;  v = b2 v + (1 - b2) g^2
      *   p -= (lr / (1 - b1^t)) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)
-     * the scalar factors computed in double, the elementwise work in fp32. */
-    int (*adamw)(long n, float *p, const float *g, float *m, float *v, float lr, float b1,
-                 float b2, float eps, float wd, int t, void *stream);
+     * the scalar factors computed in double, the elementwise work in fp32.
+     * *t must be a whole number in [0, 2^24) (checked on the CPU). */
+    int (*adamw)(long n, float *p, const float *g, float *m, float *v, float *t, float lr,
+                 float b1, float b2, float eps, float wd, void *stream);
 } train_ops;
 
 #ifdef __cplusplus
