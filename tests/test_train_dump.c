@@ -125,7 +125,7 @@ static void read_dump(const char *dir)
     EXPECT(model_plan_make(m, B, &pl) == 0, "plan");
     long long xs[4] = {B, m->C, m->H, m->W};
     float *x = load(dir, "input.npy", "<f4", m->H == 1 ? 2 : 4, xs, &n);
-    EXPECT(!x || (long long)n == pl.in_floats, "input has %zu floats", n);
+    EXPECT(!x || (long long)n == pl.in_slots, "input has %zu floats", n);
     free(x);
     float *loss = load(dir, "loss.npy", "<f4", 0, NULL, &n);
     EXPECT(loss && n == 1 && isfinite(*loss) && *loss > 0, "loss %g", loss ? *loss : -1.0);
