@@ -220,7 +220,8 @@ static int ops_complete(const model_plan *pl, const train_ops *ops, const step_c
     case MODEL_LSTM:
         NEED(lstm_cell);
         NEED(lstm_cell_bwd);
-        /* fall through: and the permutes */
+        NEED(permute);
+        break;
     case MODEL_RNN: NEED(permute); break;
     case MODEL_GPT:
         NEED(permute);
