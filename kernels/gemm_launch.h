@@ -45,6 +45,29 @@ static inline int gemm_cuda_args_ok_t(const char *who, int ta, int tb, int M, in
     return 1;
 }
 
+/* A strided batch (ops/train_ops.h's gemm_batched): batch >= 1, strides >= 0,
+ * and the C matrices distinct (sC != 0 when batch > 1; interleaved layouts
+ * whose spans overlap but whose elements do not stay allowed). Returns 1
+ * when fine, else records why with err_set and returns 0. */
+static inline int gemm_cuda_batch_ok(const char *who, int M, int N, int ldc, long long sA,
+                                     long long sB, long long sC, int batch)
+{
+    if (batch < 1) {
+        err_set("%s: bad batch=%d (must be >= 1)", who, batch);
+        return 0;
+    }
+    if (sA < 0 || sB < 0 || sC < 0) {
+        err_set("%s: bad stride sA=%lld sB=%lld sC=%lld (each must be >= 0)", who, sA, sB, sC);
+        return 0;
+    }
+    if (batch > 1 && sC == 0) {
+        err_set("%s: bad stride sC=0 for batch=%d: the %dx%d C matrices (ldc %d) would overlap",
+                who, batch, M, N, ldc);
+        return 0;
+    }
+    return 1;
+}
+
 static inline int gemm_cuda_args_ok(const char *who, int M, int N, int K,
                                     const float *A, int lda, const float *B, int ldb,
                                     const float *C, int ldc)
