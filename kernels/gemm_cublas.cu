@@ -140,9 +140,11 @@ extern "C" int gemm_cublas_batched(int ta, int tb, int M, int N, int K, float al
                                    int ldb, long long sB, float beta, float *dC, int ldc,
                                    long long sC, int batch, cudaStream_t stream)
 {
-    /* batch < 1 must not read as "not batched": refused here */
-    if (!gemm_cuda_batch_ok("gemm_cublas", M, N, ldc, sA, sB, sC, batch))
+    /* batch < 1 must not read as "not batched" */
+    if (batch < 1) {
+        err_set("gemm_cublas: bad batch=%d (must be >= 1)", batch);
         return -1;
+    }
     return cublas_gemm("gemm_cublas", 0, ta, tb, M, N, K, alpha, dA, lda, sA, dB, ldb, sB, beta,
                        dC, ldc, sC, batch, stream);
 }

@@ -10,8 +10,8 @@
  * synchronizing except under bench_cuda_sync_launches; every output element
  * written).  Each returns 0, or -1 after err_set naming the bad value: a
  * negative size (T, vocab, dim of layernorm < 1), a null pointer, a
- * forbidden alias (y == x where the contract says "must not be"), a failed
- * launch.  An empty tensor is no work (no launch), except adamw, which
+ * forbidden alias (y == x where the contract says "must not be"), AdamW's
+ * betas outside [0, 1), a failed launch.  An empty tensor is no work (no launch), except adamw, which
  * still counts the step.  What only the device can see is not checked on
  * the host (that would synchronize): it shows as NaN instead, below.
  *
@@ -976,6 +976,10 @@ extern "C" int train_cuda_adamw(long n, float *p, const float *g, float *m, floa
 {
     const char *who = "train_cuda adamw";
     if (!size_ok(who, n, "n", 0) || !ptrs_ok(who, p, g, m) || !ptrs_ok(who, v, t, t)) return -1;
+    if (!(b1 >= 0.0f && b1 < 1.0f && b2 >= 0.0f && b2 < 1.0f)) { /* NaN fails too */
+        err_set("%s: bad beta b1=%g b2=%g (each must be in [0, 1))", who, (double)b1, (double)b2);
+        return -1;
+    }
     {
         cudaStream_t s = (cudaStream_t)stream;
         adamw_args a;
