@@ -70,35 +70,38 @@ typedef struct train_ops {
     /* ---- the sequence models (rnn, lstm, gpt) ---- */
 
     /* batch independent GEMMs, as gemm, matrix i at A + i*sA, B + i*sB,
-     * C + i*sC (strides in floats, >= 0; the C matrices must not overlap):
+     * C + i*sC (strides in floats, >= 0; the C matrices must not overlap,
+     * checked on the CPU; A or B may be shared with stride 0):
      * C_i = op(A_i) op(B_i) + beta C_i. batch >= 1. (Attention's Q K^T and
      * P V, and their gradients; cublasSgemmStridedBatched's shape.) */
     int (*gemm_batched)(int ta, int tb, int M, int N, int K, const float *A, int lda,
                         long long sA, const float *B, int ldb, long long sB, float beta,
                         float *C, int ldc, long long sC, int batch, void *stream);
-    /* y[i] = a[i] + b[i], n elements; y may be a or b (a residual edge, and
-     * the gradients of a tensor used twice). */
+    /* y[i] = a[i] + b[i], n >= 0 elements; y may be a or b (a residual edge,
+     * and the gradients of a tensor used twice). */
     int (*add)(long n, const float *a, const float *b, float *y, void *stream);
-    /* y[a][c][b][d] = x[a][b][c][d] for x of A x B x C x D (swaps the middle
-     * two axes; y must not overlap x). Batch-first to time-major
+    /* y[a][c][b][d] = x[a][b][c][d] for x of A x B x C x D, each >= 0 (swaps
+     * the middle two axes; y must not overlap x). Batch-first to time-major
      * ([1][B][T][X] -> [1][T][B][X]) and attention's heads
      * ([B][T][NH][D] -> [B][NH][T][D]); permute(A, C, B, D) undoes
      * permute(A, B, C, D). */
     int (*permute)(int A, int B, int C, int D, const float *x, float *y, void *stream);
-    /* Causal softmax of attention scores: rows of T, row r belonging to
-     * query position t = r % T:
+    /* Causal softmax of attention scores: rows (>= 0) of T (>= 1), row r
+     * belonging to query position t = r % T:
      *   p[r][s] = exp(scale*z[r][s] - m) / sum_{u<=t} exp(scale*z[r][u] - m)
-     *             for s <= t (m the row's max over s <= t), p[r][s] = 0 for s > t.
+     *             for s <= t, p[r][s] = 0 for s > t,
+     * m = max_{u<=t} scale*z[r][u] (it cancels; it keeps exp from overflowing).
      * z[r][s] for s > t is never read (may be NaN). p may be z. */
     int (*attn_softmax)(long rows, int T, float scale, const float *z, float *p, void *stream);
     /* Its backward: dz[r][s] = scale * p[r][s] * (dp[r][s] - sum_{u<=t} p[r][u] dp[r][u])
-     * for s <= t, 0 for s > t (dp[r][s] for s > t never read). dz may be dp. */
+     * for s <= t, 0 for s > t (p[r][s] and dp[r][s] for s > t never read).
+     * dz may be dp. */
     int (*attn_softmax_bwd)(long rows, int T, float scale, const float *p, const float *dp,
                             float *dz, void *stream);
     /* Embedding lookup (nn.Embedding): y[r][:] = table[id(r)][:] for r < rows,
-     * rows of dim; id(r) = ids[r], or with ids == NULL, r % vocab (position
-     * embeddings over rows laid out [B][T] with vocab = T). accumulate != 0:
-     * y[r][:] += instead of =. Every id must be in [0, vocab) (checked on the
+     * rows (>= 0) of dim (>= 0), vocab >= 1; id(r) = ids[r], or with
+     * ids == NULL, r % vocab (position embeddings over rows laid out [B][T]
+     * with vocab = T). accumulate != 0: y[r][:] += instead of =. Every id must be in [0, vocab) (checked on the
      * CPU; a GPU kernel clamps nothing and the caller guarantees it). */
     int (*embedding)(int rows, int dim, const int *ids, int vocab, const float *table,
                      float *y, int accumulate, void *stream);
@@ -106,7 +109,8 @@ typedef struct train_ops {
      * (overwritten, summed in any order). */
     int (*embedding_bwd)(int rows, int dim, const int *ids, int vocab, const float *dy,
                          float *dtable, void *stream);
-    /* nn.LayerNorm(dim) (eps 1e-5, biased variance) over rows:
+    /* nn.LayerNorm(dim) (eps 1e-5, biased variance) over rows (>= 0) of
+     * dim (>= 1):
      *   mean[r] = sum x[r]/dim, rstd[r] = 1/sqrt(sum (x[r]-mean)^2/dim + 1e-5),
      *   y[r][c] = (x[r][c] - mean[r]) * rstd[r] * w[c] + b[c].
      * mean and rstd (rows each) are kept for the backward. y must not be x. */
@@ -119,13 +123,13 @@ typedef struct train_ops {
     int (*layernorm_bwd)(int rows, int dim, const float *dy, const float *x, const float *w,
                          const float *mean, const float *rstd, float *dx, float *dw,
                          float *db, void *stream);
-    /* GELU, tanh approximation (nn.GELU(approximate='tanh')):
+    /* GELU, tanh approximation (nn.GELU(approximate='tanh')), n >= 0:
      *   y = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). y may be x. */
     int (*gelu)(long n, const float *x, float *y, void *stream);
     /* dx = dy * d gelu(x)/dx, x the forward input (dx may be dy). */
     int (*gelu_bwd)(long n, const float *x, const float *dy, float *dx, void *stream);
-    /* One nn.LSTM step's pointwise part for `rows` sequences of hidden size H,
-     * gate order i, f, g, o (PyTorch's): pre [rows][4H] holds
+    /* One nn.LSTM step's pointwise part for `rows` (>= 0) sequences of hidden
+     * size H (>= 0), gate order i, f, g, o (PyTorch's): pre [rows][4H] holds
      * x W_ih^T + b_ih + h W_hh^T + b_hh (summed by the caller);
      *   i = sigmoid(pre_i), f = sigmoid(pre_f), g = tanh(pre_g), o = sigmoid(pre_o)
      *   c = f * c_prev + i * g,  h = o * tanh(c)
@@ -152,7 +156,8 @@ typedef struct train_ops {
      *   m = b1 m + (1 - b1) g;  v = b2 v + (1 - b2) g^2
      *   p -= (lr / (1 - b1^t)) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)
      * the scalar factors computed in double, the elementwise work in fp32.
-     * *t must be a whole number in [0, 2^24) (checked on the CPU). */
+     * *t must be a whole number in [0, 2^24) and b1, b2 in [0, 1), as
+     * torch.optim.AdamW requires (both checked on the CPU). */
     int (*adamw)(long n, float *p, const float *g, float *m, float *v, float *t, float lr,
                  float b1, float b2, float eps, float wd, void *stream);
 } train_ops;
