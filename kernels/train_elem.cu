@@ -16,7 +16,8 @@
  * Results are deterministic: no atomics, every reduction in a fixed order.
  *
  *   bias_add      flat grid-stride over rows*cols, y[i] += b[i % cols]
- *                 (32-bit index math when rows*cols < 2^32)
+ *                 (32-bit index math when rows*cols < 2^31, so that an
+ *                 index plus the grid's stride cannot wrap)
  *   bias_grad     one block of 32 x 16 threads per 32 columns: thread
  *                 (x, y) sums rows y, y+16, ... of column x in order, then a
  *                 shared-memory tree over y (fixed order: deterministic)
@@ -71,7 +72,7 @@ extern "C" int train_cuda_bias_add(int rows, int cols, float *y, const float *b,
         return -1;
     const size_t n = (size_t)rows * cols;
     if (n == 0) return 0;
-    if (n <= 0xffffffffu)
+    if (n <= 0x7fffffffu) /* i + stride < 2^31 + 2^24: no wrap */
         bias_add_kernel<unsigned><<<elem_grid(n), ELEM_THREADS, 0, (cudaStream_t)stream>>>(
             (unsigned)n, (unsigned)cols, y, b);
     else

@@ -21,7 +21,8 @@
  *                 and x, y aligned), the input index from the output's:
  *                 writes coalesced, reads coalesced along d (our D: the head
  *                 size or the embedding, >= 32); 32-bit index math when the
- *                 tensor has < 2^32 elements
+ *                 tensor has < 2^31 elements (an index plus the grid's
+ *                 stride then cannot wrap)
  *   attn_softmax  one warp per row (8 per 256-thread block, grid-stride):
  *                 an online max/sum over s <= t (lane-strided, coalesced;
  *                 the running sum rescaled when the maximum grows), the
@@ -217,7 +218,7 @@ static void permute_launch(size_t n, size_t B, size_t C, size_t D, const float *
 {
     const T *xt = reinterpret_cast<const T *>(x);
     T *yt = reinterpret_cast<T *>(y);
-    if (n <= 0xffffffffu)
+    if (n <= 0x7fffffffu) /* o + stride < 2^31 + 2^24: no wrap */
         permute_kernel<T, unsigned><<<elem_grid(n), ELEM_THREADS, 0, s>>>(
             (unsigned)n, (unsigned)B, (unsigned)C, (unsigned)D, xt, yt);
     else
@@ -463,9 +464,9 @@ layernorm_kernel(int rows, int dim, const float *__restrict__ x, const float *__
                  float *__restrict__ rstd)
 {
     const int lane = threadIdx.x % 32;
-    const int step = gridDim.x * ROW_WARPS;
+    const unsigned step = gridDim.x * ROW_WARPS; /* r + step < 2^31 + 2^19: no wrap */
     const float inv_dim = 1.0f / (float)dim;
-    for (int r = blockIdx.x * ROW_WARPS + threadIdx.x / 32; r < rows; r += step) {
+    for (unsigned r = blockIdx.x * ROW_WARPS + threadIdx.x / 32; r < (unsigned)rows; r += step) {
         const float *xr = x + (size_t)r * dim;
         float *yr = y + (size_t)r * dim;
         float mu, rs;
@@ -575,9 +576,9 @@ layernorm_bwd_dx_kernel(int rows, int dim, const float *__restrict__ dy, const f
                         const float *__restrict__ rstd, float *dx)
 {
     const int lane = threadIdx.x % 32;
-    const int step = gridDim.x * ROW_WARPS;
+    const unsigned step = gridDim.x * ROW_WARPS; /* r + step < 2^31 + 2^19: no wrap */
     const float inv_dim = 1.0f / (float)dim;
-    for (int r = blockIdx.x * ROW_WARPS + threadIdx.x / 32; r < rows; r += step) {
+    for (unsigned r = blockIdx.x * ROW_WARPS + threadIdx.x / 32; r < (unsigned)rows; r += step) {
         const size_t off = (size_t)r * dim;
         const float mu = mean[r], rs = rstd[r];
         float sg = 0.0f, sgx = 0.0f;
@@ -642,7 +643,7 @@ layernorm_bwd_wb_kernel(int rows, int dim, const float *__restrict__ dy,
     const int c = blockIdx.x * LG_X + tx;
     float sw = 0.0f, sb = 0.0f;
     if (c < dim)
-        for (int r = ty; r < rows; r += LG_Y) {
+        for (unsigned r = ty; r < (unsigned)rows; r += LG_Y) {
             const size_t i = (size_t)r * dim + c;
             const float d = dy[i];
             sw += d * ((x[i] - mean[r]) * rstd[r]);

@@ -16,7 +16,7 @@
  *                 and heads read in place from [T][NH][D] (strides smaller
  *                 than a matrix: interleaved); all four (ta, tb), float4 and
  *                 scalar layouts, beta 0 on NaN C and beta -0.5
- *   add           n 1001 / 1024, aligned and not, y = a, y = b
+ *   add           n 1001 / 1024, aligned and not, y = a, y = b; gpt's residual
  *   permute       [1][8][64][128] <-> time-major, [8][64][4][32] heads,
  *                 2x3x5x7 and an unaligned one (scalar); the inverse permute
  *                 gives x back
@@ -30,12 +30,12 @@
  *                 (scalar), one unaligned; x with mean 3 (cancellation);
  *                 mean, rstd, y; the backward on the reference's mean and
  *                 rstd: dx, dw, db, and dx = x in place
- *   gelu          n 1001 / 1024, aligned and not, in place; gelu_bwd
+ *   gelu          n 1001 / 1024, aligned and not, in place, gpt's MLP; gelu_bwd
  *   lstm_cell     32 x 256 and 3 x 5, first step (c_prev NULL) or not, gates
  *                 = pre in place; the backward with and without dc and
  *                 c_prev (dc_prev then untouched), dc_prev = dc in place
- *   adamw         n 1001 / 1024, aligned and not, three steps: p, m, v and
- *                 the device step count
+ *   adamw         n 1001 / 1024, aligned and not, gpt's c_fc weight, three
+ *                 steps: p, m, v and the device step count
  * Then: a planted error in each op's result fails, bad sizes and forbidden
  * aliases give -1 and a message, empty tensors are no work, and what only
  * the device sees (a bad id, a bad step count) shows as NaN.
@@ -215,6 +215,7 @@ static void add_all(const table *t)
             add_case(t, 1001, off, which);
             add_case(t, 1024, off, which);
         }
+    add_case(t, 8 * 64 * 128, 0, 1); /* gpt's residual */
 }
 
 /* ---- permute ---- */
@@ -459,6 +460,7 @@ static void gelu_all(const table *t)
             gelu_case(t, 1001, off, ip, off == 0 && ip == 0);
             gelu_case(t, 1024, off, ip, 0);
         }
+    gelu_case(t, 8 * 64 * 512, 0, 0, 0); /* gpt's MLP */
 }
 
 /* ---- LSTM cell ---- */
@@ -565,6 +567,7 @@ static void adamw_all(const table *t)
         adamw_case(t, 1001, off, off == 0);
         adamw_case(t, 1024, off, 0);
     }
+    adamw_case(t, 128 * 512, 0, 0); /* gpt's mlp.c_fc.weight */
 }
 
 /* ---- refusals ---- */
