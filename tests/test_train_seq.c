@@ -555,23 +555,25 @@ static void permute_case(const table *t, int A, int B, int C, int D)
     free(x), free(y), free(ry);
 }
 
-/* Scores in [-4, 4) / scale, one row of overflowing ones, NaN beyond the
- * diagonal; the backward from the reference's p; both in place too. */
-static void attn_case(const table *t, long rows, int T)
+/* Scores in [-4, 4) / |scale|, rows of overflowing ones, NaN beyond the
+ * diagonal; the backward from the reference's p; both in place too. T a
+ * multiple of 16 takes train_seq.c's blocked path, others its plain one;
+ * scale < 0 makes the min of z the one that counts. */
+static void attn_case(const table *t, long rows, int T, float scale)
 {
     const size_t n = (size_t)rows * T;
-    const float scale = 1.0f / sqrtf(32.0f);
     float *z = frand(n, 131), *dp = frand(n, 132);
-    for (size_t i = 0; i < n; i++) z[i] *= 4.0f / scale;
+    for (size_t i = 0; i < n; i++) z[i] *= 4.0f / fabsf(scale);
     if (rows > T) { /* full rows far beyond exp's range, their max not first; last */
         float *zr = z + (size_t)(2 * T - 1) * T;
-        for (int s = 0; s < T; s++) zr[s] = s == 0 ? -2000.0f : 3000.0f - 100.0f * (float)s;
-        z[(size_t)(T - 1) * T + T - 1] = 3000.0f;
+        const float sg = scale < 0.0f ? -1.0f : 1.0f;
+        for (int s = 0; s < T; s++) zr[s] = sg * (s == 0 ? -2000.0f : 3000.0f - 100.0f * (float)s);
+        z[(size_t)(T - 1) * T + T - 1] = sg * 3000.0f;
     }
     for (long r = 0; r < rows; r++)
         for (int s = (int)(r % T) + 1; s < T; s++) z[r * T + s] = dp[r * T + s] = NAN;
     float *p = fpoison(n), *rp = fpoison(n), *dz = fpoison(n), *rdz = fpoison(n);
-    const char *what = WHAT("attn_softmax %ldx%d", rows, T);
+    const char *what = WHAT("attn_softmax %ldx%d scale %g", rows, T, scale);
     if (both_ok(t, what, REF->attn_softmax(rows, T, scale, z, rp, NULL),
                 t->ops->attn_softmax(rows, T, scale, z, p, NULL)))
         agree(t->name, what, p, rp, n, T, 0);
@@ -768,13 +770,16 @@ static void every_op(const table *t)
     permute_case(t, 2, 3, 4, 5);
     permute_case(t, 8, 64, 4, 32); /* gpt-b8's heads */
     permute_case(t, 1, 32, 17, 63);
-    attn_case(t, 3 * 7, 7);
-    attn_case(t, 8 * 64, 64);
-    attn_case(t, 5, 1);
+    attn_case(t, 3 * 7, 7, 0.25f);
+    attn_case(t, 8 * 64, 64, 1.0f / sqrtf(32.0f)); /* gpt-b8's heads */
+    attn_case(t, 5, 1, 0.5f);
+    attn_case(t, 3 * 16 + 5, 16, -0.3f);
+    attn_case(t, 4 * 5, 5, -2.0f);
     embedding_case(t, 9, 5, 7, 0);
     embedding_case(t, 512, 128, 256, 0); /* gpt-b8's wte */
     embedding_case(t, 512, 128, 64, 1);  /* and wpe */
     embedding_case(t, 300, 37, 3, 0);
+    embedding_case(t, 400, 100, 50, 0); /* columns split, the last block short */
     layernorm_case(t, 5, 12);
     layernorm_case(t, 512, 128);
     layernorm_case(t, 1000, 33);
