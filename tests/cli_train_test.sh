@@ -121,12 +121,19 @@ BENCH_PLANT_SKIP_BIAS=cpu-omp "$bench" --suite train --sizes gpt-b1-adamw --back
 
 if [ "$emulate" = 1 ]; then
   # every GPU backend in every mode of the suite, checked step by step
-  "$bench" --suite train --sizes mlp-small-b8,cnn-b2 --backend "$gpu" --emulate --out e --no-plots \
+  esizes=mlp-small-b8,cnn-b2,gpt-b1-adamw
+  "$bench" --suite train --sizes $esizes --backend "$gpu" --emulate --out e --no-plots \
     >e.txt 2>&1 || fail "emulated run exited $?: $(tail -3 e.txt)"
   n_gpu=$(printf '%s' "$gpu" | tr , '\n' | grep -c .)
-  [ "$("$csvq" e/results.csv check | grep -c '^pass$')" -eq $((2 * n_gpu * n_modes)) ] \
-    || fail "emulated: want $((2 * n_gpu * n_modes)) passing rows: $("$csvq" e/results.csv backend mode check note)"
+  n_e=$(printf '%s' "$esizes" | tr , '\n' | grep -c .)
+  [ "$("$csvq" e/results.csv check | grep -c '^pass$')" -eq $((n_e * n_gpu * n_modes)) ] \
+    || fail "emulated: want $((n_e * n_gpu * n_modes)) passing rows: $("$csvq" e/results.csv backend mode check note)"
   "$csvq" e/results.csv emulated | grep -qv '^1$' && fail "emulated rows must say emulated=1"
+  # the recurrent models, resident and end to end (their ops are gpt's and the LSTM cell)
+  "$bench" --suite train --sizes rnn-b1,lstm-b1-mom --backend "$gpu" --emulate --mode resident,async-pinned \
+    --out e2 --no-plots >e2.txt 2>&1 || fail "emulated recurrent run exited $?: $(tail -3 e2.txt)"
+  [ "$("$csvq" e2/results.csv check | grep -c '^pass$')" -eq $((2 * n_gpu * 2)) ] \
+    || fail "emulated recurrent: $("$csvq" e2/results.csv backend mode check note)"
   # a prefetch that does not wait for its batch fails; the other modes pass
   BENCH_PLANT_RACE=prefetch "$bench" --suite train --sizes mlp-small-b8 --backend cuda --emulate \
     --mode resident,prefetch-2 --out r --no-plots >/dev/null 2>&1
