@@ -21,7 +21,8 @@
  *   with T a multiple of 16 each row runs in whole blocks of 16 lanes.
  *   embedding_bwd: columns split between threads, each thread adding every
  *   row in order into its own columns (no atomics, the same result for any
- *   thread count).
+ *   thread count); serial below 4 PAR_MIN elements of dy (gpt-b8's 512x128
+ *   takes 8 us on one thread, the price of a fork/join here).
  *   layernorm_bwd: dw and db are column sums over rows: per-thread partial
  *   sums over row blocks, added up in thread order.
  *   adamw: the scalars folded in double (PyTorch's), so the element loop is
@@ -243,7 +244,7 @@ int train_seq_embedding_bwd(int rows, int dim, const int *ids, int vocab, const 
     (void)stream;
     if (train_embedding_args(WHO, "embedding_bwd", rows, dim, ids, vocab)) return 1;
     const int nt = omp_get_max_threads();
-    if (nt < 2 || dim < 32 * nt || ((long)rows + vocab) * dim < PAR_MIN) {
+    if (nt < 2 || dim < 32 * nt || (long)rows * dim < 4 * PAR_MIN) {
         embed_cols(rows, dim, ids, vocab, dy, dtable, 0, dim);
         return 0;
     }
