@@ -5,7 +5,8 @@
  * bias_grad's column sums, softmax's normaliser and the loss) accumulates in
  * double and is rounded to fp32 once, when stored. conv is CONV_OPS_CPU_NAIVE
  * (direct loops, double accumulation). The optimised tables are checked
- * against this one (tests/test_train_ops.c).
+ * against this one (tests/test_train_ops.c). The sequence models' operations
+ * are in cpu/train_naive_seq.c (gemm_batched here, beside gemm).
  *
  * Choices the contract leaves open, made here and followed by every CPU table:
  *   relu propagates NaN (y = x when x > 0 or x is NaN, else 0), as PyTorch's;
@@ -16,6 +17,7 @@
 #include "train_cpu.h"
 #include "conv_cpu.h"
 #include "train_args.h"
+#include "train_naive_seq.h"
 
 #include <math.h>
 
@@ -39,6 +41,19 @@ static int naive_gemm(int ta, int tb, int M, int N, int K, const float *A, int l
             if (beta != 0.0f) acc += (double)beta * (double)*c;
             *c = (float)acc;
         }
+    return 0;
+}
+
+/* gemm on each matrix of the batch in turn. */
+static int naive_gemm_batched(int ta, int tb, int M, int N, int K, const float *A, int lda,
+                              long long sA, const float *B, int ldb, long long sB, float beta,
+                              float *C, int ldc, long long sC, int batch, void *stream)
+{
+    if (train_batched_args(WHO, ta, tb, M, N, K, lda, sA, ldb, sB, ldc, sC, batch)) return 1;
+    for (int i = 0; i < batch; i++)
+        if (naive_gemm(ta, tb, M, N, K, A + i * sA, lda, B + i * sB, ldb, beta, C + i * sC, ldc,
+                       stream))
+            return 1;
     return 0;
 }
 
@@ -173,4 +188,18 @@ const train_ops TRAIN_OPS_CPU_NAIVE = {
     .maxpool_bwd = naive_maxpool_bwd,
     .softmax_xent = naive_softmax_xent,
     .sgd = naive_sgd,
+    .gemm_batched = naive_gemm_batched,
+    .add = train_naive_add,
+    .permute = train_naive_permute,
+    .attn_softmax = train_naive_attn_softmax,
+    .attn_softmax_bwd = train_naive_attn_softmax_bwd,
+    .embedding = train_naive_embedding,
+    .embedding_bwd = train_naive_embedding_bwd,
+    .layernorm = train_naive_layernorm,
+    .layernorm_bwd = train_naive_layernorm_bwd,
+    .gelu = train_naive_gelu,
+    .gelu_bwd = train_naive_gelu_bwd,
+    .lstm_cell = train_naive_lstm_cell,
+    .lstm_cell_bwd = train_naive_lstm_cell_bwd,
+    .adamw = train_naive_adamw,
 };

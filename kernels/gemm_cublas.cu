@@ -16,6 +16,11 @@
  *     cublasSgemm(h, tb ? OP_T : OP_N, ta ? OP_T : OP_N, N, M, K, ...)
  * with the same (B, ldb), (A, lda), (C, ldc) as above.
  *
+ * Strided batches (gemm_cublas_batched, ops/train_ops.h's gemm_batched): the
+ * same swap, each matrix's stride going with it:
+ *     cublasSgemmStridedBatched(h, opb, opa, N, M, K, &alpha, B, ldb, sB,
+ *                               A, lda, sA, &beta, C, ldc, sC, batch)
+ *
  * Handles: one per device, created on the first call on that device (so a
  * warm-up call absorbs its cost) and cached; each call sets the stream
  * (cublasSetStream) and the math mode.  gemm_cublas_release destroys them.
@@ -66,24 +71,32 @@ fail:
     return -1;
 }
 
-/* Both backends: the handle on this stream, then Sgemm (fp32 math) or GemmEx
- * with TF32 compute (inputs rounded to TF32, fp32 accumulation). Row-major
- * C = A*B as column-major C^T = B^T * A^T: (N, M, K), B, A, C. */
+/* Every backend: the handle on this stream, then Sgemm (fp32 math), GemmEx
+ * with TF32 compute (inputs rounded to TF32, fp32 accumulation), or, with
+ * batch >= 1, SgemmStridedBatched (fp32 math) over the strided batch
+ * (batch 0: one plain GEMM, strides unused). Row-major C = A*B as column-major
+ * C^T = B^T * A^T: (N, M, K), B, A, C, and the strides follow their matrices. */
 static int cublas_gemm(const char *who, int tf32, int ta, int tb, int M, int N, int K,
-                       float alpha, const float *dA, int lda, const float *dB, int ldb,
-                       float beta, float *dC, int ldc, cudaStream_t stream)
+                       float alpha, const float *dA, int lda, long long sA, const float *dB,
+                       int ldb, long long sB, float beta, float *dC, int ldc, long long sC,
+                       int batch, cudaStream_t stream)
 {
     cublasHandle_t h = NULL;
     const cublasOperation_t opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
     const cublasOperation_t opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N;
     if (!gemm_cuda_args_ok_t(who, ta, tb, M, N, K, dA, lda, dB, ldb, dC, ldc))
         return -1;
+    if (batch != 0 && !gemm_cuda_batch_ok(who, M, N, ldc, sA, sB, sC, batch))
+        return -1;
     if (cublas_handle(&h) != 0)
         return -1;
     CUBLAS_TRY(cublasSetStream(h, stream));
     /* fp32 FMA, no TF32, for Sgemm; for GemmEx the compute type decides */
     CUBLAS_TRY(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
-    if (tf32)
+    if (batch != 0)
+        CUBLAS_TRY(cublasSgemmStridedBatched(h, opb, opa, N, M, K, &alpha, dB, ldb, sB, dA, lda,
+                                             sA, &beta, dC, ldc, sC, batch));
+    else if (tf32)
         CUBLAS_TRY(cublasGemmEx(h, opb, opa, N, M, K, &alpha,
                                 dB, CUDA_R_32F, ldb, dA, CUDA_R_32F, lda, &beta,
                                 dC, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F_FAST_TF32,
@@ -102,24 +115,38 @@ extern "C" int gemm_cublas(int M, int N, int K, float alpha, const float *dA, in
                            const float *dB, int ldb, float beta, float *dC, int ldc,
                            cudaStream_t stream)
 {
-    return cublas_gemm("gemm_cublas", 0, 0, 0, M, N, K, alpha, dA, lda, dB, ldb, beta, dC, ldc,
-                       stream);
+    return cublas_gemm("gemm_cublas", 0, 0, 0, M, N, K, alpha, dA, lda, 0, dB, ldb, 0, beta, dC,
+                       ldc, 0, 0, stream);
 }
 
 extern "C" int gemm_cublas_tf32(int M, int N, int K, float alpha, const float *dA, int lda,
                                 const float *dB, int ldb, float beta, float *dC, int ldc,
                                 cudaStream_t stream)
 {
-    return cublas_gemm("gemm_cublas_tf32", 1, 0, 0, M, N, K, alpha, dA, lda, dB, ldb, beta, dC,
-                       ldc, stream);
+    return cublas_gemm("gemm_cublas_tf32", 1, 0, 0, M, N, K, alpha, dA, lda, 0, dB, ldb, 0, beta,
+                       dC, ldc, 0, 0, stream);
 }
 
 extern "C" int gemm_cublas_t(int ta, int tb, int M, int N, int K, float alpha, const float *dA,
                              int lda, const float *dB, int ldb, float beta, float *dC, int ldc,
                              cudaStream_t stream)
 {
-    return cublas_gemm("gemm_cublas", 0, ta, tb, M, N, K, alpha, dA, lda, dB, ldb, beta, dC,
-                       ldc, stream);
+    return cublas_gemm("gemm_cublas", 0, ta, tb, M, N, K, alpha, dA, lda, 0, dB, ldb, 0, beta,
+                       dC, ldc, 0, 0, stream);
+}
+
+extern "C" int gemm_cublas_batched(int ta, int tb, int M, int N, int K, float alpha,
+                                   const float *dA, int lda, long long sA, const float *dB,
+                                   int ldb, long long sB, float beta, float *dC, int ldc,
+                                   long long sC, int batch, cudaStream_t stream)
+{
+    /* batch < 1 must not read as "not batched" */
+    if (batch < 1) {
+        err_set("gemm_cublas: bad batch=%d (must be >= 1)", batch);
+        return -1;
+    }
+    return cublas_gemm("gemm_cublas", 0, ta, tb, M, N, K, alpha, dA, lda, sA, dB, ldb, sB, beta,
+                       dC, ldc, sC, batch, stream);
 }
 
 /* Best effort (nothing to report to): each handle is destroyed on its own

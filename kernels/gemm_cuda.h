@@ -59,6 +59,16 @@ int gemm_cuda_regtile_t(int ta, int tb, int M, int N, int K, float alpha, const 
                         int lda, const float *dB, int ldb, float beta, float *dC, int ldc,
                         cudaStream_t stream);
 
+/* gemm_cuda_regtile_t over a strided batch (ops/train_ops.h's gemm_batched):
+ * C_i = alpha op(A_i) op(B_i) + beta C_i for i < batch, matrix i at dA + i*sA,
+ * dB + i*sB, dC + i*sC (strides in floats, >= 0; sC != 0 when batch > 1).
+ * The same kernel, the batch in grid z; the float4 path also needs the
+ * strides to be multiples of 4. */
+int gemm_cuda_regtile_batched(int ta, int tb, int M, int N, int K, float alpha, const float *dA,
+                              int lda, long long sA, const float *dB, int ldb, long long sB,
+                              float beta, float *dC, int ldc, long long sC, int batch,
+                              cudaStream_t stream);
+
 /* cublasSgemm, fp32 math (CUBLAS_DEFAULT_MATH: no TF32 tensor cores unless
  * NVIDIA_TF32_OVERRIDE=1 is set in the environment). */
 int gemm_cublas(int M, int N, int K, float alpha, const float *dA, int lda,
@@ -70,6 +80,12 @@ int gemm_cublas(int M, int N, int K, float alpha, const float *dA, int lda,
 int gemm_cublas_t(int ta, int tb, int M, int N, int K, float alpha, const float *dA, int lda,
                   const float *dB, int ldb, float beta, float *dC, int ldc,
                   cudaStream_t stream);
+
+/* The strided batch through cublasSgemmStridedBatched, arguments and checks as
+ * gemm_cuda_regtile_batched; the same handle and math as gemm_cublas_t. */
+int gemm_cublas_batched(int ta, int tb, int M, int N, int K, float alpha, const float *dA,
+                        int lda, long long sA, const float *dB, int ldb, long long sB, float beta,
+                        float *dC, int ldc, long long sC, int batch, cudaStream_t stream);
 
 /* cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32: inputs rounded to TF32
  * (10-bit mantissa), fp32 accumulation, tensor cores.  Check with DTYPE_TF32. */

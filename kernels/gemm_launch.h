@@ -45,6 +45,45 @@ static inline int gemm_cuda_args_ok_t(const char *who, int ta, int tb, int M, in
     return 1;
 }
 
+/* Whether the batch's C matrices (M x N, ldc >= N, matrix i at i*sC, sC >= 0)
+ * share an element: matrices d apart do when d*sC = q*ldc + e with |q| < M
+ * and |e| < N. O(1) for the usual layouts (one after the other, or side by
+ * side within the rows), else O(batch). */
+static inline int gemm_cuda_c_overlap(int M, int N, int ldc, long long sC, int batch)
+{
+    if (batch < 2) return 0;
+    if (sC >= (long long)(M - 1) * ldc + N) return 0; /* one after the other */
+    if (sC >= N && (long long)(batch - 1) * sC + N <= ldc) return 0; /* side by side */
+    for (long long d = 1; d < batch; d++) {
+        const long long delta = d * sC, q = delta / ldc, e = delta - q * ldc;
+        if ((q < M && e < N) || (q + 1 < M && ldc - e < N)) return 1;
+    }
+    return 0;
+}
+
+/* A strided batch (ops/train_ops.h's gemm_batched): batch >= 1, strides >= 0,
+ * and no element shared by two C matrices (A's and B's may be: stride 0
+ * reuses one operand). The shape checks are gemm_cuda_args_ok_t's, made
+ * first. Returns 1 when fine, else records why with err_set and returns 0. */
+static inline int gemm_cuda_batch_ok(const char *who, int M, int N, int ldc, long long sA,
+                                     long long sB, long long sC, int batch)
+{
+    if (batch < 1) {
+        err_set("%s: bad batch=%d (must be >= 1)", who, batch);
+        return 0;
+    }
+    if (sA < 0 || sB < 0 || sC < 0) {
+        err_set("%s: bad stride sA=%lld sB=%lld sC=%lld (each must be >= 0)", who, sA, sB, sC);
+        return 0;
+    }
+    if (gemm_cuda_c_overlap(M, N, ldc, sC, batch)) {
+        err_set("%s: bad stride sC=%lld: the %d C matrices of %dx%d (ldc %d) would overlap",
+                who, sC, batch, M, N, ldc);
+        return 0;
+    }
+    return 1;
+}
+
 static inline int gemm_cuda_args_ok(const char *who, int M, int N, int K,
                                     const float *A, int lda, const float *B, int ldb,
                                     const float *C, int ldc)

@@ -40,8 +40,11 @@
  * which keeps every instance within 128 registers without spills.  TA = TB =
  * false is instruction for instruction the kernel before the transposes
  * (the PTX differs only in the order of the partial K step's index math).
- * Grid: 1-D, one block per tile (ceil(M/128) * ceil(N/128) < 2^31), ordered
- * in groups of 8 row tiles for L2 reuse (as Triton's grouped ordering).
+ * Grid: x one block per tile (ceil(M/128) * ceil(N/128) < 2^31), ordered
+ * in groups of 8 row tiles for L2 reuse (as Triton's grouped ordering); z the
+ * matrix of a batch (gemm_cuda_regtile_batched: block z offsets A, B, C by
+ * z times their strides before anything else, so the kernel is the same
+ * for one matrix, strides 0, z 1; batches beyond 65535 take several launches).
  * Shared memory: 2*8*(132+128)*4 = 16640 bytes.
  * __launch_bounds__(256, 2): at most 128 registers, two blocks per SM.
  */
@@ -53,6 +56,7 @@
 #include "regtile_core.h"
 
 #define RT_GROUP_M 8 /* row tiles per group of the block order (L2 reuse) */
+#define RT_GRID_Z_MAX 65535 /* matrices of a batch per launch (grid z) */
 
 /* One operand's share of one K step: 4 floats a thread loads from global
  * memory into a register, and where it stores them in the shared tile. Two
@@ -164,9 +168,13 @@ UNROLL
 template <bool VEC, bool TA, bool TB>
 static __global__ void __launch_bounds__(RT_THREADS, 2)
 gemm_regtile_kernel(int M, int N, int K, float alpha, const float *__restrict__ A, int lda,
-                    const float *__restrict__ B, int ldb, float beta,
-                    float *__restrict__ C, int ldc)
+                    long long sA, const float *__restrict__ B, int ldb, long long sB,
+                    float beta, float *__restrict__ C, int ldc, long long sC)
 {
+    /* this block's matrices of the batch (gemm_cuda_regtile_batched) */
+    A += (long long)blockIdx.z * sA;
+    B += (long long)blockIdx.z * sB;
+    C += (long long)blockIdx.z * sC;
     const bool A_KC = !TA, B_KC = TB; /* KCONTIG loads (see load4) */
     /* next step's loads issued before the FMAs (VEC), except A^T's, and B's
      * beside A^T (two clamped k-major loads: no registers left for them) */
@@ -268,47 +276,69 @@ UNROLL
     }
 }
 
-/* One launch of the <VEC, TA, TB> instance. */
+/* One launch of the <VEC, TA, TB> instance: `batch` (<= RT_GRID_Z_MAX) matrices in grid z. */
 template <bool VEC, bool TA, bool TB>
-static void regtile_launch(unsigned grid, int M, int N, int K, float alpha, const float *dA,
-                           int lda, const float *dB, int ldb, float beta, float *dC, int ldc,
+static void regtile_launch(unsigned tiles, int batch, int M, int N, int K, float alpha,
+                           const float *dA, int lda, long long sA, const float *dB, int ldb,
+                           long long sB, float beta, float *dC, int ldc, long long sC,
                            cudaStream_t stream)
 {
-    gemm_regtile_kernel<VEC, TA, TB><<<grid, RT_THREADS, 0, stream>>>(M, N, K, alpha, dA, lda,
-                                                                     dB, ldb, beta, dC, ldc);
+    gemm_regtile_kernel<VEC, TA, TB><<<dim3(tiles, 1, (unsigned)batch), RT_THREADS, 0, stream>>>(
+        M, N, K, alpha, dA, lda, sA, dB, ldb, sB, beta, dC, ldc, sC);
+}
+
+extern "C" int gemm_cuda_regtile_batched(int ta, int tb, int M, int N, int K, float alpha,
+                                         const float *dA, int lda, long long sA,
+                                         const float *dB, int ldb, long long sB, float beta,
+                                         float *dC, int ldc, long long sC, int batch,
+                                         cudaStream_t stream)
+{
+    const char *who = "gemm_cuda_regtile";
+    if (!gemm_cuda_args_ok_t(who, ta, tb, M, N, K, dA, lda, dB, ldb, dC, ldc) ||
+        !gemm_cuda_batch_ok(who, M, N, ldc, sA, sB, sC, batch))
+        return -1;
+    {
+        /* float4 along k (A, B^T) or along the tile (A^T, B, C): the same
+         * test, every matrix of the batch aligned as the first */
+        const int vec = ((lda | ldb | ldc) % 4 == 0) && ((sA | sB | sC) % 4 == 0) &&
+                        (((uintptr_t)dA | (uintptr_t)dB | (uintptr_t)dC) % 16 == 0);
+        /* one block per 128x128 tile of C, in a 1-D grid (x allows 2^31-1 blocks) */
+        const uint64_t tiles = (uint64_t)gemm_div_up(M, RT_BM) * gemm_div_up(N, RT_BN);
+        if (tiles > 0x7fffffffu) {
+            err_set("%s: M=%d N=%d needs %llu tiles, more than a grid holds", who, M, N,
+                    (unsigned long long)tiles);
+            return -1;
+        }
+        typedef void (*launch_fn)(unsigned, int, int, int, int, float, const float *, int,
+                                  long long, const float *, int, long long, float, float *,
+                                  int, long long, cudaStream_t);
+        /* [vec][ta][tb] */
+        static const launch_fn LAUNCH[2][2][2] = {
+            {{regtile_launch<false, false, false>, regtile_launch<false, false, true>},
+             {regtile_launch<false, true, false>, regtile_launch<false, true, true>}},
+            {{regtile_launch<true, false, false>, regtile_launch<true, false, true>},
+             {regtile_launch<true, true, false>, regtile_launch<true, true, true>}},
+        };
+        const launch_fn launch = LAUNCH[vec != 0][ta != 0][tb != 0];
+        /* the batch in grid z, RT_GRID_Z_MAX matrices per launch */
+        for (int b0 = 0; b0 < batch; b0 += RT_GRID_Z_MAX) {
+            const int nb = batch - b0 < RT_GRID_Z_MAX ? batch - b0 : RT_GRID_Z_MAX;
+            launch((unsigned)tiles, nb, M, N, K, alpha, dA + b0 * sA, lda, sA, dB + b0 * sB, ldb,
+                   sB, beta, dC + b0 * sC, ldc, sC, stream);
+            LAUNCH_CHECK();
+        }
+    }
+    return 0;
+fail:
+    return -1;
 }
 
 extern "C" int gemm_cuda_regtile_t(int ta, int tb, int M, int N, int K, float alpha,
                                    const float *dA, int lda, const float *dB, int ldb,
                                    float beta, float *dC, int ldc, cudaStream_t stream)
 {
-    if (!gemm_cuda_args_ok_t("gemm_cuda_regtile", ta, tb, M, N, K, dA, lda, dB, ldb, dC, ldc))
-        return -1;
-    /* float4 along k (A, B^T) or along the tile (A^T, B, C): the same test */
-    const int vec = ((lda | ldb | ldc) % 4 == 0) &&
-                    (((uintptr_t)dA | (uintptr_t)dB | (uintptr_t)dC) % 16 == 0);
-    /* one block per 128x128 tile of C, in a 1-D grid (x allows 2^31-1 blocks) */
-    const uint64_t tiles = (uint64_t)gemm_div_up(M, RT_BM) * gemm_div_up(N, RT_BN);
-    if (tiles > 0x7fffffffu) {
-        err_set("gemm_cuda_regtile: M=%d N=%d needs %llu tiles, more than a grid holds", M,
-                N, (unsigned long long)tiles);
-        return -1;
-    }
-    typedef void (*launch_fn)(unsigned, int, int, int, float, const float *, int,
-                              const float *, int, float, float *, int, cudaStream_t);
-    /* [vec][ta][tb] */
-    static const launch_fn LAUNCH[2][2][2] = {
-        {{regtile_launch<false, false, false>, regtile_launch<false, false, true>},
-         {regtile_launch<false, true, false>, regtile_launch<false, true, true>}},
-        {{regtile_launch<true, false, false>, regtile_launch<true, false, true>},
-         {regtile_launch<true, true, false>, regtile_launch<true, true, true>}},
-    };
-    LAUNCH[vec != 0][ta != 0][tb != 0]((unsigned)tiles, M, N, K, alpha, dA, lda, dB, ldb, beta,
-                                       dC, ldc, stream);
-    LAUNCH_CHECK();
-    return 0;
-fail:
-    return -1;
+    return gemm_cuda_regtile_batched(ta, tb, M, N, K, alpha, dA, lda, 0, dB, ldb, 0, beta, dC,
+                                     ldc, 0, 1, stream);
 }
 
 extern "C" int gemm_cuda_regtile(int M, int N, int K, float alpha, const float *dA, int lda,

@@ -12,10 +12,14 @@
  *   conv          CONV_CUDA_IMPLICIT               CONV_CUDNN
  *   bias_add ...  train_cuda_* (train_elem.cu)     the same train_cuda_* kernels
  *   ... sgd
+ *   gemm_batched  gemm_cuda_regtile_batched (the   gemm_cublas_batched
+ *                 same kernel, batch in grid z)    (cublasSgemmStridedBatched)
+ *   add ... adamw train_cuda_* (train_seq.cu)      the same train_cuda_* kernels
  * The library table uses our elementwise kernels too: the emulator's cuDNN
  * subset (emu/) has no activation, pooling or softmax, and cuDNN's pooling
  * backward recomputes the maximum instead of using the table's argmax;
- * cuDNN's softmax gives probabilities, not the loss (see train_elem.cu).
+ * cuDNN's softmax gives probabilities, not the loss (see train_elem.cu); nor
+ * has it (emulated) layernorm, GELU, embedding, attention or LSTM-cell ops.
  * Handles: only gemm_cublas's and conv_cudnn's own (gemm_cublas_release,
  * conv_cudnn_release; both registered with harness/gpu_handles.h), so there
  * is no train_cuda_release.
@@ -50,6 +54,32 @@ int train_cuda_softmax_xent(int rows, int classes, const float *z, const int *la
                             float *loss, float *dz, void *stream);
 int train_cuda_sgd(long n, float *p, const float *g, float *v, float lr, float momentum,
                    void *stream);
+
+/* The sequence models' ops both tables share (kernels/train_seq.cu). */
+int train_cuda_add(long n, const float *a, const float *b, float *y, void *stream);
+int train_cuda_permute(int A, int B, int C, int D, const float *x, float *y, void *stream);
+int train_cuda_attn_softmax(long rows, int T, float scale, const float *z, float *p,
+                            void *stream);
+int train_cuda_attn_softmax_bwd(long rows, int T, float scale, const float *p, const float *dp,
+                                float *dz, void *stream);
+int train_cuda_embedding(int rows, int dim, const int *ids, int vocab, const float *table,
+                         float *y, int accumulate, void *stream);
+int train_cuda_embedding_bwd(int rows, int dim, const int *ids, int vocab, const float *dy,
+                             float *dtable, void *stream);
+int train_cuda_layernorm(int rows, int dim, const float *x, const float *w, const float *b,
+                         float *y, float *mean, float *rstd, void *stream);
+int train_cuda_layernorm_bwd(int rows, int dim, const float *dy, const float *x, const float *w,
+                             const float *mean, const float *rstd, float *dx, float *dw,
+                             float *db, void *stream);
+int train_cuda_gelu(long n, const float *x, float *y, void *stream);
+int train_cuda_gelu_bwd(long n, const float *x, const float *dy, float *dx, void *stream);
+int train_cuda_lstm_cell(int rows, int H, const float *pre, const float *c_prev, float *gates,
+                         float *c, float *h, void *stream);
+int train_cuda_lstm_cell_bwd(int rows, int H, const float *dh, const float *dc,
+                             const float *gates, const float *c_prev, const float *c,
+                             float *dpre, float *dc_prev, void *stream);
+int train_cuda_adamw(long n, float *p, const float *g, float *m, float *v, float *t, float lr,
+                     float b1, float b2, float eps, float wd, void *stream);
 
 #ifdef __cplusplus
 }

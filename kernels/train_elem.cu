@@ -16,7 +16,8 @@
  * Results are deterministic: no atomics, every reduction in a fixed order.
  *
  *   bias_add      flat grid-stride over rows*cols, y[i] += b[i % cols]
- *                 (32-bit index math when rows*cols < 2^32)
+ *                 (32-bit index math when rows*cols < 2^31, so that an
+ *                 index plus the grid's stride cannot wrap)
  *   bias_grad     one block of 32 x 16 threads per 32 columns: thread
  *                 (x, y) sums rows y, y+16, ... of column x in order, then a
  *                 shared-memory tree over y (fixed order: deterministic)
@@ -46,40 +47,12 @@
 
 #include "train_cuda.h"
 #include "cuda_check.h"
-#include "gemm_launch.h" /* UNROLL */
+#include "train_launch.h"
 
-#define ELEM_THREADS 256
-#define ELEM_GRID_MAX 65536u
 #define BG_X 32 /* bias_grad: columns per block */
 #define BG_Y 16 /*            row lanes per block */
 #define SX_THREADS 1024 /* softmax_xent: the one block */
 #define SX_WARPS (SX_THREADS / 32)
-
-/* Blocks of a 1-D grid-stride launch over n >= 1 items. */
-static unsigned elem_grid(size_t n)
-{
-    size_t b = (n + ELEM_THREADS - 1) / ELEM_THREADS;
-    return b < ELEM_GRID_MAX ? (unsigned)b : ELEM_GRID_MAX;
-}
-
-/* n >= min (0, or 1 where the op needs one) */
-static int size_ok(const char *who, long long n, const char *what, long long min)
-{
-    if (n < min) {
-        err_set("%s: bad size %s=%lld (must be >= %lld)", who, what, n, min);
-        return 0;
-    }
-    return 1;
-}
-
-static int ptrs_ok(const char *who, const void *a, const void *b, const void *c)
-{
-    if (!a || !b || !c) {
-        err_set("%s: null device pointer (%p, %p, %p)", who, a, b, c);
-        return 0;
-    }
-    return 1;
-}
 
 /* ---- bias ---- */
 
@@ -99,7 +72,7 @@ extern "C" int train_cuda_bias_add(int rows, int cols, float *y, const float *b,
         return -1;
     const size_t n = (size_t)rows * cols;
     if (n == 0) return 0;
-    if (n <= 0xffffffffu)
+    if (n <= 0x7fffffffu) /* i + stride < 2^31 + 2^24: no wrap */
         bias_add_kernel<unsigned><<<elem_grid(n), ELEM_THREADS, 0, (cudaStream_t)stream>>>(
             (unsigned)n, (unsigned)cols, y, b);
     else
@@ -287,21 +260,6 @@ fail:
 }
 
 /* ---- softmax cross-entropy ---- */
-
-static __device__ __forceinline__ float warp_max(float v)
-{
-UNROLL
-    for (int o = 16; o > 0; o /= 2) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
-    return v;
-}
-
-/* xor butterfly: every lane ends with the same sum, in the same order */
-static __device__ __forceinline__ float warp_sum(float v)
-{
-UNROLL
-    for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
-    return v;
-}
 
 static __global__ void __launch_bounds__(SX_THREADS)
 softmax_xent_kernel(int rows, int classes, const float *__restrict__ z,

@@ -24,6 +24,7 @@ test_begin
 expect_usage "batch 0 out of range 1..4096" --suite train --sizes cnn-b0
 expect_usage "batch 5000 out of range 1..4096" --suite train --sizes mlp-b5000
 expect_usage "unexpected '-fast'" --suite train --sizes cnn-b16-fast
+expect_usage "unexpected '-adam' (form: <model>-b<batch>[-mom|-adamw])" --suite train --sizes gpt-b8-adam
 expect_usage "the batch after -b must be a number" --suite train --sizes mlp-small-bx
 expect_usage "'resnet-b8'" --suite train --sizes resnet-b8
 expect_usage "bad --steps '0' (want an integer from 1 to 300)" --suite train --steps 0
@@ -49,8 +50,9 @@ printf '%s\n' "$list" | grep -q "streams-" && fail "train lists streams-N modes 
 
 # --quick: every CPU backend, every model, all passing (cpu-onednn may be a skip)
 "$bench" --suite train --quick --mode host --out q --no-plots >q.txt 2>&1 || fail "quick run exited $?: $(tail -3 q.txt)"
-n_models=$("$csvq" q/results.csv case | sort -u | wc -l)
-[ "$n_models" -eq 3 ] || fail "quick: $n_models models, want cnn, mlp and mlp-small"
+models=$("$csvq" q/results.csv shape | sed 's/-b[0-9]*.*//' | sort -u | paste -sd' ' -)
+[ "$models" = "cnn gpt lstm mlp mlp-small rnn" ] || fail "quick: models '$models', want every model"
+n_models=$("$csvq" q/results.csv shape | sort -u | wc -l)
 [ "$("$csvq" q/results.csv check | grep -c .)" -eq $((n_models * n_cpu)) ] || fail "quick: want $((n_models * n_cpu)) rows"
 "$csvq" q/results.csv backend check note | awk -F'\t' '$2 == "fail" || ($2 == "skip" && $1 != "cpu-onednn")' >bad.txt
 [ ! -s bad.txt ] || fail "quick rows not passing: $(cat bad.txt)"
@@ -94,9 +96,11 @@ ls full | grep -q '\.tmp$' && fail "--dump left a half-written case folder: $(ls
 rm -rf f full
 
 # --dump: one folder per case, read back
-"$bench" --suite train --sizes cnn-b4,mlp-b8-mom --backend cpu-omp,cpu-blas --reps 1 --dump dumps \
+dsizes=cnn-b4,mlp-b8-mom,rnn-b2,lstm-b1-mom,gpt-b1-adamw
+"$bench" --suite train --sizes $dsizes --backend cpu-omp,cpu-blas --reps 1 --dump dumps \
   --out d --no-plots >d.txt 2>&1 || fail "--dump run exited $?: $(tail -3 d.txt)"
-[ "$(ls dumps | wc -l)" -eq 4 ] || fail "--dump: $(ls dumps | wc -l) folders, want 4: $(ls dumps)"
+nd=$(( $(printf '%s' "$dsizes" | tr , '\n' | grep -c .) * 2 ))
+[ "$(ls dumps | wc -l)" -eq $nd ] || fail "--dump: $(ls dumps | wc -l) folders, want $nd: $(ls dumps)"
 "$dumptest" dumps/* >dt.txt 2>&1 || fail "the dumps do not read back: $(tail -5 dt.txt)"
 
 # planted faults
@@ -110,15 +114,26 @@ BENCH_PLANT_SKIP_BIAS=cpu-blas "$bench" --suite train --sizes mlp-small-b8 --bac
   --reps 1 --out p2 --no-plots >/dev/null 2>&1
 [ $? -eq 1 ] || fail "a dropped bias update: want exit 1"
 "$csvq" p2/results.csv note | grep -q "updated fc2.bias" || fail "the dropped update is not named: $(cat p2/results.csv)"
+BENCH_PLANT_SKIP_BIAS=cpu-omp "$bench" --suite train --sizes gpt-b1-adamw --backend cpu-omp \
+  --reps 1 --out p3 --no-plots >/dev/null 2>&1
+[ $? -eq 1 ] || fail "a dropped AdamW update: want exit 1"
+"$csvq" p3/results.csv note | grep -q "updated lm_head.weight" || fail "the dropped AdamW update is not named: $(cat p3/results.csv)"
 
 if [ "$emulate" = 1 ]; then
   # every GPU backend in every mode of the suite, checked step by step
-  "$bench" --suite train --sizes mlp-small-b8,cnn-b2 --backend "$gpu" --emulate --out e --no-plots \
+  esizes=mlp-small-b8,cnn-b2,gpt-b1-adamw
+  "$bench" --suite train --sizes $esizes --backend "$gpu" --emulate --out e --no-plots \
     >e.txt 2>&1 || fail "emulated run exited $?: $(tail -3 e.txt)"
   n_gpu=$(printf '%s' "$gpu" | tr , '\n' | grep -c .)
-  [ "$("$csvq" e/results.csv check | grep -c '^pass$')" -eq $((2 * n_gpu * n_modes)) ] \
-    || fail "emulated: want $((2 * n_gpu * n_modes)) passing rows: $("$csvq" e/results.csv backend mode check note)"
+  n_e=$(printf '%s' "$esizes" | tr , '\n' | grep -c .)
+  [ "$("$csvq" e/results.csv check | grep -c '^pass$')" -eq $((n_e * n_gpu * n_modes)) ] \
+    || fail "emulated: want $((n_e * n_gpu * n_modes)) passing rows: $("$csvq" e/results.csv backend mode check note)"
   "$csvq" e/results.csv emulated | grep -qv '^1$' && fail "emulated rows must say emulated=1"
+  # the recurrent models, resident and end to end (their ops are gpt's and the LSTM cell)
+  "$bench" --suite train --sizes rnn-b1,lstm-b1-mom --backend "$gpu" --emulate --mode resident,async-pinned \
+    --out e2 --no-plots >e2.txt 2>&1 || fail "emulated recurrent run exited $?: $(tail -3 e2.txt)"
+  [ "$("$csvq" e2/results.csv check | grep -c '^pass$')" -eq $((2 * n_gpu * 2)) ] \
+    || fail "emulated recurrent: $("$csvq" e2/results.csv backend mode check note)"
   # a prefetch that does not wait for its batch fails; the other modes pass
   BENCH_PLANT_RACE=prefetch "$bench" --suite train --sizes mlp-small-b8 --backend cuda --emulate \
     --mode resident,prefetch-2 --out r --no-plots >/dev/null 2>&1

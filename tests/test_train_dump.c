@@ -4,11 +4,16 @@
  *                            4-D, int64), the header's 64-byte alignment, and
  *                            refusals: a wrong dtype, a cut file, a bad magic;
  *   test_train_dump DIR      reads a `bench --suite train --dump` case folder
- *                            back: model.txt and lr.txt, every tensor's name,
- *                            dtype and PyTorch shape from the model plan, labels
- *                            in range, a finite positive loss, and
- *                            updated == param - lr * grad (the dumped step is
- *                            plain SGD) within fp32 rounding.
+ *                            back: model.txt, lr.txt and config.txt, every
+ *                            tensor's name, dtype and PyTorch shape from the
+ *                            model plan, the input (floats, or int64 token ids
+ *                            in range) and labels (B, or B x T) in range, a
+ *                            finite positive loss, and the first step's update
+ *                            within fp32 rounding: updated == param - lr * grad
+ *                            for SGD (momentum's first step is the same), and
+ *                            for AdamW (m = (1-b1) g, v = (1-b2) g^2, so the
+ *                            bias-corrected step is g / (|g| + eps))
+ *                            updated == param (1 - lr wd) - lr g / (|g| + eps).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
@@ -90,9 +95,31 @@ static float *load(const char *dir, const char *name, const char *descr, int ndi
     return (float *)d;
 }
 
+/* config.txt's value of key, or def. */
+static double config_num(const char *dir, const char *key, double def, char *text, size_t cap)
+{
+    char path[4200], line[256];
+    snprintf(path, sizeof path, "%s/config.txt", dir);
+    FILE *f = fopen(path, "r");
+    EXPECT(f != NULL, "config.txt");
+    if (!f) return def;
+    size_t k = strlen(key);
+    double v = def;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, key, k) == 0 && line[k] == '=') {
+            if (text) {
+                snprintf(text, cap, "%s", line + k + 1);
+                text[strcspn(text, "\n")] = 0;
+            } else
+                v = strtod(line + k + 1, NULL);
+        }
+    fclose(f);
+    return v;
+}
+
 static void read_dump(const char *dir)
 {
-    char path[4200], name[64] = "";
+    char path[4200], name[64] = "", opt[32] = "";
     double lr = 0;
     size_t n;
     snprintf(path, sizeof path, "%s/model.txt", dir);
@@ -106,27 +133,45 @@ static void read_dump(const char *dir)
     const model_def *m = model_find(name);
     EXPECT(m != NULL, "model.txt names '%s'", name);
     if (!m) return;
+    config_num(dir, "optimizer", 0, opt, sizeof opt);
+    EXPECT(!strcmp(opt, "sgd") || !strcmp(opt, "adamw"), "config.txt: optimizer '%s'", opt);
+    EXPECT(config_num(dir, "lr", -1, NULL, 0) == lr, "config.txt: lr differs from lr.txt");
+    const int adamw = !strcmp(opt, "adamw");
+    const double wd = config_num(dir, "weight_decay", -1, NULL, 0),
+                 eps = config_num(dir, "eps", -1, NULL, 0);
     /* the batch from labels.npy, then everything else from the plan */
-    long long *lab = NULL, b1[1];
+    long long *lab = NULL;
     snprintf(path, sizeof path, "%s/labels.npy", dir);
     int nd = -1;
     long long shape[8];
     size_t bytes = 0;
+    const int seq = m->kind != MODEL_CHAIN;
     lab = (long long *)npy_read(path, "<i8", &nd, shape, &bytes);
-    EXPECT(lab && nd == 1, "labels.npy: %s", err_get());
+    EXPECT(lab && nd == 1 + seq && (!seq || shape[1] == m->seq), "labels.npy: %s",
+           lab ? "shape" : err_get());
     if (!lab) return;
     int B = (int)shape[0];
-    for (int i = 0; i < B; i++)
-        EXPECT(lab[i] >= 0 && lab[i] < m->classes, "label %d is %lld", i, lab[i]);
-    free(lab);
-    b1[0] = B;
-    (void)b1;
+    EXPECT(config_num(dir, "batch", -1, NULL, 0) == B, "config.txt: batch");
     model_plan pl;
     EXPECT(model_plan_make(m, B, &pl) == 0, "plan");
-    long long xs[4] = {B, m->C, m->H, m->W};
-    float *x = load(dir, "input.npy", "<f4", m->H == 1 ? 2 : 4, xs, &n);
-    EXPECT(!x || (long long)n == pl.in_floats, "input has %zu floats", n);
-    free(x);
+    for (long long i = 0; i < pl.nlabels; i++)
+        EXPECT(lab[i] >= 0 && lab[i] < m->classes, "label %lld is %lld", i, lab[i]);
+    free(lab);
+    if (pl.x_ids) {
+        long long xs[2] = {B, m->seq};
+        long long *ids = (long long *)load(dir, "input.npy", "<i8", 2, xs, &n);
+        EXPECT(!ids || (long long)n == pl.in_slots, "input has %zu ids", n);
+        for (size_t i = 0; ids && i < n; i++)
+            EXPECT(ids[i] >= 0 && ids[i] < m->classes, "token id %zu is %lld", i, ids[i]);
+        free(ids);
+    } else {
+        long long xs[4] = {B, m->C, m->H, m->W};
+        int xd = m->H == 1 ? 2 : 4;
+        if (seq) xs[1] = m->seq, xs[2] = m->input, xd = 3;
+        float *x = load(dir, "input.npy", "<f4", xd, xs, &n);
+        EXPECT(!x || (long long)n == pl.in_slots, "input has %zu floats", n);
+        free(x);
+    }
     float *loss = load(dir, "loss.npy", "<f4", 0, NULL, &n);
     EXPECT(loss && n == 1 && isfinite(*loss) && *loss > 0, "loss %g", loss ? *loss : -1.0);
     free(loss);
@@ -145,15 +190,17 @@ static void read_dump(const char *dir)
         if (t[0] && t[1] && t[2]) {
             long bad = 0;
             for (long long k = 0; k < q->n; k++) {
-                float want = t[0][k] - (float)lr * t[1][k];
-                float tol = 2e-7f * (fabsf(t[0][k]) + fabsf((float)lr * t[1][k])) + 1e-30f;
-                bad += !(fabsf(t[2][k] - want) <= tol);
+                double p0 = t[0][k], g = t[1][k];
+                double want = adamw ? p0 * (1 - lr * wd) - lr * g / (fabs(g) + eps) : p0 - lr * g;
+                double tol = 4e-7 * (fabs(p0) + fabs(want - p0)) + 1e-30;
+                bad += !(fabs((double)t[2][k] - want) <= tol);
             }
-            EXPECT(bad == 0, "%s: %ld elements of updated are not param - lr * grad", q->name,
-                   bad);
+            EXPECT(bad == 0, "%s: %ld elements of updated are not the first %s step", q->name,
+                   bad, opt);
         }
         for (int k = 0; k < 3; k++) free(t[k]);
     }
+    model_plan_free(&pl);
 }
 
 int main(int argc, char **argv)

@@ -27,12 +27,12 @@ static void run_init(const model_plan *pl, run *r)
     size_t np = (size_t)pl->nparam_floats;
     r->params = calloc(np, sizeof(float));
     r->grads = calloc(np, sizeof(float));
-    r->x = calloc((size_t)pl->in_floats, sizeof(float));
+    r->x = calloc((size_t)pl->in_slots, sizeof(float));
     r->scratch = calloc((size_t)pl->scratch_floats, sizeof(float));
     r->labels = calloc((size_t)pl->B, sizeof(int));
     rng_fill_uniform(r->params, np, 7);
     for (size_t i = 0; i < np; i++) r->params[i] *= 0.2f;
-    rng_fill_uniform(r->x, (size_t)pl->in_floats, 8);
+    rng_fill_uniform(r->x, (size_t)pl->in_slots, 8);
     for (int n = 0; n < pl->B; n++) r->labels[n] = n % pl->m->classes;
     step_bufs b = {r->x, r->labels, r->params, r->grads, NULL, &r->loss, r->scratch, NULL};
     r->b = b;
@@ -51,7 +51,7 @@ static void run_free(run *r)
 static int replay(const model_plan *pl, const float *theirs, int *flips, float *loss)
 {
     run r;
-    step_cfg cfg = {0.05f, 0.0f, 0};
+    step_cfg cfg = {.opt = OPT_SGD, .lr = 0.05f};
     run_init(pl, &r);
     int rc = model_replay(pl, &TRAIN_OPS_CPU_NAIVE, &cfg, &r.b, theirs, 1e-5, flips);
     *loss = r.loss;
@@ -62,7 +62,7 @@ static int replay(const model_plan *pl, const float *theirs, int *flips, float *
 int main(void)
 {
     model_plan pl;
-    step_cfg cfg = {0.05f, 0.0f, 0};
+    step_cfg cfg = {.opt = OPT_SGD, .lr = 0.05f};
     EXPECT(model_plan_make(model_find("cnn"), 4, &pl) == 0, "plan");
     run ref, omp;
     run_init(&pl, &ref);

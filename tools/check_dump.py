@@ -1,12 +1,22 @@
 #!/usr/bin/env python3
 """tools/check_dump.py DIR... - checks `bench --suite train --dump DIR` folders
 independently of bench: recomputes the dumped step (forward, mean softmax
-cross-entropy, backward, plain SGD) in float64 NumPy from param/, input.npy,
-labels.npy and lr.txt, as PyTorch defines the modules (Conv2d(3x3, padding=1),
-ReLU, MaxPool2d(2), Linear, CrossEntropyLoss, SGD), and compares loss.npy,
-grad/ and updated/. Uses PyTorch instead when it is installed.
-Optional tooling: the suite itself needs no Python. Exit 1 on a mismatch, 2
-(one line naming it and how to install it) without NumPy."""
+cross-entropy, backward, the optimizer's first step) in float64 from param/,
+input.npy, labels.npy and config.txt, and compares loss.npy, grad/ and
+updated/.
+  cnn, mlp, mlp-small: NumPy, as PyTorch defines the modules (Conv2d(3x3,
+      padding=1), ReLU, MaxPool2d(2), Linear, CrossEntropyLoss, SGD).
+  rnn, lstm, gpt: PyTorch's own modules (nn.Linear, nn.LSTM, nn.Embedding,
+      nn.LayerNorm, GELU(approximate='tanh'), the tutorial's RNN, a GPT-2
+      block) loaded from the dumped state_dict, autograd, and torch.optim's
+      SGD or AdamW; needs PyTorch (apt-get install python3-torch).
+AdamW's update is checked as torch.optim.AdamW applied to the dumped
+gradients (its first step turns a gradient of rounding noise, such as
+attention's key bias, into lr * sign(g)); the gradients against the
+recomputed ones. Optional tooling: the suite itself needs no Python. Exit 1 on
+a mismatch, 2 (one line naming it and how to install it) without NumPy, or
+without PyTorch for a model that needs it."""
+import math
 import os
 import sys
 
@@ -113,25 +123,190 @@ def rel(a, b):
     return float(np.linalg.norm(a - b) / max(np.linalg.norm(b), 1e-30))
 
 
+def read_config(folder):
+    """config.txt as a dict (older dumps have only model.txt and lr.txt)."""
+    cfg = {"model": open(os.path.join(folder, "model.txt")).read().strip(),
+           "lr": open(os.path.join(folder, "lr.txt")).read().strip(), "optimizer": "sgd"}
+    path = os.path.join(folder, "config.txt")
+    if os.path.isfile(path):
+        for line in open(path):
+            if "=" in line:
+                k, v = line.strip().split("=", 1)
+                cfg[k] = v
+    return cfg
+
+
+def need_torch(model):
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        sys.stderr.write(f"check_dump: model {model} needs the Python module 'torch': "
+                         "apt-get install python3-torch, or pip install torch\n")
+        sys.exit(2)
+
+
+def torch_module(cfg):
+    """The model as PyTorch modules, parameters named as bench dumps them."""
+    import torch
+    from torch import nn
+    import torch.nn.functional as F
+    model, C = cfg["model"], int(cfg["classes"])
+    if model == "rnn":
+        I, H = int(cfg["input"]), int(cfg["hidden"])
+
+        class RNN(nn.Module):   # the tutorial's, unrolled from a zero hidden state
+            def __init__(self):
+                super().__init__()
+                self.i2h = nn.Linear(I + H, H)
+                self.i2o = nn.Linear(I + H, C)
+
+            def forward(self, x):
+                h = torch.zeros(x.shape[0], H, dtype=x.dtype)
+                outs = []
+                for t in range(x.shape[1]):
+                    comb = torch.cat((x[:, t], h), 1)
+                    outs.append(F.log_softmax(self.i2o(comb), dim=1))
+                    h = self.i2h(comb)
+                return torch.stack(outs, 1)
+        return RNN(), "logp"
+    if model == "lstm":
+        I, H, L = int(cfg["input"]), int(cfg["hidden"]), int(cfg["layers"])
+
+        class LSTM(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lstm = nn.LSTM(I, H, L, batch_first=True)
+                self.fc = nn.Linear(H, C)
+
+            def forward(self, x):
+                return self.fc(self.lstm(x)[0])
+        return LSTM(), "logits"
+    if model == "gpt":
+        T, E, NH, L = int(cfg["seq"]), int(cfg["embd"]), int(cfg["heads"]), int(cfg["layers"])
+        D = E // NH
+
+        class Attn(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.c_attn = nn.Linear(E, 3 * E)
+                self.c_proj = nn.Linear(E, E)
+
+            def forward(self, x):
+                B, T_, _ = x.shape
+                q, k, v = self.c_attn(x).split(E, dim=2)
+                q, k, v = (a.view(B, T_, NH, D).transpose(1, 2) for a in (q, k, v))
+                att = (q @ k.transpose(-2, -1)) / math.sqrt(D)
+                mask = torch.ones(T_, T_, dtype=torch.bool).tril()
+                att = att.masked_fill(~mask, float("-inf")).softmax(-1)
+                return self.c_proj((att @ v).transpose(1, 2).reshape(B, T_, E))
+
+        class MLP(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.c_fc = nn.Linear(E, 4 * E)
+                self.c_proj = nn.Linear(4 * E, E)
+
+            def forward(self, x):
+                return self.c_proj(F.gelu(self.c_fc(x), approximate="tanh"))
+
+        class Block(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.ln_1 = nn.LayerNorm(E)
+                self.attn = Attn()
+                self.ln_2 = nn.LayerNorm(E)
+                self.mlp = MLP()
+
+            def forward(self, x):
+                x = x + self.attn(self.ln_1(x))
+                return x + self.mlp(self.ln_2(x))
+
+        class GPT(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.wte = nn.Embedding(C, E)
+                self.wpe = nn.Embedding(T, E)
+                self.h = nn.ModuleList([Block() for _ in range(L)])
+                self.ln_f = nn.LayerNorm(E)
+                self.lm_head = nn.Linear(E, C, bias=False)
+
+            def forward(self, ids):
+                x = self.wte(ids) + self.wpe(torch.arange(ids.shape[1]))
+                for b in self.h:
+                    x = b(x)
+                return self.lm_head(self.ln_f(x))
+        return GPT(), "logits"
+    raise ValueError(f"unknown model {model}")
+
+
+def torch_optimizer(cfg, params):
+    import torch
+    lr = float(cfg["lr"])
+    if cfg["optimizer"] == "adamw":
+        return torch.optim.AdamW(params, lr=lr, betas=(float(cfg["beta1"]), float(cfg["beta2"])),
+                                 eps=float(cfg["eps"]), weight_decay=float(cfg["weight_decay"]))
+    return torch.optim.SGD(params, lr=lr, momentum=float(cfg.get("momentum", 0)))
+
+
+def torch_step(cfg, p, x, y):
+    """loss, grads and updated parameters (float64) by PyTorch's modules."""
+    import torch
+    import torch.nn.functional as F
+    torch.set_default_dtype(torch.float64)
+    net, kind = torch_module(cfg)
+    sd = net.state_dict()
+    assert sorted(sd) == sorted(p), f"parameters {sorted(set(sd) ^ set(p))} differ"
+    net.load_state_dict({k: torch.from_numpy(v) for k, v in p.items()})
+    inp = torch.from_numpy(x.astype(np.int64) if x.dtype == np.int64 else x.astype(np.float64))
+    out = net(inp)
+    C = out.shape[-1]
+    tgt = torch.from_numpy(y).reshape(-1)
+    loss = (F.nll_loss if kind == "logp" else F.cross_entropy)(out.reshape(-1, C), tgt)
+    loss.backward()
+    named = dict(net.named_parameters())
+    g = {k: named[k].grad.detach().numpy().copy() for k in p}
+    torch_optimizer(cfg, net.parameters()).step()
+    return float(loss), g, {k: named[k].detach().numpy().copy() for k in p}
+
+
+def adamw_on(cfg, p, grads):
+    """torch.optim.AdamW's first step applied to the given (dumped) gradients."""
+    import torch
+    torch.set_default_dtype(torch.float64)
+    ps = {k: torch.nn.Parameter(torch.from_numpy(v.copy())) for k, v in p.items()}
+    for k, t in ps.items():
+        t.grad = torch.from_numpy(grads[k].astype(np.float64))
+    torch_optimizer(cfg, list(ps.values())).step()
+    return {k: t.detach().numpy() for k, t in ps.items()}
+
+
 def check(folder):
-    model = open(os.path.join(folder, "model.txt")).read().strip()
-    lr = float(open(os.path.join(folder, "lr.txt")).read())
+    cfg = read_config(folder)
+    model = cfg["model"]
     x = np.load(os.path.join(folder, "input.npy"))
     y = np.load(os.path.join(folder, "labels.npy"))
-    assert x.dtype == np.float32 and y.dtype == np.int64
+    assert x.dtype in (np.float32, np.int64) and y.dtype == np.int64
     names = sorted(f[:-4] for f in os.listdir(os.path.join(folder, "param")))
     p = {n: np.load(os.path.join(folder, "param", n + ".npy")).astype(np.float64) for n in names}
-    loss, g, upd = step(model, p, x, y, lr)
+    if model in LAYERS:
+        if cfg["optimizer"] != "sgd":
+            need_torch(model)
+        loss, g, upd = step(model, p, x, y, float(cfg["lr"]))
+    else:
+        need_torch(model)
+        loss, g, upd = torch_step(cfg, p, x, y)
+    if cfg["optimizer"] == "adamw":   # from the dumped gradients (see the top)
+        upd = adamw_on(cfg, p, {n: np.load(os.path.join(folder, "grad", n + ".npy")) for n in names})
     worst = abs(float(np.load(os.path.join(folder, "loss.npy"))) - loss) / loss
     bad = worst > 1e-5
-    print(f"{folder}: loss {loss:.7g} (rel {worst:.2e})")
+    print(f"{folder}: {model}, {cfg['optimizer']}: loss {loss:.7g} (rel {worst:.2e})")
     for sub, want in (("grad", g), ("updated", upd)):
         for n in names:
             got = np.load(os.path.join(folder, sub, n + ".npy"))
             assert got.dtype == np.float32 and got.shape == want[n].shape, (sub, n, got.shape)
             e = rel(got, want[n])
             bad |= e > 1e-4
-            print(f"  {sub}/{n:14s} {str(got.shape):18s} rel {e:.2e}{'  MISMATCH' if e > 1e-4 else ''}")
+            print(f"  {sub}/{n:28s} {str(got.shape):18s} rel {e:.2e}{'  MISMATCH' if e > 1e-4 else ''}")
     return not bad
 
 

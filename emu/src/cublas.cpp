@@ -166,14 +166,18 @@ cublasStatus_t strided(cublasContext *h, const char *fname, cublasOperation_t ta
     if (batch < 0 || !alpha || !beta) return CUBLAS_STATUS_INVALID_VALUE;
     if (m == 0 || n == 0 || batch == 0) return CUBLAS_STATUS_SUCCESS;
     Scalar al = scalar(h, alpha), be = scalar(h, beta);
-    auto span = [batch](size_t one, long long stride) {
-        return one == 0 ? 0 : (size_t(batch - 1) * size_t(stride < 0 ? -stride : stride) + one) * 4;
+    /* the memory a batch of matrices of `one` elements covers: from the
+     * lowest matrix (the last one for a negative stride) to the highest */
+    auto operand = [batch](const char *name, const float *p, size_t one, long long stride) {
+        if (one == 0) return Operand{name, p, 0};
+        const long long reach = (long long)(batch - 1) * stride;
+        return Operand{name, reach < 0 ? p + reach : p,
+                       (size_t(reach < 0 ? -reach : reach) + one) * 4};
     };
     size_t ea = ta == CUBLAS_OP_N ? extent(m, k, lda) : extent(k, m, lda);
     size_t eb = tb == CUBLAS_OP_N ? extent(k, n, ldb) : extent(n, k, ldb);
     size_t ec = extent(m, n, ldc);
-    return queue(h, fname,
-                 {{"A", A, span(ea, sA)}, {"B", B, span(eb, sB)}, {"C", C, span(ec, sC)}},
+    return queue(h, fname, {operand("A", A, ea, sA), operand("B", B, eb, sB), operand("C", C, ec, sC)},
                  [=]() {
                      float a = al.get(), b = be.get();
                      for (int i = 0; i < batch; ++i)

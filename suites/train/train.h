@@ -23,10 +23,11 @@
 extern "C" {
 #endif
 
-enum { TRAIN_DIM_MODEL, TRAIN_DIM_B, TRAIN_DIM_MOM };
-enum { TB_GRADS, TB_LOSS, TB_X, TB_LABELS, TB_PARAMS, TB_MOM, TB_SCRATCH, TB_COUNT };
+enum { TRAIN_DIM_MODEL, TRAIN_DIM_B, TRAIN_DIM_OPT };
+enum { TB_GRADS, TB_LOSS, TB_X, TB_LABELS, TB_PARAMS, TB_STATE, TB_SCRATCH, TB_COUNT };
 
-#define TRAIN_LR 0.05f
+#define TRAIN_LR 0.05f          /* SGD, with and without momentum */
+#define TRAIN_ADAMW_LR 1e-3f    /* AdamW (torch's default) */
 #define TRAIN_MOMENTUM 0.9f
 #define TRAIN_CHECK_STEPS 3
 #define TRAIN_MAX_BATCH 4096

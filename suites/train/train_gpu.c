@@ -26,10 +26,12 @@ static int train_gpu_compute(const backend_def *b, const problem *p, int c, int 
         err_set("%s: no training ops or no plan for %s", b->name, p->desc);
         return -1;
     }
-    step_bufs sb = {(const float *)dev[TB_X], (const int *)dev[TB_LABELS], (float *)dev[TB_PARAMS],
-                    (float *)dev[TB_GRADS], (float *)dev[TB_MOM], (float *)dev[TB_LOSS],
+    step_bufs sb = {dev[TB_X], (const int *)dev[TB_LABELS], (float *)dev[TB_PARAMS],
+                    (float *)dev[TB_GRADS], (float *)dev[TB_STATE], (float *)dev[TB_LOSS],
                     (float *)dev[TB_SCRATCH], ws};
-    return model_step(&pl, ops, &cfg, &sb, stream);
+    int rc = model_step(&pl, ops, &cfg, &sb, stream);
+    model_plan_free(&pl);
+    return rc;
 }
 
 static unsigned long long train_gpu_workspace(const backend_def *b, const problem *p, int n)
@@ -37,7 +39,9 @@ static unsigned long long train_gpu_workspace(const backend_def *b, const proble
     model_plan pl;
     (void)n;
     if (!b->ops || train_plan(p, &pl)) return 0;
-    return model_workspace(&pl, (const train_ops *)b->ops);
+    unsigned long long w = model_workspace(&pl, (const train_ops *)b->ops);
+    model_plan_free(&pl);
+    return w;
 }
 
 const suite_gpu SUITE_TRAIN_GPU = {train_gpu_compute, NULL, NULL, NULL, NULL,

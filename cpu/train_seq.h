@@ -1,0 +1,35 @@
+/* cpu/train_seq.h - the sequence models' operations of the optimised CPU
+ * tables (cpu-omp, cpu-blas, cpu-onednn), written once in cpu/train_seq.c:
+ * OpenMP-parallel above a size threshold, serial below it, inner loops SIMD.
+ * Signatures and contract: the train_ops entries of the same names
+ * (ops/train_ops.h); gemm_batched is each table's own. Internal to cpu/:
+ * the tables point at these. */
+#ifndef CPU_TRAIN_SEQ_H
+#define CPU_TRAIN_SEQ_H
+
+int train_seq_add(long n, const float *a, const float *b, float *y, void *stream);
+int train_seq_permute(int A, int B, int C, int D, const float *x, float *y, void *stream);
+int train_seq_attn_softmax(long rows, int T, float scale, const float *z, float *p,
+                             void *stream);
+int train_seq_attn_softmax_bwd(long rows, int T, float scale, const float *p, const float *dp,
+                                 float *dz, void *stream);
+int train_seq_embedding(int rows, int dim, const int *ids, int vocab, const float *table,
+                          float *y, int accumulate, void *stream);
+int train_seq_embedding_bwd(int rows, int dim, const int *ids, int vocab, const float *dy,
+                              float *dtable, void *stream);
+int train_seq_layernorm(int rows, int dim, const float *x, const float *w, const float *b,
+                          float *y, float *mean, float *rstd, void *stream);
+int train_seq_layernorm_bwd(int rows, int dim, const float *dy, const float *x,
+                              const float *w, const float *mean, const float *rstd, float *dx,
+                              float *dw, float *db, void *stream);
+int train_seq_gelu(long n, const float *x, float *y, void *stream);
+int train_seq_gelu_bwd(long n, const float *x, const float *dy, float *dx, void *stream);
+int train_seq_lstm_cell(int rows, int H, const float *pre, const float *c_prev, float *gates,
+                          float *c, float *h, void *stream);
+int train_seq_lstm_cell_bwd(int rows, int H, const float *dh, const float *dc,
+                              const float *gates, const float *c_prev, const float *c,
+                              float *dpre, float *dc_prev, void *stream);
+int train_seq_adamw(long n, float *p, const float *g, float *m, float *v, float *t, float lr,
+                      float b1, float b2, float eps, float wd, void *stream);
+
+#endif
