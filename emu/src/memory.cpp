@@ -113,7 +113,8 @@ void leak_report()
     for (const auto &kv : s.allocs) {
         const Alloc &a = kv.second;
         if (a.kind == Alloc::Symbol) continue; /* a __device__ variable */
-        const char *what = a.kind == Alloc::Device ? "device memory (cudaMalloc)"
+        const char *what = a.array ? "a CUDA array (cudaMallocArray)"
+                           : a.kind == Alloc::Device ? "device memory (cudaMalloc)"
                            : a.kind == Alloc::Managed ? "managed memory (cudaMallocManaged)"
                            : a.kind == Alloc::HostAlloc ? "pinned host memory (cudaMallocHost)"
                                                         : "registered host memory (cudaHostRegister)";
