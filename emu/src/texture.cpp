@@ -382,6 +382,7 @@ inline int64_t address(int64_t i, int64_t n, int m)
  * floor: this runs for every fetch) */
 inline int64_t ifloor(float v)
 {
+    if (v >= 0.0f && v < 2147483648.0f) return int32_t(v); /* the usual case: truncation */
     if (!(v > -1e15f && v < 1e15f)) return v > 0 ? int64_t(1e15) : int64_t(-1e15);
     const int64_t i = int64_t(v);
     return i - (float(i) > v);
