@@ -176,6 +176,9 @@ void texture_limits(cudaDeviceProp &p);
 /* arrays.cpp: device d's arrays, texture and surface objects stop working
  * (cudaDeviceReset; their memory goes with free_device_memory). */
 void forget_arrays(int d);
+/* texture.cpp: texture objects over [base, base+size) stop working (the
+ * block is being freed): a later fetch fails the launch, saying so. */
+void objects_lose_memory(uintptr_t base, size_t size, const char *why);
 
 /* ---- memory (memory.cpp) ---- */
 const Alloc *find_alloc(const void *p);

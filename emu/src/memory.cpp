@@ -455,6 +455,7 @@ cudaError_t cudaFree(void *devPtr)
     if (dev(d).sticky == cudaSuccess && guard_damage(it->second, &first, &n))
         report("cudaFree(%p): %zu byte(s) of its guard zones were overwritten outside any "
                "kernel (host code writing past a managed or device block?)", devPtr, n);
+    objects_lose_memory(it->second.base, it->second.size, "its memory was freed (cudaFree)");
     poison(it->second, false);
     dev(d).used -= it->second.size;
     std::free(it->second.raw);
@@ -479,7 +480,9 @@ cudaError_t cudaFreeHost(void *ptr)
     auto it = st().allocs.find(reinterpret_cast<uintptr_t>(ptr));
     if (it == st().allocs.end() || it->second.kind != Alloc::HostAlloc)
         return ret(cudaErrorInvalidValue);
+    const size_t size = it->second.size;
     for (int d = 0; d < config().ndev; ++d) sync_device(d); /* queued copies may use it */
+    objects_lose_memory(reinterpret_cast<uintptr_t>(ptr), size, "its memory was freed (cudaFreeHost)");
     st().allocs.erase(reinterpret_cast<uintptr_t>(ptr));
     std::free(ptr);
     return cudaSuccess;

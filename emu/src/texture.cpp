@@ -546,6 +546,17 @@ void objects_lose_array(const cudaArray *a)
         }
 }
 
+void objects_lose_memory(uintptr_t base, size_t size, const char *why)
+{
+    for (Obj &o : g_objs) {
+        const uintptr_t p = reinterpret_cast<uintptr_t>(o.base);
+        if (o.live && !o.array && p >= base && p - base < size) {
+            o.live = false;
+            o.gone = why;
+        }
+    }
+}
+
 void objects_lose_device(int d)
 {
     for (Obj &o : g_objs)

@@ -10,9 +10,10 @@
  * textures; tex1Dfetch over linear memory.  Also values a GPU returned for
  * 1D linear filtering (NVIDIA forum thread "tex1D accuracy"), the copies to
  * and from arrays, surfaces, and the errors: invalid descriptors give
- * cudaErrorInvalidValue; `texture destroyed` and `texture wrong-type` fetch
- * through a destroyed object or with a type the texture does not return,
- * and the launch fails (emu/tests/CMakeLists.txt checks the message).
+ * cudaErrorInvalidValue; `texture destroyed|wrong-type|freed-array|freed-memory`
+ * fetch through a destroyed object, with a type the texture does not
+ * return, or after its texels were freed, and the launch fails
+ * (emu/tests/CMakeLists.txt checks the message).
  * Valid CUDA: compiles with nvcc too (-DCUDAEMU_REAL_TESTS=ON). */
 #include <cuda_runtime.h>
 
@@ -22,6 +23,10 @@
 #include <vector>
 
 #include "test_util.h"
+
+/* cudaMemcpyToArray and its family are deprecated in CUDA, still used
+ * (simplePitchLinearTexture), and tested here on purpose. */
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
 /* ---- kernels: thread i fetches at coordinate i ---------------------------- */
 template <class T>
@@ -839,28 +844,51 @@ static void check_errors()
 }
 
 /* ---- the failures a kernel meets (run as separate tests, see CMakeLists.txt) ------ */
+/* destroyed: a stale handle; wrong-type: floats from uchar texels read as
+ * integers; freed-array, freed-memory: the texels are gone */
 static int misuse(const char *what)
 {
+    const bool pitched = std::strcmp(what, "freed-memory") == 0;
     const cudaChannelFormatDesc fd = cudaCreateChannelDesc<unsigned char>();
     cudaArray_t a = nullptr;
     CK(cudaMallocArray(&a, &fd, 4, 4));
-    const cudaResourceDesc r = array_res(a);
-    const cudaTextureDesc td = tex_desc({cudaAddressModeClamp, false, false});
+    unsigned char *m = nullptr;
+    CK(cudaMalloc(&m, 4 * 32));
+    cudaResourceDesc r = array_res(a);
+    if (pitched) {
+        r.resType = cudaResourceTypePitch2D;
+        r.res.pitch2D.devPtr = m;
+        r.res.pitch2D.desc = fd;
+        r.res.pitch2D.width = 4;
+        r.res.pitch2D.height = 4;
+        r.res.pitch2D.pitchInBytes = 32;
+    }
+    const cudaTextureDesc td = tex_desc({cudaAddressModeClamp, false, false}, 0.0f,
+                                        std::strcmp(what, "wrong-type") == 0
+                                            ? cudaReadModeElementType
+                                            : cudaReadModeNormalizedFloat);
     cudaTextureObject_t t;
     CK(cudaCreateTextureObject(&t, &r, &td, nullptr));
-    const bool destroyed = std::strcmp(what, "destroyed") == 0;
-    if (destroyed) CK(cudaDestroyTextureObject(t));
+    if (std::strcmp(what, "destroyed") == 0) CK(cudaDestroyTextureObject(t));
+    if (std::strcmp(what, "freed-array") == 0) {
+        CK(cudaFreeArray(a));
+        a = nullptr;
+    }
+    if (pitched) {
+        CK(cudaFree(m));
+        m = nullptr;
+    }
     float *out = nullptr, *x = nullptr;
     CK(cudaMalloc(&out, sizeof(float)));
     CK(cudaMalloc(&x, sizeof(float)));
     CK(cudaMemset(x, 0, sizeof(float)));
-    /* destroyed: a stale handle; wrong-type: floats from uchar texels read as integers */
     fetch2d<float><<<1, 1>>>(t, x, x, out, 1);
     cudaError_t e = cudaDeviceSynchronize();
     std::printf("%s: %s\n", what, cudaGetErrorName(e));
-    if (!destroyed) (void)cudaDestroyTextureObject(t);
+    (void)cudaDestroyTextureObject(t);
     (void)cudaFree(out); /* they return the launch's sticky error, and free */
     (void)cudaFree(x);
+    (void)cudaFree(m);
     (void)cudaFreeArray(a);
     return e == cudaSuccess ? 0 : 1;
 }
