@@ -378,6 +378,8 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const 
                                                           int blockSize, size_t dynamicSMemSize);
 } // inline namespace cudaemu_api
 
+#include "cudaemu/texture.h" /* arrays, texture and surface objects */
+
 namespace cudaemu {
 namespace detail {
 /* Type-erased kernel call: the arguments, converted to the kernel's parameter

@@ -34,8 +34,6 @@ void fill(cudaDeviceProp &p, int d)
     p.totalConstMem = 65536;
     p.major = 9;
     p.minor = 0;
-    p.textureAlignment = 512;
-    p.texturePitchAlignment = 32;
     p.multiProcessorCount = kSmCount;
     p.integrated = 0;
     p.canMapHostMemory = 1;
@@ -67,6 +65,7 @@ void fill(cudaDeviceProp &p, int d)
     p.clusterLaunch = 0;
     p.deviceNumaId = -1;
     p.hostNumaId = -1;
+    texture_limits(p);
 }
 
 } // namespace

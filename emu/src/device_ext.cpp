@@ -10,7 +10,7 @@
  * access is bookkeeping with the runtime's errors: every device sees every
  * other's memory anyway (it is all host memory).
  */
-#include "internal.h"
+#include "texture_internal.h" /* kMaxTex1DLinear; includes internal.h */
 
 namespace cudaemu {
 namespace {
@@ -33,8 +33,8 @@ bool device_attribute_ext(cudaDeviceAttr attr, const cudaDeviceProp &p, int *v)
     case cudaDevAttrTextureAlignment: *v = int(p.textureAlignment); return true;
     case cudaDevAttrTexturePitchAlignment: *v = int(p.texturePitchAlignment); return true;
     case cudaDevAttrSurfaceAlignment: *v = int(p.surfaceAlignment); return true;
-    /* textures and surfaces are not emulated: their limits are those of
-     * cudaDeviceProp, 0 */
+    /* the limits of cudaDeviceProp (arrays.cpp's texture_limits: 0 for the
+     * layered, cubemap, mipmapped and gather textures not emulated) */
     case cudaDevAttrMaxTexture1DWidth: *v = p.maxTexture1D; return true;
     case cudaDevAttrMaxTexture2DWidth: *v = p.maxTexture2D[0]; return true;
     case cudaDevAttrMaxTexture2DHeight: *v = p.maxTexture2D[1]; return true;
@@ -68,7 +68,7 @@ bool device_attribute_ext(cudaDeviceAttr attr, const cudaDeviceProp &p, int *v)
     case cudaDevAttrMaxSurfaceCubemapWidth: *v = p.maxSurfaceCubemap; return true;
     case cudaDevAttrMaxSurfaceCubemapLayeredWidth: *v = p.maxSurfaceCubemapLayered[0]; return true;
     case cudaDevAttrMaxSurfaceCubemapLayeredLayers: *v = p.maxSurfaceCubemapLayered[1]; return true;
-    case cudaDevAttrMaxTexture1DLinearWidth: *v = 0; return true;
+    case cudaDevAttrMaxTexture1DLinearWidth: *v = kMaxTex1DLinear; return true;
     case cudaDevAttrMaxTexture2DLinearWidth: *v = p.maxTexture2DLinear[0]; return true;
     case cudaDevAttrMaxTexture2DLinearHeight: *v = p.maxTexture2DLinear[1]; return true;
     case cudaDevAttrMaxTexture2DLinearPitch: *v = p.maxTexture2DLinear[2]; return true;

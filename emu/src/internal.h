@@ -97,6 +97,7 @@ struct Alloc {
     size_t back = 0;              /* bytes of back guard after base + size (0: none) */
     int device = 0;
     const void *caller = nullptr; /* return address of the allocating call */
+    bool array = false;           /* the block of a CUDA array (arrays.cpp) */
 };
 
 struct FuncInfo {
@@ -170,6 +171,14 @@ const FuncInfo &func_info(const void *f);
 bool device_attribute_ext(cudaDeviceAttr attr, const cudaDeviceProp &p, int *v);
 /* device_ext.cpp: forgets device d's peer mappings (cudaDeviceReset). */
 void reset_peers(int d);
+/* arrays.cpp: the texture and surface limits of the emulated device. */
+void texture_limits(cudaDeviceProp &p);
+/* arrays.cpp: device d's arrays, texture and surface objects stop working
+ * (cudaDeviceReset; their memory goes with free_device_memory). */
+void forget_arrays(int d);
+/* texture.cpp: texture objects over [base, base+size) stop working (the
+ * block is being freed): a later fetch fails the launch, saying so. */
+void objects_lose_memory(uintptr_t base, size_t size, const char *why);
 
 /* ---- memory (memory.cpp) ---- */
 const Alloc *find_alloc(const void *p);
@@ -280,6 +289,11 @@ constexpr uint64_t kCoopMaxThreads = 16384;
  * thread, prints the message as a GPU does, fails the launch with the sticky
  * cudaErrorAssert and does not return; elsewhere returns false. */
 bool kernel_assert_failed(const char *expr, const char *file, unsigned line, const char *func);
+/* Device code met something a GPU would fault on (a texture fetch through a
+ * destroyed object, ...): fails the launch with the sticky
+ * cudaErrorLaunchFailure and this message, naming the CUDA thread; does not
+ * return.  Outside a kernel it prints the message and aborts. */
+[[noreturn]] void kernel_fault(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- fibers (fiber.cpp) ---- */
 namespace fiber {

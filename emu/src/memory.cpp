@@ -113,7 +113,8 @@ void leak_report()
     for (const auto &kv : s.allocs) {
         const Alloc &a = kv.second;
         if (a.kind == Alloc::Symbol) continue; /* a __device__ variable */
-        const char *what = a.kind == Alloc::Device ? "device memory (cudaMalloc)"
+        const char *what = a.array ? "a CUDA array (cudaMallocArray)"
+                           : a.kind == Alloc::Device ? "device memory (cudaMalloc)"
                            : a.kind == Alloc::Managed ? "managed memory (cudaMallocManaged)"
                            : a.kind == Alloc::HostAlloc ? "pinned host memory (cudaMallocHost)"
                                                         : "registered host memory (cudaHostRegister)";
@@ -457,6 +458,7 @@ cudaError_t cudaFree(void *devPtr)
     if (dev(d).sticky == cudaSuccess && guard_damage(it->second, &first, &n))
         report("cudaFree(%p): %zu byte(s) of its guard zones were overwritten outside any "
                "kernel (host code writing past a managed or device block?)", devPtr, n);
+    objects_lose_memory(it->second.base, it->second.size, "its memory was freed (cudaFree)");
     poison(it->second, false);
     dev(d).used -= it->second.size;
     std::free(it->second.raw);
@@ -482,7 +484,9 @@ cudaError_t cudaFreeHost(void *ptr)
     if (it == st().allocs.end() || it->second.kind != Alloc::HostAlloc)
         return ret(cudaErrorInvalidValue);
     if (cudaError_t e = capture_check_unsafe_call()) return ret(e);
+    const size_t size = it->second.size;
     for (int d = 0; d < config().ndev; ++d) sync_device(d); /* queued copies may use it */
+    objects_lose_memory(reinterpret_cast<uintptr_t>(ptr), size, "its memory was freed (cudaFreeHost)");
     st().allocs.erase(reinterpret_cast<uintptr_t>(ptr));
     std::free(ptr);
     return cudaSuccess;

@@ -585,6 +585,22 @@ void trap()
 
 } // namespace detail
 
+void kernel_fault(const char *fmt, ...)
+{
+    char buf[768];
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (!t_on_fiber || !g_blk.cur) {
+        report("%s (outside a kernel)", buf);
+        std::abort();
+    }
+    Thread *t = g_blk.cur;
+    set_error("thread %s: %s", coords(t->tid).c_str(), buf);
+    fail(t);
+}
+
 bool kernel_assert_failed(const char *expr, const char *file, unsigned line, const char *func)
 {
     if (!t_on_fiber || !g_blk.cur) return false;

@@ -211,6 +211,7 @@ cudaError_t cudaDeviceReset()
     reset_streams(t_dev);
     free_device_memory(t_dev);
     reset_peers(t_dev);
+    forget_arrays(t_dev);
     dev(t_dev).sticky = cudaSuccess;
     t_last = cudaSuccess;
     return cudaSuccess;

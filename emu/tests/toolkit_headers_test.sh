@@ -59,7 +59,15 @@ cat >"$work/ok.cu" <<'CU'
 #include <device_launch_parameters.h>
 #include <vector_functions.h>
 #include <cublas_v2.h>
-int main() { return cudaProfilerStart() == cudaSuccess && CUDART_PI_F > 3.0f ? 0 : 1; }
+#include <texture_types.h>
+#include <channel_descriptor.h>
+#include <texture_indirect_functions.h>
+#include <surface_indirect_functions.h>
+int main()
+{
+    cudaChannelFormatDesc d = cudaCreateChannelDesc<float4>();
+    return cudaProfilerStart() == cudaSuccess && CUDART_PI_F > 3.0f && d.w == 32 ? 0 : 1;
+}
 CU
 tkflag=()
 [ -n "$tk" ] && tkflag=(-I "$tk")

@@ -64,7 +64,6 @@ function library(n) {
     if (n ~ /^cuda_fp[864]/) return "fp8/fp6/fp4 types"
     if (n ~ /^(mma\.h|crt\/mma\.h)/) return "tensor cores: wmma"
     if (n ~ /^cuda_(awbarrier|pipeline)/) return "asynchronous barriers and pipelines"
-    if (n ~ /^(texture_|surface_|channel_descriptor\.h|cuda_texture_types\.h|cuda_surface_types\.h)/) return "textures and surfaces"
     if (n == "cuda_occupancy.h") return "the occupancy calculator header; use the cudaOccupancy* calls"
     if (n == "cuComplex.h") return "cuComplex"
     if (n ~ /^crt\// || n == "fatbinary_section.h") return "nvcc internals"
@@ -72,6 +71,7 @@ function library(n) {
 }
 function forwards(n) {
     return n ~ /^(builtin_types\.h|common_functions\.h|cuda_device_runtime_api\.h|cudart_platform\.h|device_atomic_functions\.hp?p?|device_double_functions\.h|device_functions\.h|device_types\.h|driver_functions\.h|host_config\.h|host_defines\.h|math_functions\.h|vector_functions\.hp?p?)$/ ||
+           n ~ /^(channel_descriptor\.h|(cuda_)?(texture|surface)_types\.h|(texture|surface)_(indirect_|fetch_)?functions\.hp?p?)$/ ||
            n ~ /^sm_[0-9]+_(atomic_functions|intrinsics)\.hp?p?$/ ||
            n ~ /^crt\/(host_defines\.h|host_config\.h|device_functions\.hp?p?|math_functions\.hp?p?|common_functions\.h|device_double_functions\.hp?p?|func_macro\.h|storage_class\.h|sm_[0-9]+_rt\.hp?p?)$/
 }
