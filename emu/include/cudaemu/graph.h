@@ -19,7 +19,8 @@
 #ifndef CUDAEMU_GRAPH_H
 #define CUDAEMU_GRAPH_H
 
-#include "copy3d_types.h"
+/* the 3D copy descriptors (cudaPos, cudaPitchedPtr, cudaExtent, cudaMemcpy3DParms) come
+ * from cudaemu/texture.h, included by cuda_runtime.h before this header */
 
 typedef struct CUgraph_st *cudaGraph_t;
 typedef struct CUgraphNode_st *cudaGraphNode_t;
