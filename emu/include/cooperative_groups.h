@@ -3,7 +3,13 @@
  * Every group is built on the emulator's primitives (emu/src/scheduler.cpp):
  * a thread_block syncs with __syncthreads(); a thread_block_tile<N> (N a power
  * of two <= 32) is N consecutive lanes of a warp, so its collectives are the
- * warp primitives with the tile's lane mask and width N; a coalesced_group is
+ * warp primitives with the tile's lane mask and width N; a thread_block_tile<N>
+ * with N a power of two from 64 to 1024 (CUDA 11+'s multi-warp tiles, with or
+ * without block_tile_memory) is N consecutive threads of the block: its sync()
+ * is the scheduler's barrier over those threads (tile_barrier), its shfl, any,
+ * all, cg::reduce and scans go through one static scratch slot per thread of
+ * the block between two such barriers (one block runs at a time); a
+ * coalesced_group is
  * the set of lanes of a warp that reached the same coalesced_threads() call
  * (the emulator groups the lanes waiting there once no other lane of the
  * block can run on: the lanes a GPU would run together); a grid_group syncs
@@ -12,8 +18,8 @@
  * Collectives: shfl, shfl_up/down/xor, any, all, ballot, match_any/all,
  * cg::reduce, cg::inclusive_scan/exclusive_scan (cooperative_groups/reduce.h
  * and scan.h include this header), cg::memcpy_async/wait.
- * Not emulated: tiles larger than a warp (block_tile_memory), multi-grid
- * groups, cluster groups, invoke_one, the asynchronous barriers of <cuda/...>.
+ * Not emulated: multi-grid groups, cluster groups, invoke_one, the
+ * asynchronous barriers of <cuda/...>.
  */
 #ifndef CUDAEMU_COOPERATIVE_GROUPS_H
 #define CUDAEMU_COOPERATIVE_GROUPS_H
@@ -31,6 +37,8 @@ unsigned coalesce(unsigned long long site);
 /* scheduler.cpp: grid-wide barrier (cooperative launches only; else the launch fails) */
 void grid_barrier();
 bool grid_is_cooperative();
+/* scheduler.cpp: a barrier over the n threads of the caller's tile (n a power of two > 32) */
+void tile_barrier(unsigned n);
 } // namespace detail
 } // namespace cudaemu
 
@@ -183,14 +191,12 @@ public:
 };
 inline grid_group this_grid() { return grid_group(); }
 
-/* ---- tiles of N <= 32 lanes ---- */
+/* ---- tiles ---- */
 template <unsigned N, typename Parent = void> class thread_block_tile;
 
-template <unsigned N> class thread_block_tile<N, void> : public thread_group {
-    static_assert(N >= 1 && N <= 32 && (N & (N - 1)) == 0,
-                  "cudaemu: thread_block_tile<N> needs N a power of two <= 32 (tiles larger "
-                  "than a warp are not emulated)");
-
+namespace details {
+/* A tile of N <= 32 lanes: N consecutive lanes of a warp. */
+template <unsigned N> class warp_tile : public thread_group {
 protected:
     static unsigned tile_mask()
     {
@@ -200,7 +206,7 @@ protected:
     unsigned base() const { return details::lane() & ~(N - 1); }
 
 public:
-    thread_block_tile(unsigned meta_rank, unsigned meta_size)
+    warp_tile(unsigned meta_rank, unsigned meta_size)
         : thread_group(k_tile, tile_mask(), N, meta_rank, meta_size) {}
 
     static constexpr unsigned size() { return N; }
@@ -225,6 +231,20 @@ public:
     template <typename T> unsigned match_all(T v, int &pred) const
     { return __match_all_sync(mask_, v, &pred) >> base(); }
 };
+} // namespace details
+
+/* Tiles of 64 to 1024 threads: details::multi_warp_tile, block_tile_memory. */
+#include "cudaemu/cg_multi_warp_tile.h"
+
+template <unsigned N> class thread_block_tile<N, void>
+    : public std::conditional_t<(N <= 32), details::warp_tile<N>, details::multi_warp_tile<N>> {
+    static_assert(N >= 1 && N <= 1024 && (N & (N - 1)) == 0,
+                  "cudaemu: thread_block_tile<N> needs N a power of two <= 1024");
+    using base_t = std::conditional_t<(N <= 32), details::warp_tile<N>, details::multi_warp_tile<N>>;
+
+public:
+    thread_block_tile(unsigned meta_rank, unsigned meta_size) : base_t(meta_rank, meta_size) {}
+};
 
 template <unsigned N, typename Parent>
 class thread_block_tile : public thread_block_tile<N, void> {
@@ -243,7 +263,8 @@ template <unsigned N, unsigned M, typename P>
 inline thread_block_tile<N, thread_block_tile<M, P>> tiled_partition(const thread_block_tile<M, P> &)
 {
     static_assert(N <= M, "tiled_partition<N>(thread_block_tile<M>) needs N <= M");
-    return thread_block_tile<N, thread_block_tile<M, P>>((details::lane() & (M - 1)) / N, M / N);
+    return thread_block_tile<N, thread_block_tile<M, P>>(
+        (details::block_rank_of_thread() & (M - 1)) / N, M / N);
 }
 inline thread_block_tile<1, void> this_thread() { return thread_block_tile<1, void>(0, 1); }
 
@@ -296,7 +317,10 @@ template <typename Label> inline coalesced_group labeled_partition(const coalesc
 { return coalesced_group(__match_any_sync(g.cudaemu_mask(), label)); }
 template <unsigned N, typename P, typename Label>
 inline coalesced_group labeled_partition(const thread_block_tile<N, P> &g, Label label)
-{ return coalesced_group(__match_any_sync(g.cudaemu_mask(), label)); }
+{
+    static_assert(N <= 32, "labeled_partition of a tile larger than a warp (as in CUDA)");
+    return coalesced_group(__match_any_sync(g.cudaemu_mask(), label));
+}
 inline coalesced_group binary_partition(const coalesced_group &g, bool pred)
 { return labeled_partition(g, (int)pred); }
 template <unsigned N, typename P>
@@ -344,8 +368,12 @@ template <typename T> struct bit_xor { T operator()(const T &a, const T &b) cons
 template <unsigned N, typename T, typename Op>
 inline T reduce(const thread_block_tile<N, void> &g, T val, Op op)
 {
-    for (unsigned o = N / 2; o > 0; o /= 2) val = op(val, g.shfl_xor(val, o));
-    return val;
+    if constexpr (N > 32) {
+        return g.cudaemu_reduce(val, op);
+    } else {
+        for (unsigned o = N / 2; o > 0; o /= 2) val = op(val, g.shfl_xor(val, o));
+        return val;
+    }
 }
 template <typename T, typename Op> inline T reduce(const coalesced_group &g, T val, Op op)
 {
@@ -357,20 +385,28 @@ template <typename T, typename Op> inline T reduce(const coalesced_group &g, T v
 /* inclusive_scan / exclusive_scan (rank 0 of an exclusive scan gets T()). */
 template <typename G, typename T, typename Op> inline T inclusive_scan(const G &g, T val, Op op)
 {
-    const unsigned r = (unsigned)g.thread_rank();
-    for (unsigned d = 1; d < (unsigned)g.size(); d *= 2) {
-        T t = g.shfl_up(val, d);
-        if (r >= d) val = op(val, t);
+    if constexpr (details::is_multi_warp_tile<G>::value) {
+        return g.cudaemu_scan(val, op, true);
+    } else {
+        const unsigned r = (unsigned)g.thread_rank();
+        for (unsigned d = 1; d < (unsigned)g.size(); d *= 2) {
+            T t = g.shfl_up(val, d);
+            if (r >= d) val = op(val, t);
+        }
+        return val;
     }
-    return val;
 }
 template <typename G, typename T> inline T inclusive_scan(const G &g, T val)
 { return inclusive_scan(g, val, plus<T>()); }
 template <typename G, typename T, typename Op> inline T exclusive_scan(const G &g, T val, Op op)
 {
-    T inc = inclusive_scan(g, val, op);
-    T prev = g.shfl_up(inc, 1);
-    return g.thread_rank() == 0 ? T() : prev;
+    if constexpr (details::is_multi_warp_tile<G>::value) {
+        return g.cudaemu_scan(val, op, false);
+    } else {
+        T inc = inclusive_scan(g, val, op);
+        T prev = g.shfl_up(inc, 1);
+        return g.thread_rank() == 0 ? T() : prev;
+    }
 }
 template <typename G, typename T> inline T exclusive_scan(const G &g, T val)
 { return exclusive_scan(g, val, plus<T>()); }

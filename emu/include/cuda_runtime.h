@@ -426,32 +426,36 @@ inline cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t *config,
 namespace cudaemu {
 namespace detail {
 /* kernel<<<g, b, s, st>>>(args...) as emu/tools/cudaemu_translate.cpp rewrites
- * it: kernel | chevron(g, b, s, st)(args...).  The arguments are captured by
- * value, then converted to the kernel's parameter types by cudaLaunchKernelEx,
- * which queues the launch on `st` and records a failure as the last error;
- * like <<<>>> the expression is void (check with cudaGetLastError()). */
-template <typename... A> struct PendingLaunch {
-    cudaLaunchConfig_t cfg;
-    std::tuple<A...> args;
-};
+ * it: kernel | chevron(g, b, s, st) | [&](auto &&l) { l(args...); }.  The
+ * first | binds the kernel (its parameter types P...) to the configuration;
+ * the second hands that binding to the lambda, whose call `l(args...)` is an
+ * ordinary call of operator()(P...): the arguments convert to the kernel's
+ * parameter types exactly as in a call of the kernel (NULL or 0 for a
+ * pointer, an int for a float, a derived-class pointer for a base one), as
+ * nvcc's <<<>>> does.  cudaLaunchKernelEx then captures them by value, queues
+ * the launch on `st` and records a failure as the last error; like <<<>>>
+ * the expression is void (check with cudaGetLastError()). */
 struct Chevron {
     cudaLaunchConfig_t cfg;
-    template <typename... A>
-    PendingLaunch<typename std::decay<A>::type...> operator()(A &&...a) const
-    {
-        return PendingLaunch<typename std::decay<A>::type...>{
-            cfg, std::tuple<typename std::decay<A>::type...>(std::forward<A>(a)...)};
-    }
 };
 inline Chevron chevron(dim3 grid, dim3 block, size_t smem = 0, cudaStream_t stream = 0)
 {
     return Chevron{cudaLaunchConfig_t{grid, block, smem, stream, nullptr, 0}};
 }
-template <typename... P, typename... A>
-inline void operator|(void (*kernel)(P...), PendingLaunch<A...> &&launch)
+template <typename... P> struct BoundLaunch {
+    void (*kernel)(P...);
+    cudaLaunchConfig_t cfg;
+    void operator()(P... args) const { (void)cudaLaunchKernelEx(&cfg, kernel, args...); }
+};
+template <typename... P>
+inline BoundLaunch<P...> operator|(void (*kernel)(P...), const Chevron &c)
 {
-    std::apply([&](A &...a) { (void)cudaLaunchKernelEx(&launch.cfg, kernel, a...); },
-               launch.args);
+    return BoundLaunch<P...>{kernel, c.cfg};
+}
+template <typename... P, typename Args>
+inline void operator|(const BoundLaunch<P...> &launch, Args &&args)
+{
+    std::forward<Args>(args)(launch);
 }
 template <typename... P, std::size_t... I>
 inline cudaError_t launch_from_array(const cudaLaunchConfig_t *cfg, void (*kernel)(P...),

@@ -35,6 +35,7 @@
 #include <cstring>
 #include <deque>
 #include <string>
+#include <unordered_map>
 
 #ifdef CUDAEMU_ASAN
 #include <sanitizer/asan_interface.h>
@@ -43,7 +44,7 @@
 namespace cudaemu {
 namespace {
 
-enum TState : uint8_t { RUNNABLE, AT_BARRIER, AT_WARP, DONE, AT_COALESCE, AT_GRID };
+enum TState : uint8_t { RUNNABLE, AT_BARRIER, AT_WARP, DONE, AT_COALESCE, AT_GRID, AT_TILE };
 
 struct Group;
 
@@ -56,6 +57,7 @@ struct Thread {
     unsigned long long wout = 0;   /* result of the last warp primitive */
     Group *group = nullptr;        /* while AT_WARP */
     unsigned long long site = 0;   /* while AT_COALESCE: the coalesced_threads() call */
+    uint32_t tile_n = 0;           /* while AT_TILE: the size of the tile it syncs */
 };
 
 struct Group {
@@ -80,6 +82,7 @@ struct Block {
     uint32_t ngrid = 0;           /* threads waiting in grid_group::sync() */
     bool cooperative = false;     /* run by run_cooperative_kernel (scheduler_coop.h) */
     uint32_t bar_arrived = 0, bar_count = 0; /* accumulating barrier */
+    std::unordered_map<uint64_t, uint32_t> tile_arrived; /* tile barriers: (size, first) -> count */
     bool bar_and = true, bar_or = false;
     int res_count = 0, res_and = 0, res_or = 0; /* the last completed barrier */
     Thread *cur = nullptr;
@@ -311,6 +314,22 @@ void diagnose_deadlock()
             return;
         }
     }
+    for (const Thread &t : b.threads) {
+        if (t.state != AT_TILE) continue;
+        const uint32_t base = t.lin & ~(t.tile_n - 1);
+        for (uint32_t i = base; i < base + t.tile_n; ++i) {
+            const Thread &o = b.threads[i];
+            if (o.state == AT_TILE && o.tile_n == t.tile_n) continue;
+            const char *why = o.state == DONE ? "has already returned"
+                              : o.state == AT_BARRIER ? "waits at __syncthreads()"
+                              : o.state == AT_TILE ? "waits in the sync of a tile of another size"
+                                                   : "waits in a warp primitive or grid sync";
+            set_error("deadlock: thread %s waits in thread_block_tile<%u>::sync() for thread %s "
+                      "of its tile, which %s", coords(t.tid).c_str(), t.tile_n,
+                      coords(o.tid).c_str(), why);
+            return;
+        }
+    }
     for (const Thread &t : b.threads)
         if (t.state == AT_GRID) {
             set_error("deadlock: thread %s waits in grid_group::sync() while other threads of "
@@ -384,6 +403,7 @@ bool run_block(std::vector<uint32_t> &order)
     b.bar_count = 0;
     b.bar_and = true;
     b.bar_or = false;
+    b.tile_arrived.clear();
     for (Thread &t : b.threads) {
         t.state = RUNNABLE;
         t.group = nullptr;
@@ -487,6 +507,30 @@ int block_barrier(int op, int pred)
     yield(t);
     /* The results stay until the next barrier completes, which needs us. */
     return op == BOP_COUNT ? b.res_count : op == BOP_AND ? b.res_and : b.res_or;
+}
+
+/* thread_block_tile<n>::sync() for n a power of two > 32 (cooperative groups):
+ * a barrier over the n threads [lin & ~(n - 1), ... + n) of the block, counted
+ * per tile as block_barrier counts the block. */
+void tile_barrier(unsigned n)
+{
+    Block &b = g_blk;
+    Thread *t = b.cur;
+    const uint32_t base = t->lin & ~(n - 1);
+    if (base + n > b.n) {
+        set_error("thread %s calls thread_block_tile<%u>::sync() in a tile that has only %u of "
+                  "its %u threads (a block of %u threads): on a GPU it never completes",
+                  coords(t->tid).c_str(), n, b.n - base, n, b.n);
+        fail(t);
+    }
+    t->state = AT_TILE;
+    t->tile_n = n;
+    uint32_t &arrived = b.tile_arrived[(uint64_t(n) << 32) | base];
+    if (++arrived == n) { /* release the tile; the last arriver yields too, as in block_barrier */
+        arrived = 0;
+        for (uint32_t i = base; i < base + n; ++i) b.threads[i].state = RUNNABLE;
+    }
+    yield(t);
 }
 
 unsigned long long warp_collective(int op, unsigned mask, unsigned long long value, int arg,

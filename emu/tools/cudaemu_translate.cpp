@@ -17,12 +17,17 @@
  * in a .cuh works as in the .cu.
  *
  *   kernel<<<grid, block[, smem[, stream]]>>>(args...)
- *     becomes  kernel | ::cudaemu::detail::chevron(grid, block, smem, stream)(args...)
- *     Only the `<<<` and `>>>` tokens are replaced, so the kernel expression
+ *     becomes  kernel | ::cudaemu::detail::chevron(grid, block, smem, stream)
+ *                     | [&](auto &&cudaemu_launch_) { cudaemu_launch_(args...); }
+ *     (on the launch's own lines).  Only the `<<<` and `>>>` tokens are
+ *     replaced and `; }` follows the argument list, so the kernel expression
  *     (template kernels `k<T, 4>`, `(*fp)`, `table[i]`) and every argument stay
- *     where they were, nested parentheses and commas included; the operator|
- *     of cuda_runtime.h queues the launch with cudaLaunchKernelEx, which sets
- *     the last error as <<<>>> does (the expression is void).  A launch of a
+ *     where they were, nested parentheses and commas included.  `kernel |
+ *     chevron(...)` binds the kernel first, so the arguments meet its
+ *     parameter types in an ordinary call, as with nvcc (NULL or 0 for a
+ *     pointer, an int for a float, a derived-class pointer for a base one);
+ *     cuda_runtime.h's operators then queue the launch with cudaLaunchKernelEx,
+ *     which sets the last error as <<<>>> does (the expression is void).  A launch of a
  *     kernel by name with fewer arguments than parameters gets the kernel's
  *     default arguments appended (a function pointer has none): the
  *     translator records the defaults of every `__global__` declaration it
@@ -205,9 +210,15 @@ struct Translator {
                     error(i, "kernel launch: `<<<...>>>` must be followed by the argument list `(...)`");
                     return;
                 }
+                const size_t close = match_close(a);
+                if (close >= n) {
+                    error(i, "kernel launch: the argument list `(...)` after `>>>` is not closed");
+                    return;
+                }
                 add_edit(i, i + 3, " | ::cudaemu::detail::chevron(", directive);
-                add_edit(j, j + 3, ")", directive);
-                add_defaults(i, a, directive);
+                add_edit(j, j + 3, ") | [&](auto &&cudaemu_launch_) { cudaemu_launch_", directive);
+                add_defaults(i, a, close, directive);
+                add_edit(close + 1, close + 1, "; }", directive);
                 return;
             }
             ++j;
@@ -404,9 +415,10 @@ struct Translator {
         return out;
     }
 
-    /* k<<<...>>>(args) with i at "<<<" and a at "(": appends k's default
-     * arguments when the launch passes fewer than its parameters. */
-    void add_defaults(size_t i, size_t a, bool directive)
+    /* k<<<...>>>(args) with i at "<<<", a at "(" and close at its ")":
+     * appends k's default arguments when the launch passes fewer than its
+     * parameters. */
+    void add_defaults(size_t i, size_t a, size_t close, bool directive)
     {
         if (!kernels) return;
         /* the kernel's name: the identifier before <<< (or before its <...>) */
@@ -429,8 +441,6 @@ struct Translator {
         if (b == e) return;
         auto it = kernels->find(L.substr(b, e - b));
         if (it == kernels->end()) return;
-        const size_t close = match_close(a);
-        if (close >= L.size()) return;
         const size_t nargs = split_list(a, close, false).size();
         for (const KernelDecl &d : it->second) {
             if (d.defaults.size() <= nargs) continue;
