@@ -4,8 +4,12 @@
  * stacks are pooled and reused across blocks and launches.  On x86-64 the
  * context switch is a few instructions of assembly that save the callee-saved
  * registers and rsp (no system call); elsewhere
- * ucontext is the fallback.  Under AddressSanitizer every switch is announced
- * with __sanitizer_start/finish_switch_fiber.  A SIGSEGV handler running on
+ * ucontext is the fallback.  The host enters a fiber (enter), a fiber goes
+ * straight on to another (switch_to: one switch instead of two through the
+ * host, and the return addresses the CPU predicts match when both fibers
+ * stopped at the same place) or back to the host (leave).  Under
+ * AddressSanitizer every switch is announced with
+ * __sanitizer_start/finish_switch_fiber.  A SIGSEGV handler running on
  * an alternate signal stack turns a hit on a guard region into a clear
  * "stack overflow in a kernel" message; other faults inside a kernel get a
  * one-line note and then go to the previous handler (ASan's or the default).
@@ -56,8 +60,10 @@ namespace {
 void *g_host_sp = nullptr;
 #endif
 Fiber *g_running = nullptr;
+/* The host stack's bounds (ASan), learnt when a fiber is entered from it. */
 const void *g_host_bottom = nullptr;
 size_t g_host_size = 0;
+bool g_from_host = false; /* the switch under way came from the host stack */
 std::vector<Fiber *> *g_all = nullptr; /* every fiber, for the fault handler */
 #if !defined(CUDAEMU_ASM_SWITCH)
 ucontext_t g_host_uc;
@@ -77,6 +83,23 @@ inline void asan_finish(void *fake, const void **bottom, size_t *size)
     __sanitizer_finish_switch_fiber(fake, bottom, size);
 #else
     (void)fake, (void)bottom, (void)size;
+#endif
+}
+/* On a fiber that has just been switched to: finish ASan's switch and, when
+ * the switch came from the host, remember the host stack to go back to. */
+inline void asan_arrived(void *fake)
+{
+#ifdef CUDAEMU_ASAN
+    const void *bottom = nullptr;
+    size_t size = 0;
+    asan_finish(fake, &bottom, &size);
+    if (g_from_host) {
+        g_host_bottom = bottom;
+        g_host_size = size;
+        g_from_host = false;
+    }
+#else
+    (void)fake;
 #endif
 }
 } // namespace
@@ -132,7 +155,7 @@ namespace {
 
 void trampoline(Fiber *f)
 {
-    asan_finish(nullptr, &g_host_bottom, &g_host_size);
+    asan_arrived(nullptr);
     f->entry(f);
     std::fprintf(stderr, "cudaemu: internal error: a fiber's entry returned\n");
     std::abort();
@@ -184,6 +207,16 @@ inline void raw_switch_out(Fiber *f)
     cudaemu_fiber_switch(&f->sp, g_host_sp);
 #else
     swapcontext(&f->uc, &g_host_uc);
+#endif
+}
+
+inline void raw_switch(Fiber *from, Fiber *to)
+{
+#if defined(CUDAEMU_ASM_SWITCH)
+    cudaemu_fiber_switch(&from->sp, to->sp);
+#else
+    g_starting = to;
+    swapcontext(&from->uc, &to->uc);
 #endif
 }
 
@@ -303,10 +336,19 @@ Fiber *create(Entry entry, void *user)
 
 void *user(Fiber *f) { return f->user; }
 
+Fiber *running() { return g_running; }
+
+void prefetch(const Fiber *f)
+{
+    const char *sp = static_cast<const char *>(f->sp);
+    for (int i = 0; i < 4; ++i) __builtin_prefetch(sp + 64 * i, 1);
+}
+
 void enter(Fiber *f)
 {
     g_running = f;
     void *fake = nullptr;
+    g_from_host = true;
     asan_start(&fake, f->lo, f->size);
     raw_switch_in(f);
     asan_finish(fake, nullptr, nullptr);
@@ -317,7 +359,15 @@ void leave(Fiber *f)
 {
     asan_start(&f->asan_fake, g_host_bottom, g_host_size);
     raw_switch_out(f);
-    asan_finish(f->asan_fake, &g_host_bottom, &g_host_size);
+    asan_arrived(f->asan_fake);
+}
+
+void switch_to(Fiber *from, Fiber *to)
+{
+    g_running = to;
+    asan_start(&from->asan_fake, to->lo, to->size);
+    raw_switch(from, to);
+    asan_arrived(from->asan_fake);
 }
 
 void reset(Fiber *f)

@@ -303,6 +303,9 @@ Fiber *create(Entry entry, void *user);
 void *user(Fiber *f);
 void enter(Fiber *f); /* from the host stack into f */
 void leave(Fiber *f); /* from f back to the host stack */
+void switch_to(Fiber *from, Fiber *to); /* from fiber `from` (running) straight into `to` */
+Fiber *running();     /* the fiber running now (null on the host stack) */
+void prefetch(const Fiber *f); /* f's saved frames toward the cache (f switched out) */
 void reset(Fiber *f); /* abandon whatever f was doing; it restarts at its entry */
 void install_fault_handler();
 } // namespace fiber

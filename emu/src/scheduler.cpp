@@ -2,11 +2,15 @@
  * threads of a block as fibers scheduled round-robin.
  *
  * A fiber runs until it reaches a barrier (__syncthreads*), a warp primitive
- * (__syncwarp, __shfl_*_sync, __ballot_sync, ...) or returns.  A thread that
- * returns hands its fiber to the next thread of the round when that one has
- * not started (run-through, next_fresh): fibers are bound to threads from
- * their start to their return only, and barrier-free kernels run without any
- * fiber switch per thread.  A block barrier
+ * (__syncwarp, __shfl_*_sync, __ballot_sync, ...) or returns.  It then goes
+ * on itself to the next thread of the round that can run (the scheduler's
+ * loop, run_block, only starts a round and sees where it ended): a thread
+ * that returns hands its fiber to the next thread when that one has not
+ * started (run-through), else switches straight to that thread's fiber, as
+ * does a thread that waits (switch_next).  Fibers are bound to threads from
+ * their first wait to their return only.  Threads that run through without
+ * calling any primitive are not even recorded one by one (the lazy segment,
+ * run_fresh): barrier-free kernels cost a call per CUDA thread.  A block barrier
  * releases when every thread of the block waits on it; a warp primitive
  * completes when every lane named in its mask has reached it, and then all
  * those lanes exchange at once.  The order in which threads (and blocks) run
@@ -77,6 +81,7 @@ struct Warp {
 struct Block {
     const Launch *launch = nullptr;
     std::vector<Thread> threads;  /* indexed by linear thread id */
+    std::vector<uint3> tids;      /* threads[i].tid, dense (the run-through reads it) */
     std::vector<Warp> warps;
     uint32_t n = 0, ndone = 0;
     uint32_t ngrid = 0;           /* threads waiting in grid_group::sync() */
@@ -85,9 +90,15 @@ struct Block {
     std::unordered_map<uint64_t, uint32_t> tile_arrived; /* tile barriers: (size, first) -> count */
     bool bar_and = true, bar_or = false;
     int res_count = 0, res_and = 0, res_or = 0; /* the last completed barrier */
-    Thread *cur = nullptr;
+    Thread *cur = nullptr;        /* the thread running now (stale in a lazy segment) */
     const std::vector<uint32_t> *order = nullptr; /* this pass's thread order ... */
     size_t pos = 0;                               /* ... and the entry running now */
+    /* Lazy segment: the threads at order[seg, pos) have returned and the one
+     * at pos runs, none of them recorded in `threads` (current() records
+     * them when one calls a primitive). */
+    bool lazy = false;
+    size_t seg = 0;
+    bool dirty = false;           /* `threads` changed since the block began */
     std::vector<fiber::Fiber *> free;             /* pool fibers free in this block */
     size_t next_fiber = 0;                        /* pool fibers [next_fiber, end) unused */
     std::string error;
@@ -157,8 +168,75 @@ void set_error(const char *fmt, ...)
     g_blk.error = buf;
 }
 
-/* Called on a fiber: back to the scheduler until made runnable again. */
-inline void yield(Thread *t) { fiber::leave(t->f); }
+/* Records the lazy segment (run_fresh): its returned threads are DONE, the
+ * running one is b.cur, bound to the running fiber and inside the kernel. */
+void materialize()
+{
+    Block &b = g_blk;
+    b.lazy = false;
+    b.dirty = true;
+    const std::vector<uint32_t> &o = *b.order;
+    for (size_t q = b.seg; q < b.pos; ++q) b.threads[o[q]].state = DONE;
+    b.ndone += uint32_t(b.pos - b.seg);
+    Thread *t = &b.threads[o[b.pos]];
+    t->f = fiber::running();
+    t->mid = true;
+    b.cur = t;
+}
+
+/* The thread running now, for the primitives called from a kernel. */
+inline Thread *current()
+{
+    if (g_blk.lazy) materialize();
+    return g_blk.cur;
+}
+
+/* The next thread of this round that can run, after the current entry; b.pos
+ * moves to it (or to the last entry when there is none: null). */
+Thread *next_runnable()
+{
+    Block &b = g_blk;
+    const std::vector<uint32_t> &o = *b.order;
+    size_t p = b.pos + 1;
+    while (p < o.size() && b.threads[o[p]].state != RUNNABLE) ++p;
+    if (p == o.size()) {
+        b.pos = p - 1;
+        return nullptr;
+    }
+    b.pos = p;
+    return &b.threads[o[p]];
+}
+
+fiber::Fiber *take_fiber();
+
+/* Called on fiber self when its thread waits (or has returned and self is
+ * free), with n = next_runnable() or null: goes on to thread n, on its own
+ * fiber or a free one, else back to the scheduler.  Returns when self is
+ * resumed.  The one place where fibers switch to each other, so that a
+ * fiber resumes at the place it left from: the return addresses the CPU
+ * predicts are right when both threads wait at the same barrier. */
+__attribute__((noinline)) void go_on(fiber::Fiber *self, Thread *n)
+{
+    if (!n) {
+        fiber::leave(self);
+        return;
+    }
+    Block &b = g_blk;
+    b.cur = n;
+    detail::g_threadIdx = n->tid;
+    /* the thread after n will most likely run next: its stack toward the cache */
+    const std::vector<uint32_t> &o = *b.order;
+    if (b.pos + 3 < o.size()) {
+        const Thread &after = b.threads[o[b.pos + 3]];
+        if (after.f) fiber::prefetch(after.f);
+    }
+    fiber::switch_to(self, n->f ? n->f : take_fiber());
+}
+
+/* Called on a fiber: the thread waits until made runnable again (the
+ * replay that checks the guards after every switch goes through the
+ * scheduler each time). */
+inline void yield(Thread *t) { go_on(t->f, g_check_slices ? nullptr : next_runnable()); }
 
 /* Called on a fiber after set_error: the scheduler abandons the block. */
 [[noreturn]] void fail(Thread *t)
@@ -169,47 +247,67 @@ inline void yield(Thread *t) { fiber::leave(t->f); }
     std::abort();
 }
 
-/* Run-through: the entry after the current one in this pass's order, when
- * it is a thread that has not started yet (it can then run on the fiber the
- * previous thread finished on, without two fiber switches and a cold stack);
- * null when the scheduler must take over.  Entries that cannot run now are
- * skipped as the scheduler would skip them. */
-Thread *next_fresh()
+/* Runs the fresh thread at b.pos on this fiber, and after it each following
+ * entry of the order (all fresh: this is the first round) as a lazy segment,
+ * until one calls a primitive (current() records the segment; true: that
+ * thread, b.cur, has now returned) or the order ends (false: all returned). */
+bool run_fresh()
 {
     Block &b = g_blk;
-    /* the replay checks after every thread; a cooperative block's threads
-     * each keep their own fiber (it parks at grid_group::sync()) */
-    if (g_check_slices || b.cooperative) return nullptr;
-    const std::vector<uint32_t> &o = *b.order;
-    size_t p = b.pos + 1;
-    while (p < o.size() && b.threads[o[p]].state != RUNNABLE) ++p;
-    b.pos = p - 1;
-    if (p == o.size()) return nullptr;
-    Thread *n = &b.threads[o[p]];
-    if (n->f) return nullptr; /* resumes on its own fiber */
-    b.pos = p;
-    return n;
+    const uint32_t *o = b.order->data();
+    const size_t end = b.order->size();
+    const uint3 *tids = b.tids.data();
+    detail::KernelCall *call = b.launch->call.get();
+    size_t p = b.pos;
+    b.seg = p;
+    b.lazy = true;
+    for (;;) {
+        call->run();
+        if (!b.lazy) return true;
+        if (++p == end) break;
+        b.pos = p;
+        detail::g_threadIdx = tids[o[p]];
+    }
+    b.lazy = false;
+    b.ndone += uint32_t(end - b.seg);
+    if (b.ndone + b.ngrid != b.n) { /* others wait: the round goes on, record them */
+        b.dirty = true;
+        for (size_t q = b.seg; q < end; ++q) b.threads[o[q]].state = DONE;
+    }
+    return false;
 }
 
+/* Every fiber runs this: the fresh thread b.cur (at b.pos), and after it
+ * the threads that run through on the same fiber; then hands the fiber on. */
 void fiber_main(fiber::Fiber *f)
 {
+    Block &b = g_blk;
     for (;;) {
-        Thread *t = g_blk.cur;
-        for (;;) {
-            t->mid = true;
-            g_blk.launch->call->run();
+        bool returned;
+        if (!b.cooperative && !g_check_slices) {
+            returned = run_fresh();
+        } else { /* one thread, recorded (each cooperative thread owns its fiber) */
+            b.cur->f = f;
+            b.cur->mid = true;
+            b.launch->call->run();
+            returned = true;
+        }
+        Thread *n = nullptr;
+        if (returned) {
+            Thread *t = b.cur;
             t->mid = false;
             t->state = DONE;
-            ++g_blk.ndone;
-            Thread *n = next_fresh();
-            if (!n) break;
-            t->f = nullptr;
-            n->f = f;
-            g_blk.cur = n;
-            detail::g_threadIdx = n->tid;
-            t = n;
+            ++b.ndone;
+            if (!b.cooperative) t->f = nullptr;
+            if (!g_check_slices) n = next_runnable();
+            if (n && !n->f && !b.cooperative) { /* fresh: run it on f */
+                b.cur = n;
+                detail::g_threadIdx = n->tid;
+                continue;
+            }
         }
-        fiber::leave(f);
+        if (!b.cooperative) b.free.push_back(f);
+        go_on(f, n);
     }
 }
 
@@ -404,13 +502,18 @@ bool run_block(std::vector<uint32_t> &order)
     b.bar_and = true;
     b.bar_or = false;
     b.tile_arrived.clear();
-    for (Thread &t : b.threads) {
-        t.state = RUNNABLE;
-        t.group = nullptr;
-        if (!b.cooperative) t.f = nullptr; /* a cooperative block's fibers are its own */
+    /* A block whose threads all ran through lazily left `threads` as it was. */
+    if (b.dirty || b.cooperative || g_check_slices) {
+        for (Thread &t : b.threads) {
+            t.state = RUNNABLE;
+            t.group = nullptr;
+            if (!b.cooperative) t.f = nullptr; /* a cooperative block's fibers are its own */
+        }
+        for (Warp &w : b.warps)
+            for (Group &g : w.groups) g.active = false;
+        b.dirty = b.cooperative || g_check_slices;
     }
-    for (Warp &w : b.warps)
-        for (Group &g : w.groups) g.active = false;
+    b.lazy = false;
     b.free.clear();
     b.next_fiber = 0;
     b.order = &order;
@@ -421,18 +524,14 @@ bool run_block(std::vector<uint32_t> &order)
             Thread &t = b.threads[order[b.pos]];
             if (t.state != RUNNABLE) continue;
             progressed = true;
-            if (!t.f) t.f = take_fiber();
             b.cur = &t;
             detail::g_threadIdx = t.tid;
-            fiber::Fiber *f = t.f;
             t_on_fiber = true;
-            fiber::enter(f); /* runs t, and after it the fresh threads that follow */
+            /* runs t, and after it the rest of the round (the fibers go on to
+             * each other); b.pos, b.cur: where the round stopped */
+            fiber::enter(t.f ? t.f : take_fiber());
             t_on_fiber = false;
             if (!b.error.empty()) return false;
-            if (b.cur->state == DONE && !b.cooperative) { /* the fiber's last thread returned */
-                b.cur->f = nullptr;
-                b.free.push_back(f);
-            }
             if (g_check_slices &&
                 !damaged(b.launch->device, static_cast<const char *>(detail::g_dyn_smem),
                          b.launch->smem).empty()) {
@@ -484,7 +583,7 @@ void *dyn_smem_base()
 int block_barrier(int op, int pred)
 {
     Block &b = g_blk;
-    Thread *t = b.cur;
+    Thread *t = current();
     if (b.bar_arrived == 0) {
         b.bar_count = 0;
         b.bar_and = true;
@@ -515,7 +614,7 @@ int block_barrier(int op, int pred)
 void tile_barrier(unsigned n)
 {
     Block &b = g_blk;
-    Thread *t = b.cur;
+    Thread *t = current();
     const uint32_t base = t->lin & ~(n - 1);
     if (base + n > b.n) {
         set_error("thread %s calls thread_block_tile<%u>::sync() in a tile that has only %u of "
@@ -537,7 +636,7 @@ unsigned long long warp_collective(int op, unsigned mask, unsigned long long val
                                    int width)
 {
     Block &b = g_blk;
-    Thread *t = b.cur;
+    Thread *t = current();
     const int lane = int(t->lin & 31u);
     Warp &w = b.warps[t->lin >> 5];
     const unsigned eff = mask & w.exists;
@@ -587,7 +686,7 @@ unsigned long long warp_collective(int op, unsigned mask, unsigned long long val
 
 unsigned active_mask()
 {
-    Thread *t = g_blk.cur;
+    Thread *t = current();
     uint32_t base = t->lin & ~31u;
     unsigned m = 0;
     for (uint32_t l = 0; l < 32 && base + l < g_blk.n; ++l)
@@ -597,7 +696,7 @@ unsigned active_mask()
 
 unsigned coalesce(unsigned long long site)
 {
-    Thread *t = g_blk.cur;
+    Thread *t = current();
     t->state = AT_COALESCE;
     t->site = site;
     yield(t); /* resolve_coalesced() makes it runnable with the group in wout */
@@ -608,7 +707,7 @@ bool grid_is_cooperative() { return g_blk.cooperative; }
 
 void grid_barrier()
 {
-    Thread *t = g_blk.cur;
+    Thread *t = current();
     if (!g_blk.cooperative) {
         set_error("thread %s calls grid_group::sync() in a kernel not launched with "
                   "cudaLaunchCooperativeKernel (or the cooperative launch attribute)",
@@ -622,7 +721,7 @@ void grid_barrier()
 
 void trap()
 {
-    Thread *t = g_blk.cur;
+    Thread *t = current();
     set_error("__trap() called by thread %s", coords(t->tid).c_str());
     fail(t);
 }
@@ -640,7 +739,7 @@ void kernel_fault(const char *fmt, ...)
         report("%s (outside a kernel)", buf);
         std::abort();
     }
-    Thread *t = g_blk.cur;
+    Thread *t = current();
     set_error("thread %s: %s", coords(t->tid).c_str(), buf);
     fail(t);
 }
@@ -648,7 +747,7 @@ void kernel_fault(const char *fmt, ...)
 bool kernel_assert_failed(const char *expr, const char *file, unsigned line, const char *func)
 {
     if (!t_on_fiber || !g_blk.cur) return false;
-    Thread *t = g_blk.cur;
+    Thread *t = current();
     const uint3 b = detail::g_blockIdx;
     /* as a GPU prints it; the launch fails with cudaErrorAssert */
     set_error("%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.", file,
@@ -676,11 +775,15 @@ static char *begin_launch(const Launch &l, cudaError_t *err)
     b.launch = &l;
     b.n = n;
     b.threads.assign(n, Thread());
+    b.tids.resize(n);
     for (uint32_t i = 0; i < n; ++i) {
         Thread &t = b.threads[i];
         t.lin = i;
+        t.state = RUNNABLE;
         t.tid = uint3{i % l.block.x, (i / l.block.x) % l.block.y, i / (l.block.x * l.block.y)};
+        b.tids[i] = t.tid;
     }
+    b.dirty = false;
     const uint32_t nw = (n + 31) / 32;
     b.warps.assign(nw, Warp());
     for (uint32_t w = 0; w < nw; ++w) {
