@@ -16,6 +16,7 @@
  */
 #include "internal.h"
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -42,6 +43,9 @@ constexpr size_t kGuard = 64 << 10;
 
 struct Fiber {
     void *sp = nullptr;       /* saved stack pointer while switched out */
+#if !defined(CUDAEMU_ASM_SWITCH)
+    char *low = nullptr;      /* below every live frame while switched out (park) */
+#endif
     char *map = nullptr;      /* guard + stack */
     size_t map_size = 0;
     char *lo = nullptr;       /* usable stack [lo, lo + size) */
@@ -201,11 +205,22 @@ inline void raw_switch_in(Fiber *f)
 #endif
 }
 
+#if !defined(CUDAEMU_ASM_SWITCH)
+/* swapcontext's frames and the red zone lie below the caller's locals */
+constexpr size_t kLowMargin = 4096;
+inline void note_low(Fiber *f)
+{
+    char here;
+    f->low = std::max(f->lo, &here - kLowMargin);
+}
+#endif
+
 inline void raw_switch_out(Fiber *f)
 {
 #if defined(CUDAEMU_ASM_SWITCH)
     cudaemu_fiber_switch(&f->sp, g_host_sp);
 #else
+    note_low(f);
     swapcontext(&f->uc, &g_host_uc);
 #endif
 }
@@ -215,6 +230,7 @@ inline void raw_switch(Fiber *from, Fiber *to)
 #if defined(CUDAEMU_ASM_SWITCH)
     cudaemu_fiber_switch(&from->sp, to->sp);
 #else
+    note_low(from);
     g_starting = to;
     swapcontext(&from->uc, &to->uc);
 #endif
@@ -370,14 +386,84 @@ void switch_to(Fiber *from, Fiber *to)
     asan_arrived(from->asan_fake);
 }
 
+namespace {
+char *stack_top(const Fiber *f)
+{
+    return reinterpret_cast<char *>((reinterpret_cast<uintptr_t>(f->lo) + f->size) &
+                                    ~uintptr_t(15));
+}
+/* Switched-out f: every live frame lies in [live_low(f), stack_top(f)). */
+char *live_low(const Fiber *f)
+{
+#if defined(CUDAEMU_ASM_SWITCH)
+    return static_cast<char *>(f->sp);
+#else
+    return f->low ? f->low : f->lo;
+#endif
+}
+} // namespace
+
 void reset(Fiber *f)
 {
 #ifdef CUDAEMU_ASAN
-    /* The abandoned frames left their redzones poisoned. */
-    ASAN_UNPOISON_MEMORY_REGION(f->lo, f->size);
+    /* The abandoned frames left their redzones poisoned (frames below them
+     * have returned, which unpoisoned theirs). */
+    char *low = live_low(f);
+    ASAN_UNPOISON_MEMORY_REGION(low, size_t(stack_top(f) - low));
 #endif
     f->asan_fake = nullptr;
     build_initial_frame(f);
+}
+
+/* A parked context: this header, then the bytes of its live frames. */
+struct ParkedHeader {
+    size_t n;            /* bytes of frames, [top - n, top) */
+    void *sp;
+    void *asan_fake;
+#if !defined(CUDAEMU_ASM_SWITCH)
+    char *low;
+    ucontext_t uc;
+#endif
+};
+
+size_t park(Fiber *f, std::vector<char> &out)
+{
+    char *top = stack_top(f);
+    char *low = live_low(f);
+    ParkedHeader h;
+    h.n = size_t(top - low);
+    h.sp = f->sp;
+    h.asan_fake = f->asan_fake;
+#if !defined(CUDAEMU_ASM_SWITCH)
+    h.low = f->low;
+    h.uc = f->uc;
+#endif
+    const size_t at = out.size();
+    const size_t rec = (sizeof h + h.n + 15) & ~size_t(15);
+    out.resize(at + rec);
+#ifdef CUDAEMU_ASAN
+    ASAN_UNPOISON_MEMORY_REGION(low, h.n); /* the frames' redzones */
+#endif
+    std::memcpy(out.data() + at, &h, sizeof h);
+    std::memcpy(out.data() + at + sizeof h, low, h.n);
+    return at;
+}
+
+void unpark(Fiber *f, const char *rec)
+{
+    ParkedHeader h;
+    std::memcpy(&h, rec, sizeof h);
+    char *top = stack_top(f);
+#ifdef CUDAEMU_ASAN
+    ASAN_UNPOISON_MEMORY_REGION(top - h.n, h.n); /* frames come back without redzones */
+#endif
+    std::memcpy(top - h.n, rec + sizeof h, h.n);
+    f->sp = h.sp;
+    f->asan_fake = h.asan_fake;
+#if !defined(CUDAEMU_ASM_SWITCH)
+    f->low = h.low;
+    f->uc = h.uc;
+#endif
 }
 
 void install_fault_handler()

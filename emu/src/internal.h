@@ -281,9 +281,6 @@ cudaError_t run_kernel(const Launch &l);
 cudaError_t run_cooperative_kernel(const Launch &l);
 /* launch.cpp: the emulated occupancy, blocks of blockSize threads per SM */
 int max_active_blocks(int blockSize, size_t dynamicSMemSize);
-/* the most threads a cooperative grid may have here: each is a fiber with its
- * own stack (two memory mappings) while the grid runs */
-constexpr uint64_t kCoopMaxThreads = 16384;
 /* A device-side assert failed (the program's assert() lands here through
  * __assert_fail, device_assert.cpp): inside a kernel fiber of this host
  * thread, prints the message as a GPU does, fails the launch with the sticky
@@ -307,6 +304,12 @@ void switch_to(Fiber *from, Fiber *to); /* from fiber `from` (running) straight 
 Fiber *running();     /* the fiber running now (null on the host stack) */
 void prefetch(const Fiber *f); /* f's saved frames toward the cache (f switched out) */
 void reset(Fiber *f); /* abandon whatever f was doing; it restarts at its entry */
+/* Parking (cooperative launches): appends switched-out f's context and live
+ * frames to out and returns the record's offset; f's stack may then run
+ * another thread (after reset).  unpark puts a record taken from the same
+ * fiber back, at the same addresses: f resumes where that thread left. */
+size_t park(Fiber *f, std::vector<char> &out);
+void unpark(Fiber *f, const char *rec);
 void install_fault_handler();
 } // namespace fiber
 

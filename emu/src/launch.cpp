@@ -10,8 +10,7 @@
  * then the grid is queued on the stream and runs when the stream is drained.
  * A cooperative launch (cudaLaunchAttributeCooperative, as
  * cudaLaunchCooperativeKernel sets it) must fit on the emulated device at
- * once, max_active_blocks x SMs blocks, and within the emulator's
- * kCoopMaxThreads fibers, else cudaErrorCooperativeLaunchTooLarge.
+ * once, max_active_blocks x SMs blocks, else cudaErrorCooperativeLaunchTooLarge.
  */
 #include "internal.h"
 
@@ -71,13 +70,6 @@ cudaError_t launch(const cudaLaunchConfig_t *config, const void *func,
         const uint64_t fit = uint64_t(max_active_blocks(int(threads), config->dynamicSmemBytes)) *
                              uint64_t(kSmCount);
         if (blocks > fit) return ret(cudaErrorCooperativeLaunchTooLarge);
-        if (blocks * threads > kCoopMaxThreads) {
-            report("a cooperative launch of %llu blocks of %llu threads: the emulator keeps "
-                   "at most %llu threads of a cooperative grid resident (each is a fiber)",
-                   (unsigned long long)blocks, (unsigned long long)threads,
-                   (unsigned long long)kCoopMaxThreads);
-            return ret(cudaErrorCooperativeLaunchTooLarge);
-        }
     }
     cudaError_t se = cudaSuccess;
     auto s = stream_of(config->stream, &se);

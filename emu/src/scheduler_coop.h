@@ -3,9 +3,14 @@
  * grid-wide barrier.  Included by scheduler.cpp inside namespace cudaemu (it
  * uses the scheduler's block model); not a header of its own.
  *
- * Each block gets its own fibers (blocks x threads of them, from the pool), so
- * a block that reaches grid_group::sync() keeps its stacks while the other
- * blocks run.  The blocks run one after another, as in run_kernel, until each
+ * Every block runs on the same fibers (thread i of each block on pool fiber
+ * i, so a thread always has the same stack addresses).  A block parked at
+ * grid_group::sync() keeps its threads' live frames (the few hundred bytes
+ * between each fiber's stack pointer and the top of its stack, fiber::park)
+ * while the other blocks run on the stacks, and gets them back in place
+ * (fiber::unpark) when it resumes: a grid of any size the emulated device
+ * holds (264 blocks of 1024 threads) needs one block's worth of stacks and
+ * guard pages.  The blocks run one after another, as in run_kernel, until each
  * has returned or parked at the grid barrier (all its threads there); when
  * every block is parked they resume, in the configured block order, up to the
  * next barrier.  A block's dynamic shared memory is saved while it is parked
@@ -27,7 +32,7 @@ cudaError_t run_cooperative_kernel(const Launch &l)
     if (!smem) return begun;
     const uint32_t n = b.n;
     const uint64_t nblocks = uint64_t(l.grid.x) * l.grid.y * l.grid.z;
-    ensure_pool(uint32_t(nblocks * n));
+    ensure_pool(n);
     b.cooperative = true;
     const std::string kname = function_name(l.func);
     cudaError_t result = cudaSuccess;
@@ -49,6 +54,14 @@ cudaError_t run_cooperative_kernel(const Launch &l)
         pending[k] = config().order == Order::Rev ? nblocks - 1 - k : k;
     std::vector<uint8_t> started(nblocks, 0);        /* parked at least once */
     std::vector<std::vector<char>> saved(nblocks);   /* dynamic smem of parked blocks */
+    /* their threads' parked frames (kept across launches: no page faults for
+     * the same space at every grid barrier), thread i's record at frame_at */
+    static std::vector<std::vector<char>> frames;
+    static std::vector<std::vector<size_t>> frame_at;
+    if (frames.size() < nblocks) {
+        frames.resize(nblocks);
+        frame_at.resize(nblocks);
+    }
     auto block_coords = [&](uint64_t bi) {
         return uint3{uint32_t(bi % l.grid.x), uint32_t((bi / l.grid.x) % l.grid.y),
                      uint32_t(bi / (uint64_t(l.grid.x) * l.grid.y))};
@@ -62,9 +75,12 @@ cudaError_t run_cooperative_kernel(const Launch &l)
         for (uint64_t bi : pending) {
             detail::g_blockIdx = block_coords(bi);
             for (uint32_t i = 0; i < n; ++i) {
-                b.threads[i].f = g_pool[bi * n + i];
+                b.threads[i].f = g_pool[i];
                 b.threads[i].mid = started[bi] != 0;
+                if (started[bi]) fiber::unpark(g_pool[i], frames[bi].data() + frame_at[bi][i]);
+                else fiber::reset(g_pool[i]); /* it may hold a parked block's frames */
             }
+            frames[bi].clear();
             if (started[bi]) std::memcpy(smem, saved[bi].data(), l.smem);
             else std::memset(smem, 0xff, l.smem);
             if (config().order == Order::Shuffle) reshuffle(order);
@@ -88,6 +104,8 @@ cudaError_t run_cooperative_kernel(const Launch &l)
                 break;
             }
             saved[bi].assign(smem, smem + l.smem);
+            frame_at[bi].resize(n);
+            for (uint32_t i = 0; i < n; ++i) frame_at[bi][i] = fiber::park(g_pool[i], frames[bi]);
             started[bi] = 1;
             parked.push_back(bi);
         }
@@ -104,11 +122,12 @@ cudaError_t run_cooperative_kernel(const Launch &l)
     }
     if (result != cudaSuccess) {
         /* abandon the running block and every parked one */
-        abandon_block();
-        for (uint64_t bi = 0; bi < nblocks; ++bi)
-            if (started[bi])
-                for (uint32_t i = 0; i < n; ++i) fiber::reset(g_pool[bi * n + i]);
-        for (uint32_t i = 0; i < n; ++i) b.threads[i].mid = false;
+        abandon_block(); /* the parked blocks' frames are dropped */
+        for (uint64_t bi = 0; bi < nblocks; ++bi) frames[bi].clear();
+        for (uint32_t i = 0; i < n; ++i) {
+            fiber::reset(g_pool[i]);
+            b.threads[i].mid = false;
+        }
     }
     if (kGuards && result == cudaSuccess) {
         std::string d = damaged(l.device, smem, l.smem);
