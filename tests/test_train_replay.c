@@ -111,5 +111,6 @@ int main(void)
     free(bad);
     run_free(&ref);
     run_free(&omp);
+    model_plan_free(&pl);
     TEST_END();
 }
