@@ -21,16 +21,6 @@
 
 #include "test_util.h"
 
-#define CB(call)                                                               \
-    do {                                                                       \
-        cublasStatus_t s_ = (call);                                            \
-        if (s_ != CUBLAS_STATUS_SUCCESS) {                                     \
-            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
-                         cublasGetStatusName(s_));                             \
-            std::exit(2);                                                      \
-        }                                                                      \
-    } while (0)
-
 static unsigned g_seed = 7;
 static float rnd()
 {

@@ -12,7 +12,7 @@
 
 #include "test_util.h"
 
-#define CB(call) CHECK_EQ_INT((call), CUBLAS_STATUS_SUCCESS)
+#define CB_EQ(call) CHECK_EQ_INT((call), CUBLAS_STATUS_SUCCESS) /* counted, not fatal (CB exits) */
 
 static void vectors()
 {
@@ -23,22 +23,22 @@ static void vectors()
     CK(cudaMalloc((void **)&d, 2 * n * sizeof(float)));
     CK(cudaMemset(d, 0, 2 * n * sizeof(float)));
     /* every 3rd host element to every 2nd device element */
-    CB(cublasSetVector(n, sizeof(float), hx, 3, d, 2));
+    CB_EQ(cublasSetVector(n, sizeof(float), hx, 3, d, 2));
     for (float &y : hy) y = -1;
-    CB(cublasGetVector(2 * n, sizeof(float), d, 1, hy, 1));
+    CB_EQ(cublasGetVector(2 * n, sizeof(float), d, 1, hy, 1));
     for (int i = 0; i < n; ++i) {
         CHECK(hy[2 * i] == float(3 * i));
         CHECK(hy[2 * i + 1] == 0.0f); /* untouched */
     }
     float back[n];
-    CB(cublasGetVector(n, sizeof(float), d, 2, back, 1));
+    CB_EQ(cublasGetVector(n, sizeof(float), d, 2, back, 1));
     for (int i = 0; i < n; ++i) CHECK(back[i] == float(3 * i));
     /* argument checks as cuBLAS */
     CHECK_EQ_INT(cublasSetVector(n, sizeof(float), hx, 0, d, 1), CUBLAS_STATUS_INVALID_VALUE);
     CHECK_EQ_INT(cublasSetVector(n, sizeof(float), hx, 1, d, -1), CUBLAS_STATUS_INVALID_VALUE);
     CHECK_EQ_INT(cublasSetVector(n, 0, hx, 1, d, 1), CUBLAS_STATUS_INVALID_VALUE);
     CHECK_EQ_INT(cublasSetVector(-1, 4, hx, 1, d, 1), CUBLAS_STATUS_INVALID_VALUE);
-    CB(cublasSetVector(0, 4, hx, 1, d, 1));
+    CB_EQ(cublasSetVector(0, 4, hx, 1, d, 1));
     /* a host pointer where device memory belongs; a span past the block */
     CHECK_EQ_INT(cublasSetVector(n, 4, hx, 1, hy, 1), CUBLAS_STATUS_MAPPING_ERROR);
     CHECK_EQ_INT(cublasSetVector(n, 4, hx, 1, d, 3), CUBLAS_STATUS_MAPPING_ERROR);
@@ -50,9 +50,9 @@ static void vectors()
     float *pin = nullptr;
     CK(cudaMallocHost((void **)&pin, n * sizeof(float)));
     for (int i = 0; i < n; ++i) pin[i] = 100.0f + float(i);
-    CB(cublasSetVectorAsync(n, sizeof(float), pin, 1, d, 1, s));
+    CB_EQ(cublasSetVectorAsync(n, sizeof(float), pin, 1, d, 1, s));
     float out[n] = {};
-    CB(cublasGetVectorAsync(n, sizeof(float), d, 1, out, 1, s)); /* pageable: waits */
+    CB_EQ(cublasGetVectorAsync(n, sizeof(float), d, 1, out, 1, s)); /* pageable: waits */
     for (int i = 0; i < n; ++i) CHECK(out[i] == 100.0f + float(i));
     CK(cudaStreamDestroy(s));
     CK(cudaFreeHost(pin));
@@ -66,8 +66,8 @@ static void matrices()
     for (size_t i = 0; i < A.size(); ++i) A[i] = double(i);
     double *d = nullptr;
     CK(cudaMalloc((void **)&d, size_t(ldb) * cols * sizeof(double)));
-    CB(cublasSetMatrix(rows, cols, sizeof(double), A.data(), lda, d, ldb));
-    CB(cublasGetMatrix(rows, cols, sizeof(double), d, ldb, B.data(), lda));
+    CB_EQ(cublasSetMatrix(rows, cols, sizeof(double), A.data(), lda, d, ldb));
+    CB_EQ(cublasGetMatrix(rows, cols, sizeof(double), d, ldb, B.data(), lda));
     for (int j = 0; j < cols; ++j)
         for (int i = 0; i < lda; ++i)
             CHECK(B[size_t(j) * lda + i] == (i < rows ? A[size_t(j) * lda + i] : -7.0));
@@ -81,8 +81,8 @@ static void matrices()
     cudaStream_t s;
     CK(cudaStreamCreate(&s));
     std::vector<double> C(size_t(rows) * cols, 0);
-    CB(cublasSetMatrixAsync(rows, cols, sizeof(double), A.data(), lda, d, ldb, s));
-    CB(cublasGetMatrixAsync(rows, cols, sizeof(double), d, ldb, C.data(), rows, s));
+    CB_EQ(cublasSetMatrixAsync(rows, cols, sizeof(double), A.data(), lda, d, ldb, s));
+    CB_EQ(cublasGetMatrixAsync(rows, cols, sizeof(double), d, ldb, C.data(), rows, s));
     CK(cudaStreamSynchronize(s));
     for (int j = 0; j < cols; ++j)
         for (int i = 0; i < rows; ++i) CHECK(C[size_t(j) * rows + i] == A[size_t(j) * lda + i]);
@@ -112,40 +112,40 @@ static void lt_matmul()
     CK(cudaMemcpy(dbias, bias.data(), bias.size() * 4, cudaMemcpyHostToDevice));
 
     cublasLtHandle_t lt;
-    CB(cublasLtCreate(&lt));
+    CB_EQ(cublasLtCreate(&lt));
     cublasLtMatmulDesc_t op;
-    CB(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    CB_EQ(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
     cublasOperation_t t = CUBLAS_OP_T;
-    CB(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t));
+    CB_EQ(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t));
     CHECK_EQ_INT(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &t, 2),
                  CUBLAS_STATUS_INVALID_VALUE);
     uint32_t ep = CUBLASLT_EPILOGUE_BIAS;
-    CB(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &ep, sizeof ep));
+    CB_EQ(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &ep, sizeof ep));
     const void *bp = dbias;
-    CB(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bp, sizeof bp));
+    CB_EQ(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bp, sizeof bp));
     int32_t got = -1;
     size_t written = 0;
-    CB(cublasLtMatmulDescGetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &got, sizeof got, &written));
+    CB_EQ(cublasLtMatmulDescGetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &got, sizeof got, &written));
     CHECK_EQ_INT(got, CUBLAS_OP_T);
     CHECK_EQ_INT(written, 4);
 
     cublasLtMatrixLayout_t la, lb, lc, ld;
-    CB(cublasLtMatrixLayoutCreate(&la, CUDA_R_32F, k, m, lda));
-    CB(cublasLtMatrixLayoutCreate(&lb, CUDA_R_32F, k, n, ldb));
-    CB(cublasLtMatrixLayoutCreate(&lc, CUDA_R_32F, m, n, ldc));
-    CB(cublasLtMatrixLayoutCreate(&ld, CUDA_R_32F, m, n, m));
+    CB_EQ(cublasLtMatrixLayoutCreate(&la, CUDA_R_32F, k, m, lda));
+    CB_EQ(cublasLtMatrixLayoutCreate(&lb, CUDA_R_32F, k, n, ldb));
+    CB_EQ(cublasLtMatrixLayoutCreate(&lc, CUDA_R_32F, m, n, ldc));
+    CB_EQ(cublasLtMatrixLayoutCreate(&ld, CUDA_R_32F, m, n, m));
     cublasLtMatmulPreference_t pref;
-    CB(cublasLtMatmulPreferenceCreate(&pref));
+    CB_EQ(cublasLtMatmulPreferenceCreate(&pref));
     uint64_t ws = 1 << 20;
-    CB(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
+    CB_EQ(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
                                             sizeof ws));
     cublasLtMatmulHeuristicResult_t res[4];
     int nres = 0;
-    CB(cublasLtMatmulAlgoGetHeuristic(lt, op, la, lb, lc, ld, pref, 4, res, &nres));
+    CB_EQ(cublasLtMatmulAlgoGetHeuristic(lt, op, la, lb, lc, ld, pref, 4, res, &nres));
     CHECK(nres >= 1);
     cudaStream_t s;
     CK(cudaStreamCreate(&s));
-    CB(cublasLtMatmul(lt, op, &alpha, dA, la, dB, lb, &beta, dC, lc, dD, ld, &res[0].algo,
+    CB_EQ(cublasLtMatmul(lt, op, &alpha, dA, la, dB, lb, &beta, dC, lc, dD, ld, &res[0].algo,
                       nullptr, 0, s));
     std::vector<float> D(size_t(m) * n);
     CK(cudaStreamSynchronize(s));
@@ -166,7 +166,7 @@ static void lt_matmul()
                                 nullptr, 0, s),
                  CUBLAS_STATUS_INVALID_VALUE);
     cublasLtMatrixLayout_t l64;
-    CB(cublasLtMatrixLayoutCreate(&l64, CUDA_R_64F, k, m, lda));
+    CB_EQ(cublasLtMatrixLayoutCreate(&l64, CUDA_R_64F, k, m, lda));
     CHECK_EQ_INT(cublasLtMatmul(lt, op, &alpha, dA, l64, dB, lb, &beta, dC, lc, dD, ld, nullptr,
                                 nullptr, 0, s),
                  CUBLAS_STATUS_NOT_SUPPORTED);
@@ -175,22 +175,22 @@ static void lt_matmul()
                  CUBLAS_STATUS_NOT_SUPPORTED);
     CHECK_EQ_INT(nres, 0);
     cublasLtMatmulDesc_t op16;
-    CB(cublasLtMatmulDescCreate(&op16, CUBLAS_COMPUTE_16F, CUDA_R_16F));
+    CB_EQ(cublasLtMatmulDescCreate(&op16, CUBLAS_COMPUTE_16F, CUDA_R_16F));
     CHECK_EQ_INT(cublasLtMatmul(lt, op16, &alpha, dB, lb, dB, lb, &beta, dC, lc, dD, ld, nullptr,
                                 nullptr, 0, s),
                  CUBLAS_STATUS_NOT_SUPPORTED);
     uint32_t gelu = CUBLASLT_EPILOGUE_GELU;
-    CB(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &gelu, sizeof gelu));
+    CB_EQ(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &gelu, sizeof gelu));
     CHECK_EQ_INT(cublasLtMatmul(lt, op, &alpha, dA, la, dB, lb, &beta, dC, lc, dD, ld, nullptr,
                                 nullptr, 0, s),
                  CUBLAS_STATUS_NOT_SUPPORTED);
 
-    CB(cublasLtMatmulDescDestroy(op16));
-    CB(cublasLtMatrixLayoutDestroy(l64));
-    CB(cublasLtMatmulPreferenceDestroy(pref));
-    for (cublasLtMatrixLayout_t l : {la, lb, lc, ld}) CB(cublasLtMatrixLayoutDestroy(l));
-    CB(cublasLtMatmulDescDestroy(op));
-    CB(cublasLtDestroy(lt));
+    CB_EQ(cublasLtMatmulDescDestroy(op16));
+    CB_EQ(cublasLtMatrixLayoutDestroy(l64));
+    CB_EQ(cublasLtMatmulPreferenceDestroy(pref));
+    for (cublasLtMatrixLayout_t l : {la, lb, lc, ld}) CB_EQ(cublasLtMatrixLayoutDestroy(l));
+    CB_EQ(cublasLtMatmulDescDestroy(op));
+    CB_EQ(cublasLtDestroy(lt));
     CK(cudaStreamDestroy(s));
     for (float *p : {dA, dB, dC, dD, dbias}) CK(cudaFree(p));
 }

@@ -28,6 +28,17 @@ static int g_test_failures = 0;
         }                                                                      \
     } while (0)
 
+/* cuBLAS call that must succeed (for the tests that include cublas_v2.h). */
+#define CB(call)                                                               \
+    do {                                                                       \
+        cublasStatus_t s_ = (call);                                            \
+        if (s_ != CUBLAS_STATUS_SUCCESS) {                                     \
+            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
+                         cublasGetStatusName(s_));                             \
+            std::exit(2);                                                      \
+        }                                                                      \
+    } while (0)
+
 /* CUDA call that must succeed. */
 #define CK(call)                                                               \
     do {                                                                       \
