@@ -116,7 +116,7 @@ static void notice(const char *fmt, ...)
 
 static void notices_flush(void)
 {
-    fputs(notices, stderr);
+    if (comm_rank() == 0) fputs(notices, stderr);
     nnotices = 0;
     notices[0] = '\0';
 }
@@ -125,6 +125,7 @@ static void notices_flush(void)
  * value the person gave (a newline in --suite) is shown escaped. */
 static void print_err(const char *err)
 {
+    if (comm_rank() != 0) return; /* every rank found the same: rank 0 says it */
     for (const unsigned char *p = (const unsigned char *)err; *p; p++)
         if (*p < 0x20 || *p == 0x7f) fprintf(stderr, "\\x%02x", *p);
         else fputc(*p, stderr);
@@ -183,6 +184,8 @@ static int known_backend(const bench_opts *o, const char *name, int cpu_only)
 static int known_mode(const bench_opts *o, const char *mode)
 {
     if (strcmp(mode, "host") == 0 || gpu_mode_find(mode)) return 1;
+    for (int s = 0; s < o->nsuites; s++)
+        if (dp_mode_find(mode) && suite_find(o->suites[s])->def->dp_open) return 1;
     for (int s = 0; s < o->nsuites; s++) {
         const char *const *own = suite_find(o->suites[s])->def->modes;
         for (int m = 0; own && own[m]; m++)
@@ -195,7 +198,8 @@ static int known_mode(const bench_opts *o, const char *mode)
 static int wants_gpu(const runner *r, const bench_opts *o)
 {
     int gpu_mode = o->nmodes == 0;
-    for (int m = 0; m < o->nmodes; m++) gpu_mode |= strcmp(o->modes[m], "host") != 0;
+    for (int m = 0; m < o->nmodes; m++)
+        gpu_mode |= strcmp(o->modes[m], "host") != 0 && !dp_mode_find(o->modes[m]);
     if (!gpu_mode) return 0;
     for (int s = 0; s < o->nsuites; s++)
         for (int b = 0; BACKENDS[b].name; b++)
@@ -262,6 +266,10 @@ static int mode_used(const bench_opts *o, const char *mode)
                 if (k->dev == DEV_CPU) return 1;
                 continue;
             }
+            if (dp_mode_find(mode)) { /* the data-parallel modes: CPU backends, MPI ranks */
+                if (k->dev == DEV_CPU && d->dp_open) return 1;
+                continue;
+            }
             if (k->dev != DEV_GPU) continue;
             for (int m = 0; d->modes && d->modes[m]; m++)
                 if (strcmp(d->modes[m], mode) == 0) return 1;
@@ -292,7 +300,18 @@ static int check_applies(const bench_opts *o, char *err, size_t errcap)
             for (int m = 0; own && own[m] && !gpu; m++) gpu = mode_used(o, own[m]);
         }
     }
-    for (int i = 0; i < o->nmodes; i++) gpu |= strcmp(o->modes[i], "host") != 0;
+    for (int i = 0; i < o->nmodes; i++)
+        gpu |= strcmp(o->modes[i], "host") != 0 && !dp_mode_find(o->modes[i]);
+    if (o->bucket_mb > 0) {
+        int overlap = o->nmodes == 0 && comm_size() > 1;
+        for (int i = 0; i < o->nmodes; i++) overlap |= strcmp(o->modes[i], "ddp-overlap") == 0;
+        if (!overlap || !mode_used(o, "ddp-overlap")) {
+            snprintf(err, errcap, "bench: --bucket-mb is for ddp-overlap runs of the train suite "
+                     "(--mode ddp-overlap, or under mpirun), and the selection has none: it would "
+                     "change nothing");
+            return 2;
+        }
+    }
     const char *g = o->cuda_sync ? "--cuda-sync" : o->emulate ? "--emulate"
                   : o->device_given ? "--device" : NULL;
     if (g && !gpu) {
@@ -406,6 +425,67 @@ static void std_fds_open(void)
         }
 }
 
+/* A job of several ranks (mpirun, srun): rank 0 writes the run; the others
+ * run the same cases (data-parallel ones need them), emit nothing, and leave
+ * with rank 0's exit status. Each rank calls job_verdict once before the run
+ * (rank 0's status so far: 0 go on, or the exit code it stops with) and
+ * job_end once at the end. */
+static int verdict_sent;
+
+static int job_verdict(int v)
+{
+    if (comm_size() <= 1 || verdict_sent) return v;
+    verdict_sent = 1;
+    comm_bcast_bytes(&v, sizeof v, 0);
+    return v;
+}
+
+static int job_end(int rc)
+{
+    if (comm_size() > 1) comm_bcast_bytes(&rc, sizeof rc, 0);
+    comm_finalize();
+    return rc;
+}
+
+static int emit_nothing(void *ctx, const result_row *row)
+{
+    (void)ctx;
+    (void)row;
+    return 0;
+}
+
+/* Whether the run needs the MPI collectives: a job of several ranks, a
+ * data-parallel mode named, or a suite whose cases run on every rank. */
+static int wants_comm(const runner *r, const bench_opts *o)
+{
+    if (comm_size() > 1) return 1;
+    for (int m = 0; m < o->nmodes; m++)
+        if (dp_mode_find(o->modes[m])) return 1;
+    for (int s = 0; s < o->nsuites; s++) {
+        const suite_def *d = suite_find(o->suites[s])->def;
+        for (int b = 0; d->all_ranks && BACKENDS[b].name; b++)
+            if (BACKENDS[b].dev == DEV_CPU && strcmp(BACKENDS[b].op, d->op) == 0 &&
+                runner_backend_selected(r, &BACKENDS[b]))
+                return 1;
+    }
+    return 0;
+}
+
+/* A rank other than 0: the same cases (the runner keeps the ranks in step),
+ * nothing written; rank 0's exit status. */
+static int follow(bench_run *r, const bench_opts *o, problem probs[][MAX_PROBLEMS],
+                  const int *nprobs)
+{
+    int stop = 0;
+    progress_init(&r->prog, 0);
+    r->prog.tty = 0;
+    for (int i = 0; i < o->nsuites && !stop; i++)
+        stop = runner_run(&r->run, suite_find(o->suites[i]), probs[i], nprobs[i]);
+    gpu_handles_release_all();
+    run_free(r);
+    return job_end(0);
+}
+
 int main(int argc, char **argv)
 {
     bench_opts o;
@@ -469,6 +549,10 @@ int main(int argc, char **argv)
     if (o.plot_dir[0]) return plot_main(&o);
 
     /* --- every check on the person's input, before any work ------------ */
+    if (comm_init(&argc, &argv)) { /* MPI, when launched as one rank of several */
+        snprintf(err, sizeof err, "bench: %s", err_get());
+        goto usage;
+    }
     if (validate_selection(&o, err, sizeof err) || check_applies(&o, err, sizeof err)) goto usage;
     runner *run = &r.run;
     run->registry = BACKENDS;
@@ -501,9 +585,14 @@ int main(int argc, char **argv)
     if (run->blas_threads < run->threads)
         notice("bench: OpenBLAS runs at most %d threads (its build's limit), not %d: "
                         "its rows say so\n", run->blas_threads, run->threads);
+    const int lead = comm_rank() == 0;
     run->prog = &r.prog;
-    run->emit = run_emit;
+    run->emit = lead ? run_emit : emit_nothing;
     run->emit_ctx = &r;
+    run->bucket_mb = o.bucket_mb;
+    static comm_ops world;
+    if (wants_comm(run, &o) && comm_mpi_ops(&world, run->comm_why, sizeof run->comm_why) == 0)
+        run->comm = &world;
     int use_gpu = wants_gpu(run, &o);
     if (use_gpu || o.device_given) gpu_probe(o.device, &r.gpu);
     if (o.device_given && !r.gpu.usable && !r.gpu.bad_device) {
@@ -526,9 +615,9 @@ int main(int argc, char **argv)
                                   "problem with a selected backend and mode (see bench --list)");
         goto usage;
     }
-    char outdir[PATH_MAX];
-    if (outdir_choose(o.out, o.force, outdir, sizeof outdir, err, sizeof err)) goto usage;
-    if (o.json[0] && outdir_check_json(o.json, outdir, err, sizeof err)) goto usage;
+    char outdir[PATH_MAX] = "";
+    if (lead && outdir_choose(o.out, o.force, outdir, sizeof outdir, err, sizeof err)) goto usage;
+    if (lead && o.json[0] && outdir_check_json(o.json, outdir, err, sizeof err)) goto usage;
     if (o.steps || o.dump[0]) {
         int train = 0; /* cases of a step suite: the only ones --steps and --dump act on */
         for (int i = 0; i < o.nsuites; i++) train += suite_find(o.suites[i])->def->steps > 0 ? ncases[i] : 0;
@@ -539,7 +628,7 @@ int main(int argc, char **argv)
             goto usage;
         }
     }
-    if (o.dump[0] && outdir_check_dump(o.dump, outdir, err, sizeof err)) goto usage;
+    if (lead && o.dump[0] && outdir_check_dump(o.dump, outdir, err, sizeof err)) goto usage;
 
     /* --- the run --------------------------------------------------------- */
     run->mcfg = measure_cfg_default();
@@ -588,23 +677,28 @@ int main(int argc, char **argv)
         if (n) run->repro_env = repro_env;
     }
     char csvpath[PATH_MAX + 16];
-    if (interrupt_signal()) { /* during the checks: nothing was made yet */
+    if (lead && interrupt_signal()) { /* during the checks: nothing was made yet */
         fprintf(stderr, "bench: interrupted by %s before the run began: nothing written\n",
                 interrupt_name(interrupt_signal()));
-        return 128 + interrupt_signal();
+        return job_end(job_verdict(128 + interrupt_signal()));
     }
     notices_flush();
+    if (!lead) { /* rank 0 makes the run folder; the others wait for its word */
+        int v = job_verdict(0);
+        if (v) return job_end(v);
+        return follow(&r, &o, probs, nprobs);
+    }
     int claim = outdir_claim(outdir, sizeof outdir, !o.out[0], o.force, err, sizeof err);
     if (claim) {
         print_err(err);
-        return claim;
+        return job_end(job_verdict(claim));
     }
     snprintf(csvpath, sizeof csvpath, "%s/results.csv", outdir);
     if (o.dump[0]) {
         int d = outdir_make_dump(o.dump, err, sizeof err); /* undoes the claim on failure */
         if (d) {
             print_err(err);
-            return d;
+            return job_end(job_verdict(d));
         }
         run->dump_dir = o.dump;
     }
@@ -622,9 +716,10 @@ int main(int argc, char **argv)
     if (!r.csv) {
         fprintf(stderr, "bench: cannot write '%s': %s\n", csvpath, strerror(errno));
         outdir_undo();
-        return 1; /* a write failure (a full disk), not bad usage */
+        return job_end(job_verdict(1)); /* a write failure (a full disk), not bad usage */
     }
     outdir_link_latest(outdir);
+    job_verdict(0);
     if (use_gpu && !r.gpu.usable) fprintf(stderr, "bench: GPU cases skipped: %s\n", r.gpu.why);
     else if (use_gpu && r.gpu.emulated)
         fprintf(stderr, "bench: GPU cases run on the CUDA host emulator: correctness only, "
@@ -670,7 +765,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench: stdout was closed (%s): the summary was not shown; all %d "
                             "rows and the report are in %s\n", interrupt_name(s2), r.nrows, outdir);
         run_free(&r);
-        return 128 + s2;
+        return job_end(128 + s2);
     }
     if (sig) {
         fprintf(stderr, "bench: interrupted by %s: %d finished rows kept in %s\n",
@@ -678,10 +773,10 @@ int main(int argc, char **argv)
         rc = 128 + sig;
     }
     run_free(&r);
-    return rc;
+    return job_end(rc);
 
 usage:
     print_err(err);
     outdir_undo(); /* exit 2 leaves nothing behind */
-    return 2;
+    return job_end(job_verdict(2));
 }

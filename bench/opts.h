@@ -37,6 +37,7 @@ typedef struct bench_opts {
     int device_given;
     int cuda_sync;
     int steps;           /* train: steps the loss trace records (0: the checked steps) */
+    double bucket_mb;    /* ddp-overlap's gradient buckets, MiB (0: DDP's 25) */
     char dump[OPT_PATH]; /* train: folder for step 1 of every case ("": none) */
     char command[2048];  /* the command line, for the record */
 } bench_opts;

@@ -2,7 +2,7 @@
 # configures + builds a CMake build folder.  Quick no-op when all is there.
 # Without root it prints the exact apt-get line and stops.
 
-BENCH_PACKAGES="cmake make gcc g++ libopenblas-dev libdnnl-dev gnuplot-nox git"
+BENCH_PACKAGES="cmake make gcc g++ libopenblas-dev libdnnl-dev gnuplot-nox git openmpi-bin libopenmpi-dev"
 
 bench_missing_packages() {
   local missing="" p

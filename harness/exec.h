@@ -8,6 +8,7 @@
 #ifndef HARNESS_EXEC_H
 #define HARNESS_EXEC_H
 
+#include <stddef.h>
 #include "measure.h"
 #include "result.h"
 
@@ -26,6 +27,10 @@ typedef struct case_exec {
     /* After timing: mode columns (split, overlap, peak memory, alloc time).
      * May run the work again (a serial reference run). 0 or -1. NULL: none. */
     int (*finish)(void *st, const measure_result *m, result_row *row);
+    /* Optional, after a step's check passed: whether the replicas agree (a
+     * data-parallel case: every replica holds the same parameters). 0, or 1
+     * with why. Every replica calls it (it may communicate). */
+    int (*agree)(void *st, char *why, size_t whycap);
     void (*close)(void *st);
 } case_exec;
 

@@ -24,16 +24,24 @@ static int one_rep(measure_fn fn, void *ctx, double *ms)
     return rc;
 }
 
+/* What the ranks decide together (measure_cfg.agree), or this one alone. */
+static int decide(const measure_cfg *cfg, int code)
+{
+    return cfg->agree ? cfg->agree(code) : code;
+}
+
 int measure_run(const measure_cfg *cfg, measure_fn fn, void *ctx, measure_result *out)
 {
     memset(out, 0, sizeof *out);
     double start = timer_now_ms();
     double budget_ms = cfg->budget_s * 1e3;
     double ms;
-    for (int i = 0; i < cfg->warmup && !interrupt_signal(); i++) {
+    for (int i = 0; i < cfg->warmup; i++) {
+        if (decide(cfg, interrupt_signal() ? 2 : 0)) break;
         int rc = one_rep(fn, ctx, &ms);
         if (rc) return rc;
-        if (timer_now_ms() - start > budget_ms / 2) break; /* slow case: keep time for samples */
+        /* slow case: keep time for samples */
+        if (decide(cfg, timer_now_ms() - start > budget_ms / 2)) break;
     }
     int cap = 64;
     out->samples = malloc((size_t)cap * sizeof *out->samples);
@@ -43,19 +51,22 @@ int measure_run(const measure_cfg *cfg, measure_fn fn, void *ctx, measure_result
     }
     double measured = 0;
     for (;;) {
-        if (interrupt_signal()) { /* the runner abandons the case */
+        int code = 0;
+        if (interrupt_signal()) code = 2;
+        else if (out->n >= cfg->min_reps && measured >= cfg->min_time_s * 1e3) code = 1;
+        else if (out->n >= cfg->max_reps) code = 1;
+        else if (out->n >= 1 && timer_now_ms() - start > budget_ms) code = 1;
+        code = decide(cfg, code);
+        if (code == 2) { /* the runner abandons the case */
             measure_result_free(out);
-            err_set("interrupted by %s", interrupt_name(interrupt_signal()));
+            err_set("interrupted by %s", interrupt_signal() ? interrupt_name(interrupt_signal())
+                                                            : "a signal on another rank");
             return -1;
         }
-        int done = out->n >= cfg->min_reps && measured >= cfg->min_time_s * 1e3;
-        if (done) break;
-        if (out->n >= cfg->max_reps) {
-            out->hit_max = out->n < cfg->min_reps || measured < cfg->min_time_s * 1e3;
-            break;
-        }
-        if (out->n >= 1 && timer_now_ms() - start > budget_ms) {
-            out->hit_budget = 1;
+        if (code == 1) {
+            int enough = out->n >= cfg->min_reps && measured >= cfg->min_time_s * 1e3;
+            if (!enough && out->n >= cfg->max_reps) out->hit_max = 1;
+            else if (!enough) out->hit_budget = 1;
             break;
         }
         int rc = one_rep(fn, ctx, &ms);

@@ -27,6 +27,11 @@ typedef struct measure_cfg {
     int max_reps;
     double min_time_s;   /* measured time to accumulate */
     double budget_s;     /* wall-time cap for the case, warm-up included */
+    /* Replicated cases (every rank runs them, with collectives inside each
+     * repetition): every decision to go on is agreed, so all ranks run the
+     * same number of repetitions. agree(code) returns the largest code over
+     * the ranks (0 go on, 1 enough, 2 interrupted). NULL: this process decides. */
+    int (*agree)(int code);
 } measure_cfg;
 
 /* Defaults: 2 warm-ups, >= 5 reps and >= 0.25 s, <= 1000 reps, 10 s budget. */

@@ -14,6 +14,9 @@ void result_row_init(result_row *r)
     r->max_abs_err = r->rel_err = r->tolerance = NAN;
     r->h2d_ms = r->compute_ms = r->d2h_ms = r->overlap_eff = NAN;
     r->peak_dev_mb = r->alloc_ms = r->bytes = r->flops = r->samples_per_s = NAN;
+    r->comm_ms = r->scaling_eff = NAN;
+    r->replicas = 1;
+    snprintf(r->comm, sizeof r->comm, "none");
 }
 
 void result_fill_timing(result_row *row, const struct measure_result *m, double flops, double bytes)

@@ -28,7 +28,7 @@ typedef struct result_row {
     char device[128];   /* CPU model or GPU name */
     int emulated;       /* 1 when run on the CUDA host emulator */
     double h2d_ms, compute_ms, d2h_ms;   /* end-to-end split, GPU modes */
-    double overlap_eff;                  /* streams-N: ideal / measured, 0..1 */
+    double overlap_eff;                  /* streams-N: ideal / measured; ddp-overlap: comm hidden, 0..1 */
     double peak_dev_mb;                  /* peak device memory the case used */
     double alloc_ms;                     /* pinned allocation, timed apart */
     double bytes;                        /* bytes moved per repetition */
@@ -36,6 +36,10 @@ typedef struct result_row {
     char device_kind[8];                 /* "cpu" or "gpu", from the backend registry */
     double samples_per_s;                /* step suites: batch / median */
     char phase_ms[128];                  /* step suites: "forward=1.2;backward=2.3;update=0.1" */
+    int replicas;                        /* data-parallel and collectives: replicas (else 1) */
+    char comm[16];                       /* mpi, nccl, nccl-mpi; none */
+    double comm_ms;                      /* data-parallel: communication per step */
+    double scaling_eff;                  /* data-parallel: sps / (replicas x one-process sps) */
     char trace[4096];                    /* step suites: the loss after each step, ';'-separated */
     char repro[512];                     /* the command that re-runs this case */
     char note[256];                      /* skip reason, error text, warning */

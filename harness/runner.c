@@ -322,9 +322,33 @@ static int profile_phases(const runner *r, case_exec *ex, int gpu, result_row *r
 
 /* Runs an opened case: the checked run (a step suite's checked steps), then
  * the measure loop; fills row. */
+/* Whether this case runs on every rank of several (collectives inside). */
+static int replicated(const runner *r, const suite_def *s, const char *mode)
+{
+    return r->comm && r->comm->size > 1 && (s->all_ranks || dp_mode_find(mode));
+}
+
+/* Replicated cases: the ranks agree to go on (measure_cfg.agree). */
+static int agree_max(int code) { return comm_max_int(code); }
+
+/* Replicated cases: whether every rank's step passed, and if not the first
+ * failing rank's reason in why (prefixed with its rank when not ours). */
+static int ranks_pass(int pass, char *why, size_t whycap)
+{
+    int first = comm_first_failure(pass, why, whycap);
+    if (first < 0) return 1;
+    if (first != comm_rank()) {
+        char mine[256];
+        snprintf(mine, sizeof mine, "%s", why);
+        snprintf(why, whycap, "rank %d: %s", first, mine);
+    }
+    return 0;
+}
+
 static void exec_case(runner *r, const suite_def *s, const backend_def *b, const problem *p,
                       const case_data *d, case_exec *ex, int gpu, result_row *row)
 {
+    const int rep = replicated(r, s, row->mode);
     void *host[LAYOUT_MAX_BUFS] = {0};
     measure_result m;
     char why[200] = "";
@@ -338,6 +362,13 @@ static void exec_case(runner *r, const suite_def *s, const backend_def *b, const
         dummy = -1;
         int failed = ex->run(ex->st, &dummy) || ex->outputs(ex->st, host);
         if (step == 0) note_take(row); /* what the backend chose (a library's algorithm) */
+        if (rep) {
+            snprintf(why, sizeof why, "%s", failed ? err_get() : "");
+            if (!ranks_pass(!failed, why, sizeof why)) {
+                row_fail(row, "error: %s", why);
+                return;
+            }
+        }
         if (failed) {
             row_fail(row, "error: %s", err_get());
             return;
@@ -347,6 +378,14 @@ static void exec_case(runner *r, const suite_def *s, const backend_def *b, const
         if (step == 0) plant_fault(b, &d->l, host);
         check_result cr = s->check(p, d->ref, step, b->dtype, host, why, sizeof why);
         note_take(row); /* what the check saw (near-ties it replayed) */
+        if (ex->agree) { /* every replica takes part, whatever its own check said */
+            char differ[200] = "";
+            if (ex->agree(ex->st, differ, sizeof differ) && cr.pass) {
+                cr.pass = 0;
+                snprintf(why, sizeof why, "%s", differ);
+            }
+        }
+        if (rep && !ranks_pass(cr.pass, why, sizeof why)) cr.pass = 0;
         /* the step as it was checked, passed or not; a dump that cannot be
          * written stops the run (dump_error), like a full results.csv */
         if (step == 0 && r->dump_dir && s->dump && dump_case(r, s, p, b, row->mode, d, host)) {
@@ -373,12 +412,21 @@ static void exec_case(runner *r, const suite_def *s, const backend_def *b, const
         }
     }
     snprintf(row->check, sizeof row->check, "pass");
-    const measure_cfg *cfg = gpu && r->gpu->emulated ? &r->emu_cfg : &r->mcfg;
+    measure_cfg cfg = gpu && r->gpu->emulated ? r->emu_cfg : r->mcfg;
+    if (rep) cfg.agree = agree_max;
     err_clear();
-    if (measure_run(cfg, ex->run, ex->st, &m)) {
+    if (measure_run(&cfg, ex->run, ex->st, &m)) {
         row_fail(row, "error while timing: %s", err_get());
         measure_result_free(&m);
         return;
+    }
+    if (rep) { /* a step takes as long as its slowest rank */
+        comm_max_doubles(m.samples, m.n);
+        if (stats_summarize(m.samples, m.n, &m.stats)) {
+            row_fail(row, "error while timing: %s", "out of memory for statistics");
+            measure_result_free(&m);
+            return;
+        }
     }
     result_fill_timing(row, &m, p->flops, p->bytes);
     if (p->items > 0 && row->median_ms > 0) row->samples_per_s = p->items / (row->median_ms / 1e3);
@@ -504,13 +552,27 @@ static int n_modes(const runner *r, const suite_entry *e)
     return n;
 }
 
+/* Whether data-parallel mode m runs: named with --mode, or (no --mode) in a
+ * job of several ranks. */
+static int dp_mode_runs(const runner *r, const suite_def *s, const dp_mode *m)
+{
+    if (!s->dp_open) return 0;
+    if (r->nmodes) return runner_mode_selected(r, m->name);
+    return r->comm && r->comm->size > 1;
+}
+
 int runner_count(const runner *r, const suite_entry *e, int nproblems)
 {
     const backend_def *all[MAX_BACKENDS];
     int n = runner_backends_of(r->registry, e->def->op, all, MAX_BACKENDS), cases = 0;
     for (int i = 0; i < n; i++) {
         if (!runner_backend_selected(r, all[i])) continue;
-        cases += all[i]->dev == DEV_CPU ? runner_mode_selected(r, "host") : n_modes(r, e);
+        if (all[i]->dev != DEV_CPU) {
+            cases += n_modes(r, e);
+            continue;
+        }
+        cases += runner_mode_selected(r, "host");
+        for (int m = 0; DP_MODES[m].name; m++) cases += dp_mode_runs(r, e->def, &DP_MODES[m]);
     }
     return cases * nproblems;
 }
@@ -604,6 +666,119 @@ static int run_gpu_backend(runner *r, const suite_entry *e, const backend_def *b
     return 0;
 }
 
+/* ---- CPU cases ------------------------------------------------------------ */
+
+/* A job of several ranks goes on or stops together: rank 0's emit may fail
+ * (a full disk), or a signal reach one rank only. */
+static int ranks_rc(const runner *r, int rc)
+{
+    if (!r->comm || r->comm->size <= 1) return rc;
+    return comm_max_int(rc != 0) && rc == 0 ? 1 : rc;
+}
+
+/* CPU backend b on p in data-parallel mode m; host_sps: the same backend's
+ * one-process samples/s of this run (NAN: none). */
+static void dp_case(runner *r, const suite_def *s, const backend_def *b, const problem *p,
+                    const case_data *d, const dp_mode *m, double host_sps, result_row *row)
+{
+    case_exec ex;
+    char skip[200] = "";
+    memset(&ex, 0, sizeof ex);
+    if (!r->comm) {
+        row_skip(row, "%s needs MPI: %s", m->name, r->comm_why[0] ? r->comm_why : "not started");
+        return;
+    }
+    row->replicas = r->comm->size;
+    snprintf(row->comm, sizeof row->comm, "%s", r->comm->name);
+    data_reset(d, 1);
+    void *const *sets[MAX_SETS];
+    for (int k = 0; k < d->nsets; k++) sets[k] = d->buf[k];
+    err_clear();
+    int o = s->dp_open(b, m, p, r->comm, r->bucket_mb > 0 ? r->bucket_mb : DP_BUCKET_MB_DEFAULT,
+                       sets, d->nsets, &ex, skip, sizeof skip);
+    /* the ranks agree on whether the case runs at all */
+    char why[200];
+    snprintf(why, sizeof why, "%s", o == 1 ? skip : o ? err_get() : "");
+    int worst = comm_max_int(o < 0 ? 2 : o);
+    if (worst) {
+        if (o == 0) ex.close(ex.st);
+        comm_first_failure(o == 0, why, sizeof why);
+        if (worst == 1) row_skip(row, "%s", why);
+        else row_fail(row, "error: %s", why);
+        return;
+    }
+    exec_case(r, s, b, p, d, &ex, 0, row);
+    ex.close(ex.st);
+    if (row->samples_per_s > 0 && host_sps > 0)
+        row->scaling_eff = row->samples_per_s / ((double)row->replicas * host_sps);
+}
+
+/* Every selected mode of CPU backend b on p (d NULL: out of host memory):
+ * host (on rank 0 alone in a job of several ranks, unless the suite's cases
+ * run on every rank), then the data-parallel modes. is_base: b is the
+ * baseline, whose host median goes to *base_median. */
+static int run_cpu_backend(runner *r, const suite_def *s, const backend_def *b, const problem *p,
+                           const case_data *d, int is_base, double *base_median,
+                           const char *baseline)
+{
+    result_row row;
+    int rc = 0;
+    double host_sps = NAN;
+    const int several = r->comm && r->comm->size > 1 && !s->all_ranks;
+    if (runner_mode_selected(r, "host")) {
+        int mine = !several || comm_rank() == 0;
+        row_start(r, &row, s, p, b, "host");
+        if (s->all_ranks && r->comm) {
+            row.replicas = r->comm->size;
+            snprintf(row.comm, sizeof row.comm, "%s", r->comm->name);
+        }
+        char label[192];
+        snprintf(label, sizeof label, "%s %s %s", s->name, p->desc, b->name);
+        progress_start(r->prog, label);
+        if (!backend_present(b)) {
+            /* a CPU library this build did not find (cpu-onednn) */
+            char needs[64];
+            backend_needs_str(b->needs & ~(unsigned)NEEDS_BLAS, needs, sizeof needs);
+            row_skip(&row, "%s not found at build time", needs);
+        } else if (!d) {
+            row_fail(&row, "error: %s", "out of host memory for the problem's buffers");
+        } else if (r->nbackends == 0 && !r->named_problems && b->default_max_flops > 0 &&
+                   p->flops > b->default_max_flops) {
+            row_skip(&row, "%s skipped above %.3g FLOP in default sweeps; name it with --backend to run",
+                     b->name, b->default_max_flops);
+        } else if (s->all_ranks && !r->comm) {
+            row_skip(&row, "%s needs MPI: %s", b->name, r->comm_why[0] ? r->comm_why : "not started");
+        } else if (mine) {
+            cpu_state c = {s, b, p, (case_data *)d, 0};
+            case_exec ex;
+            cpu_open(&c, &ex);
+            exec_case(r, s, b, p, d, &ex, 0, &row);
+        }
+        if (several) comm_quiet_barrier(); /* the other ranks sat this one out */
+        host_sps = row.samples_per_s;
+        if (is_base) *base_median = row.median_ms;
+        rc = emit(r, &row, *base_median, baseline);
+        progress_finish_one(r->prog);
+        if (!rc && r->dump_error[0]) rc = -1;
+        rc = ranks_rc(r, rc);
+    }
+    for (int m = 0; DP_MODES[m].name && !rc; m++) {
+        if (!dp_mode_runs(r, s, &DP_MODES[m])) continue;
+        row_start(r, &row, s, p, b, DP_MODES[m].name);
+        char label[192];
+        snprintf(label, sizeof label, "%s %s %s %s", s->name, p->desc, b->name, DP_MODES[m].name);
+        progress_start(r->prog, label);
+        if (!backend_present(b)) row_skip(&row, "%s", "not found at build time");
+        else if (!d) row_fail(&row, "error: %s", "out of host memory for the problem's buffers");
+        else dp_case(r, s, b, p, d, &DP_MODES[m], host_sps, &row);
+        rc = emit(r, &row, *base_median, baseline);
+        progress_finish_one(r->prog);
+        if (!rc && r->dump_error[0]) rc = -1;
+        rc = ranks_rc(r, rc);
+    }
+    return rc;
+}
+
 /* ---- a suite -------------------------------------------------------------- */
 
 int runner_run(runner *r, const suite_entry *e, const problem *probs, int nprobs)
@@ -612,7 +787,7 @@ int runner_run(runner *r, const suite_entry *e, const problem *probs, int nprobs
     const backend_def *order[MAX_BACKENDS];
     const char *baseline;
     int nb = case_order(r, s, order, &baseline), rc = 0;
-    if (!baseline && nb > 0 && (r->baseline || s->default_baseline))
+    if (!baseline && nb > 0 && (r->baseline || s->default_baseline) && comm_rank() == 0)
         fprintf(stderr, "bench: %s: baseline %s not selected: speedups left empty\n", s->name,
                 r->baseline ? r->baseline : s->default_baseline);
     for (int pi = 0; pi < nprobs && !rc; pi++) {
@@ -625,41 +800,24 @@ int runner_run(runner *r, const suite_entry *e, const problem *probs, int nprobs
         double base_median = NAN;
         for (int bi = 0; bi < nb && !rc; bi++) {
             const backend_def *b = order[bi];
-            if (interrupt_signal()) {
+            const int several = r->comm && r->comm->size > 1;
+            int stop = interrupt_signal() != 0;
+            if (several) stop = comm_max_int(stop);   /* every rank stops at the same case */
+            if (stop) {
                 rc = 1;
                 break;
             }
-            if (b->dev == DEV_GPU) {
-                rc = run_gpu_backend(r, e, b, p, pi, ok ? &d : NULL, base_median, baseline);
+            if (b->dev == DEV_GPU) { /* one process's work: rank 0's, the others wait */
+                if (!several || comm_rank() == 0)
+                    rc = run_gpu_backend(r, e, b, p, pi, ok ? &d : NULL, base_median, baseline);
+                if (several) {
+                    comm_quiet_barrier();
+                    if (comm_max_int(rc != 0) && rc == 0) rc = 1;   /* rank 0 stopped there */
+                }
                 continue;
             }
-            if (!runner_mode_selected(r, "host")) continue;
-            result_row row;
-            row_start(r, &row, s, p, b, "host");
-            char label[192];
-            snprintf(label, sizeof label, "%s %s %s", s->name, p->desc, b->name);
-            progress_start(r->prog, label);
-            if (!backend_present(b)) {
-                /* a CPU library this build did not find (cpu-onednn) */
-                char needs[64];
-                backend_needs_str(b->needs & ~(unsigned)NEEDS_BLAS, needs, sizeof needs);
-                row_skip(&row, "%s not found at build time", needs);
-            } else if (!ok) {
-                row_fail(&row, "error: %s", "out of host memory for the problem's buffers");
-            } else if (r->nbackends == 0 && !r->named_problems && b->default_max_flops > 0 &&
-                       p->flops > b->default_max_flops) {
-                row_skip(&row, "%s skipped above %.3g FLOP in default sweeps; name it with --backend to run",
-                         b->name, b->default_max_flops);
-            } else {
-                cpu_state c = {s, b, p, &d, 0};
-                case_exec ex;
-                cpu_open(&c, &ex);
-                exec_case(r, s, b, p, &d, &ex, 0, &row);
-            }
-            if (baseline && bi == 0) base_median = row.median_ms;
-            rc = emit(r, &row, base_median, baseline);
-            progress_finish_one(r->prog);
-            if (!rc && r->dump_error[0]) rc = -1;
+            rc = run_cpu_backend(r, s, b, p, ok ? &d : NULL, bi == 0 && baseline, &base_median,
+                                 baseline);
         }
         data_free(s, &d);
     }

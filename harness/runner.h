@@ -28,6 +28,7 @@
 #include "progress.h"
 #include "result.h"
 #include "suite.h"
+#include "comm.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -66,6 +67,15 @@ typedef struct runner {
     char dump_pending[4096];       /* the case's dump, complete in <this>.tmp/: renamed to
                                     * this when its row is written, removed when the case
                                     * is abandoned ("": none) */
+    /* Replicas (comm.h): the MPI collectives of this job when the run has
+     * data-parallel modes or replicated suites (NULL: none; their cases skip
+     * saying why, in comm_why). With comm->size > 1 a one-process case runs
+     * on rank 0 alone while the others wait; data-parallel and replicated
+     * cases run on every rank, every decision agreed, and the row (rank 0's)
+     * fails when any rank's check does. */
+    const comm_ops *comm;
+    char comm_why[200];
+    double bucket_mb;              /* ddp-overlap's buckets (DP_BUCKET_MB_DEFAULT) */
     progress *prog;
     int (*emit)(void *ctx, const result_row *row);   /* 0, or -1 on an I/O error */
     void *emit_ctx;

@@ -58,6 +58,10 @@ extern "C" {
     X(NOTE, "note", STR, note, "why a row was skipped or failed; spread warnings; the library's algorithm") \
     X(SAMPLES_PER_S, "samples_per_s", NUM, samples_per_s, "training rows: samples (the batch) per second, batch / median; the step rate is 1000 / `median_ms`") \
     X(PHASE_MS, "phase_ms", STR, phase_ms, "training rows: one representative step's time by phase, `forward=…;backward=…;update=…` (ms, host clock after synchronizing)") \
+    X(REPLICAS, "replicas", INT, replicas, "data-parallel rows (`dp-gather`, `ddp`, `ddp-overlap`) and collectives: the replicas (MPI ranks or GPUs) the global batch or buffer is spread over; 1 for every other row") \
+    X(COMM, "comm", STR, comm, "how the replicas talk: `mpi` (ranks, host buffers), `nccl` (the GPUs of one process), `nccl-mpi` (one GPU per rank); `none` for one replica") \
+    X(COMM_MS, "comm_ms", NUM, comm_ms, "data-parallel rows: a step's communication, ms (the collectives' phases; `ddp-overlap`: the part left exposed after the backward pass)") \
+    X(SCALING_EFF, "scaling_eff", NUM, scaling_eff, "data-parallel rows: samples/s ÷ (replicas × the same backend's one-process `host` samples/s of this run); empty when that row is not in the run") \
     X(TRACE, "trace", STR, trace, "training rows: the loss after each step from the initial parameters (`--steps N` steps, else the checked steps), `;`-separated") \
     X(SAMPLES_MS, "samples_ms", SAMP, samples, "every timed sample, `;`-separated, so statistics can be recomputed")
 

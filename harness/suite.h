@@ -16,6 +16,8 @@
 #include "check.h"
 #include "exec.h"
 #include "layout.h"
+#include "dp_mode.h"
+#include "../ops/comm_ops.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -81,6 +83,21 @@ typedef struct suite_def {
      * for external checking: in holds the inputs of set 0 and the initial
      * INOUT state, out the outputs after step 1. 0, or -1 with err_set. */
     int (*dump)(const problem *p, void *const *in, void *const *out, const char *dir);
+    /* Optional: the data-parallel modes (dp_mode.h) for CPU backend b. This
+     * process is replica comm->rank of comm->size; sets[k] holds input set
+     * k's whole global batch (every replica fills them alike) and sets[0]
+     * the INOUT and OUT buffers. Fills ex: run = one global step (this
+     * replica's shard, the mode's collectives, the update), outputs = the
+     * state as after the full-batch step, agree = whether every replica holds
+     * the same parameters, finish = the comm columns. bucket_mb: ddp-overlap's
+     * bucket size. 0, 1 skip (skip says why), -1 error (err_set). */
+    int (*dp_open)(const backend_def *b, const dp_mode *m, const problem *p,
+                   const comm_ops *comm, double bucket_mb, void *const *const *sets, int nsets,
+                   case_exec *ex, char *skip, size_t skipcap);
+    /* Its CPU backends' cases run on every rank, with collectives inside
+     * (the collectives suite); 0: one process's work, run by rank 0 alone
+     * while the other ranks wait. */
+    int all_ranks;
 } suite_def;
 
 /* The GPU half: compiled only into the GPU layer (CUDA or emu/). `stream`

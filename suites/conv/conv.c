@@ -424,4 +424,6 @@ const suite_def SUITE_CONV = {
     conv_expand,
     0,                       /* repetitions are independent */
     NULL,                    /* no dump */
+    NULL,                    /* no data-parallel modes */
+    0,                       /* one process's work */
 };

@@ -225,4 +225,6 @@ const suite_def SUITE_STREAM = {
     NULL,                  /* one string, one problem */
     0,                       /* repetitions are independent */
     NULL,                    /* no dump */
+    NULL,                    /* no data-parallel modes */
+    0,                       /* one process's work */
 };

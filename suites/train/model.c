@@ -241,8 +241,8 @@ static int ops_complete(const model_plan *pl, const train_ops *ops, const step_c
     return 1;
 }
 
-int model_step(const model_plan *pl, const train_ops *ops, const step_cfg *cfg,
-               const step_bufs *b, void *stream)
+int model_grads(const model_plan *pl, const train_ops *ops, const step_cfg *cfg,
+                const step_bufs *b, void *stream)
 {
     if (!ops_complete(pl, ops, cfg)) return -1;
     phase_mark("forward", stream);
@@ -250,6 +250,13 @@ int model_step(const model_plan *pl, const train_ops *ops, const step_cfg *cfg,
     TRY(loss(pl, ops, b, stream));
     phase_mark("backward", stream);
     TRY(backward(pl, ops, b, stream));
+    return model_grads_ready(b, 0, stream);
+}
+
+int model_step(const model_plan *pl, const train_ops *ops, const step_cfg *cfg,
+               const step_bufs *b, void *stream)
+{
+    TRY(model_grads(pl, ops, cfg, b, stream));
     phase_mark("update", stream);
     return model_update(pl, ops, cfg, b, stream);
 }

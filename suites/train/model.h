@@ -161,6 +161,12 @@ typedef struct step_bufs {
     float *loss;             /* [1] */
     float *scratch;          /* plan.scratch_floats */
     void *ws;                /* model_workspace bytes (NULL on the CPU) */
+    /* Optional (ddp-overlap's buckets): called during the backward pass each
+     * time the gradients of parameters first..nparams-1 have their final
+     * values (queued on stream, for a GPU table); first only decreases.
+     * 0, or -1 with err_set. NULL: none. */
+    int (*grads_ready)(void *ctx, int first, void *stream);
+    void *ready_ctx;
 } step_bufs;
 
 typedef struct step_cfg {
@@ -176,6 +182,11 @@ typedef struct step_cfg {
  * 0, or -1 (err_set). */
 int model_step(const model_plan *pl, const train_ops *ops, const step_cfg *cfg,
                const step_bufs *b, void *stream);
+
+/* Forward, softmax cross-entropy and backward (model_step without the
+ * update): what a data-parallel replica computes on its shard. */
+int model_grads(const model_plan *pl, const train_ops *ops, const step_cfg *cfg,
+                const step_bufs *b, void *stream);
 
 /* The optimizer's update alone (model_step's last phase): the check applies
  * the reference's to a backend's own gradients. */

@@ -248,6 +248,7 @@ int chain_backward(const model_plan *pl, const train_ops *ops, const step_bufs *
             const model_param *w = &pl->param[L->wparam];
             TRY(ops->conv->bwd_filter(&L->conv, in, dout, b->grads + w->off, b->grads + w[1].off,
                                       b->ws, s));
+            TRY(model_grads_ready(b, L->wparam, s));
             if (din) TRY(ops->conv->bwd_data(&L->conv, dout, b->params + w->off, din, b->ws, s));
             break;
         }
@@ -265,6 +266,7 @@ int chain_backward(const model_plan *pl, const train_ops *ops, const step_bufs *
             int cin = ly->cin, cout = ly->cout;
             TRY(ops->gemm(1, 0, cout, cin, B, dout, cout, in, cin, 0.0f, b->grads + w->off, cin, s));
             TRY(ops->bias_grad(B, cout, dout, b->grads + w[1].off, s));
+            TRY(model_grads_ready(b, L->wparam, s));
             if (din)
                 TRY(ops->gemm(0, 0, B, cin, cout, dout, cout, b->params + w->off, cin, 0.0f, din,
                               cin, s));

@@ -178,8 +178,10 @@ int gpt_backward(const model_plan *pl, const train_ops *ops, const step_bufs *b,
     const model_param *lnf = &pl->param[pl->p_head - 2], *head = &pl->param[pl->p_head];
     TRY(linear_bwd(ops, R, E, V, sc + pl->lnf, E, P + head->off, E, sc + pl->dlogits,
                    G + head->off, NULL, dln, 0.0f, s));
+    TRY(model_grads_ready(b, pl->p_head, s));
     TRY(ops->layernorm_bwd(R, E, dln, stream_in(pl, b, m->depth), P + lnf[0].off, sc + pl->meanf,
                            sc + pl->rstdf, dx, G + lnf[0].off, G + lnf[1].off, s));
+    TRY(model_grads_ready(b, pl->p_head - 2, s));
     for (int i = m->depth - 1; i >= 0; i--) {
         const seq_layer *L = &pl->seq[i];
         const model_param *q = &pl->param[L->p0];
@@ -217,6 +219,7 @@ int gpt_backward(const model_plan *pl, const train_ops *ops, const step_bufs *b,
         TRY(ops->layernorm_bwd(R, E, dln, stream_in(pl, b, i), W(P_LN1W), sc + L->mean1,
                                sc + L->rstd1, dtmp, DW(P_LN1W), DW(P_LN1B), s));
         TRY(ops->add(RE, dx, dtmp, dx, s));   /* dL/d(the block's input) */
+        TRY(model_grads_ready(b, L->p0, s));
 #undef W
 #undef DW
     }

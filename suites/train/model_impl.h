@@ -34,6 +34,13 @@ int linear_bwd(const train_ops *ops, int rows, int in, int out, const float *x, 
                const float *W, int ldw, const float *dy, float *dW, float *db, float *dx,
                float beta_dx, void *s);
 
+/* The backward pass has finished the gradients of parameters first.. (the
+ * step's grads_ready hook, when it has one). */
+static inline int model_grads_ready(const step_bufs *b, int first, void *s)
+{
+    return b->grads_ready ? b->grads_ready(b->ready_ctx, first, s) : 0;
+}
+
 /* ReLU / max-pool decisions taken from another run (model_replay; chain). */
 typedef struct decide_ctx decide_ctx;
 

@@ -119,6 +119,7 @@ int lstm_backward(const model_plan *pl, const train_ops *ops, const step_bufs *b
     /* fc, and the top layer's dh, over the whole sequence */
     TRY(linear_bwd(ops, T * B, H, O, b->scratch + pl->seq[top].h, H, b->params + pf->off, H, dot,
                    dfw, dfb, b->scratch + pl->seq[top].dh, 0.0f, s));
+    TRY(model_grads_ready(b, pl->p_head, s));
     for (int l = top; l >= 0; l--) {
         const seq_layer *L = &pl->seq[l];
         const model_param *pih = &pl->param[L->w_ih], *phh = &pl->param[L->w_hh];
@@ -140,6 +141,7 @@ int lstm_backward(const model_plan *pl, const train_ops *ops, const step_bufs *b
         TRY(ops->gemm(1, 0, 4 * H, H, (T - 1) * B, dpre + B4H, 4 * H, h, H, 0.0f, dWhh, H, s));
         TRY(ops->bias_grad(T * B, 4 * H, dpre, dbih, s));
         TRY(ops->bias_grad(T * B, 4 * H, dpre, dbhh, s));
+        TRY(model_grads_ready(b, L->w_ih, s));
         if (l) TRY(ops->gemm(0, 0, T * B, in, 4 * H, dpre, 4 * H, Wih, in, 0.0f,
                              b->scratch + pl->seq[l - 1].dh, H, s));
     }

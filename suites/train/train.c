@@ -392,7 +392,7 @@ static int host_step_alloc(const model_plan *pl, opt_kind opt, const float *para
     }
     memcpy(h->params, params0, np * sizeof(float));
     if (state0) memcpy(h->state, state0, (size_t)h->nstate * sizeof(float));
-    step_bufs b = {h->x, h->labels, h->params, h->grads, h->state, &h->loss, h->scratch, NULL};
+    step_bufs b = {h->x, h->labels, h->params, h->grads, h->state, &h->loss, h->scratch, NULL, NULL, NULL};
     h->b = b;
     return 0;
 }
@@ -687,7 +687,7 @@ static int train_cpu_run(const backend_def *b, const problem *p, void *const *ho
     }
     step_bufs sb = {host[TB_X], (const int *)host[TB_LABELS], (float *)host[TB_PARAMS],
                     (float *)host[TB_GRADS], (float *)host[TB_STATE], (float *)host[TB_LOSS],
-                    (float *)host[TB_SCRATCH], NULL};
+                    (float *)host[TB_SCRATCH], NULL, NULL, NULL};
     int rc = model_step(&pl, ops, &cfg, &sb, NULL);
     model_plan_free(&pl);
     return rc;
@@ -844,4 +844,6 @@ const suite_def SUITE_TRAIN = {
     NULL,                    /* one problem per --sizes entry */
     TRAIN_CHECK_STEPS,       /* a step suite */
     train_dump,
+    train_dp_open,           /* the data-parallel modes (train_dp.c) */
+    0,                       /* one process's work: rank 0's in a job of several */
 };

@@ -36,6 +36,11 @@ enum { TB_GRADS, TB_LOSS, TB_X, TB_LABELS, TB_PARAMS, TB_STATE, TB_SCRATCH, TB_C
 int train_plan(const problem *p, model_plan *pl);
 step_cfg train_step_cfg(const backend_def *b, const problem *p);
 
+/* The data-parallel modes on the CPU backends (train_dp.c; suite.h's dp_open). */
+int train_dp_open(const backend_def *b, const dp_mode *m, const problem *p, const comm_ops *comm,
+                  double bucket_mb, void *const *const *sets, int nsets, case_exec *ex,
+                  char *skip, size_t skipcap);
+
 extern const suite_def SUITE_TRAIN;
 extern const suite_gpu SUITE_TRAIN_GPU;
 

@@ -157,4 +157,6 @@ const suite_def SUITE_TRANSFER = {
     NULL,   /* one problem per --sizes entry */
     0,                       /* repetitions are independent */
     NULL,                    /* no dump */
+    NULL,                    /* no data-parallel modes */
+    0,                       /* one process's work */
 };

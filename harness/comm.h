@@ -1,0 +1,73 @@
+/* harness/comm.h - the replica seam, process level: which rank of how many
+ * this process is, the agreement the runner needs between ranks, and the MPI
+ * collectives table (ops/comm_ops.h) over host buffers.
+ *
+ * Flavours (the comm column): none (one process, one replica), mpi (processes
+ * launched by mpirun / mpiexec / srun, host buffers), nccl (the GPUs of one
+ * process) and nccl-mpi (one GPU per rank, NCCL bootstrapped over MPI); the
+ * NCCL flavours live in the GPU layer. Distributed work runs on MPI and NCCL,
+ * never on a transport of our own.
+ *
+ * MPI starts at comm_init when the launcher's environment says this process
+ * is one of several ranks (OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_RANK with a
+ * size, SLURM_NTASKS under srun), or later, as a singleton, when a case needs
+ * MPI (comm_mpi_ready). A build without MPI has one rank; its MPI cases skip.
+ * Every MPI call is checked: errors return (MPI_ERRORS_RETURN) and name the
+ * call and MPI's error string. The agreement helpers cannot go on when MPI
+ * fails under them (the ranks would drift apart and hang): they abort the
+ * job with one line.
+ */
+#ifndef HARNESS_COMM_H
+#define HARNESS_COMM_H
+
+#include <stddef.h>
+#include "../ops/comm_ops.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Starts MPI when launched as one rank of several (see above). 0, or -1 with
+ * err_set. */
+int comm_init(int *argc, char ***argv);
+/* This process's rank and the number of ranks (0 and 1 without MPI). */
+int comm_rank(void);
+int comm_size(void);
+/* The rank among the ranks on this node, and how many share it (picks the
+ * GPU of a rank). */
+int comm_local_rank(void);
+int comm_local_size(void);
+/* Whether this build has MPI, and its library version ("" without). */
+int comm_mpi_built(void);
+const char *comm_mpi_version(void);
+/* Makes MPI usable (starting a singleton when the process was not launched
+ * by mpirun): 0, or 1 with why (this build has no MPI, or it failed). */
+int comm_mpi_ready(char *why, size_t whycap);
+/* Ends MPI if it was started (after the last collective). */
+void comm_finalize(void);
+/* Ends every rank of the job at once, after one line on stderr. */
+void comm_abort(int code, const char *msg) __attribute__((noreturn));
+
+/* ---- agreement between the ranks (one rank: identity) ---- */
+
+/* The largest v over the ranks. */
+int comm_max_int(int v);
+/* Elementwise max over the ranks of v[0..n). */
+void comm_max_doubles(double *v, int n);
+/* Root's n bytes to every rank. */
+void comm_bcast_bytes(void *buf, size_t n, int root);
+/* Waits for every rank without spinning a core (a rank idle while rank 0
+ * runs a one-process case must not slow it). */
+void comm_quiet_barrier(void);
+/* The lowest rank whose ok is 0 (-1: every rank ok), and its why (at most
+ * whycap bytes) copied to every rank. */
+int comm_first_failure(int ok, char *why, size_t whycap);
+
+/* The MPI collectives over MPI_COMM_WORLD (host buffers). 0, or 1 with why
+ * (no MPI). */
+int comm_mpi_ops(comm_ops *out, char *why, size_t whycap);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,366 @@
+#define _POSIX_C_SOURCE 200809L
+/* suites/train/train_dp.c - the data-parallel training step on the CPU
+ * backends (harness/dp_mode.h's modes over a comm_ops table, MPI ranks).
+ *
+ * Every replica holds the whole input set (the runner fills it alike on every
+ * rank) and steps its shard: the global batch split as evenly as possible
+ * (dp_shard). Its loss and gradients are those of its shard's mean, so each
+ * is weighted by its share nb / B in the collective (comm_ops' w): the sum is
+ * the full-batch step whatever N. Then, per mode:
+ *   dp-gather    reduce to replica 0 (phase "reduce"), replica 0 updates,
+ *                broadcast of the parameters ("broadcast"); the optimizer
+ *                state lives on replica 0, as with DataParallel on device 0.
+ *   ddp          all-reduce after the backward pass ("allreduce"), every
+ *                replica updates.
+ *   ddp-overlap  buckets of about bucket_mb, in reverse parameter order as
+ *                DDP forms them, each all-reduced (nonblocking) as soon as the
+ *                backward pass has finished its gradients (model.h's
+ *                grads_ready); "allreduce-wait" is what is left after the
+ *                backward pass.
+ * Checked: the runner compares every replica's state with the full-batch
+ * reference step (train_check), and agree() that every replica holds replica
+ * 0's parameters bit for bit. comm_ms: the median per step of the time spent
+ * in collectives (ddp-overlap: the wait left after the backward pass);
+ * overlap_eff (ddp-overlap): 1 - that wait / one blocking all-reduce of all
+ * gradients, measured after the timing.
+ * A chain model's ReLU and max-pool decisions are gathered from the replicas
+ * (untimed) so that the check can replay a near-tie as on one process.
+ * Test hooks (planted faults): BENCH_PLANT_SKIP_ALLREDUCE=<backend> - in ddp
+ * and ddp-overlap the last replica keeps its own gradients (it joins the
+ * collective with a copy, so nothing hangs); BENCH_PLANT_SHARD_WEIGHT=<backend> - every replica weighs
+ * 1/N instead of its share (wrong when N does not divide the batch).
+ */
+#include "train.h"
+#include "comm.h"
+#include "errmsg.h"
+#include "phase.h"
+#include "stats.h"
+#include "timer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct dp_state {
+    const backend_def *b;
+    const train_ops *ops;
+    const comm_ops *comm;
+    dp_scheme scheme;
+    problem p;
+    model_plan full, shard;
+    step_cfg cfg;
+    int off, nb;                 /* this replica's shard */
+    float w;                     /* its weight */
+    void *const *const *sets;
+    int nsets, next;
+    float *scratch;              /* the shard's activations */
+    float *copy;                 /* nparam floats: agree(), finish(), a planted skip */
+    long long *bucket;           /* ddp-overlap: bucket k starts at float bucket[k] and ends
+                                    where bucket k-1 starts (k = 0: at nparam_floats) */
+    int nbuckets, started;
+    int plant_skip;
+    double *comm_ms;             /* per step */
+    int nsteps, cap;
+} dp_state;
+
+static int planted(const char *var, const backend_def *b)
+{
+    const char *v = getenv(var);
+    return v && strcmp(v, b->name) == 0;
+}
+
+/* ddp-overlap: start every bucket whose gradients are final. */
+static int grads_ready(void *ctx, int first, void *stream)
+{
+    dp_state *d = (dp_state *)ctx;
+    long long mark = d->shard.param[first].off;
+    float *g = (float *)d->sets[0][TB_GRADS];
+    while (d->started < d->nbuckets && d->bucket[d->started] >= mark) {
+        int k = d->started++;
+        long long at = d->bucket[k], end = k ? d->bucket[k - 1] : d->full.nparam_floats;
+        float *buf = g + at;
+        if (d->plant_skip && d->comm->rank == d->comm->size - 1) { /* keeps its own */
+            buf = d->copy + at;
+            memcpy(buf, g + at, (size_t)(end - at) * sizeof(float));
+        }
+        if (d->comm->allreduce_start(d->comm->ctx, buf, end - at, d->w, stream)) return -1;
+    }
+    return d->comm->progress ? d->comm->progress(d->comm->ctx) : 0;
+}
+
+static int keep_comm_ms(dp_state *d, double ms)
+{
+    if (d->nsteps == d->cap) {
+        int cap = d->cap ? 2 * d->cap : 64;
+        double *p = (double *)realloc(d->comm_ms, (size_t)cap * sizeof *p);
+        if (!p) {
+            err_set("out of memory");
+            return -1;
+        }
+        d->comm_ms = p;
+        d->cap = cap;
+    }
+    d->comm_ms[d->nsteps++] = ms;
+    return 0;
+}
+
+/* The gradient all-reduce of ddp (every gradient, or, with the planted skip
+ * on the last replica, a copy that it then ignores). */
+static int allreduce_grads(dp_state *d, float *g, long long n)
+{
+    const comm_ops *c = d->comm;
+    if (d->plant_skip && c->rank == c->size - 1) {
+        memcpy(d->copy, g, (size_t)n * sizeof(float));
+        return c->allreduce(c->ctx, d->copy, d->copy, n, d->w, NULL);
+    }
+    return c->allreduce(c->ctx, g, g, n, d->w, NULL);
+}
+
+static int dp_run(void *st, double *ms)
+{
+    dp_state *d = (dp_state *)st;
+    const comm_ops *c = d->comm;
+    void *const *in = d->sets[d->next];
+    void *const *io = d->sets[0];
+    const long long n = d->full.nparam_floats;
+    float *g = (float *)io[TB_GRADS], *loss = (float *)io[TB_LOSS];
+    (void)ms;
+    d->next = (d->next + 1) % d->nsets;
+    long long xs = d->full.in_slots / d->full.B, ls = d->full.nlabels / d->full.B;
+    step_bufs sb = {(const char *)in[TB_X] + (size_t)(d->off * xs) * 4,
+                    (const int *)in[TB_LABELS] + d->off * ls, (float *)io[TB_PARAMS], g,
+                    (float *)io[TB_STATE], loss, d->scratch, NULL, NULL, NULL};
+    if (d->scheme == DP_DDP_OVERLAP) {
+        sb.grads_ready = grads_ready;
+        sb.ready_ctx = d;
+        d->started = 0;
+    }
+    if (d->nb > 0) {
+        if (model_grads(&d->shard, d->ops, &d->cfg, &sb, NULL)) return -1;
+    } else { /* more replicas than samples: this one adds nothing */
+        phase_mark("forward", NULL);
+        memset(g, 0, (size_t)n * sizeof(float));
+        *loss = 0;
+        if (sb.grads_ready && grads_ready(d, 0, NULL)) return -1;
+    }
+    double t0 = timer_now_ms();
+    switch (d->scheme) {
+    case DP_GATHER:
+        phase_mark("reduce", NULL);
+        if (c->reduce(c->ctx, g, g, n, d->w, 0, NULL) || c->reduce(c->ctx, loss, loss, 1, d->w, 0, NULL))
+            return -1;
+        break;
+    case DP_DDP:
+        phase_mark("allreduce", NULL);
+        if (allreduce_grads(d, g, n) || c->allreduce(c->ctx, loss, loss, 1, d->w, NULL)) return -1;
+        break;
+    case DP_DDP_OVERLAP:
+        phase_mark("allreduce-wait", NULL);
+        if (c->wait(c->ctx, NULL) || c->allreduce(c->ctx, loss, loss, 1, d->w, NULL)) return -1;
+        break;
+    }
+    double t1 = timer_now_ms();
+    phase_mark("update", NULL);
+    step_bufs ub = sb;
+    if (d->scheme != DP_GATHER || c->rank == 0)
+        if (model_update(&d->full, d->ops, &d->cfg, &ub, NULL)) return -1;
+    if (d->scheme == DP_GATHER) {
+        phase_mark("broadcast", NULL);
+        double t2 = timer_now_ms();
+        if (c->bcast(c->ctx, (float *)io[TB_PARAMS], n, 0, NULL)) return -1;
+        t1 += timer_now_ms() - t2;
+    }
+    return keep_comm_ms(d, t1 - t0);
+}
+
+/* The chain models' ReLU outputs and max-pool argmaxes of the whole batch in
+ * the full plan's activations (every replica's shard rows, sent by each in
+ * turn): what the check replays a near-tie from (train_check). 0 or -1. */
+static int gather_decisions(dp_state *d, float *full)
+{
+    const comm_ops *c = d->comm;
+    const model_plan *F = &d->full, *S = &d->shard;
+    for (int r = 0; r < c->size; r++) {
+        int off, nb = dp_shard(F->B, c->size, r, &off);
+        if (nb == 0) continue;
+        for (int l = 0; l < F->m->nlayers; l++) {
+            const plan_layer *L = &F->layer[l];
+            long long per = (long long)L->oC * L->oH * L->oW;
+            long long at[2] = {L->out, F->m->layer[l].kind == LAYER_POOL ? L->arg : -1};
+            long long mine[2] = {S->layer[l].out, S->layer[l].arg};
+            for (int k = 0; k < 2; k++) {
+                if (at[k] < 0) continue;
+                float *dst = full + at[k] + off * per;
+                if (r == c->rank)
+                    memcpy(dst, d->scratch + mine[k], (size_t)(nb * per) * sizeof(float));
+                if (c->bcast(c->ctx, dst, nb * per, r, NULL)) return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The state as after the full-batch step: dp-gather's gradients, loss and
+ * optimizer state are on replica 0 (sent to the others, untimed, so every
+ * replica's check sees a whole step). */
+static int dp_outputs(void *st, void **host)
+{
+    dp_state *d = (dp_state *)st;
+    const comm_ops *c = d->comm;
+    void *const *io = d->sets[0];
+    for (int i = 0; i < TB_COUNT; i++) host[i] = io[i];
+    if (d->full.m->kind == MODEL_CHAIN && gather_decisions(d, (float *)io[TB_SCRATCH]))
+        return -1;
+    if (d->scheme != DP_GATHER) return 0;
+    long long st_n = model_state_floats(&d->full, d->cfg.opt);
+    if (c->bcast(c->ctx, (float *)io[TB_GRADS], d->full.nparam_floats, 0, NULL) ||
+        c->bcast(c->ctx, (float *)io[TB_LOSS], 1, 0, NULL) ||
+        (st_n && c->bcast(c->ctx, (float *)io[TB_STATE], st_n, 0, NULL)))
+        return -1;
+    return 0;
+}
+
+/* Every replica holds replica 0's parameters, bit for bit. */
+static int dp_agree(void *st, char *why, size_t whycap)
+{
+    dp_state *d = (dp_state *)st;
+    const comm_ops *c = d->comm;
+    const long long n = d->full.nparam_floats;
+    const float *p = (const float *)d->sets[0][TB_PARAMS];
+    memcpy(d->copy, p, (size_t)n * sizeof(float));
+    if (c->bcast(c->ctx, d->copy, n, 0, NULL)) {
+        snprintf(why, whycap, "%s", err_get());
+        return 1;
+    }
+    for (long long i = 0; i < n; i++)
+        if (memcmp(&d->copy[i], &p[i], sizeof(float)) != 0) {
+            int k = 0;
+            while (k + 1 < d->full.nparams && d->full.param[k + 1].off <= i) k++;
+            snprintf(why, whycap, "replica %d's parameters differ from replica 0's (%s[%lld]: "
+                     "%.9g, replica 0 %.9g)", c->rank, d->full.param[k].name,
+                     i - d->full.param[k].off, (double)p[i], (double)d->copy[i]);
+            return 1;
+        }
+    return 0;
+}
+
+/* comm_ms: the timed steps' median, the slowest replica's; ddp-overlap's
+ * overlap_eff against one blocking all-reduce of every gradient. */
+static int dp_finish(void *st, const measure_result *m, result_row *row)
+{
+    dp_state *d = (dp_state *)st;
+    const comm_ops *c = d->comm;
+    stats_summary s;
+    int k = m->n < d->nsteps ? m->n : d->nsteps;
+    double v[2] = {NAN, NAN};
+    if (k > 0 && stats_summarize(d->comm_ms + d->nsteps - k, k, &s) == 0) v[0] = s.median;
+    if (d->scheme == DP_DDP_OVERLAP) {
+        enum { REPS = 5 };
+        double t[REPS];
+        const long long n = d->full.nparam_floats;
+        memcpy(d->copy, d->sets[0][TB_GRADS], (size_t)n * sizeof(float));
+        for (int i = 0; i < REPS; i++) {
+            double t0 = timer_now_ms();
+            if (c->allreduce(c->ctx, d->copy, d->copy, n, 1.0f, NULL)) return -1;
+            t[i] = timer_now_ms() - t0;
+        }
+        if (stats_summarize(t, REPS, &s) == 0) v[1] = s.median;
+    }
+    comm_max_doubles(v, 2);
+    row->comm_ms = v[0];
+    if (d->scheme == DP_DDP_OVERLAP && v[1] > 0 && v[0] >= 0)
+        row->overlap_eff = fmax(0.0, fmin(1.0, 1.0 - v[0] / v[1]));
+    return 0;
+}
+
+static void dp_close(void *st)
+{
+    dp_state *d = (dp_state *)st;
+    if (!d) return;
+    model_plan_free(&d->full);
+    if (d->nb > 0) model_plan_free(&d->shard);
+    free(d->scratch);
+    free(d->copy);
+    free(d->bucket);
+    free(d->comm_ms);
+    free(d);
+}
+
+/* DDP's buckets: parameters in reverse order, a bucket closed once it holds
+ * bucket_mb (a parameter is never split). */
+static int plan_buckets(dp_state *d, double bucket_mb)
+{
+    const model_plan *pl = &d->full;
+    const double cap = bucket_mb * 1048576.0 / sizeof(float);
+    d->bucket = (long long *)malloc((size_t)pl->nparams * sizeof *d->bucket);
+    if (!d->bucket) return -1;
+    long long end = pl->nparam_floats;
+    for (int i = pl->nparams - 1; i >= 0; i--) {
+        long long start = pl->param[i].off;
+        if (i == 0 || (double)(end - start) >= cap) {
+            d->bucket[d->nbuckets++] = start;
+            end = start;
+        }
+    }
+    return 0;
+}
+
+int train_dp_open(const backend_def *b, const dp_mode *m, const problem *p,
+                         const comm_ops *comm, double bucket_mb, void *const *const *sets,
+                         int nsets, case_exec *ex, char *skip, size_t skipcap)
+{
+    (void)skip;
+    (void)skipcap;
+    dp_state *d = (dp_state *)calloc(1, sizeof *d);
+    if (!d) {
+        err_set("out of memory");
+        return -1;
+    }
+    d->b = b;
+    d->ops = (const train_ops *)b->ops;
+    d->comm = comm;
+    d->scheme = m->scheme;
+    d->p = *p;
+    d->sets = sets;
+    d->nsets = nsets;
+    d->cfg = train_step_cfg(b, p);
+    d->plant_skip = planted("BENCH_PLANT_SKIP_ALLREDUCE", b);
+    if (!d->ops) {
+        free(d);
+        err_set("%s has no training ops in this build", b->name);
+        return -1;
+    }
+    if (train_plan(p, &d->full)) {
+        free(d);
+        err_set("no plan for %s", p->desc);
+        return -1;
+    }
+    const int B = (int)p->dim[TRAIN_DIM_B];
+    d->nb = dp_shard(B, comm->size, comm->rank, &d->off);
+    d->w = planted("BENCH_PLANT_SHARD_WEIGHT", b) ? 1.0f / (float)comm->size
+                                                   : (float)d->nb / (float)B;
+    if (d->nb > 0 && model_plan_make(d->full.m, d->nb, &d->shard)) {
+        err_set("no plan for a shard of %d of %s", d->nb, p->desc);
+        d->nb = 0;   /* nothing allocated: close() must not free it */
+        dp_close(d);
+        return -1;
+    }
+    if (d->nb == 0) d->shard = d->full;   /* its parameter list, for grads_ready */
+    size_t scratch = d->nb > 0 ? (size_t)d->shard.scratch_floats : 1;
+    d->scratch = (float *)malloc(scratch * sizeof(float));
+    d->copy = (float *)malloc((size_t)d->full.nparam_floats * sizeof(float));
+    if (!d->scratch || !d->copy || (m->scheme == DP_DDP_OVERLAP && plan_buckets(d, bucket_mb))) {
+        dp_close(d);
+        err_set("out of memory for a replica of %s", p->desc);
+        return -1;
+    }
+    memset(ex, 0, sizeof *ex);
+    ex->st = d;
+    ex->run = dp_run;
+    ex->outputs = dp_outputs;
+    ex->agree = dp_agree;
+    ex->finish = dp_finish;
+    ex->close = dp_close;
+    return 0;
+}
