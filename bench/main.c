@@ -52,6 +52,11 @@ static void print_list(FILE *f, const bench_opts *o)
             if (own || gpu_mode_applies(&GPU_MODES[m], d->steps))
                 fprintf(f, " %s", own ? own[m] : GPU_MODES[m].name);
         fprintf(f, "\n");
+        if (d->dp_open) {
+            fprintf(f, "    data-parallel modes (CPU backends; mpirun -np N):");
+            for (int m = 0; DP_MODES[m].name; m++) fprintf(f, " %s", DP_MODES[m].name);
+            fprintf(f, "\n");
+        }
         for (int b = 0; BACKENDS[b].name; b++) {
             const backend_def *k = &BACKENDS[b];
             char needs[64];

@@ -31,6 +31,7 @@ enum {
     NEEDS_CUBLAS = 1u << 2,  /* cuBLAS from the toolkit found at build time */
     NEEDS_ONEDNN = 1u << 3,  /* oneDNN (libdnnl) found at build time */
     NEEDS_CUDNN = 1u << 4,   /* cuDNN beside the toolkit found at build time */
+    NEEDS_MPI = 1u << 5,     /* MPI (libopenmpi-dev) found at build time */
 };
 
 /* Flags. */

@@ -16,7 +16,18 @@
 
 static int g_rank, g_size = 1, g_local_rank, g_local_size = 1, g_started;
 
-int comm_rank(void) { return g_rank; }
+/* Before MPI starts (a usage error found while parsing the options), the
+ * launcher's environment says which rank this is, so that one rank speaks. */
+static int env_rank(void)
+{
+    static const char *const VARS[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", NULL};
+    for (int i = 0; VARS[i]; i++)
+        if (getenv(VARS[i]) && *getenv(VARS[i])) return atoi(getenv(VARS[i]));
+    if (getenv("SLURM_STEP_NUM_TASKS") && getenv("SLURM_PROCID")) return atoi(getenv("SLURM_PROCID"));
+    return 0;
+}
+
+int comm_rank(void) { return g_started ? g_rank : env_rank(); }
 int comm_size(void) { return g_size; }
 int comm_local_rank(void) { return g_local_rank; }
 int comm_local_size(void) { return g_local_size; }

@@ -30,7 +30,9 @@ extern "C" {
 /* Starts MPI when launched as one rank of several (see above). 0, or -1 with
  * err_set. */
 int comm_init(int *argc, char ***argv);
-/* This process's rank and the number of ranks (0 and 1 without MPI). */
+/* This process's rank and the number of ranks (0 and 1 without MPI; before
+ * MPI starts, the rank the launcher's environment gives, so that a usage
+ * error is told once). */
 int comm_rank(void);
 int comm_size(void);
 /* The rank among the ranks on this node, and how many share it (picks the

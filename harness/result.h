@@ -36,6 +36,7 @@ typedef struct result_row {
     char device_kind[8];                 /* "cpu" or "gpu", from the backend registry */
     double samples_per_s;                /* step suites: batch / median */
     char phase_ms[128];                  /* step suites: "forward=1.2;backward=2.3;update=0.1" */
+    double busbw_gbps;                   /* collectives: gbps x the bus factor */
     int replicas;                        /* data-parallel and collectives: replicas (else 1) */
     char comm[16];                       /* mpi, nccl, nccl-mpi; none */
     double comm_ms;                      /* data-parallel: communication per step */

@@ -753,6 +753,8 @@ static int run_cpu_backend(runner *r, const suite_def *s, const backend_def *b, 
             case_exec ex;
             cpu_open(&c, &ex);
             exec_case(r, s, b, p, d, &ex, 0, &row);
+            if (s->bus_factor && row.gbps > 0)
+                row.busbw_gbps = row.gbps * s->bus_factor(p, row.replicas);
         }
         if (several) comm_quiet_barrier(); /* the other ranks sat this one out */
         host_sps = row.samples_per_s;

@@ -22,10 +22,10 @@ extern "C" {
 #endif
 
 #define SCHEMA_COLUMNS(X)                                                                        \
-    X(SUITE, "suite", STR, suite, "`matmul`, `transfer`, `stream`, `conv`, `train`")                          \
+    X(SUITE, "suite", STR, suite, "`matmul`, `transfer`, `stream`, `conv`, `train`, `collectives`")                          \
     X(CASE, "case", STR, case_name, "the problem's name: `square-1024`, `mlp-fc1`, `triad-16M`; a conv layer; a train model (`cnn`, `mlp-mom`: one case, a shape per batch)") \
     X(BACKEND, "backend", STR, backend, "a registry name (`bench --list`): `cpu-omp`, `cuda-tiled`, `cublas`, ...") \
-    X(MODE, "mode", STR, mode, "`host` for CPU rows; GPU rows: `resident`, `sync-pageable`, `sync-pinned`, `async-pageable`, `async-pinned`, `streams-N`, `prefetch-2` (training); transfer rows: direction, memory and sync, e.g. `h2d-pinned-async`") \
+    X(MODE, "mode", STR, mode, "`host` for CPU rows; data-parallel rows (train): `dp-gather`, `ddp`, `ddp-overlap`; GPU rows: `resident`, `sync-pageable`, `sync-pinned`, `async-pageable`, `async-pinned`, `streams-N`, `prefetch-2` (training); transfer rows: direction, memory and sync, e.g. `h2d-pinned-async`") \
     X(DTYPE, "dtype", STR, dtype, "`fp32`, `tf32`, `u8`")                                         \
     X(SHAPE, "shape", STR, shape, "the suite's problem descriptor, the argument that re-runs it: `MxNxK` (matmul), bytes (transfer), elements (stream), `mb…ic…` (conv), `cnn-b64` (train)") \
     X(THREADS, "threads", INT, threads, "CPU threads the backend was given (0 for GPU rows)")       \
@@ -58,6 +58,7 @@ extern "C" {
     X(NOTE, "note", STR, note, "why a row was skipped or failed; spread warnings; the library's algorithm") \
     X(SAMPLES_PER_S, "samples_per_s", NUM, samples_per_s, "training rows: samples (the batch) per second, batch / median; the step rate is 1000 / `median_ms`") \
     X(PHASE_MS, "phase_ms", STR, phase_ms, "training rows: one representative step's time by phase, `forward=…;backward=…;update=…` (ms, host clock after synchronizing)") \
+    X(BUSBW_GBPS, "busbw_gbps", NUM, busbw_gbps, "collectives rows: bus bandwidth, `gbps` (the algorithm bandwidth, size / time) × nccl-tests' factor: all-reduce 2(N−1)/N, all-gather and reduce-scatter (N−1)/N, broadcast and reduce 1") \
     X(REPLICAS, "replicas", INT, replicas, "data-parallel rows (`dp-gather`, `ddp`, `ddp-overlap`) and collectives: the replicas (MPI ranks or GPUs) the global batch or buffer is spread over; 1 for every other row") \
     X(COMM, "comm", STR, comm, "how the replicas talk: `mpi` (ranks, host buffers), `nccl` (the GPUs of one process), `nccl-mpi` (one GPU per rank); `none` for one replica") \
     X(COMM_MS, "comm_ms", NUM, comm_ms, "data-parallel rows: a step's communication, ms (the collectives' phases; `ddp-overlap`: the part left exposed after the backward pass)") \

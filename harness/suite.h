@@ -98,6 +98,9 @@ typedef struct suite_def {
      * (the collectives suite); 0: one process's work, run by rank 0 alone
      * while the other ranks wait. */
     int all_ranks;
+    /* Optional: the bus bandwidth factor of p over n replicas (the
+     * busbw_gbps column = gbps x this; nccl-tests' definitions). */
+    double (*bus_factor)(const problem *p, int n);
 } suite_def;
 
 /* The GPU half: compiled only into the GPU layer (CUDA or emu/). `stream`

@@ -15,6 +15,8 @@
 #include "stream/stream.h"
 #include "conv/conv.h"
 #include "train/train.h"
+#include "collectives/collectives.h"
+#include "comm.h"
 #include "gemm_cpu.h"
 #include "stream_cpu.h"
 #include "conv_cpu.h"
@@ -37,6 +39,11 @@
 #define GPU_HALF(g) NULL
 #endif
 #define CPU_FN(f) ((backend_entry)(f))
+#if BENCH_HAVE_MPI
+#define MPI_FN(f) ((backend_entry)(f))
+#else
+#define MPI_FN(f) NULL   /* rows are skips: "MPI not found at build time" */
+#endif
 #if BENCH_HAVE_ONEDNN
 #define ONEDNN_OPS(t) (&(t))
 #else
@@ -121,6 +128,10 @@ const backend_def BACKENDS[] = {
     {"cuda-lib", "train", DEV_GPU, DTYPE_FP32, NULL, NEEDS_GPU | NEEDS_CUBLAS | NEEDS_CUDNN, 0, 0,
      "cuBLAS GEMM and cuDNN convolution (fp32 math), our kernels for the rest",
      GPU_OPS(&TRAIN_OPS_CUDA_LIB)},
+    /* collective: all-reduce, reduce, broadcast, all-gather, reduce-scatter
+     * between the ranks (suites/collectives; ops/comm_ops.h's tables) */
+    {"mpi", "collective", DEV_CPU, DTYPE_FP32, MPI_FN(comm_mpi_ops), NEEDS_MPI, BK_SERIAL, 0,
+     "MPI collectives over host buffers, one rank per process (mpirun -np N)", NULL},
     {NULL, NULL, DEV_CPU, DTYPE_FP32, NULL, 0, 0, 0, NULL, NULL},
 };
 
@@ -130,6 +141,7 @@ const suite_entry SUITES[] = {
     {&SUITE_STREAM, GPU_HALF(SUITE_STREAM_GPU)},
     {&SUITE_CONV, GPU_HALF(SUITE_CONV_GPU)},
     {&SUITE_TRAIN, GPU_HALF(SUITE_TRAIN_GPU)},
+    {&SUITE_COLLECTIVES, NULL},
     {NULL, NULL},
 };
 

@@ -426,4 +426,5 @@ const suite_def SUITE_CONV = {
     NULL,                    /* no dump */
     NULL,                    /* no data-parallel modes */
     0,                       /* one process's work */
+    NULL,                    /* no bus bandwidth */
 };

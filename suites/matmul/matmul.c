@@ -255,4 +255,5 @@ const suite_def SUITE_MATMUL = {
     NULL,                    /* no dump */
     NULL,                    /* no data-parallel modes */
     0,                       /* one process's work */
+    NULL,                    /* no bus bandwidth */
 };

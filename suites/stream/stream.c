@@ -227,4 +227,5 @@ const suite_def SUITE_STREAM = {
     NULL,                    /* no dump */
     NULL,                    /* no data-parallel modes */
     0,                       /* one process's work */
+    NULL,                    /* no bus bandwidth */
 };

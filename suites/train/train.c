@@ -846,4 +846,5 @@ const suite_def SUITE_TRAIN = {
     train_dump,
     train_dp_open,           /* the data-parallel modes (train_dp.c) */
     0,                       /* one process's work: rank 0's in a job of several */
+    NULL,                    /* no bus bandwidth */
 };

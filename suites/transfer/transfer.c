@@ -159,4 +159,5 @@ const suite_def SUITE_TRANSFER = {
     NULL,                    /* no dump */
     NULL,                    /* no data-parallel modes */
     0,                       /* one process's work */
+    NULL,                    /* no bus bandwidth */
 };
