@@ -137,7 +137,15 @@ void drain(CUstream_st *s, uint64_t upto)
              * its ranks came back here: a cycle, the collective reports it)
              * or in another one that released the lock in api_wait. */
             if (s->runner == me || on_progress_thread()) break;
-            api_wait([s] { return s->started == s->done; }, now_ms() + 1e12);
+            /* its waits end within CUDAEMU_NCCL_TIMEOUT_MS; longer: threads wait for each other */
+            const int ms = 2 * config().nccl_timeout_ms + 1000;
+            if (!api_wait([s] { return s->started == s->done; }, now_ms() + ms)) {
+                report("a stream of device %d has waited %d ms for an operation another host "
+                       "thread is running on it (host threads waiting for each other's streams: "
+                       "on a GPU this would hang)", s->device, ms);
+                set_sticky(s->device, cudaErrorLaunchFailure);
+                break;
+            }
             continue;
         }
         if (s->q.front().gate) {
