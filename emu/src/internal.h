@@ -22,6 +22,7 @@
 #include <mutex>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -44,6 +45,7 @@ struct Config {
     size_t stack_bytes = 256 << 10; /* CUDAEMU_STACK_KB */
     size_t mem_bytes = size_t(16) << 30; /* CUDAEMU_MEM_MB: totalGlobalMem */
     int progress_ms = 20;         /* CUDAEMU_PROGRESS_MS: 0 = purely lazy streams */
+    int nccl_timeout_ms = 30000;  /* CUDAEMU_NCCL_TIMEOUT_MS: wait for another thread's rank */
 };
 const Config &config();
 std::mt19937_64 &rng();
@@ -60,6 +62,11 @@ struct Op {
     uint64_t gen = 0;                      /* Record: which recording of the event */
     std::shared_ptr<CUstream_st> other;    /* Wait: stream whose ops must be done */
     uint64_t upto = 0;                     /* Wait: ... up to this count */
+    /* Optional, asked by drain() while the op is at the head of its stream:
+     * true when it may run now (it may wait for other host threads, the API
+     * lock released), false to leave it queued (the drain stops there).
+     * NCCL collectives use it to meet their other ranks (nccl.cpp). */
+    std::function<bool()> gate;
 };
 
 } // namespace cudaemu
@@ -71,6 +78,8 @@ struct CUstream_st {
     bool legacy = false;
     std::deque<cudaemu::Op> q;
     uint64_t issued = 0, done = 0;  /* ops enqueued / ops executed so far */
+    uint64_t started = 0;           /* ops taken off the queue (> done: one is executing) */
+    std::thread::id runner;         /* the host thread executing op number done + 1 */
     bool queried = false;           /* a query saw pending work since the last enqueue */
 };
 
@@ -132,15 +141,39 @@ State &st(); /* created on first use, never destroyed */
 void note_api_call();
 /* Queued work exists: wakes the progress thread (started on first use). */
 void progress_kick();
+/* How many times this host thread holds the API lock (api_wait releases them all). */
+inline thread_local int t_api_depth = 0;
+/* A host thread's first API call counts it as a live host thread (live_host_threads). */
+inline thread_local bool t_host_thread = false;
+void note_host_thread();
 /* Every API entry point holds this while it looks at or changes the state. */
 struct ApiLock {
     std::lock_guard<std::recursive_mutex> guard;
-    ApiLock() : guard(st().mu) { note_api_call(); }
-    ~ApiLock() { note_api_call(); }
+    ApiLock() : guard(st().mu)
+    {
+        ++t_api_depth;
+        if (!t_host_thread) note_host_thread();
+        note_api_call();
+    }
+    ~ApiLock()
+    {
+        --t_api_depth;
+        note_api_call();
+    }
     ApiLock(const ApiLock &) = delete;
     ApiLock &operator=(const ApiLock &) = delete;
 };
 #define CUDAEMU_LOCK ::cudaemu::ApiLock cudaemu_lock_
+/* With the API lock held (through ApiLock): releases it, waits until pred()
+ * (checked with the lock held) or until now_ms() reaches deadline_ms, takes
+ * it back; true when pred() holds.  Other host threads run API calls
+ * meanwhile; api_notify() (lock held) wakes the waiters after a change.  The
+ * progress thread never waits (false at once unless pred() holds). */
+bool api_wait(const std::function<bool()> &pred, double deadline_ms);
+void api_notify();
+bool on_progress_thread();
+/* Host threads alive now that have made an API call (this one included). */
+int live_host_threads();
 
 /* ---- errors (errors.cpp, state.cpp) ---- */
 cudaError_t ret(cudaError_t e);     /* records e as the thread's last error if non-zero */

@@ -15,7 +15,12 @@
  *
  * The thread sleeps on a condition variable while no work is queued; at exit
  * it is stopped after any drain in progress has finished, before static
- * destructors run.
+ * destructors run.  It never waits for other host threads (api_wait): work
+ * that must (an NCCL collective missing a rank) stays queued.
+ *
+ * Also here: api_wait (a host thread waiting, the API lock released, for
+ * another host thread's call: NCCL's ranks meeting) and the count of live
+ * host threads (whether anyone else could still make that call).
  */
 #include "internal.h"
 
@@ -34,6 +39,21 @@ std::atomic<bool> g_stopping{false};
 std::mutex g_wake_mu;
 std::condition_variable g_wake;
 std::once_flag g_started;
+thread_local bool t_progress = false;
+std::atomic<int> g_live_threads{0};
+int g_waiters = 0; /* host threads in api_wait (changed with the API lock held) */
+
+/* Counts a host thread from its first API call to its exit. */
+struct HostThread {
+    HostThread() { g_live_threads.fetch_add(1); }
+    ~HostThread() { g_live_threads.fetch_sub(1); }
+};
+
+std::condition_variable_any &api_cv()
+{
+    static auto *cv = new std::condition_variable_any;
+    return *cv;
+}
 
 int64_t now_ns()
 {
@@ -66,6 +86,7 @@ bool drain_everything()
 
 void progress_main()
 {
+    t_progress = true;
     const int64_t idle_ns = int64_t(config().progress_ms) * 1000000;
     const auto poll = std::chrono::milliseconds(config().progress_ms > 4 ? config().progress_ms / 4 : 1);
     for (;;) {
@@ -110,6 +131,42 @@ void start_progress()
 }
 
 } // namespace
+
+void note_host_thread()
+{
+    if (t_progress) return;
+    static thread_local HostThread counted;
+    t_host_thread = true;
+}
+
+int live_host_threads() { return g_live_threads.load(); }
+
+bool on_progress_thread() { return t_progress; }
+
+void api_notify()
+{
+    if (g_waiters) api_cv().notify_all();
+}
+
+bool api_wait(const std::function<bool()> &pred, double deadline_ms)
+{
+    /* the lock is held t_api_depth times (recursive): released and retaken whole */
+    struct Relock {
+        int n;
+        void lock() { for (int i = 0; i < n; ++i) st().mu.lock(); }
+        void unlock() { for (int i = 0; i < n; ++i) st().mu.unlock(); }
+    } relock{t_api_depth};
+    bool ok;
+    ++g_waiters;
+    for (;;) {
+        if ((ok = pred())) break;
+        const double left = deadline_ms - now_ms();
+        if (t_progress || relock.n <= 0 || left <= 0) break;
+        api_cv().wait_for(relock, std::chrono::duration<double, std::milli>(left < 100 ? left : 100));
+    }
+    --g_waiters;
+    return ok;
+}
 
 void note_api_call() { g_last_api_ns.store(now_ns(), std::memory_order_relaxed); }
 

@@ -1,6 +1,7 @@
 /* emu/src/state.cpp - process-wide state of the CUDA host emulator: the
  * environment configuration (CUDAEMU_DEVICES, CUDAEMU_ORDER, CUDAEMU_SEED,
- * CUDAEMU_LEAKS, CUDAEMU_STACK_KB, CUDAEMU_MEM_MB, CUDAEMU_PROGRESS_MS), the
+ * CUDAEMU_LEAKS, CUDAEMU_STACK_KB, CUDAEMU_MEM_MB, CUDAEMU_PROGRESS_MS,
+ * CUDAEMU_NCCL_TIMEOUT_MS), the
  * emulated devices, the per-host-thread current device and last error, and
  * sticky errors.
  */
@@ -48,6 +49,7 @@ Config load_config()
     c.stack_bytes = size_t(env_long("CUDAEMU_STACK_KB", 256, 16, 1 << 20)) << 10;
     c.mem_bytes = size_t(env_long("CUDAEMU_MEM_MB", 16384, 1, 1L << 24)) << 20;
     c.progress_ms = int(env_long("CUDAEMU_PROGRESS_MS", 20, 0, 60000));
+    c.nccl_timeout_ms = int(env_long("CUDAEMU_NCCL_TIMEOUT_MS", 30000, 0, 86400000));
     return c;
 }
 
@@ -169,6 +171,7 @@ cudaError_t cudaSetDevice(int device)
 {
     if (config().ndev == 0) return ret(cudaErrorNoDevice);
     if (device < 0 || device >= config().ndev) return ret(cudaErrorInvalidDevice);
+    if (!t_host_thread) note_host_thread();
     t_dev = device;
     return cudaSuccess;
 }

@@ -15,6 +15,7 @@
 #include "internal.h"
 
 #include <algorithm>
+#include <thread>
 
 namespace cudaemu {
 namespace {
@@ -129,11 +130,38 @@ void drain(CUstream_st *s, uint64_t upto)
 {
     if (s->done >= upto) return;
     device_memory_access(true);
+    const std::thread::id me = std::this_thread::get_id();
     while (s->done < upto && !s->q.empty()) {
+        if (s->started > s->done) {
+            /* An op of s is executing: in this thread (a collective meeting
+             * its ranks came back here: a cycle, the collective reports it)
+             * or in another one that released the lock in api_wait. */
+            if (s->runner == me || on_progress_thread()) break;
+            /* its waits end within CUDAEMU_NCCL_TIMEOUT_MS; longer: threads wait for each other */
+            const int ms = 2 * config().nccl_timeout_ms + 1000;
+            if (!api_wait([s] { return s->started == s->done; }, now_ms() + ms)) {
+                report("a stream of device %d has waited %d ms for an operation another host "
+                       "thread is running on it (host threads waiting for each other's streams: "
+                       "on a GPU this would hang)", s->device, ms);
+                set_sticky(s->device, cudaErrorLaunchFailure);
+                break;
+            }
+            continue;
+        }
+        if (s->q.front().gate) {
+            const uint64_t at = s->done;
+            /* a copy: while it waits, another thread may run and pop the op */
+            const std::function<bool()> gate = s->q.front().gate;
+            if (!gate()) break;
+            if (s->done != at || s->started != at) continue; /* another thread went on meanwhile */
+        }
         Op op = std::move(s->q.front());
         s->q.pop_front();
+        ++s->started;
+        s->runner = me;
         execute(s, op);
         ++s->done;
+        api_notify();
     }
     device_memory_access(false);
 }
@@ -155,7 +183,7 @@ void reset_streams(int d)
     Device &dv = dev(d);
     auto clear = [](CUstream_st *s) {
         s->q.clear();
-        s->done = s->issued;
+        s->done = s->started = s->issued;
     };
     clear(dv.legacy.get());
     clear(dv.per_thread.get());

@@ -39,6 +39,18 @@ static int g_test_failures = 0;
         }                                                                      \
     } while (0)
 
+/* NCCL call that must succeed (for the tests that include nccl.h). */
+#define NC(call)                                                               \
+    do {                                                                       \
+        ncclResult_t r_ = (call);                                              \
+        if (r_ != ncclSuccess) {                                               \
+            std::fprintf(stderr, "%s:%d: %s: %s (%s)\n", __FILE__, __LINE__,   \
+                         #call, ncclGetErrorString(r_),                        \
+                         ncclGetLastError(nullptr));                           \
+            std::exit(2);                                                      \
+        }                                                                      \
+    } while (0)
+
 /* CUDA call that must succeed. */
 #define CK(call)                                                               \
     do {                                                                       \

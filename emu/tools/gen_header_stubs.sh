@@ -42,6 +42,7 @@ function library(n) {
     if (n ~ /^cusparse/) return "cuSPARSE"
     if (n ~ /^(cupti|nvperf)/ || n ~ /^generated_.*_meta\.h$/) return "CUPTI"
     if (n ~ /^cudnn/) return "cuDNN beyond the legacy convolution API of cudnn.h"
+    if (n ~ /^nccl_device/) return "the NCCL device API"
     if (n ~ /^nccl/) return "NCCL"
     if (n ~ /^nvrtc/) return "NVRTC"
     if (n ~ /^nvJitLink/) return "nvJitLink"
