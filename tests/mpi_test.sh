@@ -3,9 +3,10 @@
 #  - the collectives suite (--quick): every collective of every size passes its
 #    exact check on every rank; replicas 2, comm mpi; busbw = gbps x nccl-tests'
 #    factor; a planted wrong element (BENCH_PLANT_FAULT) fails and exits 1;
-#  - every data-parallel scheme on every CPU backend of the train registry,
-#    on an odd batch (shards of 8 and 7) of a chain model and of gpt with
-#    AdamW, each checked against the one-process full-batch step on every
+#  - every data-parallel scheme on every CPU backend of the train registry on
+#    an odd batch (shards of 8 and 7) of mlp-small, and on cpu-omp on every
+#    sequence model and the CNN (batch 3: shards of 2 and 1; momentum, AdamW,
+#    buckets of 10 KB so ddp-overlap starts several), each checked against the one-process full-batch step on every
 #    rank, replicas holding identical parameters; the host rows ran on rank 0
 #    alone (replicas 1) and give scaling_eff;
 #  - planted faults fail, naming what went wrong: a replica that keeps its own
@@ -22,7 +23,11 @@ csvq=$(realpath "$3")
 . "$here/testlib.sh"
 test_begin
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-run2() { timeout 300 "$mpirun" -np 2 "$@"; }
+# Under ASan (ci/test), OpenMPI's leaks are suppressed by library (ci/lsan-mpi.supp),
+# which needs full stacks; both settings go to every rank.
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:fast_unwind_on_malloc=0}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-}
+run2() { timeout 300 "$mpirun" -np 2 -x ASAN_OPTIONS -x LSAN_OPTIONS "$@"; }
 
 # --- collectives ---------------------------------------------------------------
 run2 "$bench" --suite collectives --quick --out c --no-plots >c.log 2>&1
@@ -47,22 +52,31 @@ cpus=$("$bench" --list --suite train | awk '$2 == "cpu" {print $1}' | paste -sd,
 modes=host,$("$bench" --list --suite train | sed -n 's/.*data-parallel modes[^:]*: //p' | tr ' ' ',')
 [ "$modes" != host, ] || fail "bench --list names no data-parallel mode"
 nmodes=$(printf '%s' "$modes" | tr ',' '\n' | grep -c .)
-run2 "$bench" --suite train --sizes mlp-small-b15,gpt-b3-adamw --backend "$cpus" --mode "$modes" \
-    --threads 1 --min-time 0 --bucket-mb 0.01 --out t --no-plots >t.log 2>&1
+# every CPU backend on a small model; every model (odd batches, each optimizer) on cpu-omp
+run2 "$bench" --suite train --sizes mlp-small-b15 --backend "$cpus" --mode "$modes" \
+    --threads 1 --min-time 0 --out t --no-plots >t.log 2>&1
 rc=$?
 [ $rc -eq 0 ] || fail "dp: exit $rc: $(grep -v '^train' t.log | tail -3)"
+models=cnn-b3-mom,rnn-b3,lstm-b3,gpt-b3-adamw
+run2 "$bench" --suite train --sizes "$models" --backend cpu-omp \
+    --mode "$modes" --threads 1 --min-time 0 --bucket-mb 0.01 --out m --no-plots >m.log 2>&1
+rc=$?
+[ $rc -eq 0 ] || fail "dp, every model: exit $rc: $(grep -v '^train' m.log | tail -3)"
+nmodels=$(printf '%s' "$models" | tr ',' '\n' | grep -c .)
 ncpu=$(printf '%s' "$cpus" | tr ',' '\n' | grep -c .)
 "$csvq" t/results.csv backend mode check replicas comm note >t.rows
-[ "$(wc -l <t.rows)" -eq $((2 * ncpu * nmodes)) ] || fail "dp: $(wc -l <t.rows) rows, want $((2 * ncpu * nmodes))"
+[ "$(wc -l <t.rows)" -eq $((ncpu * nmodes)) ] || fail "dp: $(wc -l <t.rows) rows, want $((ncpu * nmodes))"
+"$csvq" m/results.csv backend mode check replicas comm note >>t.rows
+[ "$("$csvq" m/results.csv check | wc -l)" -eq $((nmodels * nmodes)) ] || fail "dp, every model: rows"
 awk -F'\t' '$3 != "pass" && !($3 == "skip" && $1 == "cpu-onednn")' t.rows >t.bad
 [ -s t.bad ] && fail "dp: rows not passing: $(head -3 t.bad)"
 awk -F'\t' '$3 == "pass" && (($2 == "host") != ($4 == 1 && $5 == "none") || ($2 != "host" && ($4 != 2 || $5 != "mpi")))' \
     t.rows >t.bad2
 [ -s t.bad2 ] && fail "dp: replicas/comm columns wrong: $(head -2 t.bad2)"
-"$csvq" t/results.csv mode check comm_ms scaling_eff phase_ms | awk -F'\t' '
+{ "$csvq" t/results.csv mode check comm_ms scaling_eff phase_ms; "$csvq" m/results.csv mode check comm_ms scaling_eff phase_ms; } | awk -F'\t' '
   $1 != "host" && $2 == "pass" && ($3 == "" || $4 == "" || $5 !~ /(allreduce|reduce)/) { print; bad = 1 }
   END { exit bad }' >t.bad3 || fail "dp: comm_ms, scaling_eff or the collective phase missing: $(head -1 t.bad3)"
-"$csvq" t/results.csv mode overlap_eff | awk -F'\t' '$1 == "ddp-overlap" && $2 == "" {bad = 1} END {exit bad}' \
+"$csvq" m/results.csv mode overlap_eff | awk -F'\t' '$1 == "ddp-overlap" && $2 == "" {bad = 1} END {exit bad}' \
     || fail "dp: ddp-overlap without overlap_eff"
 
 # --- planted faults: each fails, naming a gradient --------------------------------
