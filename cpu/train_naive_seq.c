@@ -25,6 +25,14 @@ int train_naive_add(long n, const float *a, const float *b, float *y, void *stre
     return 0;
 }
 
+int train_naive_scale(long n, float a, float *x, void *stream)
+{
+    (void)stream;
+    if (train_count_args(WHO, "scale", n)) return 1;
+    for (long i = 0; i < n; i++) x[i] = (float)((double)a * x[i]);
+    return 0;
+}
+
 int train_naive_permute(int A, int B, int C, int D, const float *x, float *y, void *stream)
 {
     (void)stream;

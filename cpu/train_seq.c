@@ -68,6 +68,15 @@ int train_seq_add(long n, const float *a, const float *b, float *y, void *stream
     return 0;
 }
 
+int train_seq_scale(long n, float a, float *x, void *stream)
+{
+    (void)stream;
+    if (train_count_args(WHO, "scale", n)) return 1;
+#pragma omp parallel for simd schedule(static) if (parallel : n >= PAR_MIN)
+    for (long i = 0; i < n; i++) x[i] *= a;
+    return 0;
+}
+
 /* One (a, c) pair: y[a][c][:][:] gathers x[a][b][c][:] over b. */
 int train_seq_permute(int A, int B, int C, int D, const float *x, float *y, void *stream)
 {

@@ -185,33 +185,17 @@ static int count_ok(long long n, const char *what)
     return -1;
 }
 
-static void scale(float *x, long long n, float w)
-{
-    if (w != 1.0f)
-        for (long long i = 0; i < n; i++) x[i] *= w;
-}
-
-static int weighted_in_place(const float *send, const float *recv, float w, const char *what)
-{
-    if (w == 1.0f || send == recv) return 0;
-    err_set("%s: a weight (%g) needs the in-place form", what, (double)w);
-    return -1;
-}
-
-static int mpi_allreduce(void *ctx, const float *send, float *recv, long long n, float w,
-                         void *stream)
+static int mpi_allreduce(void *ctx, const float *send, float *recv, long long n, void *stream)
 {
     (void)ctx;
     (void)stream;
-    if (count_ok(n, "MPI allreduce") || weighted_in_place(send, recv, w, "MPI allreduce"))
-        return -1;
-    scale(recv, n, w);
+    if (count_ok(n, "MPI allreduce")) return -1;
     MPI_TRY(MPI_Allreduce(send == recv ? MPI_IN_PLACE : send, recv, (int)n, MPI_FLOAT, MPI_SUM,
                           MPI_COMM_WORLD));
     return 0;
 }
 
-static int mpi_allreduce_start(void *ctx, float *buf, long long n, float w, void *stream)
+static int mpi_allreduce_start(void *ctx, float *buf, long long n, void *stream)
 {
     mpi_comm *c = (mpi_comm *)ctx;
     (void)stream;
@@ -226,7 +210,6 @@ static int mpi_allreduce_start(void *ctx, float *buf, long long n, float w, void
         c->rq = p;
         c->cap = cap;
     }
-    scale(buf, n, w);
     MPI_TRY(MPI_Iallreduce(MPI_IN_PLACE, buf, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD,
                            &c->rq[c->nrq]));
     c->nrq++;
@@ -251,13 +234,12 @@ static int mpi_wait(void *ctx, void *stream)
     return 0;
 }
 
-static int mpi_reduce(void *ctx, const float *send, float *recv, long long n, float w, int root,
+static int mpi_reduce(void *ctx, const float *send, float *recv, long long n, int root,
                       void *stream)
 {
     (void)ctx;
     (void)stream;
-    if (count_ok(n, "MPI reduce") || weighted_in_place(send, recv, w, "MPI reduce")) return -1;
-    scale(recv, n, w);
+    if (count_ok(n, "MPI reduce")) return -1;
     const void *sb = send == recv && g_rank == root ? MPI_IN_PLACE : (const void *)send;
     MPI_TRY(MPI_Reduce(sb, g_rank == root ? recv : NULL, (int)n, MPI_FLOAT, MPI_SUM, root,
                        MPI_COMM_WORLD));

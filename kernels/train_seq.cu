@@ -107,10 +107,16 @@ static __device__ __forceinline__ float4 vadd(float4 a, float4 b)
     return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
 }
 
-/* ---- elementwise maps: y[i] = F(a[i], b[i]) (add, gelu, gelu_bwd) ---- */
+/* ---- elementwise maps: y[i] = F(a[i], b[i]) (add, scale, gelu, gelu_bwd) ---- */
 
 struct AddOp {
     __device__ float operator()(float a, float b) const { return a + b; }
+};
+
+/* a * x; the second operand unused */
+struct ScaleOp {
+    float a;
+    __device__ float operator()(float x, float) const { return a * x; }
 };
 
 #define GELU_K0 0.7978845608028654f /* sqrt(2/pi) */
@@ -139,9 +145,8 @@ struct GeluBwdOp {
 /* No __restrict__: y may be a or b (each element is read, then written, by
  * one thread). VEC: the first n/4*4 elements as float4 (all aligned). */
 template <class F, bool VEC>
-static __global__ void map2_kernel(size_t n, const float *a, const float *b, float *y)
+static __global__ void map2_kernel(size_t n, const float *a, const float *b, float *y, F f)
 {
-    const F f;
     const size_t stride = (size_t)gridDim.x * blockDim.x;
     const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     size_t i0 = 0;
@@ -160,7 +165,8 @@ static __global__ void map2_kernel(size_t n, const float *a, const float *b, flo
 }
 
 template <class F>
-static int map2(const char *who, long n, const float *a, const float *b, float *y, void *stream)
+static int map2(const char *who, long n, const float *a, const float *b, float *y, void *stream,
+                F f = F())
 {
     if (!size_ok(who, n, "n", 0) || !ptrs_ok(who, a, b, y)) return -1;
     if (n == 0) return 0;
@@ -169,9 +175,9 @@ static int map2(const char *who, long n, const float *a, const float *b, float *
         const int vec = aligned16(a, b, y);
         const unsigned grid = elem_grid(vec ? (un + 3) / 4 : un);
         if (vec)
-            map2_kernel<F, true><<<grid, ELEM_THREADS, 0, (cudaStream_t)stream>>>(un, a, b, y);
+            map2_kernel<F, true><<<grid, ELEM_THREADS, 0, (cudaStream_t)stream>>>(un, a, b, y, f);
         else
-            map2_kernel<F, false><<<grid, ELEM_THREADS, 0, (cudaStream_t)stream>>>(un, a, b, y);
+            map2_kernel<F, false><<<grid, ELEM_THREADS, 0, (cudaStream_t)stream>>>(un, a, b, y, f);
     }
     LAUNCH_CHECK();
     return 0;
@@ -182,6 +188,11 @@ fail:
 extern "C" int train_cuda_add(long n, const float *a, const float *b, float *y, void *stream)
 {
     return map2<AddOp>("train_cuda add", n, a, b, y, stream);
+}
+
+extern "C" int train_cuda_scale(long n, float a, float *x, void *stream)
+{
+    return map2<ScaleOp>("train_cuda scale", n, x, x, x, stream, ScaleOp{a});
 }
 
 extern "C" int train_cuda_gelu(long n, const float *x, float *y, void *stream)

@@ -25,22 +25,18 @@ typedef struct comm_ops {
     const char *name;   /* the comm column: mpi, nccl, nccl-mpi */
     int rank, size;     /* this replica, and how many there are */
     void *ctx;          /* the engine's communicator */
-    /* recv = sum over replicas r of w_r * send_r. send == recv: in place.
-     * w != 1 only in place (MPI scales this replica's buffer before the sum;
-     * NCCL premultiplies). A data-parallel step's gradient: w = its shard's
-     * share of the batch. */
-    int (*allreduce)(void *ctx, const float *send, float *recv, long long n, float w,
-                     void *stream);
+    /* recv = the sum over replicas of send. send == recv: in place. */
+    int (*allreduce)(void *ctx, const float *send, float *recv, long long n, void *stream);
     /* The same, in place, started without waiting (nonblocking MPI, or queued
      * on the communication stream after the compute stream's work so far);
      * wait() completes every started one and orders the compute stream after
      * them. progress() lets started ones advance (MPI polls; may be NULL). */
-    int (*allreduce_start)(void *ctx, float *buf, long long n, float w, void *stream);
+    int (*allreduce_start)(void *ctx, float *buf, long long n, void *stream);
     int (*progress)(void *ctx);
     int (*wait)(void *ctx, void *stream);
-    /* root's recv = sum over replicas of w_r * send_r (recv used on root only;
-     * send == recv: in place; w != 1 only in place). */
-    int (*reduce)(void *ctx, const float *send, float *recv, long long n, float w, int root,
+    /* root's recv = the sum over replicas of send (recv used on root only;
+     * send == recv: in place). */
+    int (*reduce)(void *ctx, const float *send, float *recv, long long n, int root,
                   void *stream);
     /* buf on every replica = root's buf. */
     int (*bcast)(void *ctx, float *buf, long long n, int root, void *stream);

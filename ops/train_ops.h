@@ -80,6 +80,9 @@ typedef struct train_ops {
     /* y[i] = a[i] + b[i], n >= 0 elements; y may be a or b (a residual edge,
      * and the gradients of a tensor used twice). */
     int (*add)(long n, const float *a, const float *b, float *y, void *stream);
+    /* x[i] *= a, n >= 0 elements, in place (a data-parallel replica weighs
+     * its shard's loss gradient by the shard's share of the batch). */
+    int (*scale)(long n, float a, float *x, void *stream);
     /* y[a][c][b][d] = x[a][b][c][d] for x of A x B x C x D, each >= 0 (swaps
      * the middle two axes; y must not overlap x). Batch-first to time-major
      * ([1][B][T][X] -> [1][T][B][X]) and attention's heads

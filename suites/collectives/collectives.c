@@ -218,8 +218,8 @@ static int coll_cpu_run(const backend_def *b, const problem *p, void *const *hos
     const long long c = block(p, t.size);
     float *x = (float *)host[0], *y = p->variant == C_BROADCAST ? NULL : (float *)host[1];
     switch (p->variant) {
-    case C_ALLREDUCE: return t.allreduce(t.ctx, x, y, c, 1.0f, NULL);
-    case C_REDUCE: return t.reduce(t.ctx, x, y, c, 1.0f, 0, NULL);
+    case C_ALLREDUCE: return t.allreduce(t.ctx, x, y, c, NULL);
+    case C_REDUCE: return t.reduce(t.ctx, x, y, c, 0, NULL);
     case C_BROADCAST: return t.bcast(t.ctx, x, c, 0, NULL);
     case C_ALLGATHER: return t.allgather(t.ctx, x, y, c, NULL);
     default: return t.reduce_scatter(t.ctx, x, y, c, NULL);

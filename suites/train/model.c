@@ -209,6 +209,7 @@ static int ops_complete(const model_plan *pl, const train_ops *ops, const step_c
     NEED(softmax_xent);
     NEED(sgd);
     if (cfg->opt == OPT_ADAMW) NEED(adamw);
+    if (cfg->shard_weight > 0 && cfg->shard_weight != 1.0f) NEED(scale);
     switch (pl->m->kind) {
     case MODEL_CHAIN:
         NEED(relu);
@@ -248,6 +249,11 @@ int model_grads(const model_plan *pl, const train_ops *ops, const step_cfg *cfg,
     phase_mark("forward", stream);
     TRY(forward(pl, ops, b, stream));
     TRY(loss(pl, ops, b, stream));
+    if (cfg->shard_weight > 0 && cfg->shard_weight != 1.0f) {
+        TRY(ops->scale(pl->nlabels * pl->m->classes, cfg->shard_weight, b->scratch + pl->dlogits,
+                       stream));
+        TRY(ops->scale(1, cfg->shard_weight, b->loss, stream));
+    }
     phase_mark("backward", stream);
     TRY(backward(pl, ops, b, stream));
     return model_grads_ready(b, 0, stream);

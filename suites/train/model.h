@@ -175,6 +175,9 @@ typedef struct step_cfg {
     float beta1, beta2, eps, weight_decay;   /* AdamW */
     int skip_bias_update;    /* test hook: the last parameter tensor (the chain models'
                               * last bias) is not updated (a planted fault) */
+    float shard_weight;      /* a data-parallel replica's share of the global batch: its
+                              * loss and loss gradient are weighted by it, so the replicas'
+                              * gradients sum to the full-batch step (0: 1, one process) */
 } step_cfg;
 
 /* One training step: forward, softmax cross-entropy, backward (every

@@ -5,18 +5,20 @@
  * Every replica holds the whole input set (the runner fills it alike on every
  * rank) and steps its shard: the global batch split as evenly as possible
  * (dp_shard). Its loss and gradients are those of its shard's mean, so each
- * is weighted by its share nb / B in the collective (comm_ops' w): the sum is
- * the full-batch step whatever N. Then, per mode:
+ * is weighted by its share nb / B (step_cfg.shard_weight: the loss gradient
+ * is scaled before the backward pass): the sum is the full-batch step
+ * whatever N. Then, per mode:
  *   dp-gather    reduce to replica 0 (phase "reduce"), replica 0 updates,
  *                broadcast of the parameters ("broadcast"); the optimizer
  *                state lives on replica 0, as with DataParallel on device 0.
  *   ddp          all-reduce after the backward pass ("allreduce"), every
  *                replica updates.
- *   ddp-overlap  buckets of about bucket_mb, in reverse parameter order as
- *                DDP forms them, each all-reduced (nonblocking) as soon as the
- *                backward pass has finished its gradients (model.h's
- *                grads_ready); "allreduce-wait" is what is left after the
- *                backward pass.
+ *   ddp-overlap  buckets of about bucket_mb (the first 1 MiB), in reverse
+ *                parameter order as DDP forms them, each all-reduced
+ *                (nonblocking) as soon as the backward pass has finished its
+ *                gradients (model.h's grads_ready); "allreduce-wait" is what
+ *                is left after the backward pass: the last bucket (blocking:
+ *                nothing is left to hide it behind) and the wait.
  * Checked: the runner compares every replica's state with the full-batch
  * reference step (train_check), and agree() that every replica holds replica
  * 0's parameters bit for bit. comm_ms: the median per step of the time spent
@@ -70,21 +72,32 @@ static int planted(const char *var, const backend_def *b)
     return v && strcmp(v, b->name) == 0;
 }
 
-/* ddp-overlap: start every bucket whose gradients are final. */
+/* Bucket k's gradients (or, with the planted skip on the last replica, a
+ * copy it then ignores) and its length. */
+static float *bucket_buf(dp_state *d, int k, long long *len)
+{
+    float *g = (float *)d->sets[0][TB_GRADS];
+    long long at = d->bucket[k], end = k ? d->bucket[k - 1] : d->full.nparam_floats;
+    *len = end - at;
+    if (d->plant_skip && d->comm->rank == d->comm->size - 1) { /* keeps its own */
+        memcpy(d->copy + at, g + at, (size_t)*len * sizeof(float));
+        return d->copy + at;
+    }
+    return g + at;
+}
+
+/* ddp-overlap: start every bucket whose gradients are final, but the one the
+ * end of the backward pass completes (first == 0): nothing is left to hide
+ * it behind, so dp_run reduces it with the blocking call (MPI's blocking
+ * all-reduce is the faster algorithm). */
 static int grads_ready(void *ctx, int first, void *stream)
 {
     dp_state *d = (dp_state *)ctx;
-    long long mark = d->shard.param[first].off;
-    float *g = (float *)d->sets[0][TB_GRADS];
-    while (d->started < d->nbuckets && d->bucket[d->started] >= mark) {
-        int k = d->started++;
-        long long at = d->bucket[k], end = k ? d->bucket[k - 1] : d->full.nparam_floats;
-        float *buf = g + at;
-        if (d->plant_skip && d->comm->rank == d->comm->size - 1) { /* keeps its own */
-            buf = d->copy + at;
-            memcpy(buf, g + at, (size_t)(end - at) * sizeof(float));
-        }
-        if (d->comm->allreduce_start(d->comm->ctx, buf, end - at, d->w, stream)) return -1;
+    long long mark = d->shard.param[first].off, len;
+    while (d->started < d->nbuckets && d->bucket[d->started] >= mark &&
+           !(first == 0 && d->started == d->nbuckets - 1)) {
+        float *buf = bucket_buf(d, d->started++, &len);
+        if (d->comm->allreduce_start(d->comm->ctx, buf, len, stream)) return -1;
     }
     return d->comm->progress ? d->comm->progress(d->comm->ctx) : 0;
 }
@@ -112,9 +125,9 @@ static int allreduce_grads(dp_state *d, float *g, long long n)
     const comm_ops *c = d->comm;
     if (d->plant_skip && c->rank == c->size - 1) {
         memcpy(d->copy, g, (size_t)n * sizeof(float));
-        return c->allreduce(c->ctx, d->copy, d->copy, n, d->w, NULL);
+        return c->allreduce(c->ctx, d->copy, d->copy, n, NULL);
     }
-    return c->allreduce(c->ctx, g, g, n, d->w, NULL);
+    return c->allreduce(c->ctx, g, g, n, NULL);
 }
 
 static int dp_run(void *st, double *ms)
@@ -148,16 +161,21 @@ static int dp_run(void *st, double *ms)
     switch (d->scheme) {
     case DP_GATHER:
         phase_mark("reduce", NULL);
-        if (c->reduce(c->ctx, g, g, n, d->w, 0, NULL) || c->reduce(c->ctx, loss, loss, 1, d->w, 0, NULL))
+        if (c->reduce(c->ctx, g, g, n, 0, NULL) || c->reduce(c->ctx, loss, loss, 1, 0, NULL))
             return -1;
         break;
     case DP_DDP:
         phase_mark("allreduce", NULL);
-        if (allreduce_grads(d, g, n) || c->allreduce(c->ctx, loss, loss, 1, d->w, NULL)) return -1;
+        if (allreduce_grads(d, g, n) || c->allreduce(c->ctx, loss, loss, 1, NULL)) return -1;
         break;
     case DP_DDP_OVERLAP:
         phase_mark("allreduce-wait", NULL);
-        if (c->wait(c->ctx, NULL) || c->allreduce(c->ctx, loss, loss, 1, d->w, NULL)) return -1;
+        while (d->started < d->nbuckets) { /* the last bucket */
+            long long len;
+            float *buf = bucket_buf(d, d->started++, &len);
+            if (c->allreduce(c->ctx, buf, buf, len, NULL)) return -1;
+        }
+        if (c->wait(c->ctx, NULL) || c->allreduce(c->ctx, loss, loss, 1, NULL)) return -1;
         break;
     }
     double t1 = timer_now_ms();
@@ -262,7 +280,7 @@ static int dp_finish(void *st, const measure_result *m, result_row *row)
         memcpy(d->copy, d->sets[0][TB_GRADS], (size_t)n * sizeof(float));
         for (int i = 0; i < REPS; i++) {
             double t0 = timer_now_ms();
-            if (c->allreduce(c->ctx, d->copy, d->copy, n, 1.0f, NULL)) return -1;
+            if (c->allreduce(c->ctx, d->copy, d->copy, n, NULL)) return -1;
             t[i] = timer_now_ms() - t0;
         }
         if (stats_summarize(t, REPS, &s) == 0) v[1] = s.median;
@@ -288,17 +306,19 @@ static void dp_close(void *st)
 }
 
 /* DDP's buckets: parameters in reverse order, a bucket closed once it holds
- * bucket_mb (a parameter is never split). */
+ * bucket_mb, the first one once it holds 1 MiB as DDP's (a parameter is never
+ * split). */
 static int plan_buckets(dp_state *d, double bucket_mb)
 {
     const model_plan *pl = &d->full;
     const double cap = bucket_mb * 1048576.0 / sizeof(float);
+    const double first = (bucket_mb < 1.0 ? bucket_mb : 1.0) * 1048576.0 / sizeof(float);
     d->bucket = (long long *)malloc((size_t)pl->nparams * sizeof *d->bucket);
     if (!d->bucket) return -1;
     long long end = pl->nparam_floats;
     for (int i = pl->nparams - 1; i >= 0; i--) {
         long long start = pl->param[i].off;
-        if (i == 0 || (double)(end - start) >= cap) {
+        if (i == 0 || (double)(end - start) >= (d->nbuckets ? cap : first)) {
             d->bucket[d->nbuckets++] = start;
             end = start;
         }
@@ -340,6 +360,7 @@ int train_dp_open(const backend_def *b, const dp_mode *m, const problem *p,
     d->nb = dp_shard(B, comm->size, comm->rank, &d->off);
     d->w = planted("BENCH_PLANT_SHARD_WEIGHT", b) ? 1.0f / (float)comm->size
                                                    : (float)d->nb / (float)B;
+    d->cfg.shard_weight = d->w;   /* a replica without samples never steps its shard */
     if (d->nb > 0 && model_plan_make(d->full.m, d->nb, &d->shard)) {
         err_set("no plan for a shard of %d of %s", d->nb, p->desc);
         d->nb = 0;   /* nothing allocated: close() must not free it */
