@@ -186,6 +186,13 @@ static int known_backend(const bench_opts *o, const char *name, int cpu_only)
     return 0;
 }
 
+/* Whether the suite's GPU half runs the data-parallel modes (its rows name
+ * them even in a build without a GPU layer: they skip, saying why). */
+static int suite_has_gpu_dp(const suite_def *d)
+{
+    return d->dp_open != NULL; /* a suite with CPU replicas has GPU ones (train) */
+}
+
 static int known_mode(const bench_opts *o, const char *mode)
 {
     if (strcmp(mode, "host") == 0 || gpu_mode_find(mode)) return 1;
@@ -203,8 +210,7 @@ static int known_mode(const bench_opts *o, const char *mode)
 static int wants_gpu(const runner *r, const bench_opts *o)
 {
     int gpu_mode = o->nmodes == 0;
-    for (int m = 0; m < o->nmodes; m++)
-        gpu_mode |= strcmp(o->modes[m], "host") != 0 && !dp_mode_find(o->modes[m]);
+    for (int m = 0; m < o->nmodes; m++) gpu_mode |= strcmp(o->modes[m], "host") != 0;
     if (!gpu_mode) return 0;
     for (int s = 0; s < o->nsuites; s++)
         for (int b = 0; BACKENDS[b].name; b++)
@@ -271,8 +277,8 @@ static int mode_used(const bench_opts *o, const char *mode)
                 if (k->dev == DEV_CPU) return 1;
                 continue;
             }
-            if (dp_mode_find(mode)) { /* the data-parallel modes: CPU backends, MPI ranks */
-                if (k->dev == DEV_CPU && d->dp_open) return 1;
+            if (dp_mode_find(mode)) { /* the data-parallel modes: MPI ranks, or GPUs over NCCL */
+                if (k->dev == DEV_CPU ? d->dp_open != NULL : suite_has_gpu_dp(d)) return 1;
                 continue;
             }
             if (k->dev != DEV_GPU) continue;
@@ -281,6 +287,19 @@ static int mode_used(const bench_opts *o, const char *mode)
             const gpu_mode *g = d->modes ? NULL : gpu_mode_find(mode);
             if (g && gpu_mode_applies(g, d->steps)) return 1;
         }
+    }
+    return 0;
+}
+
+/* Whether a chosen GPU backend of a selected suite runs the data-parallel modes. */
+static int chosen_gpu_dp(const bench_opts *o)
+{
+    for (int s = 0; s < o->nsuites; s++) {
+        const suite_def *d = suite_find(o->suites[s])->def;
+        for (int b = 0; BACKENDS[b].name && suite_has_gpu_dp(d); b++)
+            if (BACKENDS[b].dev == DEV_GPU && strcmp(BACKENDS[b].op, d->op) == 0 &&
+                chosen(o, BACKENDS[b].name))
+                return 1;
     }
     return 0;
 }
@@ -306,7 +325,21 @@ static int check_applies(const bench_opts *o, char *err, size_t errcap)
         }
     }
     for (int i = 0; i < o->nmodes; i++)
-        gpu |= strcmp(o->modes[i], "host") != 0 && !dp_mode_find(o->modes[i]);
+        gpu |= strcmp(o->modes[i], "host") != 0 && (!dp_mode_find(o->modes[i]) || chosen_gpu_dp(o));
+    if (o->devices > 1 && comm_size() > 1) {
+        snprintf(err, errcap, "bench: --devices %d under a launcher of %d ranks: a rank drives one "
+                 "GPU (nccl-mpi); give one or the other", o->devices, comm_size());
+        return 2;
+    }
+    if (o->devices > 0) {
+        int dp = o->nmodes == 0;
+        for (int i = 0; i < o->nmodes; i++) dp |= dp_mode_find(o->modes[i]) != NULL;
+        if (!dp || !chosen_gpu_dp(o)) {
+            snprintf(err, errcap, "bench: --devices is for the data-parallel modes of GPU backends "
+                     "(train: cuda, cuda-lib), and the selection has none: it would change nothing");
+            return 2;
+        }
+    }
     if (o->bucket_mb > 0) {
         int overlap = o->nmodes == 0 && comm_size() > 1;
         for (int i = 0; i < o->nmodes; i++) overlap |= strcmp(o->modes[i], "ddp-overlap") == 0;
@@ -595,6 +628,7 @@ int main(int argc, char **argv)
     run->emit = lead ? run_emit : emit_nothing;
     run->emit_ctx = &r;
     run->bucket_mb = o.bucket_mb;
+    run->devices = o.devices;
     static comm_ops world;
     if (wants_comm(run, &o) && comm_mpi_ops(&world, run->comm_why, sizeof run->comm_why) == 0)
         run->comm = &world;
@@ -662,6 +696,10 @@ int main(int argc, char **argv)
             n += (size_t)snprintf(repro_extra + n, sizeof repro_extra - n, " --steps %d", o.steps);
         if (o.baseline && n < sizeof repro_extra)
             n += (size_t)snprintf(repro_extra + n, sizeof repro_extra - n, " --baseline %s", o.baseline);
+        if (o.devices && n < sizeof repro_extra)
+            n += (size_t)snprintf(repro_extra + n, sizeof repro_extra - n, " --devices %d", o.devices);
+        if (o.bucket_mb > 0 && n < sizeof repro_extra)
+            n += (size_t)snprintf(repro_extra + n, sizeof repro_extra - n, " --bucket-mb %g", o.bucket_mb);
         if (n) run->repro_extra = repro_extra + 1;
     }
     static char repro_env[256];

@@ -36,6 +36,8 @@ void opts_usage(FILE *f)
         "  --steps N          train: record the loss of N steps from the initial parameters\n"
         "                     per case (the trace column and loss chart; default: the 3\n"
         "                     checked steps; at most 300)\n"
+        "  --devices N        train: GPU data-parallel replicas in this process, GPUs\n"
+        "                     0..N-1 over NCCL (1 to 64; under mpirun: one GPU per rank)\n"
         "  --bucket-mb X      train, ddp-overlap: gradient bucket size in MiB (default 25,\n"
         "                     as DDP's bucket_cap_mb; 0.001 to 4096)\n"
         "  --dump DIR         train: write step 1 of every case as .npy files into\n"
@@ -124,7 +126,7 @@ static const opt_def OPTS[] = {
     {"--no-plots", 0, ACT_RUN | ACT_PLOT, 0}, {"--steps", 1, ACT_RUN, 0},
     {"--dump", 1, ACT_RUN, 0},            {"--emulate", 0, ACT_RUN | ACT_INFO, 0},
     {"--device", 1, ACT_RUN, 0},          {"--cuda-sync", 0, ACT_RUN, 0},
-    {"--bucket-mb", 1, ACT_RUN, 0},
+    {"--bucket-mb", 1, ACT_RUN, 0},       {"--devices", 1, ACT_RUN, 0},
 };
 enum { NOPTS = (int)(sizeof OPTS / sizeof OPTS[0]) };
 
@@ -296,6 +298,12 @@ int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap)
             if (errno || end == val || *end || !isfinite(v) || v < 0 || v > 3600)
                 return fail(err, errcap, "bench: bad --min-time '%s' (want seconds, 0..3600)", val);
             o->min_time_s = v;
+        } else if (FLAG("--devices")) {
+            NEED_VAL();
+            long v;
+            if (parse_pos_int(val, 64, &v))
+                return fail(err, errcap, "bench: bad --devices '%s' (want an integer from 1 to 64)", val);
+            o->devices = (int)v;
         } else if (FLAG("--bucket-mb")) {
             NEED_VAL();
             char *end = NULL;

@@ -38,6 +38,7 @@ typedef struct bench_opts {
     int cuda_sync;
     int steps;           /* train: steps the loss trace records (0: the checked steps) */
     double bucket_mb;    /* ddp-overlap's gradient buckets, MiB (0: DDP's 25) */
+    int devices;         /* GPU data-parallel replicas in this process (0: 1) */
     char dump[OPT_PATH]; /* train: folder for step 1 of every case ("": none) */
     char command[2048];  /* the command line, for the record */
 } bench_opts;

@@ -12,11 +12,17 @@ static struct {
     double t[PHASE_MAX + 1];
 } P;
 
+/* The profile belongs to the thread that began it: a data-parallel step's
+ * other replicas, on their own host threads, run the same marked code, and
+ * their marks are not this profile's. */
+static _Thread_local int t_profiling;
+
 void phase_begin(int (*sync)(void *stream))
 {
     memset(&P, 0, sizeof P);
     P.on = 1;
     P.sync = sync;
+    t_profiling = 1;
 }
 
 static double now_synced(void *stream)
@@ -27,7 +33,7 @@ static double now_synced(void *stream)
 
 void phase_mark(const char *name, void *stream)
 {
-    if (!P.on || P.n >= PHASE_MAX) return;
+    if (!t_profiling || !P.on || P.n >= PHASE_MAX) return;
     P.t[P.n] = now_synced(P.n ? P.stream : stream);
     P.name[P.n++] = name;
     P.stream = stream;
@@ -38,10 +44,12 @@ int phase_end(const char **names, double *ms, int cap)
     int n = P.n;
     if (!P.on || n == 0) {
         P.on = 0;
+        t_profiling = 0;
         return -1;
     }
     P.t[n] = now_synced(P.stream);
     P.on = 0;
+    t_profiling = 0;
     if (P.failed) return -1;
     if (n > cap) n = cap;
     for (int i = 0; i < n; i++) {

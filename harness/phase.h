@@ -8,7 +8,9 @@
  * queued so far (sync(stream): the GPU layer's stream synchronization; NULL on
  * the CPU, whose ops are done when they return), then reads the host clock, so
  * each phase is its own work end to end (host clock after synchronizing, as
- * every host timing here). The runner is single-threaded: one profile at a time.
+ * every host timing here). The runner is single-threaded: one profile at a time,
+ * and only the thread that began it marks it (marks from other host threads,
+ * a data-parallel step's other replicas, are ignored).
  */
 #ifndef HARNESS_PHASE_H
 #define HARNESS_PHASE_H

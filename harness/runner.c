@@ -561,6 +561,15 @@ static int dp_mode_runs(const runner *r, const suite_def *s, const dp_mode *m)
     return r->comm && r->comm->size > 1;
 }
 
+/* Whether data-parallel mode m runs on the suite's GPU backends: named with
+ * --mode, or (no --mode) with --devices N > 1 or in a job of several ranks. */
+static int gpu_dp_mode_runs(const runner *r, const suite_entry *e, const dp_mode *m)
+{
+    if (!e->gpu || !e->gpu->dp_open) return 0;
+    if (r->nmodes) return runner_mode_selected(r, m->name);
+    return r->devices > 1 || (r->comm && r->comm->size > 1);
+}
+
 int runner_count(const runner *r, const suite_entry *e, int nproblems)
 {
     const backend_def *all[MAX_BACKENDS];
@@ -569,6 +578,7 @@ int runner_count(const runner *r, const suite_entry *e, int nproblems)
         if (!runner_backend_selected(r, all[i])) continue;
         if (all[i]->dev != DEV_CPU) {
             cases += n_modes(r, e);
+            for (int m = 0; DP_MODES[m].name; m++) cases += gpu_dp_mode_runs(r, e, &DP_MODES[m]);
             continue;
         }
         cases += runner_mode_selected(r, "host");
@@ -621,7 +631,7 @@ static void gpu_case(runner *r, const suite_entry *e, const backend_def *b, cons
 /* Every selected mode of GPU backend b on problem pi. */
 static int run_gpu_backend(runner *r, const suite_entry *e, const backend_def *b,
                            const problem *p, int pi, const case_data *d, double base_median,
-                           const char *baseline)
+                           const char *baseline, double *resident_sps)
 {
     const suite_def *s = e->def;
     result_row row;
@@ -658,6 +668,7 @@ static int run_gpu_backend(runner *r, const suite_entry *e, const backend_def *b
         snprintf(label, sizeof label, "%s %s %s %s", s->name, p->desc, b->name, mode);
         progress_start(r->prog, label);
         gpu_case(r, e, b, p, d, m, &row);
+        if (strcmp(mode, "resident") == 0) *resident_sps = row.samples_per_s;
         rc = emit(r, &row, base_median, baseline);
         progress_finish_one(r->prog);
         if (!rc && r->dump_error[0]) rc = -1;
@@ -781,6 +792,75 @@ static int run_cpu_backend(runner *r, const suite_def *s, const backend_def *b, 
     return rc;
 }
 
+/* ---- GPU data-parallel cases ---------------------------------------------- */
+
+/* GPU backend b on p in mode m over NCCL (every rank in a job of several:
+ * nccl-mpi). resident_sps: the same backend's one-GPU samples/s (NAN: none). */
+static void gpu_dp_case(runner *r, const suite_entry *e, const backend_def *b, const problem *p,
+                        const case_data *d, const dp_mode *m, double resident_sps,
+                        result_row *row)
+{
+    const suite_def *s = e->def;
+    const int several = r->comm && r->comm->size > 1;
+    case_exec ex;
+    char skip[200] = "", why[200];
+    void *const *sets[MAX_SETS];   /* the case reads them until it closes */
+    memset(&ex, 0, sizeof ex);
+    gpu_dp_cfg cfg = {several ? 1 : (r->devices > 0 ? r->devices : 1), several ? r->comm : NULL,
+                      r->bucket_mb > 0 ? r->bucket_mb : DP_BUCKET_MB_DEFAULT};
+    row->replicas = several ? r->comm->size : cfg.devices;
+    snprintf(row->comm, sizeof row->comm, "%s", several ? "nccl-mpi" : "nccl");
+    int o;
+    if (!r->gpu->usable || r->gpu_lost || !backend_present(b)) {
+        o = 1;
+        snprintf(skip, sizeof skip, "no usable GPU: %s",
+                 !backend_present(b) ? "this build has no GPU layer" : r->gpu->why);
+    } else {
+        data_reset(d, 1);
+        for (int k = 0; k < d->nsets; k++) sets[k] = d->buf[k];
+        err_clear();
+        o = e->gpu->dp_open(b, m, p, &cfg, sets, d->nsets, &ex, skip, sizeof skip);
+    }
+    snprintf(why, sizeof why, "%s", o == 1 ? skip : o ? err_get() : "");
+    int worst = several ? comm_max_int(o < 0 ? 2 : o) : (o < 0 ? 2 : o);
+    if (worst) {
+        if (o == 0) ex.close(ex.st);
+        if (several) comm_first_failure(o == 0, why, sizeof why);
+        if (worst == 1) row_skip(row, "%s", why);
+        else row_fail(row, "error: %s", why);
+        return;
+    }
+    exec_case(r, s, b, p, d, &ex, 1, row);
+    ex.close(ex.st);
+    if (row->samples_per_s > 0 && resident_sps > 0)
+        row->scaling_eff = row->samples_per_s / ((double)row->replicas * resident_sps);
+    if (strcmp(row->check, "fail") == 0 && !several) gpu_recover(r);
+}
+
+/* Every selected data-parallel mode of GPU backend b on p. */
+static int run_gpu_dp(runner *r, const suite_entry *e, const backend_def *b, const problem *p,
+                      const case_data *d, double resident_sps, double base_median,
+                      const char *baseline)
+{
+    int rc = 0;
+    for (int m = 0; DP_MODES[m].name && !rc; m++) {
+        if (!gpu_dp_mode_runs(r, e, &DP_MODES[m])) continue;
+        result_row row;
+        row_start(r, &row, e->def, p, b, DP_MODES[m].name);
+        char label[192];
+        snprintf(label, sizeof label, "%s %s %s %s", e->def->name, p->desc, b->name,
+                 DP_MODES[m].name);
+        progress_start(r->prog, label);
+        if (!d) row_fail(&row, "error: %s", "out of host memory for the problem's buffers");
+        else gpu_dp_case(r, e, b, p, d, &DP_MODES[m], resident_sps, &row);
+        rc = emit(r, &row, base_median, baseline);
+        progress_finish_one(r->prog);
+        if (!rc && r->dump_error[0]) rc = -1;
+        rc = ranks_rc(r, rc);
+    }
+    return rc;
+}
+
 /* ---- a suite -------------------------------------------------------------- */
 
 int runner_run(runner *r, const suite_entry *e, const problem *probs, int nprobs)
@@ -810,12 +890,15 @@ int runner_run(runner *r, const suite_entry *e, const problem *probs, int nprobs
                 break;
             }
             if (b->dev == DEV_GPU) { /* one process's work: rank 0's, the others wait */
+                double sps = NAN;
                 if (!several || comm_rank() == 0)
-                    rc = run_gpu_backend(r, e, b, p, pi, ok ? &d : NULL, base_median, baseline);
+                    rc = run_gpu_backend(r, e, b, p, pi, ok ? &d : NULL, base_median, baseline,
+                                         &sps);
                 if (several) {
                     comm_quiet_barrier();
                     if (comm_max_int(rc != 0) && rc == 0) rc = 1;   /* rank 0 stopped there */
                 }
+                if (!rc) rc = run_gpu_dp(r, e, b, p, ok ? &d : NULL, sps, base_median, baseline);
                 continue;
             }
             rc = run_cpu_backend(r, s, b, p, ok ? &d : NULL, bi == 0 && baseline, &base_median,

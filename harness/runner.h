@@ -76,6 +76,7 @@ typedef struct runner {
     const comm_ops *comm;
     char comm_why[200];
     double bucket_mb;              /* ddp-overlap's buckets (DP_BUCKET_MB_DEFAULT) */
+    int devices;                   /* --devices: GPU replicas in this process (0: 1) */
     progress *prog;
     int (*emit)(void *ctx, const result_row *row);   /* 0, or -1 on an I/O error */
     void *emit_ctx;

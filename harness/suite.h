@@ -107,6 +107,8 @@ typedef struct suite_def {
  * is a cudaStream_t. Device pointers dev[i] follow the layout: for CHUNK
  * buffers the whole buffer's base (compute offsets itself, as chunk() says),
  * for REDUCE buffers chunk c's own partial. */
+struct gpu_dp_cfg;
+
 typedef struct suite_gpu {
     /* Enqueues chunk c of n of backend b's work. 0, or -1 with err_set. */
     int (*compute)(const backend_def *b, const problem *p, int c, int n, void *const *dev,
@@ -125,7 +127,22 @@ typedef struct suite_gpu {
      * chooses). The runner allocates the larger of this and the layout's
      * workspace, hands it to compute, and counts it in peak_dev_mb. */
     unsigned long long (*workspace)(const backend_def *b, const problem *p, int nchunks);
+    /* Optional: the data-parallel modes for GPU backend b over NCCL: with
+     * cfg->mpi NULL, cfg->devices replicas on GPUs 0..devices-1 of this
+     * process (comm nccl); else one replica per rank, on GPU local rank mod
+     * the GPU count (comm nccl-mpi, its NCCL id sent over cfg->mpi). As the
+     * CPU's dp_open otherwise (sets: host buffers of the global batch). */
+    int (*dp_open)(const backend_def *b, const dp_mode *m, const problem *p,
+                   const struct gpu_dp_cfg *cfg, void *const *const *sets, int nsets,
+                   case_exec *ex, char *skip, size_t skipcap);
 } suite_gpu;
+
+/* Where a GPU data-parallel case runs (suite_gpu.dp_open). */
+typedef struct gpu_dp_cfg {
+    int devices;             /* replicas in this process (nccl) */
+    const comm_ops *mpi;     /* nccl-mpi: the ranks (one replica each); NULL: nccl */
+    double bucket_mb;        /* ddp-overlap's buckets */
+} gpu_dp_cfg;
 
 /* A suite: its host half and (in builds with a GPU layer) its GPU half. */
 typedef struct suite_entry {

@@ -136,4 +136,4 @@ static int conv_gpu_reduce(const problem *p, int buf, void *dst, const void *par
 }
 
 const suite_gpu SUITE_CONV_GPU = {conv_gpu_compute, conv_gpu_reduce, conv_gpu_setup,
-                                  NULL, NULL, conv_gpu_workspace};
+                                  NULL, NULL, conv_gpu_workspace, NULL};

@@ -16,4 +16,4 @@ static int matmul_gpu_compute(const backend_def *b, const problem *p, int c, int
                                  (cudaStream_t)stream);
 }
 
-const suite_gpu SUITE_MATMUL_GPU = {matmul_gpu_compute, NULL, NULL, NULL, NULL, NULL};
+const suite_gpu SUITE_MATMUL_GPU = {matmul_gpu_compute, NULL, NULL, NULL, NULL, NULL, NULL};

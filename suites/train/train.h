@@ -41,6 +41,22 @@ int train_dp_open(const backend_def *b, const dp_mode *m, const problem *p, cons
                   double bucket_mb, void *const *const *sets, int nsets, case_exec *ex,
                   char *skip, size_t skipcap);
 
+/* The data-parallel modes on the GPU backends over NCCL (train_dp_gpu.c, in
+ * the GPU layer; suite_gpu.dp_open). */
+int train_dp_gpu_open(const backend_def *b, const dp_mode *m, const problem *p,
+                      const gpu_dp_cfg *cfg, void *const *const *sets, int nsets, case_exec *ex,
+                      char *skip, size_t skipcap);
+
+/* The chain models' ReLU and max-pool decisions of the whole batch, as the
+ * shards of n replicas hold them: fn(ctx, r, full_off, shard_off, count) for
+ * each region of replica r's shard plan (floats at shard_off in its scratch)
+ * and where it goes in the full plan's scratch (full_off). No calls for the
+ * other models. 0, or -1 when fn fails (or out of memory, err_set). */
+int dp_decision_regions(const model_plan *full, int n,
+                        int (*fn)(void *ctx, int r, long long full_off, long long shard_off,
+                                  long long count),
+                        void *ctx);
+
 extern const suite_def SUITE_TRAIN;
 extern const suite_gpu SUITE_TRAIN_GPU;
 

@@ -192,31 +192,47 @@ static int dp_run(void *st, double *ms)
     return keep_comm_ms(d, t1 - t0);
 }
 
-/* The chain models' ReLU outputs and max-pool argmaxes of the whole batch in
- * the full plan's activations (every replica's shard rows, sent by each in
- * turn): what the check replays a near-tie from (train_check). 0 or -1. */
-static int gather_decisions(dp_state *d, float *full)
+int dp_decision_regions(const model_plan *full, int n,
+                        int (*fn)(void *ctx, int r, long long full_off, long long shard_off,
+                                  long long count),
+                        void *ctx)
 {
-    const comm_ops *c = d->comm;
-    const model_plan *F = &d->full, *S = &d->shard;
-    for (int r = 0; r < c->size; r++) {
-        int off, nb = dp_shard(F->B, c->size, r, &off);
+    if (full->m->kind != MODEL_CHAIN) return 0;
+    for (int r = 0; r < n; r++) {
+        model_plan S;
+        int off, nb = dp_shard(full->B, n, r, &off);
         if (nb == 0) continue;
-        for (int l = 0; l < F->m->nlayers; l++) {
-            const plan_layer *L = &F->layer[l];
-            long long per = (long long)L->oC * L->oH * L->oW;
-            long long at[2] = {L->out, F->m->layer[l].kind == LAYER_POOL ? L->arg : -1};
-            long long mine[2] = {S->layer[l].out, S->layer[l].arg};
-            for (int k = 0; k < 2; k++) {
-                if (at[k] < 0) continue;
-                float *dst = full + at[k] + off * per;
-                if (r == c->rank)
-                    memcpy(dst, d->scratch + mine[k], (size_t)(nb * per) * sizeof(float));
-                if (c->bcast(c->ctx, dst, nb * per, r, NULL)) return -1;
-            }
+        if (model_plan_make(full->m, nb, &S)) {
+            err_set("no plan for a shard of %d", nb);
+            return -1;
         }
+        int rc = 0;
+        for (int l = 0; l < full->m->nlayers && !rc; l++) {
+            const plan_layer *L = &full->layer[l];
+            long long per = (long long)L->oC * L->oH * L->oW;
+            rc = fn(ctx, r, L->out + off * per, S.layer[l].out, nb * per);
+            if (!rc && full->m->layer[l].kind == LAYER_POOL)
+                rc = fn(ctx, r, L->arg + off * per, S.layer[l].arg, nb * per);
+        }
+        model_plan_free(&S);
+        if (rc) return -1;
     }
     return 0;
+}
+
+/* dp_decision_regions' fn for MPI ranks: replica r sends its region to all. */
+typedef struct region_ctx {
+    dp_state *d;
+    float *full;
+} region_ctx;
+
+static int region_bcast(void *ctx, int r, long long full_off, long long shard_off, long long count)
+{
+    region_ctx *c = (region_ctx *)ctx;
+    const comm_ops *m = c->d->comm;
+    if (r == m->rank)
+        memcpy(c->full + full_off, c->d->scratch + shard_off, (size_t)count * sizeof(float));
+    return m->bcast(m->ctx, c->full + full_off, count, r, NULL);
 }
 
 /* The state as after the full-batch step: dp-gather's gradients, loss and
@@ -228,8 +244,8 @@ static int dp_outputs(void *st, void **host)
     const comm_ops *c = d->comm;
     void *const *io = d->sets[0];
     for (int i = 0; i < TB_COUNT; i++) host[i] = io[i];
-    if (d->full.m->kind == MODEL_CHAIN && gather_decisions(d, (float *)io[TB_SCRATCH]))
-        return -1;
+    region_ctx rc = {d, (float *)io[TB_SCRATCH]};
+    if (dp_decision_regions(&d->full, c->size, region_bcast, &rc)) return -1;
     if (d->scheme != DP_GATHER) return 0;
     long long st_n = model_state_floats(&d->full, d->cfg.opt);
     if (c->bcast(c->ctx, (float *)io[TB_GRADS], d->full.nparam_floats, 0, NULL) ||

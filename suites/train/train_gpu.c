@@ -45,4 +45,4 @@ static unsigned long long train_gpu_workspace(const backend_def *b, const proble
 }
 
 const suite_gpu SUITE_TRAIN_GPU = {train_gpu_compute, NULL, NULL, NULL, NULL,
-                                   train_gpu_workspace};
+                                   train_gpu_workspace, train_dp_gpu_open};

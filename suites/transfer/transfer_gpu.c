@@ -167,4 +167,4 @@ fail:
     return -1;
 }
 
-const suite_gpu SUITE_TRANSFER_GPU = {NULL, NULL, NULL, NULL, transfer_open, NULL};
+const suite_gpu SUITE_TRANSFER_GPU = {NULL, NULL, NULL, NULL, transfer_open, NULL, NULL};
