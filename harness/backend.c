@@ -9,7 +9,8 @@ void backend_needs_str(unsigned needs, char *out, size_t cap)
 {
     static const struct { unsigned bit; const char *name; } NAMES[] = {
         {NEEDS_BLAS, "OpenBLAS"}, {NEEDS_GPU, "GPU"}, {NEEDS_CUBLAS, "cuBLAS"},
-        {NEEDS_ONEDNN, "oneDNN"}, {NEEDS_CUDNN, "cuDNN"}, {NEEDS_MPI, "MPI"}};
+        {NEEDS_ONEDNN, "oneDNN"}, {NEEDS_CUDNN, "cuDNN"}, {NEEDS_MPI, "MPI"},
+        {NEEDS_NCCL, "NCCL"}};
     size_t used = 0;
     out[0] = '\0';
     for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++)

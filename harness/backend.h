@@ -32,6 +32,7 @@ enum {
     NEEDS_ONEDNN = 1u << 3,  /* oneDNN (libdnnl) found at build time */
     NEEDS_CUDNN = 1u << 4,   /* cuDNN beside the toolkit found at build time */
     NEEDS_MPI = 1u << 5,     /* MPI (libopenmpi-dev) found at build time */
+    NEEDS_NCCL = 1u << 6,    /* NCCL beside the CUDA toolkit (the emulator has its own) */
 };
 
 /* Flags. */

@@ -624,6 +624,8 @@ static void gpu_case(runner *r, const suite_entry *e, const backend_def *b, cons
     } else {
         exec_case(r, s, b, p, d, &ex, 1, row);
         ex.close(ex.st);
+        if (s->bus_factor && row->gbps > 0)
+            row->busbw_gbps = row->gbps * s->bus_factor(p, row->replicas);
     }
     if (strcmp(row->check, "fail") == 0) gpu_recover(r);
 }
@@ -891,10 +893,10 @@ int runner_run(runner *r, const suite_entry *e, const problem *probs, int nprobs
             }
             if (b->dev == DEV_GPU) { /* one process's work: rank 0's, the others wait */
                 double sps = NAN;
-                if (!several || comm_rank() == 0)
+                if (!several || comm_rank() == 0 || s->all_ranks)
                     rc = run_gpu_backend(r, e, b, p, pi, ok ? &d : NULL, base_median, baseline,
                                          &sps);
-                if (several) {
+                if (several && !s->all_ranks) {
                     comm_quiet_barrier();
                     if (comm_max_int(rc != 0) && rc == 0) rc = 1;   /* rank 0 stopped there */
                 }

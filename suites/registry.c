@@ -132,6 +132,12 @@ const backend_def BACKENDS[] = {
      * between the ranks (suites/collectives; ops/comm_ops.h's tables) */
     {"mpi", "collective", DEV_CPU, DTYPE_FP32, MPI_FN(comm_mpi_ops), NEEDS_MPI, BK_SERIAL, 0,
      "MPI collectives over host buffers, one rank per process (mpirun -np N)", NULL},
+    {"nccl", "collective", DEV_GPU, DTYPE_FP32, GPU_FN(coll_nccl_present), NEEDS_GPU | NEEDS_NCCL,
+     0, 0, "NCCL between every GPU of this process, one group call (nccl-tests' -g N)", NULL},
+    {"nccl-mpi", "collective", DEV_GPU, DTYPE_FP32, GPU_FN(coll_nccl_present),
+     NEEDS_GPU | NEEDS_NCCL | NEEDS_MPI, 0, 0,
+     "NCCL with one GPU per MPI rank (local rank), its id sent over MPI: the multi-node layout",
+     NULL},
     {NULL, NULL, DEV_CPU, DTYPE_FP32, NULL, 0, 0, 0, NULL, NULL},
 };
 
@@ -141,7 +147,7 @@ const suite_entry SUITES[] = {
     {&SUITE_STREAM, GPU_HALF(SUITE_STREAM_GPU)},
     {&SUITE_CONV, GPU_HALF(SUITE_CONV_GPU)},
     {&SUITE_TRAIN, GPU_HALF(SUITE_TRAIN_GPU)},
-    {&SUITE_COLLECTIVES, NULL},
+    {&SUITE_COLLECTIVES, GPU_HALF(SUITE_COLLECTIVES_GPU)},
     {NULL, NULL},
 };
 

@@ -30,7 +30,8 @@ export LSAN_OPTIONS=${LSAN_OPTIONS:-}
 run2() { timeout 300 "$mpirun" -np 2 -x ASAN_OPTIONS -x LSAN_OPTIONS "$@"; }
 
 # --- collectives ---------------------------------------------------------------
-run2 "$bench" --suite collectives --quick --out c --no-plots >c.log 2>&1
+ccpu=$("$bench" --list --suite collectives | awk '$2 == "cpu" {print $1}' | paste -sd, -)
+run2 "$bench" --suite collectives --quick --backend "$ccpu" --out c --no-plots >c.log 2>&1
 rc=$?
 [ $rc -eq 0 ] || fail "collectives: exit $rc: $(tail -3 c.log)"
 nrows=$("$csvq" c/results.csv check | wc -l)
@@ -42,7 +43,7 @@ nrows=$("$csvq" c/results.csv check | wc -l)
     if ($3 == "" || ($3 / $2 - f) ^ 2 > 1e-12) { print; bad = 1 } }
   END { exit bad }' >c.bad || fail "collectives: busbw is not gbps x nccl-tests' factor: $(head -2 c.bad)"
 BENCH_PLANT_FAULT=mpi run2 -x BENCH_PLANT_FAULT "$bench" --suite collectives \
-    --sizes allreduce:4K,allgather:4K --out cf --no-plots >cf.log 2>&1
+    --sizes allreduce:4K,allgather:4K --backend mpi --out cf --no-plots >cf.log 2>&1
 rc=$?
 [ $rc -eq 1 ] || fail "collectives, planted fault: exit $rc, want 1"
 [ "$("$csvq" cf/results.csv check | sort -u)" = fail ] || fail "collectives, planted fault: not every row failed"

@@ -8,6 +8,8 @@
 #  - planted faults fail: ddp-overlap's communication stream not waiting for
 #    the backward pass (BENCH_PLANT_NO_EVENT: the lazy streams then reduce
 #    gradients nothing wrote yet), and shard weights of 1/N on unequal shards;
+#  - the collectives suite's nccl backend over 3 GPUs, exact on every GPU, a
+#    planted wrong element failing;
 #  - --devices beyond the GPUs is a skip row saying so; --devices without a
 #    GPU data-parallel case exits 2.
 # Backends and modes come from `bench --list`, never literals.
@@ -54,6 +56,20 @@ BENCH_PLANT_SHARD_WEIGHT=cuda CUDAEMU_DEVICES=2 "$bench" --emulate --suite train
 rc=$?
 [ $rc -eq 1 ] || fail "wrong shard weight: exit $rc, want 1"
 [ "$("$csvq" w/results.csv check | sort -u)" = fail ] || fail "wrong shard weight: not every row failed"
+
+# the collectives suite's NCCL backend over 3 GPUs: exact on every GPU; a
+# planted wrong element fails
+CUDAEMU_DEVICES=3 "$bench" --emulate --suite collectives --quick --backend nccl --out c \
+    --no-plots >c.log 2>&1
+rc=$?
+[ $rc -eq 0 ] || fail "collectives over NCCL: exit $rc: $(tail -2 c.log)"
+[ "$("$csvq" c/results.csv check replicas comm | sort -u)" = "$(printf 'pass\t3\tnccl')" ] ||
+    fail "collectives over NCCL: rows $("$csvq" c/results.csv check replicas comm | sort -u | tr '\n\t' '; ')"
+BENCH_PLANT_FAULT=nccl CUDAEMU_DEVICES=3 "$bench" --emulate --suite collectives \
+    --sizes allreduce:4K,allgather:12K --backend nccl --out cf --no-plots >cf.log 2>&1
+rc=$?
+[ $rc -eq 1 ] || fail "collectives over NCCL, planted fault: exit $rc, want 1"
+[ "$("$csvq" cf/results.csv check | sort -u)" = fail ] || fail "collectives over NCCL, planted fault: rows pass"
 
 # more replicas than GPUs: one skip row per mode, saying so
 CUDAEMU_DEVICES=2 "$bench" --emulate --suite train --sizes mlp-small-b4 --backend cuda --mode ddp \

@@ -33,19 +33,34 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { C_ALLREDUCE, C_REDUCE, C_BROADCAST, C_ALLGATHER, C_REDUCE_SCATTER, C_COUNT };
 static const char *const NAMES[C_COUNT] = {"allreduce", "reduce", "broadcast", "allgather",
                                            "reduce-scatter"};
 #define MAX_BYTES (16ULL << 30)   /* 16 GiB per buffer: a typo, not a problem */
-#define CHUNK 65536               /* the check compares this many elements at a time */
+#define CHUNK COLL_CHECK_CHUNK
 
 static const unsigned long long SIZES[] = {4ULL << 10, 64ULL << 10, 1ULL << 20, 16ULL << 20,
                                            128ULL << 20};
 static const unsigned long long QUICK_SIZES[] = {4ULL << 10, 1ULL << 20};
 #define NSIZES(a) ((int)(sizeof a / sizeof a[0]))
 
+/* The GPU backends' one mode: the collective between device buffers. */
+static const char *const COLL_GPU_MODES[] = {"device", NULL};
+
+/* The ranks the check takes the result for: rank me of n (coll_ranks; -1:
+ * this process among the MPI ranks). */
+static int g_me = -1, g_n = -1;
+
+void coll_ranks(int me, int n)
+{
+    g_me = me;
+    g_n = n;
+}
+
+static int my_rank(void) { return g_me >= 0 ? g_me : comm_rank(); }
+static int n_ranks(void) { return g_n > 0 ? g_n : comm_size(); }
+
 /* Rank r's send element i. */
-static float value(int r, long long i)
+float coll_value(int r, long long i)
 {
     uint32_t h = (uint32_t)((uint64_t)i * 2654435761ULL);
     return (float)((h >> 8) % 1024 + (uint32_t)r);
@@ -53,7 +68,7 @@ static float value(int r, long long i)
 
 /* Elements per rank block: the whole buffer, or (allgather, reduce-scatter)
  * its N-th. */
-static long long block(const problem *p, int n)
+long long coll_block(const problem *p, int n)
 {
     long long e = p->dim[0] / 4;
     return p->variant == C_ALLGATHER || p->variant == C_REDUCE_SCATTER ? e / n : e;
@@ -117,8 +132,8 @@ static int coll_defaults(int quick, int big, problem *out, int cap)
  * ranks. */
 static void coll_layout(const problem *p, case_layout *l)
 {
-    const int n = comm_size();
-    const size_t b = (size_t)block(p, n) * sizeof(float);
+    const int n = n_ranks();
+    const size_t b = (size_t)coll_block(p, n) * sizeof(float);
     switch (p->variant) {
     case C_BROADCAST: layout_add(l, "buf", ROLE_INOUT, SPLIT_WHOLE, b); break;
     case C_ALLGATHER:
@@ -140,11 +155,11 @@ static void coll_layout(const problem *p, case_layout *l)
 
 static void coll_fill(const problem *p, int set, void *const *host)
 {
-    const int me = comm_rank(), n = comm_size();
-    long long e = block(p, n) * (p->variant == C_REDUCE_SCATTER ? n : 1);
+    const int me = my_rank(), n = n_ranks();
+    long long e = coll_block(p, n) * (p->variant == C_REDUCE_SCATTER ? n : 1);
     float *x = (float *)host[0];
     (void)set;
-    for (long long i = 0; i < e; i++) x[i] = value(me, i);
+    for (long long i = 0; i < e; i++) x[i] = coll_value(me, i);
 }
 
 /* Nothing to keep: the expected values follow from the ranks' formula. */
@@ -162,27 +177,23 @@ static double expected(const problem *p, int me, int n, long long c, long long i
 {
     double s = 0;
     switch (p->variant) {
-    case C_BROADCAST: return value(0, i);
-    case C_ALLGATHER: return value((int)(i / c), i % c);
+    case C_BROADCAST: return coll_value(0, i);
+    case C_ALLGATHER: return coll_value((int)(i / c), i % c);
     case C_REDUCE_SCATTER:
-        for (int r = 0; r < n; r++) s += value(r, (long long)me * c + i);
+        for (int r = 0; r < n; r++) s += coll_value(r, (long long)me * c + i);
         return s;
     default:
-        for (int r = 0; r < n; r++) s += value(r, i);
+        for (int r = 0; r < n; r++) s += coll_value(r, i);
         return s;
     }
 }
 
-static check_result coll_check(const problem *p, const void *ref, int step, dtype_t dt,
-                               void *const *host, char *why, size_t whycap)
+check_result coll_verify(const problem *p, int me, int n, void *const *host, double *want,
+                         char *why, size_t whycap)
 {
-    const int me = comm_rank(), n = comm_size();
-    const long long c = block(p, n), total = c * (p->variant == C_ALLGATHER ? n : 1);
+    const long long c = coll_block(p, n), total = c * (p->variant == C_ALLGATHER ? n : 1);
     const float *got = (const float *)host[p->variant == C_BROADCAST ? 0 : 1];
-    double *want = (double *)ref;
     check_result res = {0, 0, 0, 0, -1, 1};
-    (void)step;
-    (void)dt;
     if (p->variant == C_REDUCE && me != 0) return res;   /* only the root receives */
     for (long long at = 0; at < total; at += CHUNK) {
         long long m = total - at < CHUNK ? total - at : CHUNK;
@@ -203,6 +214,14 @@ static check_result coll_check(const problem *p, const void *ref, int step, dtyp
     return res;
 }
 
+static check_result coll_check(const problem *p, const void *ref, int step, dtype_t dt,
+                               void *const *host, char *why, size_t whycap)
+{
+    (void)step;
+    (void)dt;
+    return coll_verify(p, my_rank(), n_ranks(), host, (double *)ref, why, whycap);
+}
+
 static int coll_cpu_run(const backend_def *b, const problem *p, void *const *host)
 {
     static comm_ops t;
@@ -215,7 +234,7 @@ static int coll_cpu_run(const backend_def *b, const problem *p, void *const *hos
         }
         have = b;
     }
-    const long long c = block(p, t.size);
+    const long long c = coll_block(p, t.size);
     float *x = (float *)host[0], *y = p->variant == C_BROADCAST ? NULL : (float *)host[1];
     switch (p->variant) {
     case C_ALLREDUCE: return t.allreduce(t.ctx, x, y, c, NULL);
@@ -254,12 +273,12 @@ const suite_def SUITE_COLLECTIVES = {
     .check = coll_check,
     .cpu_run = coll_cpu_run,
     .chunk = NULL,
-    .emu_max_work = 0,
-    .modes = NULL,
+    .emu_max_work = 4e6,   /* emulated default sweeps: up to 1 MiB */
     .expand = NULL,
     .steps = 0,
     .dump = NULL,
     .dp_open = NULL,
     .all_ranks = 1,
+    .modes = COLL_GPU_MODES,
     .bus_factor = coll_bus_factor,
 };
