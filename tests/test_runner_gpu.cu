@@ -82,7 +82,8 @@ static int nmodes_of(const suite_entry *e)
 
 /* Candidates; each suite takes those it parses and the emulator runs quickly. */
 static const char *const PROBLEMS[] = {"7x13x5", "33x65x17", "16x8x64", "1000", "4096", "1048576",
-                                        "copy:4099", "triad:1000", "fwd:mb2ic3ih9oc4kh3ph1", "mlp-small-b4", NULL};
+                                        "copy:4099", "triad:1000", "fwd:mb2ic3ih9oc4kh3ph1", "mlp-small-b4",
+                                        "allreduce:4K", "reduce-scatter:4K", NULL};
 #define EMU_WORK_MAX 2e7
 
 static int take(const suite_def *d, const char *s, problem *p)
@@ -122,6 +123,18 @@ static void every_suite(void)
                     e->def->layout(&probs[p], &l);
                     split = l.max_chunks;
                 }
+            /* this runner has no MPI (r.comm NULL): the MPI backends say so */
+            const backend_def *bd = NULL;
+            for (int b = 0; BACKENDS[b].name; b++)
+                if (strcmp(BACKENDS[b].op, e->def->op) == 0 && strcmp(BACKENDS[b].name, w->backend) == 0)
+                    bd = &BACKENDS[b];
+            int mpi_skip = bd && bd->dev == DEV_CPU && (bd->needs & NEEDS_MPI);
+            if (mpi_skip) {
+                EXPECT(strcmp(w->check, "skip") == 0 && strstr(w->note, "needs MPI"),
+                       "%s %s %s: %s (%s): want a skip naming MPI", w->suite, w->shape, w->backend,
+                       w->check, w->note);
+                continue;
+            }
             int expect_skip = m && m->kind == GPU_STREAMS && m->nstreams > split;
             EXPECT(strcmp(w->check, expect_skip ? "skip" : "pass") == 0,
                    "%s %s %s %s: %s (%s)", w->suite, w->shape, w->backend, w->mode, w->check,
@@ -501,8 +514,10 @@ static void planted_faults(void)
     for (int si = 0; SUITES[si].def; si++, suites++) {
         const suite_entry *e = &SUITES[si];
         const backend_def *first = NULL;
-        for (int b = 0; BACKENDS[b].name && !first; b++)
-            if (strcmp(BACKENDS[b].op, e->def->op) == 0) first = &BACKENDS[b];
+        for (int b = 0; BACKENDS[b].name && !first; b++) /* one this runner runs (no MPI) */
+            if (strcmp(BACKENDS[b].op, e->def->op) == 0 &&
+                !(BACKENDS[b].dev == DEV_CPU && (BACKENDS[b].needs & NEEDS_MPI)))
+                first = &BACKENDS[b];
         problem p;
         int ok = 0;
         for (int i = 0; PROBLEMS[i] && !ok; i++) ok = take(e->def, PROBLEMS[i], &p);
