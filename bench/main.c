@@ -630,8 +630,14 @@ int main(int argc, char **argv)
     run->bucket_mb = o.bucket_mb;
     run->devices = o.devices;
     static comm_ops world;
-    if (wants_comm(run, &o) && comm_mpi_ops(&world, run->comm_why, sizeof run->comm_why) == 0)
+    if (comm_size() > 1) { /* launched as one rank of several: MPI is running */
+        if (comm_mpi_ops(&world, run->comm_why, sizeof run->comm_why) == 0) run->comm = &world;
+    } else if (wants_comm(run, &o)) { /* one replica: no engine, no MPI to start */
+        comm_none_ops(&world);
         run->comm = &world;
+        snprintf(run->comm_why, sizeof run->comm_why, "one process: launch with mpirun -np N "
+                 "(N >= 2) or srun to measure MPI between ranks");
+    }
     int use_gpu = wants_gpu(run, &o);
     if (use_gpu || o.device_given) gpu_probe(o.device, &r.gpu);
     if (o.device_given && !r.gpu.usable && !r.gpu.bad_device) {

@@ -9,9 +9,10 @@
  * never on a transport of our own.
  *
  * MPI starts at comm_init when the launcher's environment says this process
- * is one of several ranks (OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_RANK with a
- * size, SLURM_NTASKS under srun), or later, as a singleton, when a case needs
- * MPI (comm_mpi_ready). A build without MPI has one rank; its MPI cases skip.
+ * is one of several ranks (OMPI_COMM_WORLD_SIZE, PMIX_RANK, PMI_SIZE,
+ * SLURM_STEP_NUM_TASKS under srun), and bench starts it no other way (one
+ * replica runs on comm_none_ops). A build without MPI has one rank; its MPI
+ * cases skip.
  * Every MPI call is checked: errors return (MPI_ERRORS_RETURN) and name the
  * call and MPI's error string. The agreement helpers cannot go on when MPI
  * fails under them (the ranks would drift apart and hang): they abort the
@@ -43,7 +44,8 @@ int comm_local_size(void);
 int comm_mpi_built(void);
 const char *comm_mpi_version(void);
 /* Makes MPI usable (starting a singleton when the process was not launched
- * by mpirun): 0, or 1 with why (this build has no MPI, or it failed). */
+ * by mpirun; bench itself never asks for one): 0, or 1 with why (this build
+ * has no MPI, or it failed). */
 int comm_mpi_ready(char *why, size_t whycap);
 /* Ends MPI if it was started (after the last collective). */
 void comm_finalize(void);
@@ -68,6 +70,10 @@ int comm_first_failure(int ok, char *why, size_t whycap);
 /* The MPI collectives over MPI_COMM_WORLD (host buffers). 0, or 1 with why
  * (no MPI). */
 int comm_mpi_ops(comm_ops *out, char *why, size_t whycap);
+
+/* One replica, no engine (comm none): every collective is a copy or nothing.
+ * A data-parallel mode run without a launcher is its one-replica case. */
+void comm_none_ops(comm_ops *out);
 
 #ifdef __cplusplus
 }

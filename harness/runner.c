@@ -741,7 +741,7 @@ static int run_cpu_backend(runner *r, const suite_def *s, const backend_def *b, 
     if (runner_mode_selected(r, "host")) {
         int mine = !several || comm_rank() == 0;
         row_start(r, &row, s, p, b, "host");
-        if (s->all_ranks && r->comm) {
+        if (s->all_ranks && r->comm && r->comm->size > 1) {
             row.replicas = r->comm->size;
             snprintf(row.comm, sizeof row.comm, "%s", r->comm->name);
         }
@@ -759,8 +759,9 @@ static int run_cpu_backend(runner *r, const suite_def *s, const backend_def *b, 
                    p->flops > b->default_max_flops) {
             row_skip(&row, "%s skipped above %.3g FLOP in default sweeps; name it with --backend to run",
                      b->name, b->default_max_flops);
-        } else if (s->all_ranks && !r->comm) {
-            row_skip(&row, "%s needs MPI: %s", b->name, r->comm_why[0] ? r->comm_why : "not started");
+        } else if (s->all_ranks && (!r->comm || r->comm->size < 2)) {
+            row_skip(&row, "%s needs MPI ranks: %s", b->name,
+                     r->comm_why[0] ? r->comm_why : "not started");
         } else if (mine) {
             cpu_state c = {s, b, p, (case_data *)d, 0};
             case_exec ex;
