@@ -842,10 +842,20 @@ static void gpu_dp_case(runner *r, const suite_entry *e, const backend_def *b, c
 
 /* Every selected data-parallel mode of GPU backend b on p. */
 static int run_gpu_dp(runner *r, const suite_entry *e, const backend_def *b, const problem *p,
-                      const case_data *d, double resident_sps, double base_median,
+                      int pi, const case_data *d, double resident_sps, double base_median,
                       const char *baseline)
 {
-    int rc = 0;
+    int rc = 0, any = 0;
+    for (int m = 0; DP_MODES[m].name; m++) any |= gpu_dp_mode_runs(r, e, &DP_MODES[m]);
+    if (any && (!r->gpu->usable || !backend_present(b))) {
+        /* one row says why, not one per mode and problem (the GPU modes' rule) */
+        if (pi > 0 || n_modes(r, e) > 0) return 0;   /* run_gpu_backend's row said it */
+        result_row row;
+        row_start(r, &row, e->def, NULL, b, "-");
+        row_skip(&row, "no usable GPU: %s",
+                 r->gpu->usable ? "this build has no GPU layer" : r->gpu->why);
+        return ranks_rc(r, emit(r, &row, NAN, NULL));
+    }
     for (int m = 0; DP_MODES[m].name && !rc; m++) {
         if (!gpu_dp_mode_runs(r, e, &DP_MODES[m])) continue;
         result_row row;
@@ -901,7 +911,7 @@ int runner_run(runner *r, const suite_entry *e, const problem *probs, int nprobs
                     comm_quiet_barrier();
                     if (comm_max_int(rc != 0) && rc == 0) rc = 1;   /* rank 0 stopped there */
                 }
-                if (!rc) rc = run_gpu_dp(r, e, b, p, ok ? &d : NULL, sps, base_median, baseline);
+                if (!rc) rc = run_gpu_dp(r, e, b, p, pi, ok ? &d : NULL, sps, base_median, baseline);
                 continue;
             }
             rc = run_cpu_backend(r, s, b, p, ok ? &d : NULL, bi == 0 && baseline, &base_median,
