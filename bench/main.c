@@ -245,7 +245,8 @@ static int validate_selection(bench_opts *o, char *err, size_t errcap)
     for (int i = 0; i < o->nmodes; i++)
         if (!known_mode(o, o->modes[i])) {
             snprintf(err, errcap, "bench: unknown --mode '%s' (host, a GPU mode such as resident "
-                     "or streams-4, or a transfer mode; see README)", o->modes[i]);
+                     "or streams-4, a transfer mode, or a data-parallel mode of the train suite "
+                     "such as ddp; see bench --list)", o->modes[i]);
             return 2;
         }
     if (o->baseline && !known_backend(o, o->baseline, 1)) {
