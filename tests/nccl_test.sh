@@ -41,6 +41,8 @@ CUDAEMU_DEVICES=2 "$bench" --emulate --suite train --sizes cnn-b3-mom,gpt-b3-ada
 rc=$?
 [ $rc -eq 0 ] || fail "cnn and gpt, ddp-overlap: exit $rc: $(tail -2 m.log)"
 [ "$("$csvq" m/results.csv check | sort -u)" = pass ] || fail "cnn and gpt, ddp-overlap: $(cat m.log | tail -3)"
+"$csvq" m/results.csv comm_ms overlap_eff | awk -F'\t' '$1 == "" || $2 == "" || $2 < 0 || $2 > 1 {bad = 1}
+  END {exit bad}' || fail "ddp-overlap: comm_ms or overlap_eff missing: $("$csvq" m/results.csv comm_ms overlap_eff)"
 
 # planted: the communication stream does not wait for the backward pass
 BENCH_PLANT_NO_EVENT=cuda CUDAEMU_DEVICES=2 "$bench" --emulate --suite train --sizes mlp-small-b15 \
