@@ -760,6 +760,8 @@ int main(int argc, char **argv)
     int nctx = 0;
     env_context_lines(&r.env, o.command, ctx, &nctx, 24);
     gpu_context_lines(ctx, &nctx, 24);
+    if (comm_size() > 1 && nctx < 24) /* the job's ranks and their MPI */
+        snprintf(ctx[nctx++], ENV_LINE, "mpi: %d ranks, %s", comm_size(), comm_mpi_version());
     const char *ctxp[24];
     for (int i = 0; i < nctx; i++) ctxp[i] = ctx[i];
     r.csv = csv_writer_open(csvpath, ctxp, nctx);

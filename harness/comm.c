@@ -14,7 +14,7 @@
 #include <mpi.h>
 #endif
 
-static int g_rank, g_size = 1, g_local_rank, g_local_size = 1, g_started;
+static int g_rank, g_size = 1, g_local_rank, g_started;
 
 /* Before MPI starts (a usage error found while parsing the options), the
  * launcher's environment says which rank this is, so that one rank speaks. */
@@ -30,7 +30,6 @@ static int env_rank(void)
 int comm_rank(void) { return g_started ? g_rank : env_rank(); }
 int comm_size(void) { return g_size; }
 int comm_local_rank(void) { return g_local_rank; }
-int comm_local_size(void) { return g_local_size; }
 
 #ifdef BENCH_HAVE_MPI
 
@@ -70,7 +69,6 @@ static int start_mpi(int *argc, char ***argv)
     MPI_TRY(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_rank, MPI_INFO_NULL,
                                 &node));
     MPI_TRY(MPI_Comm_rank(node, &g_local_rank));
-    MPI_TRY(MPI_Comm_size(node, &g_local_size));
     MPI_TRY(MPI_Comm_free(&node));
     return 0;
 }
@@ -81,26 +79,16 @@ int comm_init(int *argc, char ***argv)
     return start_mpi(argc, argv);
 }
 
-int comm_mpi_built(void) { return 1; }
-
 const char *comm_mpi_version(void)
 {
     static char v[MPI_MAX_LIBRARY_VERSION_STRING];
     int n = 0;
-    if (!v[0] && MPI_Get_library_version(v, &n) == MPI_SUCCESS) {
+    if (g_started && !v[0] && MPI_Get_library_version(v, &n) == MPI_SUCCESS) {
         v[n < (int)sizeof v ? n : (int)sizeof v - 1] = 0;
         char *nl = strpbrk(v, ",\n");   /* "Open MPI v4.1.4, package: ..." */
         if (nl) *nl = 0;
     }
     return v;
-}
-
-int comm_mpi_ready(char *why, size_t whycap)
-{
-    if (g_started) return 0;
-    if (start_mpi(NULL, NULL) == 0) return 0;
-    snprintf(why, whycap, "MPI could not start: %s", err_get());
-    return 1;
 }
 
 void comm_finalize(void)
@@ -109,7 +97,9 @@ void comm_finalize(void)
     if (g_started && MPI_Finalized(&done) == MPI_SUCCESS && !done) MPI_Finalize();
 }
 
-void comm_abort(int code, const char *msg)
+/* Ends every rank of the job at once, after one line on stderr. */
+static void comm_abort(int code, const char *msg) __attribute__((noreturn));
+static void comm_abort(int code, const char *msg)
 {
     fprintf(stderr, "bench: rank %d of %d: %s\n", g_rank, g_size, msg);
     fflush(stderr);
@@ -277,7 +267,10 @@ static int mpi_reduce_scatter(void *ctx, const float *send, float *recv, long lo
 int comm_mpi_ops(comm_ops *out, char *why, size_t whycap)
 {
     static mpi_comm ctx;   /* one world, one table */
-    if (comm_mpi_ready(why, whycap)) return 1;
+    if (!g_started) {
+        snprintf(why, whycap, "MPI not started: launch with mpirun -np N or srun");
+        return 1;
+    }
     comm_ops t = {.name = "mpi",
                   .rank = g_rank,
                   .size = g_size,
@@ -313,23 +306,9 @@ int comm_init(int *argc, char ***argv)
     return 0;
 }
 
-int comm_mpi_built(void) { return 0; }
 const char *comm_mpi_version(void) { return ""; }
 
-int comm_mpi_ready(char *why, size_t whycap)
-{
-    snprintf(why, whycap, "this build has no MPI (apt-get install libopenmpi-dev openmpi-bin, "
-                          "then rebuild)");
-    return 1;
-}
-
 void comm_finalize(void) {}
-
-void comm_abort(int code, const char *msg)
-{
-    fprintf(stderr, "bench: %s\n", msg);
-    exit(code);
-}
 
 int comm_max_int(int v) { return v; }
 void comm_max_doubles(double *v, int n) { (void)v; (void)n; }
@@ -345,7 +324,9 @@ int comm_first_failure(int ok, char *why, size_t whycap)
 int comm_mpi_ops(comm_ops *out, char *why, size_t whycap)
 {
     memset(out, 0, sizeof *out);
-    return comm_mpi_ready(why, whycap);
+    snprintf(why, whycap, "this build has no MPI (apt-get install libopenmpi-dev openmpi-bin, "
+                          "then rebuild)");
+    return 1;
 }
 
 #endif

@@ -36,21 +36,13 @@ int comm_init(int *argc, char ***argv);
  * error is told once). */
 int comm_rank(void);
 int comm_size(void);
-/* The rank among the ranks on this node, and how many share it (picks the
- * GPU of a rank). */
+/* The rank among the ranks on this node (picks the GPU of a rank). */
 int comm_local_rank(void);
-int comm_local_size(void);
-/* Whether this build has MPI, and its library version ("" without). */
-int comm_mpi_built(void);
+/* The MPI library's version, once MPI started ("" otherwise): the run's
+ * context records it. */
 const char *comm_mpi_version(void);
-/* Makes MPI usable (starting a singleton when the process was not launched
- * by mpirun; bench itself never asks for one): 0, or 1 with why (this build
- * has no MPI, or it failed). */
-int comm_mpi_ready(char *why, size_t whycap);
 /* Ends MPI if it was started (after the last collective). */
 void comm_finalize(void);
-/* Ends every rank of the job at once, after one line on stderr. */
-void comm_abort(int code, const char *msg) __attribute__((noreturn));
 
 /* ---- agreement between the ranks (one rank: identity) ---- */
 
@@ -68,7 +60,7 @@ void comm_quiet_barrier(void);
 int comm_first_failure(int ok, char *why, size_t whycap);
 
 /* The MPI collectives over MPI_COMM_WORLD (host buffers). 0, or 1 with why
- * (no MPI). */
+ * (no MPI in this build, or MPI not started: no launcher). */
 int comm_mpi_ops(comm_ops *out, char *why, size_t whycap);
 
 /* One replica, no engine (comm none): every collective is a copy or nothing.

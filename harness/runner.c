@@ -689,6 +689,30 @@ static int ranks_rc(const runner *r, int rc)
     return comm_max_int(rc != 0) && rc == 0 ? 1 : rc;
 }
 
+/* A replicated case was opened with status o (0, 1 skip saying why in skip,
+ * -1 error): the ranks agree on whether it runs, the worst status winning
+ * with the first failing rank's reason. 0: it runs; 1: the row says why (ex
+ * closed if this rank had opened it). */
+static int open_agreed(int o, const char *skip, case_exec *ex, result_row *row)
+{
+    char why[200];
+    snprintf(why, sizeof why, "%s", o == 1 ? skip : o ? err_get() : "");
+    int worst = comm_max_int(o < 0 ? 2 : o);
+    if (!worst) return 0;
+    if (o == 0) ex->close(ex->st);
+    comm_first_failure(o == 0, why, sizeof why);
+    if (worst == 1) row_skip(row, "%s", why);
+    else row_fail(row, "error: %s", why);
+    return 1;
+}
+
+/* scaling_eff: samples/s over replicas x the one-replica samples/s (NAN: none). */
+static void set_scaling(result_row *row, double one_sps)
+{
+    if (row->samples_per_s > 0 && one_sps > 0)
+        row->scaling_eff = row->samples_per_s / ((double)row->replicas * one_sps);
+}
+
 /* CPU backend b on p in data-parallel mode m; host_sps: the same backend's
  * one-process samples/s of this run (NAN: none). */
 static void dp_case(runner *r, const suite_def *s, const backend_def *b, const problem *p,
@@ -709,21 +733,10 @@ static void dp_case(runner *r, const suite_def *s, const backend_def *b, const p
     err_clear();
     int o = s->dp_open(b, m, p, r->comm, r->bucket_mb > 0 ? r->bucket_mb : DP_BUCKET_MB_DEFAULT,
                        sets, d->nsets, &ex, skip, sizeof skip);
-    /* the ranks agree on whether the case runs at all */
-    char why[200];
-    snprintf(why, sizeof why, "%s", o == 1 ? skip : o ? err_get() : "");
-    int worst = comm_max_int(o < 0 ? 2 : o);
-    if (worst) {
-        if (o == 0) ex.close(ex.st);
-        comm_first_failure(o == 0, why, sizeof why);
-        if (worst == 1) row_skip(row, "%s", why);
-        else row_fail(row, "error: %s", why);
-        return;
-    }
+    if (open_agreed(o, skip, &ex, row)) return;
     exec_case(r, s, b, p, d, &ex, 0, row);
     ex.close(ex.st);
-    if (row->samples_per_s > 0 && host_sps > 0)
-        row->scaling_eff = row->samples_per_s / ((double)row->replicas * host_sps);
+    set_scaling(row, host_sps);
 }
 
 /* Every selected mode of CPU backend b on p (d NULL: out of host memory):
@@ -806,7 +819,7 @@ static void gpu_dp_case(runner *r, const suite_entry *e, const backend_def *b, c
     const suite_def *s = e->def;
     const int several = r->comm && r->comm->size > 1;
     case_exec ex;
-    char skip[200] = "", why[200];
+    char skip[200] = "";
     void *const *sets[MAX_SETS];   /* the case reads them until it closes */
     memset(&ex, 0, sizeof ex);
     gpu_dp_cfg cfg = {several ? 1 : (r->devices > 0 ? r->devices : 1), several ? r->comm : NULL,
@@ -824,19 +837,10 @@ static void gpu_dp_case(runner *r, const suite_entry *e, const backend_def *b, c
         err_clear();
         o = e->gpu->dp_open(b, m, p, &cfg, sets, d->nsets, &ex, skip, sizeof skip);
     }
-    snprintf(why, sizeof why, "%s", o == 1 ? skip : o ? err_get() : "");
-    int worst = several ? comm_max_int(o < 0 ? 2 : o) : (o < 0 ? 2 : o);
-    if (worst) {
-        if (o == 0) ex.close(ex.st);
-        if (several) comm_first_failure(o == 0, why, sizeof why);
-        if (worst == 1) row_skip(row, "%s", why);
-        else row_fail(row, "error: %s", why);
-        return;
-    }
+    if (open_agreed(o, skip, &ex, row)) return;
     exec_case(r, s, b, p, d, &ex, 1, row);
     ex.close(ex.st);
-    if (row->samples_per_s > 0 && resident_sps > 0)
-        row->scaling_eff = row->samples_per_s / ((double)row->replicas * resident_sps);
+    set_scaling(row, resident_sps);
     if (strcmp(row->check, "fail") == 0 && !several) gpu_recover(r);
 }
 

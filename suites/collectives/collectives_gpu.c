@@ -16,7 +16,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "collectives.h"
 #include "comm.h"
-#include "cuda_check.h"
+#include "nccl_check.h"
 #include "errmsg.h"
 
 #include <stdio.h>
@@ -25,28 +25,17 @@
 
 int coll_nccl_present(void) { return 1; }
 
-#if !defined(__CUDAEMU__) && !BENCH_HAVE_NCCL
+#if !BENCH_NCCL
 static int coll_open(const backend_def *b, const char *mode, const problem *p, case_exec *ex,
                      char *skip, size_t skipcap)
 {
     (void)b, (void)mode, (void)p, (void)ex;
-    snprintf(skip, skipcap, "NCCL not found at build time (libnccl beside the CUDA toolkit)");
+    snprintf(skip, skipcap, "%s", NCCL_MISSING);
     return 1;
 }
 #else
-#include <nccl.h>
 
 #define MAX_GPUS 64
-
-#define NCCL_TRY(call)                                                                   \
-    do {                                                                                 \
-        ncclResult_t r_ = (call);                                                        \
-        if (r_ != ncclSuccess) {                                                         \
-            err_set("%s: %s (%s) at %s:%d", #call, ncclGetErrorString(r_),               \
-                    ncclGetLastError(NULL), __FILE__, __LINE__);                         \
-            goto fail;                                                                   \
-        }                                                                                \
-    } while (0)
 
 typedef struct gcoll {
     problem p;

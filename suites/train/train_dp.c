@@ -32,7 +32,7 @@
  * collective with a copy, so nothing hangs); BENCH_PLANT_SHARD_WEIGHT=<backend> - every replica weighs
  * 1/N instead of its share (wrong when N does not divide the batch).
  */
-#include "train.h"
+#include "train_dp.h"
 #include "comm.h"
 #include "errmsg.h"
 #include "phase.h"
@@ -45,15 +45,12 @@
 #include <string.h>
 
 typedef struct dp_state {
-    const backend_def *b;
     const train_ops *ops;
     const comm_ops *comm;
     dp_scheme scheme;
-    problem p;
     model_plan full, shard;
-    step_cfg cfg;
+    step_cfg cfg;                /* with this replica's shard weight */
     int off, nb;                 /* this replica's shard */
-    float w;                     /* its weight */
     void *const *const *sets;
     int nsets, next;
     float *scratch;              /* the shard's activations */
@@ -62,14 +59,80 @@ typedef struct dp_state {
                                     where bucket k-1 starts (k = 0: at nparam_floats) */
     int nbuckets, started;
     int plant_skip;
-    double *comm_ms;             /* per step */
-    int nsteps, cap;
+    dp_times times;              /* communication, per step */
 } dp_state;
 
-static int planted(const char *var, const backend_def *b)
+int dp_planted(const char *var, const backend_def *b)
 {
     const char *v = getenv(var);
     return v && strcmp(v, b->name) == 0;
+}
+
+float dp_shard_weight(const backend_def *b, int B, int n, int nb)
+{
+    return dp_planted("BENCH_PLANT_SHARD_WEIGHT", b) ? 1.0f / (float)n : (float)nb / (float)B;
+}
+
+int dp_times_add(dp_times *t, double ms)
+{
+    if (t->n == t->cap) {
+        int cap = t->cap ? 2 * t->cap : 64;
+        double *p = (double *)realloc(t->ms, (size_t)cap * sizeof *p);
+        if (!p) {
+            err_set("out of memory");
+            return -1;
+        }
+        t->ms = p;
+        t->cap = cap;
+    }
+    t->ms[t->n++] = ms;
+    return 0;
+}
+
+double dp_times_median(const dp_times *t, int k)
+{
+    stats_summary s;
+    if (k > t->n) k = t->n;
+    return k > 0 && stats_summarize(t->ms + t->n - k, k, &s) == 0 ? s.median : NAN;
+}
+
+double dp_overlap_eff(double exposed, double blocking)
+{
+    if (!(blocking > 0) || !(exposed >= 0)) return NAN;
+    return fmax(0.0, fmin(1.0, 1.0 - exposed / blocking));
+}
+
+int dp_params_differ(const model_plan *pl, int who, const float *mine, const float *zero,
+                     char *why, size_t whycap)
+{
+    for (long long i = 0; i < pl->nparam_floats; i++)
+        if (memcmp(&mine[i], &zero[i], sizeof(float)) != 0) {
+            int k = 0;
+            while (k + 1 < pl->nparams && pl->param[k + 1].off <= i) k++;
+            snprintf(why, whycap, "replica %d's parameters differ from replica 0's (%s[%lld]: "
+                     "%.9g, replica 0 %.9g)", who, pl->param[k].name, i - pl->param[k].off,
+                     (double)mine[i], (double)zero[i]);
+            return 1;
+        }
+    return 0;
+}
+
+int dp_plan_buckets(const model_plan *pl, double bucket_mb, long long **bucket, int *n)
+{
+    const double cap = bucket_mb * 1048576.0 / sizeof(float);
+    const double first = (bucket_mb < 1.0 ? bucket_mb : 1.0) * 1048576.0 / sizeof(float);
+    *n = 0;
+    *bucket = (long long *)malloc((size_t)pl->nparams * sizeof **bucket);
+    if (!*bucket) return -1;
+    long long end = pl->nparam_floats;
+    for (int i = pl->nparams - 1; i >= 0; i--) {
+        long long start = pl->param[i].off;
+        if (i == 0 || (double)(end - start) >= (*n ? cap : first)) {
+            (*bucket)[(*n)++] = start;
+            end = start;
+        }
+    }
+    return 0;
 }
 
 /* Bucket k's gradients (or, with the planted skip on the last replica, a
@@ -100,22 +163,6 @@ static int grads_ready(void *ctx, int first, void *stream)
         if (d->comm->allreduce_start(d->comm->ctx, buf, len, stream)) return -1;
     }
     return d->comm->progress ? d->comm->progress(d->comm->ctx) : 0;
-}
-
-static int keep_comm_ms(dp_state *d, double ms)
-{
-    if (d->nsteps == d->cap) {
-        int cap = d->cap ? 2 * d->cap : 64;
-        double *p = (double *)realloc(d->comm_ms, (size_t)cap * sizeof *p);
-        if (!p) {
-            err_set("out of memory");
-            return -1;
-        }
-        d->comm_ms = p;
-        d->cap = cap;
-    }
-    d->comm_ms[d->nsteps++] = ms;
-    return 0;
 }
 
 /* The gradient all-reduce of ddp (every gradient, or, with the planted skip
@@ -180,16 +227,15 @@ static int dp_run(void *st, double *ms)
     }
     double t1 = timer_now_ms();
     phase_mark("update", NULL);
-    step_bufs ub = sb;
     if (d->scheme != DP_GATHER || c->rank == 0)
-        if (model_update(&d->full, d->ops, &d->cfg, &ub, NULL)) return -1;
+        if (model_update(&d->full, d->ops, &d->cfg, &sb, NULL)) return -1;
     if (d->scheme == DP_GATHER) {
         phase_mark("broadcast", NULL);
         double t2 = timer_now_ms();
         if (c->bcast(c->ctx, (float *)io[TB_PARAMS], n, 0, NULL)) return -1;
         t1 += timer_now_ms() - t2;
     }
-    return keep_comm_ms(d, t1 - t0);
+    return dp_times_add(&d->times, t1 - t0);
 }
 
 int dp_decision_regions(const model_plan *full, int n,
@@ -267,16 +313,7 @@ static int dp_agree(void *st, char *why, size_t whycap)
         snprintf(why, whycap, "%s", err_get());
         return 1;
     }
-    for (long long i = 0; i < n; i++)
-        if (memcmp(&d->copy[i], &p[i], sizeof(float)) != 0) {
-            int k = 0;
-            while (k + 1 < d->full.nparams && d->full.param[k + 1].off <= i) k++;
-            snprintf(why, whycap, "replica %d's parameters differ from replica 0's (%s[%lld]: "
-                     "%.9g, replica 0 %.9g)", c->rank, d->full.param[k].name,
-                     i - d->full.param[k].off, (double)p[i], (double)d->copy[i]);
-            return 1;
-        }
-    return 0;
+    return dp_params_differ(&d->full, c->rank, p, d->copy, why, whycap);
 }
 
 /* comm_ms: the timed steps' median, the slowest replica's; ddp-overlap's
@@ -286,9 +323,7 @@ static int dp_finish(void *st, const measure_result *m, result_row *row)
     dp_state *d = (dp_state *)st;
     const comm_ops *c = d->comm;
     stats_summary s;
-    int k = m->n < d->nsteps ? m->n : d->nsteps;
-    double v[2] = {NAN, NAN};
-    if (k > 0 && stats_summarize(d->comm_ms + d->nsteps - k, k, &s) == 0) v[0] = s.median;
+    double v[2] = {dp_times_median(&d->times, m->n), NAN};
     if (d->scheme == DP_DDP_OVERLAP) {
         enum { REPS = 5 };
         double t[REPS];
@@ -303,8 +338,7 @@ static int dp_finish(void *st, const measure_result *m, result_row *row)
     }
     comm_max_doubles(v, 2);
     row->comm_ms = v[0];
-    if (d->scheme == DP_DDP_OVERLAP && v[1] > 0 && v[0] >= 0)
-        row->overlap_eff = fmax(0.0, fmin(1.0, 1.0 - v[0] / v[1]));
+    if (d->scheme == DP_DDP_OVERLAP) row->overlap_eff = dp_overlap_eff(v[0], v[1]);
     return 0;
 }
 
@@ -317,29 +351,8 @@ static void dp_close(void *st)
     free(d->scratch);
     free(d->copy);
     free(d->bucket);
-    free(d->comm_ms);
+    free(d->times.ms);
     free(d);
-}
-
-/* DDP's buckets: parameters in reverse order, a bucket closed once it holds
- * bucket_mb, the first one once it holds 1 MiB as DDP's (a parameter is never
- * split). */
-static int plan_buckets(dp_state *d, double bucket_mb)
-{
-    const model_plan *pl = &d->full;
-    const double cap = bucket_mb * 1048576.0 / sizeof(float);
-    const double first = (bucket_mb < 1.0 ? bucket_mb : 1.0) * 1048576.0 / sizeof(float);
-    d->bucket = (long long *)malloc((size_t)pl->nparams * sizeof *d->bucket);
-    if (!d->bucket) return -1;
-    long long end = pl->nparam_floats;
-    for (int i = pl->nparams - 1; i >= 0; i--) {
-        long long start = pl->param[i].off;
-        if (i == 0 || (double)(end - start) >= (d->nbuckets ? cap : first)) {
-            d->bucket[d->nbuckets++] = start;
-            end = start;
-        }
-    }
-    return 0;
 }
 
 int train_dp_open(const backend_def *b, const dp_mode *m, const problem *p,
@@ -353,15 +366,13 @@ int train_dp_open(const backend_def *b, const dp_mode *m, const problem *p,
         err_set("out of memory");
         return -1;
     }
-    d->b = b;
     d->ops = (const train_ops *)b->ops;
     d->comm = comm;
     d->scheme = m->scheme;
-    d->p = *p;
     d->sets = sets;
     d->nsets = nsets;
     d->cfg = train_step_cfg(b, p);
-    d->plant_skip = planted("BENCH_PLANT_SKIP_ALLREDUCE", b);
+    d->plant_skip = dp_planted("BENCH_PLANT_SKIP_ALLREDUCE", b);
     if (!d->ops) {
         free(d);
         err_set("%s has no training ops in this build", b->name);
@@ -374,9 +385,7 @@ int train_dp_open(const backend_def *b, const dp_mode *m, const problem *p,
     }
     const int B = (int)p->dim[TRAIN_DIM_B];
     d->nb = dp_shard(B, comm->size, comm->rank, &d->off);
-    d->w = planted("BENCH_PLANT_SHARD_WEIGHT", b) ? 1.0f / (float)comm->size
-                                                   : (float)d->nb / (float)B;
-    d->cfg.shard_weight = d->w;   /* a replica without samples never steps its shard */
+    d->cfg.shard_weight = dp_shard_weight(b, B, comm->size, d->nb);
     if (d->nb > 0 && model_plan_make(d->full.m, d->nb, &d->shard)) {
         err_set("no plan for a shard of %d of %s", d->nb, p->desc);
         d->nb = 0;   /* nothing allocated: close() must not free it */
@@ -387,7 +396,9 @@ int train_dp_open(const backend_def *b, const dp_mode *m, const problem *p,
     size_t scratch = d->nb > 0 ? (size_t)d->shard.scratch_floats : 1;
     d->scratch = (float *)malloc(scratch * sizeof(float));
     d->copy = (float *)malloc((size_t)d->full.nparam_floats * sizeof(float));
-    if (!d->scratch || !d->copy || (m->scheme == DP_DDP_OVERLAP && plan_buckets(d, bucket_mb))) {
+    if (!d->scratch || !d->copy ||
+        (m->scheme == DP_DDP_OVERLAP &&
+         dp_plan_buckets(&d->full, bucket_mb, &d->bucket, &d->nbuckets))) {
         dp_close(d);
         err_set("out of memory for a replica of %s", p->desc);
         return -1;

@@ -30,9 +30,9 @@
  * BENCH_PLANT_SHARD_WEIGHT as well.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "train.h"
+#include "train_dp.h"
 #include "comm.h"
-#include "cuda_check.h"
+#include "nccl_check.h"
 #include "errmsg.h"
 #include "phase.h"
 #include "timer.h"
@@ -43,31 +43,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if !defined(__CUDAEMU__) && !BENCH_HAVE_NCCL
+#if !BENCH_NCCL
 /* a toolkit without NCCL: the rows skip, saying why */
 int train_dp_gpu_open(const backend_def *b, const dp_mode *m, const problem *p,
                       const gpu_dp_cfg *cfg, void *const *const *sets, int nsets, case_exec *ex,
                       char *skip, size_t skipcap)
 {
     (void)b, (void)m, (void)p, (void)cfg, (void)sets, (void)nsets, (void)ex;
-    snprintf(skip, skipcap, "NCCL not found at build time (libnccl beside the CUDA toolkit)");
+    snprintf(skip, skipcap, "%s", NCCL_MISSING);
     return 1;
 }
 #else
-#include <nccl.h>
 
 #define MAX_REPLICAS 64
 #define MAX_SETS_DP 4
-
-#define NCCL_TRY(call)                                                                   \
-    do {                                                                                 \
-        ncclResult_t r_ = (call);                                                        \
-        if (r_ != ncclSuccess) {                                                         \
-            err_set("%s: %s (%s) at %s:%d", #call, ncclGetErrorString(r_),               \
-                    ncclGetLastError(NULL), __FILE__, __LINE__);                         \
-            goto fail;                                                                   \
-        }                                                                                \
-    } while (0)
 
 typedef struct gdp gdp;
 
@@ -104,16 +93,9 @@ struct gdp {
     int nbuckets, plant_no_event;
     unsigned long long ws_bytes;
     replica rep[MAX_REPLICAS];
-    double *comm_ms;
-    int nsteps, cap;
+    dp_times times;               /* communication, per step */
     float *host_copy;             /* nparam floats: agree() */
 };
-
-static int planted(const char *var, const backend_def *b)
-{
-    const char *v = getenv(var);
-    return v && strcmp(v, b->name) == 0;
-}
 
 /* Bucket k of the gradients of replica r, and its length. */
 static float *bucket_of(const replica *r, int k, long long *len)
@@ -225,18 +207,7 @@ static int keep_comm_ms(gdp *g)
     CUDA_TRY(cudaEventSynchronize(r->c0));   /* the compute stream's end, queued before */
     CUDA_TRY(cudaEventElapsedTime(&a, r->c0, r->c1));
     if (g->scheme == DP_GATHER) CUDA_TRY(cudaEventElapsedTime(&b, r->c2, r->c3));
-    if (g->nsteps == g->cap) {
-        int cap = g->cap ? 2 * g->cap : 64;
-        double *p = (double *)realloc(g->comm_ms, (size_t)cap * sizeof *p);
-        if (!p) {
-            err_set("out of memory");
-            return -1;
-        }
-        g->comm_ms = p;
-        g->cap = cap;
-    }
-    g->comm_ms[g->nsteps++] = (double)a + (double)b;
-    return 0;
+    return dp_times_add(&g->times, (double)a + (double)b);
 fail:
     return -1;
 }
@@ -346,18 +317,9 @@ static int gdp_agree(void *st, char *why, size_t whycap)
             CUDA_TRY(cudaSetDevice(r->dev));
             CUDA_TRY(cudaMemcpy(g->host_copy, r->params, (size_t)n * 4, cudaMemcpyDeviceToHost));
         }
-        for (long long j = 0; j < n; j++)
-            if (memcmp(&g->host_copy[j], &p0[j], sizeof(float)) != 0) {
-                int k = 0;
-                while (k + 1 < g->full.nparams && g->full.param[k + 1].off <= j) k++;
-                const int who = g->mpi ? g->mpi->rank : i;
-                const float mine = g->mpi ? p0[j] : g->host_copy[j];
-                const float zero = g->mpi ? g->host_copy[j] : p0[j];
-                snprintf(why, whycap, "replica %d's parameters differ from replica 0's (%s[%lld]: "
-                         "%.9g, replica 0 %.9g)", who, g->full.param[k].name,
-                         j - g->full.param[k].off, (double)mine, (double)zero);
-                return 1;
-            }
+        if (g->mpi ? dp_params_differ(&g->full, g->mpi->rank, p0, g->host_copy, why, whycap)
+                   : dp_params_differ(&g->full, i, g->host_copy, p0, why, whycap))
+            return 1;
     }
     return 0;
 fail:
@@ -393,9 +355,7 @@ static int gdp_finish(void *st, const measure_result *m, result_row *row)
 {
     gdp *g = (gdp *)st;
     stats_summary s;
-    int k = m->n < g->nsteps ? m->n : g->nsteps;
-    double v[2] = {NAN, NAN};
-    if (k > 0 && stats_summarize(g->comm_ms + g->nsteps - k, k, &s) == 0) v[0] = s.median;
+    double v[2] = {dp_times_median(&g->times, m->n), NAN};
     if (g->scheme == DP_DDP_OVERLAP) {
         enum { REPS = 5 };
         double t[REPS];
@@ -405,8 +365,7 @@ static int gdp_finish(void *st, const measure_result *m, result_row *row)
     }
     if (g->mpi) comm_max_doubles(v, 2);
     row->comm_ms = v[0];
-    if (g->scheme == DP_DDP_OVERLAP && v[1] > 0 && v[0] >= 0)
-        row->overlap_eff = fmax(0.0, fmin(1.0, 1.0 - v[0] / v[1]));
+    if (g->scheme == DP_DDP_OVERLAP) row->overlap_eff = dp_overlap_eff(v[0], v[1]);
     return 0;
 }
 
@@ -443,7 +402,7 @@ static void gdp_close(void *st)
     for (int i = 0; i < g->nlocal; i++) replica_free(&g->rep[i], g->nbuckets);
     model_plan_free(&g->full);
     free(g->bucket);
-    free(g->comm_ms);
+    free(g->times.ms);
     free(g->host_copy);
     free(g);
 }
@@ -461,8 +420,7 @@ static int replica_open(gdp *g, replica *r, const problem *p, int index, int dev
     r->dev = dev;
     r->nb = dp_shard(B, g->n, index, &r->off);
     r->cfg = train_step_cfg(g->b, p);
-    r->cfg.shard_weight = planted("BENCH_PLANT_SHARD_WEIGHT", g->b) ? 1.0f / (float)g->n
-                                                                     : (float)r->nb / (float)B;
+    r->cfg.shard_weight = dp_shard_weight(g->b, B, g->n, r->nb);
     if (r->nb > 0 && model_plan_make(F->m, r->nb, &r->shard)) {
         r->nb = 0;
         err_set("no plan for a shard of %s", p->desc);
@@ -509,25 +467,6 @@ fail:
     return -1;
 }
 
-/* DDP's buckets (train_dp.c's rule: reverse order, the first 1 MiB). */
-static int plan_buckets(gdp *g, double bucket_mb)
-{
-    const model_plan *pl = &g->full;
-    const double cap = bucket_mb * 1048576.0 / sizeof(float);
-    const double first = (bucket_mb < 1.0 ? bucket_mb : 1.0) * 1048576.0 / sizeof(float);
-    g->bucket = (long long *)malloc((size_t)pl->nparams * sizeof *g->bucket);
-    if (!g->bucket) return -1;
-    long long end = pl->nparam_floats;
-    for (int i = pl->nparams - 1; i >= 0; i--) {
-        long long start = pl->param[i].off;
-        if (i == 0 || (double)(end - start) >= (g->nbuckets ? cap : first)) {
-            g->bucket[g->nbuckets++] = start;
-            end = start;
-        }
-    }
-    return 0;
-}
-
 int train_dp_gpu_open(const backend_def *b, const dp_mode *m, const problem *p,
                       const gpu_dp_cfg *cfg, void *const *const *sets, int nsets, case_exec *ex,
                       char *skip, size_t skipcap)
@@ -568,7 +507,7 @@ int train_dp_gpu_open(const backend_def *b, const dp_mode *m, const problem *p,
     g->n = n;
     g->nlocal = cfg->mpi ? 1 : n;
     g->mpi = cfg->mpi;
-    g->plant_no_event = planted("BENCH_PLANT_NO_EVENT", b);
+    g->plant_no_event = dp_planted("BENCH_PLANT_NO_EVENT", b);
     if (!g->ops || train_plan(p, &g->full)) {
         free(g);
         err_set("%s: no training ops or no plan for %s", b->name, p->desc);
@@ -577,7 +516,8 @@ int train_dp_gpu_open(const backend_def *b, const dp_mode *m, const problem *p,
     g->nstate = model_state_floats(&g->full, (opt_kind)p->dim[TRAIN_DIM_OPT]);
     g->ws_bytes = model_workspace(&g->full, g->ops);
     g->host_copy = (float *)malloc((size_t)g->full.nparam_floats * sizeof(float));
-    if (!g->host_copy || (m->scheme == DP_DDP_OVERLAP && plan_buckets(g, cfg->bucket_mb))) {
+    if (!g->host_copy || (m->scheme == DP_DDP_OVERLAP &&
+                           dp_plan_buckets(&g->full, cfg->bucket_mb, &g->bucket, &g->nbuckets))) {
         err_set("out of memory");
         goto fail;
     }
