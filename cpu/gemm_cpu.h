@@ -13,6 +13,8 @@
 #ifndef GEMM_CPU_H
 #define GEMM_CPU_H
 
+#include "../ops/dtype.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -20,6 +22,15 @@ extern "C" {
 typedef int (*gemm_fn)(int M, int N, int K, float alpha,
                        const float *A, int lda, const float *B, int ldb,
                        float beta, float *C, int ldc);
+
+/* Reduced precision: C[M x N] = A[M x K] * B[K x N] with A, B and C in dtype
+ * dt (bf16 or fp16: 16-bit words; tf32: floats rounded to tf32 in the
+ * product), products accumulated in fp32, each element of C rounded once to
+ * dt (nearest even). Row-major, leading dimensions in elements, as above;
+ * alpha = 1, beta = 0 (C write-only). A backend lists the dtypes it takes in
+ * its registry row; any other dt fails (err_set) without touching C. */
+typedef int (*gemm_dt_fn)(dtype_t dt, int M, int N, int K, const void *A, int lda,
+                          const void *B, int ldb, void *C, int ldc);
 
 /* One element of the reference, in double:
  *   alpha * sum_k A[i,k] * B[k,j] + beta * c_old   (beta == 0: c_old ignored).
@@ -39,6 +50,17 @@ int gemm_cpu_omp(int M, int N, int K, float alpha, const float *A, int lda,
  * routines: no transposed copy of either operand is ever made. */
 int gemm_cpu_omp_t(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
                    const float *B, int ldb, float beta, float *C, int ldc);
+/* The reference at dt: the triple loop in double over the dtype's values
+ * (dtype_get), each element rounded once to dt. */
+int gemm_cpu_naive_dt(dtype_t dt, int M, int N, int K, const void *A, int lda, const void *B,
+                      int ldb, void *C, int ldc);
+/* cpu-omp at bf16 and fp16: packed, blocked micro-kernels chosen at run time
+ * by CPU features (gemm_cpu_omp_dt_path names the one taken). */
+int gemm_cpu_omp_dt(dtype_t dt, int M, int N, int K, const void *A, int lda, const void *B,
+                    int ldb, void *C, int ldc);
+/* The path gemm_cpu_omp_dt takes for dt on this CPU, for the row's note:
+ * e.g. "avx512-bf16 vdpbf16ps", "amx-bf16 tdpbf16ps", "f16c convert + fp32 fma". */
+const char *gemm_cpu_omp_dt_path(dtype_t dt);
 /* OpenBLAS cblas_sgemm. */
 int gemm_cpu_blas(int M, int N, int K, float alpha, const float *A, int lda,
                   const float *B, int ldb, float beta, float *C, int ldc);

@@ -7,17 +7,23 @@
  *
  * Tolerance (the one formula, for a result that is a sum of k products):
  *
- *   tol(dtype, k) = 8 * ( u_in(dtype) + u_acc * (sqrt(k) + 2) )
+ *   tol(dtype, k) = 8 * ( u_in(dtype) + u_acc * (sqrt(k) + 2) ) + u_out(dtype)
  *
- *   u_acc = 2^-24, the unit roundoff of fp32 accumulation: the rounding error
- *           of a k-term sum of random-sign terms grows like sqrt(k) (+2 for
- *           the alpha/beta update);
- *   u_in  = the unit roundoff the inputs are rounded to before multiplying:
- *           0 for fp32 (inputs are exact), 2^-11 for TF32 (10-bit mantissa),
- *           2^-8 for BF16, 2^-11 for FP16;
+ *   u_acc = 2^-24, the unit roundoff of fp32 accumulation (every dtype
+ *           accumulates in fp32): the rounding error of a k-term sum of
+ *           random-sign terms grows like sqrt(k) (+2 for the alpha/beta update);
+ *   u_in  = the unit roundoff of inputs rounded inside the product otherwise
+ *           than the reference rounded them: 2^-11 for TF32 (the reference
+ *           rounds fp32 inputs to nearest even, tensor cores may truncate);
+ *           0 for fp32, and for bf16 and fp16, whose inputs are stored in the
+ *           dtype: the reference is computed from exactly those values
+ *           (benchdnn's way), so it sees the same products;
+ *   u_out = the output's rounding to its storage: 2^-8 for BF16, 2^-11 for
+ *           FP16 (one rounding, relative error <= u_out), 0 for fp32/tf32;
  *   8     = safety factor: well above the errors of correct kernels, far below
  *           the error of a wrong element, tile or summation (>= 1e-3).
- * Example: fp32, k = 1024 -> 1.6e-5; tf32, k = 1024 -> 3.9e-3.
+ * Example: fp32, k = 1024 -> 1.6e-5; tf32, k = 1024 -> 3.9e-3;
+ *          bf16, k = 1024 -> 3.9e-3 + 1.6e-5.
  *
  * k, the reduction length of one output element, per operation:
  *   GEMM                 K
@@ -26,26 +32,31 @@
  *   conv bwd-filter      N*P*Q                  (dw[k,c,r,s] and db[k] sum over n, p, q)
  * (conv_reduction in ops/conv_dims.h computes them.)
  *
- * Verdict: pass iff there is no NaN/Inf, rel_err <= tol, and
- * max_abs_err <= 3 * tol * rms(ref) (so one wrong element among millions,
- * too small to move the L2 norm, still fails). For random inputs a correct
- * element's error is about rel_err * rms(ref); over 10^8 elements the largest
- * is under 6x that, and tol is already >= 8x the typical rel_err.
+ * Verdict: pass iff there is no NaN/Inf, rel_err <= tol, and every element
+ * is within
+ *   |got_i - ref_i| <= 3 * (tol - u_out) * rms(ref) + half_ulp(max(|got_i|, |ref_i|))
+ * where half_ulp is half a unit in the last place of the 16-bit output dtype
+ * (0 for fp32/tf32). So one wrong element among millions, too small to move
+ * the L2 norm, still fails; a bf16 or fp16 element one ulp away from its
+ * correct rounding fails (a correct one is within half an ulp plus the
+ * accumulation's error); and a kernel that multiplies the unrounded fp32
+ * inputs instead of the bf16 ones fails, since its error (about 2^-9 of
+ * rms(ref), the inputs' rounding) lands on elements whose half ulp is smaller.
+ * For random inputs a correct element's accumulation error is about
+ * rel_err * rms(ref); over 10^8 elements the largest is under 6x that, and
+ * tol is already >= 8x the typical rel_err.
  * An all-zero reference (rms 0) passes only on an exact match.
  */
 #ifndef HARNESS_CHECK_H
 #define HARNESS_CHECK_H
 
 #include <stddef.h>
+#include "../ops/dtype.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* U8: raw bytes, compared exactly (copies). */
-typedef enum { DTYPE_FP32, DTYPE_TF32, DTYPE_BF16, DTYPE_FP16, DTYPE_U8 } dtype_t;
-
-const char *dtype_name(dtype_t d);          /* "fp32", "tf32", ... */
 double check_tolerance(dtype_t d, long k);
 
 typedef struct check_result {
@@ -57,7 +68,13 @@ typedef struct check_result {
 
 #define CHECK_ELEMENT_FACTOR 3.0
 
-/* Compares n values. tol comes from check_tolerance. */
+/* u_out(dtype) of the formula above. */
+double check_unit_roundoff_out(dtype_t d);
+
+/* Compares n values stored in dtype d (fp32/tf32: floats; bf16/fp16: 16-bit
+ * words) with the reference. tol comes from check_tolerance(d, k). */
+check_result check_compare_dt(const void *got, dtype_t d, const double *ref, size_t n, double tol);
+/* The same for fp32 results. */
 check_result check_compare(const float *got, const double *ref, size_t n, double tol);
 /* The same for results computed in double (e.g. a product check of a result). */
 check_result check_compare_d(const double *got, const double *ref, size_t n, double tol);

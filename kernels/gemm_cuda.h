@@ -24,6 +24,8 @@
 typedef struct CUstream_st *cudaStream_t;
 #endif
 
+#include "../ops/dtype.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -92,6 +94,23 @@ int gemm_cublas_batched(int ta, int tb, int M, int N, int K, float alpha, const 
 int gemm_cublas_tf32(int M, int N, int K, float alpha, const float *dA, int lda,
                      const float *dB, int ldb, float beta, float *dC, int ldc,
                      cudaStream_t stream);
+
+/* Reduced precision, as cpu/gemm_cpu.h's gemm_dt_fn, on DEVICE memory, queued
+ * on stream: C = A*B with A, B, C in dtype dt (tf32: floats; bf16, fp16: 16-bit
+ * words), fp32 accumulation, C rounded once to dt; alpha = 1, beta = 0. */
+typedef int (*gemm_cuda_dt_fn)(dtype_t dt, int M, int N, int K, const void *dA, int lda,
+                               const void *dB, int ldb, void *dC, int ldc, cudaStream_t stream);
+
+/* cublasGemmEx at dt: CUDA_R_32F with CUBLAS_COMPUTE_32F_FAST_TF32 (tf32),
+ * CUDA_R_16BF / CUDA_R_16F with CUBLAS_COMPUTE_32F (bf16 / fp16). */
+int gemm_cublas_dt(dtype_t dt, int M, int N, int K, const void *dA, int lda, const void *dB,
+                   int ldb, void *dC, int ldc, cudaStream_t stream);
+
+/* Our tensor-core GEMM on nvcuda::wmma fragments (kernels/gemm_wmma.cu):
+ * m16n16k16 for bf16 and fp16, m16n16k8 for tf32, block tiles staged through
+ * shared memory as cuda-regtile's; any M, N, K (edge tiles padded with zeros). */
+int gemm_cuda_wmma(dtype_t dt, int M, int N, int K, const void *dA, int lda, const void *dB,
+                   int ldb, void *dC, int ldc, cudaStream_t stream);
 
 /* Destroys the cuBLAS handles gemm_cublas* created (one per device, lazily on
  * first use).  Call once all their work is done, e.g. before cudaDeviceReset. */

@@ -19,6 +19,8 @@
 #ifndef OPS_CONV_DIMS_H
 #define OPS_CONV_DIMS_H
 
+#include "dtype.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -85,6 +87,17 @@ typedef int (*conv_bwd_data_fn)(const conv_dims *d, const float *dy, const float
 typedef int (*conv_bwd_filter_fn)(const conv_dims *d, const float *x, const float *dy,
                                   float *dw, float *db, void *ws, void *stream);
 
+/* The same in a reduced-precision dtype dt (ops/dtype.h; the registry row's
+ * dtypes beyond fp32 say which): every buffer, bias and db included, holds dt
+ * (tf32: fp32 storage, inputs rounded to tf32 inside the products); products
+ * accumulate in fp32 and each output is rounded once to dt. */
+typedef int (*conv_fwd_dt_fn)(dtype_t dt, const conv_dims *d, const void *x, const void *w,
+                              const void *b, void *y, void *ws, void *stream);
+typedef int (*conv_bwd_data_dt_fn)(dtype_t dt, const conv_dims *d, const void *dy, const void *w,
+                                   void *dx, void *ws, void *stream);
+typedef int (*conv_bwd_filter_dt_fn)(dtype_t dt, const conv_dims *d, const void *x,
+                                     const void *dy, void *dw, void *db, void *ws, void *stream);
+
 typedef struct conv_ops {
     conv_fwd_fn fwd;
     conv_bwd_data_fn bwd_data;
@@ -92,6 +105,12 @@ typedef struct conv_ops {
     /* Device workspace the entry points need for d (GPU: im2col columns,
      * cuDNN's workspace; 0 when none). NULL: none. */
     unsigned long long (*workspace)(const conv_dims *d, conv_dir dir);
+    /* Reduced precision (NULL: fp32 only). */
+    conv_fwd_dt_fn fwd_dt;
+    conv_bwd_data_dt_fn bwd_data_dt;
+    conv_bwd_filter_dt_fn bwd_filter_dt;
+    /* workspace for dtype dt (NULL: as workspace). */
+    unsigned long long (*workspace_dt)(dtype_t dt, const conv_dims *d, conv_dir dir);
 } conv_ops;
 
 #ifdef __cplusplus

@@ -31,6 +31,8 @@
 #include <limits>
 #include <type_traits>
 
+#include "half_round.h"
+
 namespace cudaemu {
 namespace detail {
 
@@ -58,79 +60,20 @@ template <class F> struct hfmt {
     static constexpr std::uint16_t canonical_nan = 0x7FFF;
 };
 
-/* x (exact, or rounded to odd in double) rounded to F in mode r. */
+/* x (exact, or rounded to odd in double) rounded to F in mode r: the one
+ * rounding core, half_round.h (shared with the benchmark's converters). */
 template <class F> inline std::uint16_t h_encode(double x, hround r)
 {
-    using T = hfmt<F>;
-    const std::uint64_t b = bit_cast<std::uint64_t>(x);
-    const bool neg = (b >> 63) != 0;
-    const std::uint16_t sign = neg ? 0x8000 : 0;
-    const int ef = (int)((b >> 52) & 0x7FF);
-    std::uint64_t sig = b & ((1ull << 52) - 1);
-    if (ef == 0x7FF) return sig ? T::canonical_nan : (std::uint16_t)(sign | T::inf);
-    if (ef == 0 && sig == 0) return sign;
-    /* |x| = sig * 2^(e - 52) with sig's leading bit at 52 */
-    int e = ef - 1023;
-    if (ef == 0) {
-        e = -1022;
-        while (!(sig >> 52)) { sig <<= 1; --e; }
-    } else {
-        sig |= 1ull << 52;
-    }
-    /* the result's last bit has weight 2^(te - M), te the exponent it gets
-     * (F's subnormals share emin); `shift` bits of sig fall below it */
-    const int te = e < T::emin ? T::emin : e;
-    const int shift = 52 - T::M + (te - e); /* >= 52 - M > 0 */
-    std::uint64_t q, rest, half;
-    if (shift >= 64) { /* below a quarter of the smallest subnormal */
-        q = 0, rest = 1, half = 2;
-    } else {
-        q = sig >> shift;
-        rest = sig & ((1ull << shift) - 1);
-        half = 1ull << (shift - 1);
-    }
-    bool up = false;
-    switch (r) {
-    case hround::rn: up = rest > half || (rest == half && (q & 1)); break;
-    case hround::rz: break;
-    case hround::ru: up = rest != 0 && !neg; break;
-    case hround::rd: up = rest != 0 && neg; break;
-    }
-    q += up;
-    /* biased exponent te + bias = (te - emin) + 1: adding q, whose bit M is
-     * the implicit one of a normal (absent in a subnormal), completes it, and
-     * a carry out of the fraction moves to the next binade */
-    const std::uint64_t mag = ((std::uint64_t)(te - T::emin) << T::M) + q;
-    if (mag >= T::inf) { /* overflow: infinity, or the largest finite value */
-        const bool to_inf = r == hround::rn || (r == hround::ru && !neg) || (r == hround::rd && neg);
-        return (std::uint16_t)(sign | (to_inf ? T::inf : T::max_finite));
-    }
-    return (std::uint16_t)(sign | mag);
+    static_assert((int)hround::rn == CUDAEMU_HR_RN && (int)hround::rz == CUDAEMU_HR_RZ &&
+                      (int)hround::rd == CUDAEMU_HR_RD && (int)hround::ru == CUDAEMU_HR_RU,
+                  "hround follows half_round.h's modes");
+    return cudaemu_h_encode(x, F::exp_bits, F::man_bits, (int)r);
 }
 
 /* The value of F's bits h as a float (exact: both formats fit in float). */
 template <class F> inline float h_decode(std::uint16_t h)
 {
-    using T = hfmt<F>;
-    std::uint32_t u;
-    const std::uint32_t sign = (std::uint32_t)(h & 0x8000) << 16;
-    const unsigned ef = (h >> T::M) & T::exp_all;
-    const std::uint32_t m = h & ((1u << T::M) - 1);
-    if (ef == T::exp_all && m != 0 && !F::widen_keeps_nan) {
-        u = 0x7FFFFFFFu;
-    } else if (T::bias == 127) { /* float's exponent: the bits are float's top half */
-        u = (std::uint32_t)h << 16;
-    } else if (ef == T::exp_all) {
-        u = sign | 0x7F800000u | (m << (23 - T::M));
-    } else if (ef != 0) {
-        u = sign | ((ef - T::bias + 127) << 23) | (m << (23 - T::M));
-    } else if (m == 0) {
-        u = sign;
-    } else { /* subnormal: normal in float */
-        int k = 31 - __builtin_clz(m); /* m = 1.f * 2^k */
-        u = sign | ((std::uint32_t)(k + T::emin - T::M + 127) << 23) | ((m << (23 - k)) & 0x7FFFFFu);
-    }
-    return bit_cast<float>(u);
+    return cudaemu_h_decode(h, F::exp_bits, F::man_bits, F::widen_keeps_nan);
 }
 
 /* An integer magnitude as a double rounded to odd (exact below 2^53). */

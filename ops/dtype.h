@@ -1,0 +1,136 @@
+/* ops/dtype.h - the element types of a case, and the one set of converters.
+ *
+ * A case's buffers hold one dtype (harness/layout.h): the runner fills them in
+ * fp32 from the seeded generator and converts once, here; CPU kernels' scalar
+ * paths, the reference and the checker read them back through these same
+ * functions. The 16-bit formats round through the emulator's rounding core
+ * (emu/include/cudaemu/half_round.h), the one implementation that __half and
+ * __nv_bfloat16 use too: round to nearest even, overflow to infinity, gradual
+ * underflow, NaN to the canonical 0x7FFF, as cvt.rn.{f16,bf16}.f32 and
+ * vcvtneps2bf16 round (vcvtneps2bf16 also flushes denormal inputs to zero;
+ * seeded inputs are uniform in [-1, 1) and never that small).
+ *
+ *   dtype  storage            in a product
+ *   fp32   float              exact
+ *   tf32   float              inputs rounded to 10 fraction bits (nearest even
+ *                             here; tensor cores may truncate: the checker's
+ *                             tolerance allows either)
+ *   bf16   uint16: 8-bit exponent, 7-bit fraction   exact (fp32 accumulation)
+ *   fp16   uint16: 5-bit exponent, 10-bit fraction  exact (fp32 accumulation)
+ *   u8     raw bytes (copies), compared exactly
+ * Includable from C and C++ (CPU code, the harness, CUDA host code).
+ */
+#ifndef OPS_DTYPE_H
+#define OPS_DTYPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../emu/include/cudaemu/half_round.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { DTYPE_FP32, DTYPE_TF32, DTYPE_BF16, DTYPE_FP16, DTYPE_U8, DTYPE_COUNT } dtype_t;
+
+/* A set of dtypes (a registry row's, a run's selection). */
+#define DTYPE_BIT(d) (1u << (unsigned)(d))
+#define DTYPES_FLOAT (DTYPE_BIT(DTYPE_FP32) | DTYPE_BIT(DTYPE_TF32) | DTYPE_BIT(DTYPE_BF16) | \
+                      DTYPE_BIT(DTYPE_FP16))
+
+/* "fp32", "tf32", "bf16", "fp16", "u8" ("?" out of range). */
+static inline const char *dtype_name(dtype_t d)
+{
+    static const char *const NAMES[DTYPE_COUNT] = {"fp32", "tf32", "bf16", "fp16", "u8"};
+    return (unsigned)d < DTYPE_COUNT ? NAMES[d] : "?";
+}
+
+/* The dtype named s (exact, lower case); -1 when none is. */
+static inline int dtype_parse(const char *s)
+{
+    for (int d = 0; d < DTYPE_COUNT; d++)
+        if (strcmp(s, dtype_name((dtype_t)d)) == 0) return d;
+    return -1;
+}
+
+/* Bytes of one element in storage. */
+static inline size_t dtype_size(dtype_t d)
+{
+    return d == DTYPE_BF16 || d == DTYPE_FP16 ? 2 : d == DTYPE_U8 ? 1 : 4;
+}
+
+/* Whether d is stored in 16 bits (its outputs are rounded to it). */
+static inline int dtype_is_16bit(dtype_t d)
+{
+    return d == DTYPE_BF16 || d == DTYPE_FP16;
+}
+
+static inline uint16_t dtype_bf16_from_f32(float x)
+{
+    return cudaemu_h_encode((double)x, 8, 7, CUDAEMU_HR_RN);
+}
+static inline float dtype_bf16_to_f32(uint16_t h)
+{
+    return cudaemu_h_decode(h, 8, 7, 1);
+}
+static inline uint16_t dtype_fp16_from_f32(float x)
+{
+    return cudaemu_h_encode((double)x, 5, 10, CUDAEMU_HR_RN);
+}
+static inline float dtype_fp16_to_f32(uint16_t h)
+{
+    return cudaemu_h_decode(h, 5, 10, 0);
+}
+/* x rounded to tf32 (10 fraction bits, nearest even), kept in a float. */
+static inline float dtype_tf32_round(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    if ((u & 0x7F800000u) != 0x7F800000u) { /* finite: a carry may reach infinity, as it should */
+        u += 0x0FFFu + ((u >> 13) & 1u);
+        u &= ~0x1FFFu;
+    }
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* x rounded to the values d holds (fp32, u8: x itself). */
+static inline float dtype_round(dtype_t d, float x)
+{
+    switch (d) {
+    case DTYPE_TF32: return dtype_tf32_round(x);
+    case DTYPE_BF16: return dtype_bf16_to_f32(dtype_bf16_from_f32(x));
+    case DTYPE_FP16: return dtype_fp16_to_f32(dtype_fp16_from_f32(x));
+    default: return x;
+    }
+}
+
+/* Element i of a buffer of dtype d, as a float (u8: the byte's value). */
+static inline float dtype_get(dtype_t d, const void *p, size_t i)
+{
+    switch (d) {
+    case DTYPE_BF16: return dtype_bf16_to_f32(((const uint16_t *)p)[i]);
+    case DTYPE_FP16: return dtype_fp16_to_f32(((const uint16_t *)p)[i]);
+    case DTYPE_U8: return (float)((const unsigned char *)p)[i];
+    default: return ((const float *)p)[i];
+    }
+}
+
+/* Stores x, rounded to d's storage, as element i of a buffer of dtype d
+ * (tf32 stores the float unchanged: its rounding is the product's). */
+static inline void dtype_set(dtype_t d, void *p, size_t i, float x)
+{
+    switch (d) {
+    case DTYPE_BF16: ((uint16_t *)p)[i] = dtype_bf16_from_f32(x); break;
+    case DTYPE_FP16: ((uint16_t *)p)[i] = dtype_fp16_from_f32(x); break;
+    case DTYPE_U8: ((unsigned char *)p)[i] = (unsigned char)x; break;
+    default: ((float *)p)[i] = x; break;
+    }
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif
