@@ -104,4 +104,5 @@ static int blas_bwd_filter(const conv_dims *d, const float *x, const float *dy, 
     return 0;
 }
 
-const conv_ops CONV_OPS_CPU_BLAS = {blas_fwd, blas_bwd_data, blas_bwd_filter, NULL};
+const conv_ops CONV_OPS_CPU_BLAS = {
+    .fwd = blas_fwd, .bwd_data = blas_bwd_data, .bwd_filter = blas_bwd_filter};

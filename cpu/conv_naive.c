@@ -117,4 +117,5 @@ static int naive_bwd_filter(const conv_dims *d, const float *x, const float *dy,
     return 0;
 }
 
-const conv_ops CONV_OPS_CPU_NAIVE = {naive_fwd, naive_bwd_data, naive_bwd_filter, NULL};
+const conv_ops CONV_OPS_CPU_NAIVE = {
+    .fwd = naive_fwd, .bwd_data = naive_bwd_data, .bwd_filter = naive_bwd_filter};

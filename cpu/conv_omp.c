@@ -257,4 +257,5 @@ static int omp_bwd_filter(const conv_dims *d, const float *x, const float *dy, f
     return failed;
 }
 
-const conv_ops CONV_OPS_CPU_OMP = {omp_fwd, omp_bwd_data, omp_bwd_filter, NULL};
+const conv_ops CONV_OPS_CPU_OMP = {
+    .fwd = omp_fwd, .bwd_data = omp_bwd_data, .bwd_filter = omp_bwd_filter};

@@ -263,4 +263,5 @@ static int onednn_bwd_filter(const conv_dims *d, const float *x, const float *dy
     return run(d, CONV_BWD_FILTER, ptr);
 }
 
-const conv_ops CONV_OPS_CPU_ONEDNN = {onednn_fwd, onednn_bwd_data, onednn_bwd_filter, NULL};
+const conv_ops CONV_OPS_CPU_ONEDNN = {
+    .fwd = onednn_fwd, .bwd_data = onednn_bwd_data, .bwd_filter = onednn_bwd_filter};

@@ -327,7 +327,8 @@ extern "C" void conv_cudnn_release(void)
 }
 
 extern "C" const conv_ops CONV_CUDNN = {cudnn_fwd, cudnn_bwd_data, cudnn_bwd_filter,
-                                        cudnn_workspace};
+                                        cudnn_workspace,
+    NULL, NULL, NULL, NULL}; /* fp32 only */
 
 #else /* a real build without cuDNN: the table, every call failing saying so */
 
@@ -343,5 +344,6 @@ static int nocudnn_bwd_data(const conv_dims *, const float *, const float *, flo
 static int nocudnn_bwd_filter(const conv_dims *, const float *, const float *, float *, float *,
                               void *, void *) { return cudnn_missing(); }
 extern "C" void conv_cudnn_release(void) {}
-extern "C" const conv_ops CONV_CUDNN = {nocudnn_fwd, nocudnn_bwd_data, nocudnn_bwd_filter, NULL};
+extern "C" const conv_ops CONV_CUDNN = {nocudnn_fwd, nocudnn_bwd_data, nocudnn_bwd_filter, NULL,
+    NULL, NULL, NULL, NULL}; /* fp32 only */
 #endif

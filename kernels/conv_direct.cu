@@ -255,4 +255,5 @@ fail:
 }
 
 extern "C" const conv_ops CONV_CUDA_DIRECT = {direct_fwd, direct_bwd_data, direct_bwd_filter,
-                                              NULL};
+                                              NULL,
+    NULL, NULL, NULL, NULL}; /* fp32 only */

@@ -172,4 +172,5 @@ fail:
 }
 
 extern "C" const conv_ops CONV_CUDA_IM2COL = {im2col_fwd, im2col_bwd_data, im2col_bwd_filter,
-                                              im2col_workspace};
+                                              im2col_workspace,
+    NULL, NULL, NULL, NULL}; /* fp32 only */

@@ -347,4 +347,5 @@ static int implicit_bwd_filter(const conv_dims *d, const float *x, const float *
 }
 
 extern "C" const conv_ops CONV_CUDA_IMPLICIT = {implicit_fwd, implicit_bwd_data,
-                                                implicit_bwd_filter, implicit_workspace};
+                                                implicit_bwd_filter, implicit_workspace,
+    NULL, NULL, NULL, NULL}; /* fp32 only */
