@@ -62,8 +62,13 @@ static void print_list(FILE *f, const bench_opts *o)
             char needs[64];
             if (strcmp(k->op, d->op) != 0) continue;
             backend_needs_str(k->needs, needs, sizeof needs);
-            fprintf(f, "    %-13s %-4s %-5s needs %-16s %s\n", k->name, dev_kind_name(k->dev),
-                    dtype_name(k->dtype), needs, k->about);
+            char dts[64] = "";
+            for (int dt = 0, u = 0; dt < DTYPE_COUNT; dt++)
+                if (k->dtypes & DTYPE_BIT(dt))
+                    u += snprintf(dts + u, sizeof dts - (size_t)u, "%s%s", u ? "," : "",
+                                  dtype_name((dtype_t)dt));
+            fprintf(f, "    %-13s %-4s %-19s needs %-16s %s\n", k->name, dev_kind_name(k->dev),
+                    dts, needs, k->about);
         }
     }
 }
@@ -601,6 +606,10 @@ int main(int argc, char **argv)
     run->nmodes = o.nmodes;
     run->baseline = o.baseline;
     run->named_problems = o.nsizes > 0;
+    /* precision: all of a suite's dtypes in full default sweeps; fp32 where
+     * problems are named or the sweep is a smoke run (--quick) */
+    run->dtypes = o.dtypes ? o.dtypes
+                           : (o.nsizes > 0 || o.quick ? DTYPE_BIT(DTYPE_FP32) : DTYPES_FLOAT);
     run->gpu = &r.gpu;
     run->gpu_open = gpu_exec_open;
     run->gpu_recover = gpu_recover_device;

@@ -2,6 +2,7 @@
  * backends are checked against the suite table in main.c). */
 #define _POSIX_C_SOURCE 200809L
 #include "opts.h"
+#include "../ops/dtype.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -23,6 +24,9 @@ void opts_usage(FILE *f)
         "                     matmul N or MxNxK; stream elements; transfer bytes;\n"
         "                     conv mb32ic64ih56oc64kh3ph1; train cnn-b64\n"
         "  --mode LIST        modes to run: host (CPU rows), resident, sync-pinned, ...\n"
+        "  --dtype LIST       precisions of matmul and conv: fp32, tf32, bf16, fp16, or all\n"
+        "                     (default: all in full default sweeps, fp32 with --quick or\n"
+        "                     --sizes); the other suites have one dtype each\n"
         "  --quick            a few small sizes (a smoke run, well under a minute)\n"
         "  --reps N           exactly N timed repetitions per case\n"
         "  --min-time S       keep repeating until S seconds are measured (default 0.25)\n"
@@ -127,12 +131,42 @@ static const opt_def OPTS[] = {
     {"--dump", 1, ACT_RUN, 0},            {"--emulate", 0, ACT_RUN | ACT_INFO, 0},
     {"--device", 1, ACT_RUN, 0},          {"--cuda-sync", 0, ACT_RUN, 0},
     {"--bucket-mb", 1, ACT_RUN, 0},       {"--devices", 1, ACT_RUN, 0},
+    {"--dtype", 1, ACT_RUN, 0},
 };
 enum { NOPTS = (int)(sizeof OPTS / sizeof OPTS[0]) };
 
 /* The options that take a comma list. */
 #define FLAG_LIST(n) (!strcmp(n, "--suite") || !strcmp(n, "--backend") || !strcmp(n, "--sizes") || \
                       !strcmp(n, "--mode"))
+
+/* --dtype LIST: fp32, tf32, bf16, fp16 or all, comma-separated, each once,
+ * into a DTYPE_BIT set. 0, or 2 with one line naming the bad value. */
+static int parse_dtypes(const char *val, unsigned *out, char *err, size_t errcap)
+{
+    const char *q = val;
+    *out = 0;
+    for (;;) {
+        const char *c = strchr(q, ',');
+        size_t len = c ? (size_t)(c - q) : strlen(q);
+        char item[16];
+        int d = -1;
+        if (len > 0 && len < sizeof item) {
+            memcpy(item, q, len);
+            item[len] = '\0';
+            d = strcmp(item, "all") == 0 ? DTYPE_COUNT : dtype_parse(item);
+        }
+        if (d < 0 || d == DTYPE_U8)
+            return fail(err, errcap, "bench: bad --dtype '%s': '%.*s' is not one of fp32, tf32, "
+                        "bf16, fp16, all", val, (int)(len < 24 ? len : 24), q);
+        unsigned bits = d == DTYPE_COUNT ? DTYPES_FLOAT : DTYPE_BIT(d);
+        if (*out & bits)
+            return fail(err, errcap, "bench: --dtype names '%.*s' twice", (int)(len < 24 ? len : 24), q);
+        *out |= bits;
+        if (!c) break;
+        q = c + 1;
+    }
+    return 0;
+}
 
 static int opt_index(const char *name)
 {
@@ -252,6 +286,9 @@ int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap)
                 return fail(err, errcap,
                             "bench: bad --sizes '%s' (a comma list of at most %d problems)", val,
                             OPT_MAX_LIST);
+        } else if (FLAG("--dtype")) {
+            NEED_VAL();
+            if (parse_dtypes(val, &o->dtypes, err, errcap)) return 2;
         } else if (FLAG("--mode")) {
             LIST_VAL(modes_buf);
             if (split_list(modes_buf, o->modes, OPT_MAX_LIST, &o->nmodes))

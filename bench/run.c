@@ -36,8 +36,8 @@ static void fmt_num(char *buf, size_t cap, double v, const char *fmt)
 
 void run_print_summary(const bench_run *r, FILE *f)
 {
-    fprintf(f, "%-9s %-16s %-15s %-12s %-18s %10s %12s %9s %-5s\n", "suite", "case", "shape",
-            "backend", "mode", "median_ms", "throughput", "speedup", "check");
+    fprintf(f, "%-9s %-16s %-15s %-12s %-5s %-18s %10s %12s %9s %-5s\n", "suite", "case",
+            "shape", "backend", "dtype", "mode", "median_ms", "throughput", "speedup", "check");
     for (int i = 0; i < r->nrows; i++) {
         const result_row *w = &r->rows[i];
         char med[24], gf[32], sp[24];
@@ -48,8 +48,8 @@ void run_print_summary(const bench_run *r, FILE *f)
         else if (!isnan(w->gflops)) fmt_num(gf, sizeof gf, w->gflops, "%.4g GFLOP/s");
         else fmt_num(gf, sizeof gf, w->gbps, "%.4g GB/s");
         fmt_num(sp, sizeof sp, w->speedup, "%.3gx");
-        fprintf(f, "%-9s %-16s %-15s %-12s %-18s %10s %12s %9s %-5s%s\n", w->suite,
-                w->case_name, w->shape, w->backend, w->mode, med, gf, sp, w->check,
+        fprintf(f, "%-9s %-16s %-15s %-12s %-5s %-18s %10s %12s %9s %-5s%s\n", w->suite,
+                w->case_name, w->shape, w->backend, w->dtype, w->mode, med, gf, sp, w->check,
                 w->emulated ? " (emulated)" : "");
     }
     int skipped = 0;

@@ -68,8 +68,8 @@ typedef struct gate_run {
     const char *path;
     csv_table *t;
     int idx[COL_COUNT];
-    csv_keys cases;    /* every row by (suite, case, shape, backend, mode) */
-    csv_keys problems; /* every row by (suite, case, shape, backend) */
+    csv_keys cases;    /* every row by (suite, case, shape, backend, dtype, mode) */
+    csv_keys problems; /* every row by (suite, case, shape, backend, dtype) */
     int failed_checks;
 } gate_run;
 
@@ -111,11 +111,13 @@ static double rel_mad(const gate_run *g, int row)
 }
 
 /* The relative noise of a row's speedup: its own MAD and that of the first
- * row of its baseline backend on the same problem with both numbers. */
+ * row of its baseline backend on the same problem with both numbers (at
+ * fp32: every dtype's speedup is against the baseline's fp32 row). */
 static double rel_noise(const gate_run *g, int row)
 {
     const char *f[CSV_KEY_PROBLEM] = {cell(g, row, COL_SUITE), cell(g, row, COL_CASE),
-                                      cell(g, row, COL_SHAPE), cell(g, row, COL_BASELINE)};
+                                      cell(g, row, COL_SHAPE), cell(g, row, COL_BASELINE),
+                                      "fp32"};
     char key[1024];
     double base = 0;
     if (csv_key_join(f, CSV_KEY_PROBLEM, CSV_KEY_SEP, key, sizeof key) == 0)

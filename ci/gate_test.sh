@@ -40,7 +40,7 @@ mkcsv base.csv "Xeon" 12 0.06 pass extra
 mkcsv same.csv "Xeon" 12 0.06 pass extra
 run same.csv base.csv
 [ $rc -eq 0 ] && grep -q 'PASS' <<<"$out" || fail "identical runs: rc $rc: $out"
-grep -q 'square-512/512x512x512/cpu-omp/host .* same' <<<"$out" || fail "identical: verdict same: $out"
+grep -q 'square-512/512x512x512/cpu-omp/fp32/host .* same' <<<"$out" || fail "identical: verdict same: $out"
 grep -q 'cuda-tiled' <<<"$out" && fail "emulated row compared: $out"
 
 mkcsv slow.csv "Xeon" 24 0.12 pass extra
@@ -72,7 +72,7 @@ run failed.csv base.csv
 
 mkcsv fewer.csv "Xeon" 12 0.06
 run fewer.csv base.csv
-[ $rc -eq 1 ] && grep -q 'square-1024/1024x1024x1024/cpu-omp/host .* missing' <<<"$out" \
+[ $rc -eq 1 ] && grep -q 'square-1024/1024x1024x1024/cpu-omp/fp32/host .* missing' <<<"$out" \
   && grep -q 'FAIL' <<<"$out" || fail "a missing case fails by default: rc $rc: $out"
 run fewer.csv base.csv --allow-missing
 [ $rc -eq 0 ] && grep -q 'allowed: --allow-missing' <<<"$out" || fail "--allow-missing lets it pass: rc $rc: $out"
@@ -99,7 +99,7 @@ run skipped.csv base.csv
 # a failed check on a baseline case is named on its line
 mkcsv failedcase.csv "Xeon" 12 0.06 fail extra
 run failedcase.csv base.csv --allow-missing
-[ $rc -eq 1 ] && grep -q 'square-512/512x512x512/cpu-omp/host .* FAILED' <<<"$out" || fail "failed case: rc $rc: $out"
+[ $rc -eq 1 ] && grep -q 'square-512/512x512x512/cpu-omp/fp32/host .* FAILED' <<<"$out" || fail "failed case: rc $rc: $out"
 
 mkcsv other.csv "Another CPU" 24 0.12 pass extra
 run other.csv base.csv
@@ -157,7 +157,7 @@ run base.csv abc.csv
   || fail "min_ms=abc in the baseline: rc $rc: $out"
 { cat base.csv; grep '^matmul,square-512,cpu-omp' base.csv; } > dup.csv
 run dup.csv base.csv
-[ $rc -eq 2 ] && grep -q "dup.csv:8: duplicate case matmul/square-512/512x512x512/cpu-omp/host (also on line 5)" <<<"$out" \
+[ $rc -eq 2 ] && grep -q "dup.csv:8: duplicate case matmul/square-512/512x512x512/cpu-omp/fp32/host (also on line 5)" <<<"$out" \
   || fail "duplicate row: rc $rc: $out"
 
 # 2 x 50k rows: the old gate scanned linearly per row (50k: 40 s); indexed, ~0.3 s
@@ -183,7 +183,7 @@ run base.csv
 # a case run with another thread count is not compared: a warning, --strict fails
 sed 's/^\(matmul,square-512,cpu-omp,host,fp32,512x512x512\),2,/\1,1,/' same.csv > thr.csv
 run thr.csv base.csv
-grep -q 'square-512/512x512x512/cpu-omp/host .*not compared (threads 1, baseline 2)' <<<"$out" \
+grep -q 'square-512/512x512x512/cpu-omp/fp32/host .*not compared (threads 1, baseline 2)' <<<"$out" \
   || fail "thread mismatch not named: $out"
 [ $rc -eq 0 ] && grep -q 'another thread count' <<<"$out" || fail "thread mismatch warns: rc $rc: $out"
 run thr.csv base.csv --strict
@@ -209,8 +209,8 @@ mktrain trainslow.csv 25
 run trainbase.csv trainbase.csv
 [ $rc -eq 0 ] && grep -q '2 same' <<<"$out" || fail "train rows: two shapes of one case, both compared: rc $rc: $out"
 run trainslow.csv trainbase.csv
-[ $rc -eq 1 ] && grep -q 'train/cnn/cnn-b64/cpu-omp/host .* SLOWER' <<<"$out" \
-  && grep -q 'train/cnn/cnn-b16/cpu-omp/host .* same' <<<"$out" \
+[ $rc -eq 1 ] && grep -q 'train/cnn/cnn-b64/cpu-omp/fp32/host .* SLOWER' <<<"$out" \
+  && grep -q 'train/cnn/cnn-b16/cpu-omp/fp32/host .* same' <<<"$out" \
   || fail "train: the slower batch alone fails: rc $rc: $out"
 
 # input is bounded: a folder, a device, a FIFO are refused before a byte is
@@ -239,7 +239,7 @@ runl longline.csv base.csv
   || fail "a 17 MB line: rc $rc: $out"
 { printf '\xEF\xBB\xBF'; cat same.csv; } > bom.csv
 runl bom.csv base.csv
-[ $rc -eq 0 ] && grep -q 'square-512/512x512x512/cpu-omp/host .* same' <<<"$out" || fail "a BOM: rc $rc: $out"
+[ $rc -eq 0 ] && grep -q 'square-512/512x512x512/cpu-omp/fp32/host .* same' <<<"$out" || fail "a BOM: rc $rc: $out"
 sed '3s/,note,/,speedup,/' base.csv > dupcol.csv
 runl base.csv dupcol.csv
 [ $rc -eq 2 ] && grep -qx "gate: dupcol.csv:3: column 'speedup' is named twice in the header (columns 16 and 30)" \

@@ -20,11 +20,10 @@
  * output size equals conv_out_dim's.
  */
 #include "conv_cpu.h"
-#include "errmsg.h"
+#include "onednn_common.h"
 
-#include <dnnl.h>
-#include <dnnl_debug.h>
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,24 +39,14 @@ typedef struct plan_arg {
 
 typedef struct plan {
     int valid, threads;
+    dtype_t dt;
     conv_dims d;
     dnnl_primitive_t conv;
     int nargs;
     plan_arg a[MAX_ARGS];
 } plan;
 
-static dnnl_engine_t g_engine;
-static dnnl_stream_t g_stream;
 static plan g_plans[CONV_NDIRS];
-
-#define DNNL_TRY(call)                                                                     \
-    do {                                                                                   \
-        dnnl_status_t st_ = (call);                                                        \
-        if (st_ != dnnl_success) {                                                         \
-            err_set("cpu-onednn: %s failed: %s", #call, dnnl_status2str(st_));             \
-            goto fail;                                                                     \
-        }                                                                                  \
-    } while (0)
 
 static void plan_free(plan *p)
 {
@@ -70,26 +59,18 @@ static void plan_free(plan *p)
     memset(p, 0, sizeof *p);
 }
 
-static void onednn_release(void)
+static void plans_release(void)
 {
     for (int i = 0; i < CONV_NDIRS; i++) plan_free(&g_plans[i]);
-    if (g_stream) dnnl_stream_destroy(g_stream);
-    if (g_engine) dnnl_engine_destroy(g_engine);
-    g_stream = NULL;
-    g_engine = NULL;
 }
 
 static int engine_ready(void)
 {
-    if (g_engine) return 0;
-    DNNL_TRY(dnnl_engine_create(&g_engine, dnnl_cpu, 0));
-    DNNL_TRY(dnnl_stream_create(&g_stream, g_engine, dnnl_stream_default_flags));
-    atexit(onednn_release);
+    static int once;
+    if (onednn_ready()) return -1;
+    if (!once) atexit(plans_release); /* runs before the engine's release */
+    once = 1;
     return 0;
-fail:
-    if (g_engine) dnnl_engine_destroy(g_engine);
-    g_engine = NULL;
-    return -1;
 }
 
 /* Adds argument `id` with plain layout `user_md`; the primitive wants
@@ -101,16 +82,16 @@ static int plan_add(plan *p, int id, int out, const dnnl_memory_desc_t *user_md,
     dnnl_primitive_desc_t rpd = NULL;
     a->id = id;
     a->out = out;
-    DNNL_TRY(dnnl_memory_create(&a->user, user_md, g_engine, NULL));
+    DNNL_TRY(dnnl_memory_create(&a->user, user_md, onednn_engine, NULL));
     if (dnnl_memory_desc_equal(user_md, prim_md)) {
         a->prim = a->user;
         return 0;
     }
-    DNNL_TRY(dnnl_memory_create(&a->prim, prim_md, g_engine, DNNL_MEMORY_ALLOCATE));
+    DNNL_TRY(dnnl_memory_create(&a->prim, prim_md, onednn_engine, DNNL_MEMORY_ALLOCATE));
     if (out)
-        DNNL_TRY(dnnl_reorder_primitive_desc_create(&rpd, prim_md, g_engine, user_md, g_engine, NULL));
+        DNNL_TRY(dnnl_reorder_primitive_desc_create(&rpd, prim_md, onednn_engine, user_md, onednn_engine, NULL));
     else
-        DNNL_TRY(dnnl_reorder_primitive_desc_create(&rpd, user_md, g_engine, prim_md, g_engine, NULL));
+        DNNL_TRY(dnnl_reorder_primitive_desc_create(&rpd, user_md, onednn_engine, prim_md, onednn_engine, NULL));
     DNNL_TRY(dnnl_primitive_create(&a->reorder, rpd));
     dnnl_primitive_desc_destroy(rpd);
     return 0;
@@ -124,9 +105,10 @@ static void set_dims(dnnl_dims_t v, long a, long b, long c, long d)
     v[0] = a, v[1] = b, v[2] = c, v[3] = d;
 }
 
-/* Creates the plan of direction dir for d (in g_plans[dir]). */
-static int plan_build(plan *p, const conv_dims *d, conv_dir dir)
+/* Creates the plan of direction dir for d at dtype dt (in g_plans[dir]). */
+static int plan_build(plan *p, const conv_dims *d, conv_dir dir, dtype_t dt)
 {
+    const dnnl_data_type_t t = onednn_dt(dt);
     dnnl_memory_desc_t x_md, w_md, b_md, y_md, x_any, w_any, y_any;
     dnnl_convolution_desc_t fd, bd;
     dnnl_primitive_desc_t fpd = NULL, pd = NULL;
@@ -137,30 +119,30 @@ static int plan_build(plan *p, const conv_dims *d, conv_dir dir)
     set_dims(wd, d->K, d->C, d->R, d->S);
     set_dims(yd, d->N, d->K, d->P, d->Q);
     plan_free(p);
-    DNNL_TRY(dnnl_memory_desc_init_by_tag(&x_md, 4, xd, dnnl_f32, dnnl_nchw));
-    DNNL_TRY(dnnl_memory_desc_init_by_tag(&w_md, 4, wd, dnnl_f32, dnnl_oihw));
-    DNNL_TRY(dnnl_memory_desc_init_by_tag(&b_md, 1, bdim, dnnl_f32, dnnl_x));
-    DNNL_TRY(dnnl_memory_desc_init_by_tag(&y_md, 4, yd, dnnl_f32, dnnl_nchw));
-    DNNL_TRY(dnnl_memory_desc_init_by_tag(&x_any, 4, xd, dnnl_f32, dnnl_format_tag_any));
-    DNNL_TRY(dnnl_memory_desc_init_by_tag(&w_any, 4, wd, dnnl_f32, dnnl_format_tag_any));
-    DNNL_TRY(dnnl_memory_desc_init_by_tag(&y_any, 4, yd, dnnl_f32, dnnl_format_tag_any));
+    DNNL_TRY(dnnl_memory_desc_init_by_tag(&x_md, 4, xd, t, dnnl_nchw));
+    DNNL_TRY(dnnl_memory_desc_init_by_tag(&w_md, 4, wd, t, dnnl_oihw));
+    DNNL_TRY(dnnl_memory_desc_init_by_tag(&b_md, 1, bdim, t, dnnl_x));
+    DNNL_TRY(dnnl_memory_desc_init_by_tag(&y_md, 4, yd, t, dnnl_nchw));
+    DNNL_TRY(dnnl_memory_desc_init_by_tag(&x_any, 4, xd, t, dnnl_format_tag_any));
+    DNNL_TRY(dnnl_memory_desc_init_by_tag(&w_any, 4, wd, t, dnnl_format_tag_any));
+    DNNL_TRY(dnnl_memory_desc_init_by_tag(&y_any, 4, yd, t, dnnl_format_tag_any));
     /* the forward descriptor: the primitive itself, or the backward ones' hint */
     DNNL_TRY(dnnl_convolution_forward_desc_init(&fd, dnnl_forward_training, dnnl_convolution_direct,
                                                 &x_any, &w_any, &b_md, &y_any, strides, pad_l,
                                                 pad_r));
-    DNNL_TRY(dnnl_primitive_desc_create(&fpd, &fd, NULL, g_engine, NULL));
+    DNNL_TRY(dnnl_primitive_desc_create(&fpd, &fd, NULL, onednn_engine, NULL));
     if (dir == CONV_FWD) {
         pd = fpd;
         fpd = NULL;
     } else if (dir == CONV_BWD_DATA) {
         DNNL_TRY(dnnl_convolution_backward_data_desc_init(&bd, dnnl_convolution_direct, &x_any,
                                                           &w_any, &y_any, strides, pad_l, pad_r));
-        DNNL_TRY(dnnl_primitive_desc_create(&pd, &bd, NULL, g_engine, fpd));
+        DNNL_TRY(dnnl_primitive_desc_create(&pd, &bd, NULL, onednn_engine, fpd));
     } else {
         DNNL_TRY(dnnl_convolution_backward_weights_desc_init(&bd, dnnl_convolution_direct, &x_any,
                                                              &w_any, &b_md, &y_any, strides,
                                                              pad_l, pad_r));
-        DNNL_TRY(dnnl_primitive_desc_create(&pd, &bd, NULL, g_engine, fpd));
+        DNNL_TRY(dnnl_primitive_desc_create(&pd, &bd, NULL, onednn_engine, fpd));
     }
 #define Q(what) dnnl_primitive_desc_query_md(pd, what, 0)
     if (dir == CONV_FWD) {
@@ -186,6 +168,7 @@ static int plan_build(plan *p, const conv_dims *d, conv_dir dir)
     dnnl_primitive_desc_destroy(pd);
     if (fpd) dnnl_primitive_desc_destroy(fpd);
     p->d = *d;
+    p->dt = dt;
     p->threads = omp_get_max_threads();
     p->valid = 1;
     return 0;
@@ -196,13 +179,14 @@ fail:
     return -1;
 }
 
-static plan *plan_get(const conv_dims *d, conv_dir dir)
+static plan *plan_get(const conv_dims *d, conv_dir dir, dtype_t dt)
 {
     plan *p = &g_plans[dir];
     if (engine_ready()) return NULL;
-    if (p->valid && p->threads == omp_get_max_threads() && memcmp(&p->d, d, sizeof *d) == 0)
+    if (p->valid && p->threads == omp_get_max_threads() && p->dt == dt &&
+        memcmp(&p->d, d, sizeof *d) == 0)
         return p;
-    return plan_build(p, d, dir) ? NULL : p;
+    return plan_build(p, d, dir, dt) ? NULL : p;
 }
 
 /* Runs the plan on our pointers (in argument order). */
@@ -214,28 +198,28 @@ static int plan_exec(plan *p, void *const *ptr)
         DNNL_TRY(dnnl_memory_set_data_handle(a->user, ptr[i]));
         if (a->reorder && !a->out) {
             dnnl_exec_arg_t r[2] = {{DNNL_ARG_FROM, a->user}, {DNNL_ARG_TO, a->prim}};
-            DNNL_TRY(dnnl_primitive_execute(a->reorder, g_stream, 2, r));
+            DNNL_TRY(dnnl_primitive_execute(a->reorder, onednn_stream, 2, r));
         }
         args[i].arg = a->id;
         args[i].memory = a->prim;
     }
-    DNNL_TRY(dnnl_primitive_execute(p->conv, g_stream, p->nargs, args));
+    DNNL_TRY(dnnl_primitive_execute(p->conv, onednn_stream, p->nargs, args));
     for (int i = 0; i < p->nargs; i++) {
         plan_arg *a = &p->a[i];
         if (a->reorder && a->out) {
             dnnl_exec_arg_t r[2] = {{DNNL_ARG_FROM, a->prim}, {DNNL_ARG_TO, a->user}};
-            DNNL_TRY(dnnl_primitive_execute(a->reorder, g_stream, 2, r));
+            DNNL_TRY(dnnl_primitive_execute(a->reorder, onednn_stream, 2, r));
         }
     }
-    DNNL_TRY(dnnl_stream_wait(g_stream));
+    DNNL_TRY(dnnl_stream_wait(onednn_stream));
     return 0;
 fail:
     return -1;
 }
 
-static int run(const conv_dims *d, conv_dir dir, void *const *ptr)
+static int run(const conv_dims *d, conv_dir dir, dtype_t dt, void *const *ptr)
 {
-    plan *p = plan_get(d, dir);
+    plan *p = plan_get(d, dir, dt);
     return p ? plan_exec(p, ptr) : -1;
 }
 
@@ -244,7 +228,7 @@ static int onednn_fwd(const conv_dims *d, const float *x, const float *w, const 
 {
     void *ptr[] = {(void *)x, (void *)w, (void *)b, y};
     (void)ws, (void)stream;
-    return run(d, CONV_FWD, ptr);
+    return run(d, CONV_FWD, DTYPE_FP32, ptr);
 }
 
 static int onednn_bwd_data(const conv_dims *d, const float *dy, const float *w, float *dx,
@@ -252,7 +236,7 @@ static int onednn_bwd_data(const conv_dims *d, const float *dy, const float *w, 
 {
     void *ptr[] = {(void *)dy, (void *)w, dx};
     (void)ws, (void)stream;
-    return run(d, CONV_BWD_DATA, ptr);
+    return run(d, CONV_BWD_DATA, DTYPE_FP32, ptr);
 }
 
 static int onednn_bwd_filter(const conv_dims *d, const float *x, const float *dy, float *dw,
@@ -260,8 +244,58 @@ static int onednn_bwd_filter(const conv_dims *d, const float *x, const float *dy
 {
     void *ptr[] = {(void *)x, (void *)dy, dw, db};
     (void)ws, (void)stream;
-    return run(d, CONV_BWD_FILTER, ptr);
+    return run(d, CONV_BWD_FILTER, DTYPE_FP32, ptr);
+}
+
+/* bf16 and fp16: the same primitives on tensors of that type (oneDNN
+ * accumulates in fp32 and rounds each output once). */
+static int onednn_fwd_dt(dtype_t dt, const conv_dims *d, const void *x, const void *w,
+                         const void *b, void *y, void *ws, void *stream)
+{
+    void *ptr[] = {(void *)x, (void *)w, (void *)b, y};
+    (void)ws, (void)stream;
+    return run(d, CONV_FWD, dt, ptr);
+}
+
+static int onednn_bwd_data_dt(dtype_t dt, const conv_dims *d, const void *dy, const void *w,
+                              void *dx, void *ws, void *stream)
+{
+    void *ptr[] = {(void *)dy, (void *)w, dx};
+    (void)ws, (void)stream;
+    return run(d, CONV_BWD_DATA, dt, ptr);
+}
+
+static int onednn_bwd_filter_dt(dtype_t dt, const conv_dims *d, const void *x, const void *dy,
+                                void *dw, void *db, void *ws, void *stream)
+{
+    void *ptr[] = {(void *)x, (void *)dy, dw, db};
+    (void)ws, (void)stream;
+    return run(d, CONV_BWD_FILTER, dt, ptr);
+}
+
+const char *conv_onednn_dt_skip(dtype_t dt)
+{
+    /* a small layer in each direction: oneDNN has the dtype on this CPU, or not */
+    static int probed[DTYPE_COUNT];
+    static char why[DTYPE_COUNT][200];
+    if (dt == DTYPE_FP32) return NULL;
+    if (!probed[dt]) {
+        conv_dims d = {2, 16, 8, 8, 16, 3, 3, 1, 1, 1, 1, 8, 8};
+        probed[dt] = 1;
+        for (int dir = 0; dir < CONV_NDIRS && !why[dt][0]; dir++) {
+            err_clear();
+            if (!plan_get(&d, (conv_dir)dir, dt))
+                snprintf(why[dt], sizeof why[dt], "oneDNN %d.%d has no %s convolution on this CPU "
+                         "(%s)", dnnl_version()->major, dnnl_version()->minor, dtype_name(dt),
+                         strrchr(err_get(), ':') ? strrchr(err_get(), ':') + 2 : err_get());
+        }
+        for (int dir = 0; dir < CONV_NDIRS; dir++) plan_free(&g_plans[dir]);
+        err_clear();
+    }
+    return why[dt][0] ? why[dt] : NULL;
 }
 
 const conv_ops CONV_OPS_CPU_ONEDNN = {
-    .fwd = onednn_fwd, .bwd_data = onednn_bwd_data, .bwd_filter = onednn_bwd_filter};
+    .fwd = onednn_fwd, .bwd_data = onednn_bwd_data, .bwd_filter = onednn_bwd_filter,
+    .fwd_dt = onednn_fwd_dt, .bwd_data_dt = onednn_bwd_data_dt,
+    .bwd_filter_dt = onednn_bwd_filter_dt};

@@ -61,6 +61,21 @@ int gemm_cpu_omp_dt(dtype_t dt, int M, int N, int K, const void *A, int lda, con
 /* The path gemm_cpu_omp_dt takes for dt on this CPU, for the row's note:
  * e.g. "avx512-bf16 vdpbf16ps", "amx-bf16 tdpbf16ps", "f16c convert + fp32 fma". */
 const char *gemm_cpu_omp_dt_path(dtype_t dt);
+/* oneDNN's matmul primitive (cpu-onednn; only in builds that found oneDNN):
+ * fp32 (alpha 1, beta 0: what the suite asks), bf16 and fp16. */
+int gemm_cpu_onednn(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
+                    int ldb, float beta, float *C, int ldc);
+int gemm_cpu_onednn_dt(dtype_t dt, int M, int N, int K, const void *A, int lda, const void *B,
+                       int ldb, void *C, int ldc);
+/* Why oneDNN cannot run dt's matmul / convolution on this CPU (a primitive of
+ * that type could not be created), or NULL. */
+const char *gemm_onednn_dt_skip(dtype_t dt);
+const char *conv_onednn_dt_skip(dtype_t dt);
+/* OpenBLAS cblas_sbgemm at bf16, where the installed library exports it
+ * (looked up at run time; gemm_blas_dt_skip says why not). */
+int gemm_cpu_blas_dt(dtype_t dt, int M, int N, int K, const void *A, int lda, const void *B,
+                     int ldb, void *C, int ldc);
+const char *gemm_blas_dt_skip(dtype_t dt);
 /* OpenBLAS cblas_sgemm. */
 int gemm_cpu_blas(int M, int N, int K, float alpha, const float *A, int lda,
                   const float *B, int ldb, float beta, float *C, int ldc);

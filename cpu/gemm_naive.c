@@ -1,5 +1,6 @@
 /* cpu/gemm_naive.c - the readable reference GEMM (see gemm_cpu.h). */
 #include "gemm_cpu.h"
+#include "errmsg.h"
 
 double gemm_ref_element(int i, int j, int K, double alpha, const float *A, int lda,
                         const float *B, int ldb, double beta, float c_old)
@@ -19,6 +20,27 @@ int gemm_cpu_naive(int M, int N, int K, float alpha, const float *A, int lda,
         for (int j = 0; j < N; j++) {
             float *c = &C[(long)i * ldc + j];
             *c = (float)gemm_ref_element(i, j, K, alpha, A, lda, B, ldb, beta, *c);
+        }
+    return 0;
+}
+
+/* The reference at dt: each product from the dtype's values (tf32: the
+ * floats rounded to tf32), summed in double, the element rounded once. */
+int gemm_cpu_naive_dt(dtype_t dt, int M, int N, int K, const void *A, int lda, const void *B,
+                      int ldb, void *C, int ldc)
+{
+    if (dt != DTYPE_TF32 && !dtype_is_16bit(dt)) {
+        err_set("cpu-naive: no %s GEMM entry point (fp32 has its own)", dtype_name(dt));
+        return -1;
+    }
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            double acc = 0.0;
+            for (int k = 0; k < K; k++) {
+                float a = dtype_get(dt, A, (size_t)i * lda + k), b = dtype_get(dt, B, (size_t)k * ldb + j);
+                acc += (double)dtype_round(dt, a) * (double)dtype_round(dt, b);
+            }
+            dtype_set_d(dt, C, (size_t)i * ldc + j, acc);
         }
     return 0;
 }

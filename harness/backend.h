@@ -1,15 +1,20 @@
 /* harness/backend.h - one row of the backend registry.
  *
  * Every backend of every suite is one row of BACKENDS[] (suites/registry.c):
- * its name, the operation it implements, where it runs, its dtype, its entry
- * point, what it needs and one line for --list. --list, validation, the runner,
+ * its name, the operation it implements, where it runs, the dtypes it runs, its
+ * entry points, what it needs and one line for --list. --list, validation, the runner,
  * the tests and the report derive everything from these rows; a name carries
  * no meaning (no "cpu-" prefix test anywhere): the device kind is a field.
  *
  * Names: `device-variant` on the command line and in the CSV (cpu-omp,
  * cuda-tiled), `op_device_variant` in code (gemm_cpu_omp, gemm_cuda_tiled).
  * Library peers are named for the library: cpu-blas (OpenBLAS), cublas,
- * cublas-tf32, cudnn, cpu-onednn.
+ * cudnn, cpu-onednn.
+ *
+ * Dtypes (ops/dtype.h): a row lists every dtype it runs; fn is its fp32 (or
+ * u8) entry point, fn_dt (or the ops table's *_dt entries) its reduced-
+ * precision one, taking the dtype. A dtype of the suite that a row lacks, or
+ * that dt_skip says this machine cannot run, is a skip row saying why.
  */
 #ifndef HARNESS_BACKEND_H
 #define HARNESS_BACKEND_H
@@ -49,8 +54,9 @@ typedef struct backend_def {
     const char *name;         /* device-variant */
     const char *op;           /* the operation: "gemm", "stream", "copy" */
     dev_kind dev;
-    dtype_t dtype;            /* what its result is checked as */
-    backend_entry fn;
+    unsigned dtypes;          /* DTYPE_BIT set of the dtypes it runs */
+    backend_entry fn;         /* fp32 (u8) entry point */
+    backend_entry fn_dt;      /* reduced precision (gemm_dt_fn, ...); NULL: none */
     unsigned needs;
     unsigned flags;
     double default_max_flops; /* default sweeps skip larger problems (0: none) */
@@ -59,7 +65,20 @@ typedef struct backend_def {
      * direction; a training step: its op table) point here instead of fn;
      * NULL in a build that lacks them. */
     const void *ops;
+    /* Optional: why this machine or build cannot run dtype dt, which the row
+     * lists (a library without the routine, a CPU without the instructions);
+     * NULL: it can. */
+    const char *(*dt_skip)(dtype_t dt);
+    /* Optional: the code path dt takes here, for the row's note ("avx512-bf16
+     * vdpbf16ps"); NULL: nothing to say. */
+    const char *(*dt_path)(dtype_t dt);
 } backend_def;
+
+/* The dtype a row of an operation without a dtype axis runs (its only one). */
+dtype_t backend_dtype(const backend_def *b);
+/* Why b does not run dt here (a skip row's note, written to out), or NULL
+ * when it does. */
+const char *backend_dt_skip(const backend_def *b, dtype_t dt, char *out, size_t cap);
 
 /* Whether this build has the backend's code (GPU rows lack it without a GPU layer). */
 int backend_present(const backend_def *b);

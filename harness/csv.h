@@ -125,9 +125,9 @@ int csv_validate(const csv_table *t, const int *idx, const char *path, char *err
 csv_table *csv_read_results(const char *path, int *idx, const int *required, int nrequired,
                             char *err, size_t errcap);
 
-/* A case key: suite, case, shape, backend, mode joined by a separator. The
+/* A case key: suite, case, shape, backend, dtype, mode joined by a separator. The
  * first CSV_KEY_PROBLEM columns name one backend's problem (no mode). */
-enum { CSV_KEY_PROBLEM = 4, CSV_KEY_CASE = 5 };
+enum { CSV_KEY_PROBLEM = 5, CSV_KEY_CASE = 6 };
 #define CSV_KEY_SEP '\x1f'
 /* Joins n fields with sep into out; 0, or -1 when it does not fit. */
 int csv_key_join(const char *const *fields, int n, char sep, char *out, size_t cap);

@@ -11,8 +11,10 @@
 #include <string.h>
 
 /* The columns that name a case, in key order; the first CSV_KEY_PROBLEM name
- * the problem a backend ran (suite, case, shape, backend), the last the mode. */
-static const int KEY_COLS[CSV_KEY_CASE] = {COL_SUITE, COL_CASE, COL_SHAPE, COL_BACKEND, COL_MODE};
+ * the problem a backend ran (suite, case, shape, backend, dtype), the last the
+ * mode. */
+static const int KEY_COLS[CSV_KEY_CASE] = {COL_SUITE, COL_CASE, COL_SHAPE, COL_BACKEND, COL_DTYPE,
+                                            COL_MODE};
 
 int csv_require(const csv_table *t, const int *idx, const int *cols, int n, const char *path,
                 char *err, size_t errcap)

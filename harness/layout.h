@@ -25,6 +25,7 @@
 #define HARNESS_LAYOUT_H
 
 #include <stddef.h>
+#include "../ops/dtype.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -43,6 +44,12 @@ typedef struct case_buf {
     buf_role role;
     buf_split split;
     size_t bytes;
+    /* Typed buffers (layout_add_dt): the dtype and the element count. The
+     * runner fills a 16-bit one (bf16, fp16) in fp32 and converts it once;
+     * untyped ones (layout_add: bytes, u8, ints) are filled as they are. */
+    int typed;
+    dtype_t dtype;
+    size_t count;
     int keep;       /* OUT only: device-resident in every mode (see above) */
 } case_buf;
 
@@ -61,8 +68,11 @@ typedef struct case_layout {
                              * every step (a step suite's loss); 0: none */
 } case_layout;
 
-/* Adds a buffer; returns its index. */
+/* Adds an untyped buffer of `bytes`; returns its index. */
 int layout_add(case_layout *l, const char *name, buf_role role, buf_split split, size_t bytes);
+/* Adds a buffer of `count` elements of dtype dt; returns its index. */
+int layout_add_dt(case_layout *l, const char *name, buf_role role, buf_split split, dtype_t dt,
+                  size_t count);
 
 #ifdef __cplusplus
 }

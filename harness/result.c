@@ -11,7 +11,7 @@ void result_row_init(result_row *r)
     memset(r, 0, sizeof *r);
     r->median_ms = r->min_ms = r->max_ms = r->mad_ms = NAN;
     r->gflops = r->gbps = r->speedup = NAN;
-    r->max_abs_err = r->rel_err = r->tolerance = NAN;
+    r->max_abs_err = r->rel_err = r->tolerance = r->accuracy_lost = NAN;
     r->h2d_ms = r->compute_ms = r->d2h_ms = r->overlap_eff = NAN;
     r->peak_dev_mb = r->alloc_ms = r->bytes = r->flops = r->samples_per_s = NAN;
     r->comm_ms = r->scaling_eff = r->busbw_gbps = NAN;

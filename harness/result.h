@@ -24,6 +24,7 @@ typedef struct result_row {
     char baseline[32];  /* backend the speedup is against ("" when none) */
     double speedup;     /* baseline median / this median */
     double max_abs_err, rel_err, tolerance;
+    double accuracy_lost;   /* rel_err against the unrounded inputs' reference */
     char check[8];      /* pass | fail | skip */
     char device[128];   /* CPU model or GPU name */
     int emulated;       /* 1 when run on the CUDA host emulator */

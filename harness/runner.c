@@ -53,9 +53,17 @@ typedef struct case_data {
     int nsets;
     void *buf[MAX_SETS][LAYOUT_MAX_BUFS];   /* IN buffers per set; others shared */
     void *init[LAYOUT_MAX_BUFS];            /* INOUT: the initial state */
-    void *ref;
+    void *ref;          /* from the inputs as the case holds them (rounded to its dtype) */
+    void *ref_exact;    /* reduced dtypes: from the unrounded fp32 inputs (accuracy_lost) */
     int ok;
 } case_data;
+
+/* Whether typed buffer b holds a reduced dtype whose inputs are rounded:
+ * filled in fp32 and converted (16-bit), or rounded inside the product (tf32). */
+static int rounded_buf(const case_buf *b)
+{
+    return b->typed && (dtype_is_16bit(b->dtype) || b->dtype == DTYPE_TF32);
+}
 
 static int in_sets(const case_layout *l, double llc_bytes)
 {
@@ -76,6 +84,9 @@ double runner_case_bytes(const suite_def *s, const problem *p, double llc_bytes,
     double bytes = l.ref_bytes;
     for (int i = 0; i < l.nbufs; i++) {
         double b = (double)l.buf[i].bytes;
+        /* a reduced dtype: fp32 staging of its inputs, and a second reference */
+        if (rounded_buf(&l.buf[i]) && l.buf[i].role != ROLE_OUT)
+            bytes += 4.0 * (double)l.buf[i].count + l.ref_bytes;
         /* IN: every set; INOUT: the buffer and its initial state; a GPU mode's
          * pinned or pageable host copies: one more of everything (gpu) */
         bytes += b * (l.buf[i].role == ROLE_IN ? nsets : l.buf[i].role == ROLE_INOUT ? 2 : 1);
@@ -98,6 +109,7 @@ static void data_free(const suite_def *s, case_data *d)
         free(d->init[i]);
     }
     if (d->ref) s->ref_free(d->ref);
+    if (d->ref_exact) s->ref_free(d->ref_exact);
     memset(d, 0, sizeof *d);
 }
 
@@ -114,12 +126,48 @@ static int data_build(const runner *r, const suite_def *s, const problem *p, cas
         for (int k = sets; k < d->nsets; k++) d->buf[k][i] = d->buf[0][i];
         if (b->role == ROLE_INOUT && !(d->init[i] = alloc_bytes(b->bytes))) return -1;
     }
+    /* fill writes floats: a reduced dtype's inputs go through fp32 staging,
+     * rounded (and for 16-bit buffers converted) once */
+    void *stage[LAYOUT_MAX_BUFS] = {0};
+    int reduced = 0;
+    for (int i = 0; i < d->l.nbufs; i++) {
+        const case_buf *b = &d->l.buf[i];
+        if (!rounded_buf(b) || b->role == ROLE_OUT || b->role == ROLE_SCRATCH) continue;
+        reduced = 1;
+        if (!(stage[i] = alloc_bytes(b->count * sizeof(float)))) goto oom;
+    }
     /* set 0 last, so shared INOUT buffers end with set 0's state */
-    for (int k = d->nsets - 1; k >= 0; k--) s->fill(p, k, d->buf[k]);
-    for (int i = 0; i < d->l.nbufs; i++)
+    for (int k = d->nsets - 1; k >= 0; k--) {
+        void *to[LAYOUT_MAX_BUFS];
+        for (int i = 0; i < d->l.nbufs; i++) to[i] = stage[i] ? stage[i] : d->buf[k][i];
+        s->fill(p, k, to);
+        if (k == 0 && reduced && !(d->ref_exact = s->ref_build(p, to))) goto oom;
+        for (int i = 0; i < d->l.nbufs; i++) {
+            const case_buf *b = &d->l.buf[i];
+            float *f = (float *)stage[i];
+            if (!f) continue;
+            if (b->dtype == DTYPE_TF32) { /* fp32 storage: the backend rounds in the product */
+                memcpy(d->buf[k][i], f, b->count * sizeof(float));
+                for (size_t e = 0; e < b->count; e++) f[e] = dtype_tf32_round(f[e]);
+            } else {
+                for (size_t e = 0; e < b->count; e++) {
+                    dtype_set(b->dtype, d->buf[k][i], e, f[e]);
+                    f[e] = dtype_get(b->dtype, d->buf[k][i], e);
+                }
+            }
+        }
+        /* the reference sees the inputs exactly as the case holds them */
+        if (k == 0 && !(d->ref = s->ref_build(p, to))) goto oom;
+    }
+    for (int i = 0; i < d->l.nbufs; i++) {
+        free(stage[i]);
+        stage[i] = NULL;
         if (d->init[i]) memcpy(d->init[i], d->buf[0][i], d->l.buf[i].bytes);
-    d->ref = s->ref_build(p, d->buf[0]);
-    return d->ref ? 0 : -1;
+    }
+    return 0;
+oom:
+    for (int i = 0; i < d->l.nbufs; i++) free(stage[i]);
+    return -1;
 }
 
 /* ---- CPU cases ------------------------------------------------------------ */
@@ -193,6 +241,60 @@ static void plant_fault(const backend_def *b, const case_layout *l, void **host)
             ((unsigned char *)host[i])[at + 3] ^= 0x40;
             return;
         }
+}
+
+/* The planted faults of reduced precision (tests), on the first output of
+ * the case's dtype, after the checked run:
+ *   BENCH_PLANT_ULP=<backend>  one element one ulp further from zero (the
+ *                              first whose fraction is neither all ones nor 0);
+ *   BENCH_PLANT_FP32=<backend> the outputs replaced by what the backend's
+ *                              fp32 entry point computes from the unrounded
+ *                              inputs, rounded to the dtype: a kernel that
+ *                              silently multiplies in fp32 (CPU backends with
+ *                              an fp32 entry point).
+ * 0, or -1 with err_set. Nothing unless a variable names the backend. */
+static int plant_reduced(const runner *r, const suite_def *s, const backend_def *b,
+                         const problem *p, const case_data *d, void **host)
+{
+    const char *ulp = getenv("BENCH_PLANT_ULP"), *f32 = getenv("BENCH_PLANT_FP32");
+    int out = -1;
+    (void)r;
+    for (int i = 0; i < d->l.nbufs && out < 0; i++)
+        if (d->l.buf[i].role == ROLE_OUT && d->l.buf[i].typed && host[i]) out = i;
+    if (out < 0 || !dtype_is_16bit(p->dtype)) return 0;
+    const case_buf *ob = &d->l.buf[out];
+    if (ulp && strcmp(ulp, b->name) == 0) {
+        uint16_t *h = (uint16_t *)host[out];
+        int man = p->dtype == DTYPE_BF16 ? 7 : 10;
+        uint16_t all = (uint16_t)((1u << man) - 1);
+        for (size_t e = 0; e < ob->count; e++)
+            if ((h[e] & all) != all && (h[e] & all) != 0) {
+                h[e]++; /* the next value away from zero */
+                break;
+            }
+    }
+    if (f32 && strcmp(f32, b->name) == 0 && b->dev == DEV_CPU && b->fn) {
+        /* the unrounded inputs again (fill is seeded: set 0 as it was) */
+        problem p32 = *p;
+        case_layout l32;
+        void *buf[LAYOUT_MAX_BUFS] = {0};
+        int rc = -1;
+        p32.dtype = DTYPE_FP32;
+        memset(&l32, 0, sizeof l32);
+        s->layout(&p32, &l32);
+        for (int i = 0; i < l32.nbufs; i++)
+            if (!(buf[i] = alloc_bytes(l32.buf[i].bytes))) goto done;
+        s->fill(&p32, 0, buf);
+        if (s->cpu_run(b, &p32, buf)) goto done;
+        for (size_t e = 0; e < ob->count; e++)
+            dtype_set(p->dtype, host[out], e, ((const float *)buf[out])[e]);
+        rc = 0;
+    done:
+        for (int i = 0; i < l32.nbufs; i++) free(buf[i]);
+        if (rc) err_set("BENCH_PLANT_FP32: the fp32 run of %s failed", b->name);
+        return rc;
+    }
+    return 0;
 }
 
 /* Appends the case note (case_note_set) to the row's note, once, and clears it. */
@@ -376,7 +478,17 @@ static void exec_case(runner *r, const suite_def *s, const backend_def *b, const
         if (s->steps > 0) trace_add(row, &d->l, host);
         if (step >= steps) continue;   /* --steps: the trace goes on, unchecked */
         if (step == 0) plant_fault(b, &d->l, host);
-        check_result cr = s->check(p, d->ref, step, b->dtype, host, why, sizeof why);
+        if (step == 0 && plant_reduced(r, s, b, p, d, host)) {
+            row_fail(row, "error: %s", err_get());
+            return;
+        }
+        check_result cr = s->check(p, d->ref, step, p->dtype, host, why, sizeof why);
+        if (step == 0) { /* the accuracy given up: against the unrounded inputs' reference */
+            char ignored[200];
+            row->accuracy_lost = d->ref_exact
+                ? s->check(p, d->ref_exact, 0, p->dtype, host, ignored, sizeof ignored).rel_err
+                : cr.rel_err;
+        }
         note_take(row); /* what the check saw (near-ties it replayed) */
         if (ex->agree) { /* every replica takes part, whatever its own check said */
             char differ[200] = "";
@@ -451,7 +563,8 @@ static void row_start(const runner *r, result_row *row, const suite_def *s, cons
     snprintf(row->case_name, sizeof row->case_name, "%s", p ? p->name : "-");
     snprintf(row->backend, sizeof row->backend, "%s", b->name);
     snprintf(row->mode, sizeof row->mode, "%s", mode);
-    snprintf(row->dtype, sizeof row->dtype, "%s", dtype_name(b->dtype));
+    snprintf(row->dtype, sizeof row->dtype, "%s",
+             dtype_name(s->dtypes && p ? p->dtype : backend_dtype(b)));
     snprintf(row->shape, sizeof row->shape, "%s", p ? p->desc : "-");
     snprintf(row->direction, sizeof row->direction, "%s", p ? p->direction : "");
     snprintf(row->device_kind, sizeof row->device_kind, "%s", dev_kind_name(b->dev));
@@ -470,9 +583,10 @@ static void row_start(const runner *r, result_row *row, const suite_def *s, cons
     }
     if (p)
         snprintf(row->repro, sizeof row->repro,
-                 "%s%sbench --suite %s --sizes %s --backend %s --mode %s --threads %d%s%s",
+                 "%s%sbench --suite %s --sizes %s --backend %s%s%s --mode %s --threads %d%s%s",
                  r->repro_env ? r->repro_env : "", r->repro_env ? " " : "", s->name,
-                 p->desc, b->name, mode, r->threads, r->repro_extra ? " " : "",
+                 p->desc, b->name, s->dtypes ? " --dtype " : "", s->dtypes ? row->dtype : "",
+                 mode, r->threads, r->repro_extra ? " " : "",
                  r->repro_extra ? r->repro_extra : "");
 }
 
@@ -570,6 +684,21 @@ static int gpu_dp_mode_runs(const runner *r, const suite_entry *e, const dp_mode
     return r->devices > 1 || (r->comm && r->comm->size > 1);
 }
 
+/* The dtypes the run takes of suite s, in order (fp32 first: the baseline's);
+ * a suite without a dtype axis has one pass (returns 1, *out fp32). */
+static int run_dtypes(const runner *r, const suite_def *s, dtype_t *out)
+{
+    int n = 0;
+    if (!s->dtypes) {
+        out[0] = DTYPE_FP32;
+        return 1;
+    }
+    for (int d = 0; d < DTYPE_COUNT; d++)
+        if ((s->dtypes & DTYPE_BIT(d)) && (!r->dtypes || (r->dtypes & DTYPE_BIT(d))))
+            out[n++] = (dtype_t)d;
+    return n;
+}
+
 int runner_count(const runner *r, const suite_entry *e, int nproblems)
 {
     const backend_def *all[MAX_BACKENDS];
@@ -584,7 +713,8 @@ int runner_count(const runner *r, const suite_entry *e, int nproblems)
         cases += runner_mode_selected(r, "host");
         for (int m = 0; DP_MODES[m].name; m++) cases += dp_mode_runs(r, e->def, &DP_MODES[m]);
     }
-    return cases * nproblems;
+    dtype_t dts[DTYPE_COUNT];
+    return cases * nproblems * run_dtypes(r, e->def, dts);
 }
 
 /* ---- GPU cases ------------------------------------------------------------ */
@@ -642,18 +772,18 @@ static int run_gpu_backend(runner *r, const suite_entry *e, const backend_def *b
     int oversize = r->gpu->usable && r->gpu->emulated && !r->named_problems &&
                    s->emu_max_work > 0 && work > s->emu_max_work;
     if (n_modes(r, e) == 0) return 0; /* --mode named none of this suite's GPU modes */
-    if (!d) {
-        row_start(r, &row, s, p, b, "-");
-        row_fail(&row, "error: %s", "out of host memory for the problem's buffers");
-        return emit(r, &row, NAN, NULL);
-    }
     if (!r->gpu->usable || !e->gpu || !backend_present(b)) {
-        /* one row says why, not one per mode (nor per problem, unless the GPU
-         * was lost mid-run) */
+        /* one row says why, not one per mode (nor per problem or dtype,
+         * unless the GPU was lost mid-run) */
         if (pi > 0 && !r->gpu_lost) return 0;
         row_start(r, &row, s, NULL, b, "-");
         row_skip(&row, "no usable GPU: %s",
                  r->gpu->usable ? "this build has no GPU layer" : r->gpu->why);
+        return emit(r, &row, NAN, NULL);
+    }
+    if (!d) {
+        row_start(r, &row, s, p, b, "-");
+        row_fail(&row, "error: %s", "out of host memory for the problem's buffers");
         return emit(r, &row, NAN, NULL);
     }
     if (oversize) { /* one row says why, not one per mode */
@@ -880,48 +1010,108 @@ static int run_gpu_dp(runner *r, const suite_entry *e, const backend_def *b, con
 
 /* ---- a suite -------------------------------------------------------------- */
 
+/* Whether any selected mode of backend b runs (else it has no rows at all). */
+static int backend_runs_modes(const runner *r, const suite_entry *e, const backend_def *b)
+{
+    int any = 0;
+    if (b->dev == DEV_GPU) {
+        any = n_modes(r, e) > 0;
+        for (int m = 0; DP_MODES[m].name; m++) any |= gpu_dp_mode_runs(r, e, &DP_MODES[m]);
+    } else {
+        any = runner_mode_selected(r, "host");
+        for (int m = 0; DP_MODES[m].name; m++) any |= dp_mode_runs(r, e->def, &DP_MODES[m]);
+    }
+    return any;
+}
+
+/* A skip row for backend b at dtype dt (why), once per suite: the problem
+ * column is "-", as the rows that say a GPU is missing. */
+static int dtype_skip_row(runner *r, const suite_def *s, const backend_def *b, dtype_t dt,
+                          const char *why)
+{
+    result_row row;
+    row_start(r, &row, s, NULL, b, "-");
+    snprintf(row.dtype, sizeof row.dtype, "%s", dtype_name(dt));
+    row_skip(&row, "%s", why);
+    return ranks_rc(r, emit(r, &row, NAN, NULL));
+}
+
+/* Whether any of the nb backends runs work at dtype dt here (else the case
+ * data is not built). */
+static int dtype_has_work(const runner *r, const backend_def *const *order, int nb, dtype_t dt,
+                          int axis)
+{
+    char why[200];
+    for (int bi = 0; bi < nb; bi++) {
+        const backend_def *b = order[bi];
+        if (axis && backend_dt_skip(b, dt, why, sizeof why)) continue;
+        if (!backend_present(b)) continue;
+        if (b->dev == DEV_GPU && (!r->gpu->usable || r->gpu_lost)) continue;
+        return 1;
+    }
+    return 0;
+}
+
 int runner_run(runner *r, const suite_entry *e, const problem *probs, int nprobs)
 {
     const suite_def *s = e->def;
     const backend_def *order[MAX_BACKENDS];
     const char *baseline;
-    int nb = case_order(r, s, order, &baseline), rc = 0;
+    dtype_t dts[DTYPE_COUNT];
+    int nb = case_order(r, s, order, &baseline), rc = 0, ndt = run_dtypes(r, s, dts);
     if (!baseline && nb > 0 && (r->baseline || s->default_baseline) && comm_rank() == 0)
         fprintf(stderr, "bench: %s: baseline %s not selected: speedups left empty\n", s->name,
                 r->baseline ? r->baseline : s->default_baseline);
     for (int pi = 0; pi < nprobs && !rc; pi++) {
-        const problem *p = &probs[pi];
-        case_data d;
-        char what[200];
-        snprintf(what, sizeof what, "preparing %s %s (inputs and the reference)", s->name, p->desc);
-        interrupt_set_activity(what);
-        int ok = data_build(r, s, p, &d) == 0;
-        double base_median = NAN;
-        for (int bi = 0; bi < nb && !rc; bi++) {
-            const backend_def *b = order[bi];
-            const int several = r->comm && r->comm->size > 1;
-            int stop = interrupt_signal() != 0;
-            if (several) stop = comm_max_int(stop);   /* every rank stops at the same case */
-            if (stop) {
-                rc = 1;
-                break;
-            }
-            if (b->dev == DEV_GPU) { /* one process's work: rank 0's, the others wait */
-                double sps = NAN;
-                if (!several || comm_rank() == 0 || s->all_ranks)
-                    rc = run_gpu_backend(r, e, b, p, pi, ok ? &d : NULL, base_median, baseline,
-                                         &sps);
-                if (several && !s->all_ranks) {
-                    comm_quiet_barrier();
-                    if (comm_max_int(rc != 0) && rc == 0) rc = 1;   /* rank 0 stopped there */
+        double base_median = NAN;   /* the baseline at fp32: every dtype's speedup is against it */
+        for (int di = 0; di < ndt && !rc; di++) {
+            problem pd = probs[pi];
+            const problem *p = &pd;
+            case_data d;
+            char what[200];
+            int first = pi == 0 && di == 0 ? 0 : 1;   /* the once-per-suite rows: first */
+            pd.dtype = dts[di];
+            snprintf(what, sizeof what, "preparing %s %s %s (inputs and the reference)", s->name,
+                     p->desc, s->dtypes ? dtype_name(pd.dtype) : "");
+            interrupt_set_activity(what);
+            memset(&d, 0, sizeof d);
+            int ok = dtype_has_work(r, order, nb, pd.dtype, s->dtypes != 0) &&
+                     data_build(r, s, p, &d) == 0;
+            for (int bi = 0; bi < nb && !rc; bi++) {
+                const backend_def *b = order[bi];
+                const int several = r->comm && r->comm->size > 1;
+                char why[200];
+                int stop = interrupt_signal() != 0;
+                if (several) stop = comm_max_int(stop);   /* every rank stops at the same case */
+                if (stop) {
+                    rc = 1;
+                    break;
                 }
-                if (!rc) rc = run_gpu_dp(r, e, b, p, pi, ok ? &d : NULL, sps, base_median, baseline);
-                continue;
+                if (s->dtypes && backend_runs_modes(r, e, b) &&
+                    backend_dt_skip(b, pd.dtype, why, sizeof why)) {
+                    if (pi == 0) rc = dtype_skip_row(r, s, b, pd.dtype, why);
+                    continue;
+                }
+                if (b->dev == DEV_GPU) { /* one process's work: rank 0's, the others wait */
+                    double sps = NAN;
+                    if (!several || comm_rank() == 0 || s->all_ranks)
+                        rc = run_gpu_backend(r, e, b, p, first, ok ? &d : NULL, base_median,
+                                             baseline, &sps);
+                    if (several && !s->all_ranks) {
+                        comm_quiet_barrier();
+                        if (comm_max_int(rc != 0) && rc == 0) rc = 1;   /* rank 0 stopped there */
+                    }
+                    if (!rc)
+                        rc = run_gpu_dp(r, e, b, p, first, ok ? &d : NULL, sps, base_median,
+                                        baseline);
+                    continue;
+                }
+                rc = run_cpu_backend(r, s, b, p, ok ? &d : NULL,
+                                     bi == 0 && baseline && pd.dtype == DTYPE_FP32, &base_median,
+                                     baseline);
             }
-            rc = run_cpu_backend(r, s, b, p, ok ? &d : NULL, bi == 0 && baseline, &base_median,
-                                 baseline);
+            data_free(s, &d);
         }
-        data_free(s, &d);
     }
     return rc;
 }

@@ -41,6 +41,7 @@ typedef struct runner {
     const char *const *modes;      /* selection of modes (host, resident, ...); 0: all */
     int nmodes;
     const char *baseline;          /* NULL: each suite's default */
+    unsigned dtypes;               /* DTYPE_BIT set (--dtype) among a suite's dtype axis; 0: all */
     int named_problems;            /* problems were named: no default-sweep limits */
     measure_cfg mcfg;              /* CPU and GPU timing */
     measure_cfg emu_cfg;           /* emulated GPU cases: one run */

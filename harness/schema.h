@@ -26,7 +26,7 @@ extern "C" {
     X(CASE, "case", STR, case_name, "the problem's name: `square-1024`, `mlp-fc1`, `triad-16M`; a conv layer; a train model (`cnn`, `mlp-mom`: one case, a shape per batch)") \
     X(BACKEND, "backend", STR, backend, "a registry name (`bench --list`): `cpu-omp`, `cuda-tiled`, `cublas`, ...") \
     X(MODE, "mode", STR, mode, "`host` for CPU rows; data-parallel rows (train): `dp-gather`, `ddp`, `ddp-overlap`; GPU rows: `resident`, `sync-pageable`, `sync-pinned`, `async-pageable`, `async-pinned`, `streams-N`, `prefetch-2` (training); transfer rows: direction, memory and sync, e.g. `h2d-pinned-async`") \
-    X(DTYPE, "dtype", STR, dtype, "`fp32`, `tf32`, `u8`")                                         \
+    X(DTYPE, "dtype", STR, dtype, "`fp32`, `tf32`, `bf16`, `fp16` (a case key column: `--dtype`), `u8`")                                         \
     X(SHAPE, "shape", STR, shape, "the suite's problem descriptor, the argument that re-runs it: `MxNxK` (matmul), bytes (transfer), elements (stream), `mb…ic…` (conv), `cnn-b64` (train)") \
     X(THREADS, "threads", INT, threads, "CPU threads the backend was given (0 for GPU rows)")       \
     X(REPS, "reps", INT, reps, "timed samples behind the statistics")                              \
@@ -63,6 +63,7 @@ extern "C" {
     X(COMM, "comm", STR, comm, "how the replicas talk: `mpi` (ranks, host buffers), `nccl` (the GPUs of one process), `nccl-mpi` (one GPU per rank); `none` for one replica") \
     X(COMM_MS, "comm_ms", NUM, comm_ms, "data-parallel rows: a step's communication, ms (the collectives' phases; `ddp-overlap`: the part left exposed after the backward pass)") \
     X(SCALING_EFF, "scaling_eff", NUM, scaling_eff, "data-parallel rows: samples/s ÷ (replicas × the same backend's one-process `host` samples/s of this run); empty when that row is not in the run") \
+    X(ACCURACY_LOST, "accuracy_lost", NUM, accuracy_lost, "the accuracy the dtype gives up: relative L2 distance of the result from the reference computed on the unrounded fp32 inputs (fp32 rows: `rel_err`)") \
     X(TRACE, "trace", STR, trace, "training rows: the loss after each step from the initial parameters (`--steps N` steps, else the checked steps), `;`-separated") \
     X(SAMPLES_MS, "samples_ms", SAMP, samples, "every timed sample, `;`-separated, so statistics can be recomputed")
 

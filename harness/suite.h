@@ -35,6 +35,8 @@ typedef struct problem {
     double flops;       /* per repetition (0: none) */
     double bytes;       /* moved per repetition (0: none) */
     double items;       /* samples per repetition (a training step's batch; 0: none) */
+    dtype_t dtype;      /* the case's dtype (set by the runner: suites with a dtype
+                         * axis type their buffers with it); fp32 otherwise */
 } problem;
 
 typedef struct suite_def {
@@ -51,13 +53,18 @@ typedef struct suite_def {
     int (*defaults)(int quick, int big, problem *out, int cap);
     /* The buffers of p. */
     void (*layout)(const problem *p, case_layout *l);
-    /* Fills the IN and INOUT buffers of input set `set` (seeded). */
+    /* Fills the IN and INOUT buffers of input set `set` (seeded). A typed
+     * buffer of a 16-bit dtype is handed over as floats: the runner rounds
+     * and converts what fill wrote. */
     void (*fill)(const problem *p, int set, void *const *host);
-    /* The reference for set 0's inputs (NULL out of memory); freed by ref_free. */
+    /* The reference for set 0's inputs (NULL out of memory); freed by ref_free.
+     * Typed buffers arrive as floats, rounded to the case's dtype (a second
+     * reference, from the unrounded inputs, gives the accuracy_lost column). */
     void *(*ref_build)(const problem *p, void *const *host);
     void (*ref_free)(void *ref);
-    /* Checks the outputs in host against the reference (of step `step`, 0
-     * but in step suites), with dtype's tolerance. */
+    /* Checks the outputs in host (typed buffers in p->dtype: check_compare_dt)
+     * against the reference (of step `step`, 0 but in step suites), with
+     * dtype's tolerance. */
     check_result (*check)(const problem *p, const void *ref, int step, dtype_t dt,
                           void *const *host, char *why, size_t whycap);
     /* Runs CPU backend b on host buffers. 0, or -1 with err_set. */
@@ -101,6 +108,10 @@ typedef struct suite_def {
     /* Optional: the bus bandwidth factor of p over n replicas (the
      * busbw_gbps column = gbps x this; nccl-tests' definitions). */
     double (*bus_factor)(const problem *p, int n);
+    /* The dtype axis: the DTYPE_BIT set its problems run in (--dtype selects
+     * among them; each backend row lists its own). 0: none, each backend runs
+     * its one dtype (stream fp32, transfer u8). */
+    unsigned dtypes;
 } suite_def;
 
 /* The GPU half: compiled only into the GPU layer (CUDA or emu/). `stream`

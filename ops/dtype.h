@@ -130,6 +130,17 @@ static inline void dtype_set(dtype_t d, void *p, size_t i, float x)
     }
 }
 
+/* The same from a double, rounded once (no double rounding through float):
+ * a reference's element, summed in double. */
+static inline void dtype_set_d(dtype_t d, void *p, size_t i, double x)
+{
+    switch (d) {
+    case DTYPE_BF16: ((uint16_t *)p)[i] = cudaemu_h_encode(x, 8, 7, CUDAEMU_HR_RN); break;
+    case DTYPE_FP16: ((uint16_t *)p)[i] = cudaemu_h_encode(x, 5, 10, CUDAEMU_HR_RN); break;
+    default: dtype_set(d, p, i, (float)x); break;
+    }
+}
+
 #ifdef __cplusplus
 }
 #endif

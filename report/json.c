@@ -1,5 +1,5 @@
 /* report/json.c - Google Benchmark JSON from a run's rows (see json.h).
- * One benchmark per row, named suite/case/backend/mode/shape, time in ms
+ * One benchmark per row, named suite/case/backend/dtype/mode/shape, time in ms
  * (real_time = cpu_time = median).  Our figures go in as user counters;
  * a cell that is empty or NaN leaves its key out.  Skip rows are kept the
  * way Google Benchmark reports a benchmark that errored: error_occurred true,
@@ -103,12 +103,13 @@ static void write_context(const rundata *rd, FILE *f)
     fprintf(f, "\n  },\n");
 }
 
-/* The family of a row: the same suite, backend and mode (one "benchmark
+/* The family of a row: the same suite, backend, dtype and mode (one "benchmark
  * function"), instances its cases. Families numbered by first appearance. */
 static int same_family(const rundata *rd, int a, int b)
 {
     return rd_is(rd, a, COL_SUITE, rd_str(rd, b, COL_SUITE)) &&
            rd_is(rd, a, COL_BACKEND, rd_str(rd, b, COL_BACKEND)) &&
+           rd_is(rd, a, COL_DTYPE, rd_str(rd, b, COL_DTYPE)) &&
            rd_is(rd, a, COL_MODE, rd_str(rd, b, COL_MODE));
 }
 
@@ -116,8 +117,9 @@ static void write_benchmark(const rundata *rd, FILE *f, int row, int family, int
 {
     const char *in = "      ";
     char name[512];
-    snprintf(name, sizeof name, "%s/%s/%s/%s/%s", rd_str(rd, row, COL_SUITE), rd_str(rd, row, COL_CASE),
-             rd_str(rd, row, COL_BACKEND), rd_str(rd, row, COL_MODE), rd_str(rd, row, COL_SHAPE));
+    snprintf(name, sizeof name, "%s/%s/%s/%s/%s/%s", rd_str(rd, row, COL_SUITE),
+             rd_str(rd, row, COL_CASE), rd_str(rd, row, COL_BACKEND), rd_str(rd, row, COL_DTYPE),
+             rd_str(rd, row, COL_MODE), rd_str(rd, row, COL_SHAPE));
     int skip = rd_is(rd, row, COL_CHECK, "skip");
     double threads = rd_num(rd, row, COL_THREADS), reps = rd_num(rd, row, COL_REPS);
     fprintf(f, "    {\n%s\"name\": ", in);

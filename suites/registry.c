@@ -25,6 +25,13 @@
 #include <stddef.h>
 #include <string.h>
 
+/* Rows name their fields (designated initializers): a field a row leaves
+ * out is zero (no fn_dt, no flags) on purpose. g++ (the emulated GPU layer
+ * compiles this file as C++) would warn about each; C does not. */
+#if defined(__cplusplus) && defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#endif
+
 #if BENCH_GPU_LAYER
 #include "../kernels/gemm_cuda.h"
 #include "../kernels/stream_cuda.h"
@@ -39,6 +46,7 @@
 #define GPU_HALF(g) NULL
 #endif
 #define CPU_FN(f) ((backend_entry)(f))
+#define DT(d) DTYPE_BIT(DTYPE_##d)
 #if BENCH_HAVE_MPI
 #define MPI_FN(f) ((backend_entry)(f))
 #else
@@ -46,7 +54,11 @@
 #endif
 #if BENCH_HAVE_ONEDNN
 #define ONEDNN_OPS(t) (&(t))
+#define ONEDNN_FN(f) ((backend_entry)(f))
+#define ONEDNN_HOOK(f) (f)
 #else
+#define ONEDNN_FN(f) NULL
+#define ONEDNN_HOOK(f) NULL
 #define ONEDNN_OPS(t) NULL   /* rows are skips: "oneDNN not found at build time" */
 #endif
 
@@ -61,84 +73,52 @@
 
 const backend_def BACKENDS[] = {
     /* gemm: C = A*B, fp32, row-major (cpu/gemm_cpu.h, kernels/gemm_cuda.h) */
-    {"cpu-naive", "gemm", DEV_CPU, DTYPE_FP32, CPU_FN(gemm_cpu_naive), NEEDS_NONE, BK_SERIAL,
-     NAIVE_MAX, "triple loop accumulating in double: the readable reference", NULL},
-    {"cpu-omp", "gemm", DEV_CPU, DTYPE_FP32, CPU_FN(gemm_cpu_omp), NEEDS_NONE, 0, 0,
-     "OpenMP + SIMD: packed panels, AVX-512 12x32 / AVX2 6x16 micro-kernel", NULL},
-    {"cpu-blas", "gemm", DEV_CPU, DTYPE_FP32, CPU_FN(gemm_cpu_blas), NEEDS_BLAS, 0, 0,
-     "OpenBLAS cblas_sgemm", NULL},
-    {"cuda-naive", "gemm", DEV_GPU, DTYPE_FP32, GPU_FN(gemm_cuda_naive), NEEDS_GPU, 0, 0,
-     "one thread per element of C, straight from global memory", NULL},
-    {"cuda-tiled", "gemm", DEV_GPU, DTYPE_FP32, GPU_FN(gemm_cuda_tiled), NEEDS_GPU, 0, 0,
-     "32x32 shared-memory tiles", NULL},
-    {"cuda-regtile", "gemm", DEV_GPU, DTYPE_FP32, GPU_FN(gemm_cuda_regtile), NEEDS_GPU, 0, 0,
-     "128x128x8 block tiles, 8x8 per thread in registers, double-buffered, float4", NULL},
-    {"cublas", "gemm", DEV_GPU, DTYPE_FP32, GPU_FN(gemm_cublas), NEEDS_GPU | NEEDS_CUBLAS, 0, 0,
-     "cublasSgemm, fp32 math", NULL},
-    {"cublas-tf32", "gemm", DEV_GPU, DTYPE_TF32, GPU_FN(gemm_cublas_tf32),
-     NEEDS_GPU | NEEDS_CUBLAS, 0, 0, "cublasGemmEx on TF32 tensor cores (TF32 tolerance)", NULL},
+    {.name = "cpu-naive", .op = "gemm", .dev = DEV_CPU, .dtypes = DTYPES_FLOAT, .fn = CPU_FN(gemm_cpu_naive), .fn_dt = CPU_FN(gemm_cpu_naive_dt), .needs = NEEDS_NONE, .flags = BK_SERIAL, .default_max_flops = NAIVE_MAX, .about = "triple loop accumulating in double: the readable reference"},
+    {.name = "cpu-omp", .op = "gemm", .dev = DEV_CPU, .dtypes = DT(FP32), .fn = CPU_FN(gemm_cpu_omp), .needs = NEEDS_NONE, .about = "OpenMP + SIMD: packed panels, AVX-512 12x32 / AVX2 6x16 micro-kernel"},
+    {.name = "cpu-onednn", .op = "gemm", .dev = DEV_CPU, .dtypes = DT(FP32) | DT(BF16) | DT(FP16),
+     .fn = ONEDNN_FN(gemm_cpu_onednn), .fn_dt = ONEDNN_FN(gemm_cpu_onednn_dt), .needs = NEEDS_ONEDNN,
+     .about = "oneDNN matmul primitive (C API), strided row-major operands, no reorders",
+     .dt_skip = ONEDNN_HOOK(gemm_onednn_dt_skip)},
+    {.name = "cpu-blas", .op = "gemm", .dev = DEV_CPU, .dtypes = DT(FP32) | DT(BF16), .fn = CPU_FN(gemm_cpu_blas),
+     .fn_dt = CPU_FN(gemm_cpu_blas_dt), .needs = NEEDS_BLAS,
+     .about = "OpenBLAS cblas_sgemm; bf16: cblas_sbgemm where the library exports it",
+     .dt_skip = gemm_blas_dt_skip},
+    {.name = "cuda-naive", .op = "gemm", .dev = DEV_GPU, .dtypes = DT(FP32), .fn = GPU_FN(gemm_cuda_naive), .needs = NEEDS_GPU, .about = "one thread per element of C, straight from global memory"},
+    {.name = "cuda-tiled", .op = "gemm", .dev = DEV_GPU, .dtypes = DT(FP32), .fn = GPU_FN(gemm_cuda_tiled), .needs = NEEDS_GPU, .about = "32x32 shared-memory tiles"},
+    {.name = "cuda-regtile", .op = "gemm", .dev = DEV_GPU, .dtypes = DT(FP32), .fn = GPU_FN(gemm_cuda_regtile), .needs = NEEDS_GPU, .about = "128x128x8 block tiles, 8x8 per thread in registers, double-buffered, float4"},
+    {.name = "cublas", .op = "gemm", .dev = DEV_GPU, .dtypes = DT(FP32), .fn = GPU_FN(gemm_cublas), .needs = NEEDS_GPU | NEEDS_CUBLAS, .about = "cublasSgemm, fp32 math"},
+    {.name = "cublas-tf32", .op = "gemm", .dev = DEV_GPU, .dtypes = DT(TF32), .fn = GPU_FN(gemm_cublas_tf32), .needs = NEEDS_GPU | NEEDS_CUBLAS, .about = "cublasGemmEx on TF32 tensor cores (TF32 tolerance)"},
     /* copy: host <-> device memory copies (suites/transfer) */
-    {"cuda-memcpy", "copy", DEV_GPU, DTYPE_U8, GPU_FN(copy_cuda_memcpy), NEEDS_GPU, 0, 0,
-     "cudaMemcpy / cudaMemcpyAsync", NULL},
+    {.name = "cuda-memcpy", .op = "copy", .dev = DEV_GPU, .dtypes = DT(U8), .fn = GPU_FN(copy_cuda_memcpy), .needs = NEEDS_GPU, .about = "cudaMemcpy / cudaMemcpyAsync"},
     /* stream: McCalpin's copy, scale, add, triad, fp32 (cpu/stream_cpu.h, kernels/stream_cuda.h) */
-    {"cpu-naive", "stream", DEV_CPU, DTYPE_FP32, CPU_FN(stream_cpu_naive), NEEDS_NONE, BK_SERIAL, 0,
-     "plain serial loops: the readable reference", NULL},
-    {"cpu-omp", "stream", DEV_CPU, DTYPE_FP32, CPU_FN(stream_cpu_omp), NEEDS_NONE, 0, 0,
-     "OpenMP slices on cache lines, AVX-512, non-temporal stores beyond the caches", NULL},
-    {"cuda-stream", "stream", DEV_GPU, DTYPE_FP32, GPU_FN(stream_cuda), NEEDS_GPU, 0, 0,
-     "grid-stride loop, one wave of blocks, float4 when aligned", NULL},
+    {.name = "cpu-naive", .op = "stream", .dev = DEV_CPU, .dtypes = DT(FP32), .fn = CPU_FN(stream_cpu_naive), .needs = NEEDS_NONE, .flags = BK_SERIAL, .about = "plain serial loops: the readable reference"},
+    {.name = "cpu-omp", .op = "stream", .dev = DEV_CPU, .dtypes = DT(FP32), .fn = CPU_FN(stream_cpu_omp), .needs = NEEDS_NONE, .about = "OpenMP slices on cache lines, AVX-512, non-temporal stores beyond the caches"},
+    {.name = "cuda-stream", .op = "stream", .dev = DEV_GPU, .dtypes = DT(FP32), .fn = GPU_FN(stream_cuda), .needs = NEEDS_GPU, .about = "grid-stride loop, one wave of blocks, float4 when aligned"},
     /* conv: 2-D convolution, fwd / bwd-data / bwd-filter, fp32 NCHW (ops/conv_dims.h,
      * cpu/conv_cpu.h); each row's ops table holds one entry point per direction */
-    {"cpu-naive", "conv", DEV_CPU, DTYPE_FP32, NULL, NEEDS_NONE, BK_SERIAL, CONV_NAIVE_MAX,
-     "direct seven loops accumulating in double: the readable reference", &CONV_OPS_CPU_NAIVE},
-    {"cpu-omp", "conv", DEV_CPU, DTYPE_FP32, NULL, NEEDS_NONE, 0, 0,
-     "OpenMP: direct AVX-512 kernels for small stride-1 layers, else L2-sized im2col blocks "
-     "into cpu-omp's GEMM", &CONV_OPS_CPU_OMP},
-    {"cpu-blas", "conv", DEV_CPU, DTYPE_FP32, NULL, NEEDS_BLAS, 0, 0,
-     "im2col + OpenBLAS sgemm, col2im for bwd-data (the Caffe path)", &CONV_OPS_CPU_BLAS},
-    {"cpu-onednn", "conv", DEV_CPU, DTYPE_FP32, NULL, NEEDS_ONEDNN, 0, 0,
-     "oneDNN convolution primitives (C API), NCHW in and out, reorders timed",
-     ONEDNN_OPS(CONV_OPS_CPU_ONEDNN)},
-    {"cuda-direct", "conv", DEV_GPU, DTYPE_FP32, NULL, NEEDS_GPU, 0, 0,
-     "direct: 16x16 output tiles, input patch in shared memory", GPU_OPS(&CONV_CUDA_DIRECT)},
-    {"cuda-im2col", "conv", DEV_GPU, DTYPE_FP32, NULL, NEEDS_GPU, 0, 0,
-     "im2col / col2im + the cuda-regtile GEMM, image by image", GPU_OPS(&CONV_CUDA_IM2COL)},
-    {"cuda-implicit", "conv", DEV_GPU, DTYPE_FP32, NULL, NEEDS_GPU, 0, 0,
-     "implicit GEMM on 128x128x8 register tiles, split-K bwd-filter", GPU_OPS(&CONV_CUDA_IMPLICIT)},
-    {"cudnn", "conv", DEV_GPU, DTYPE_FP32, NULL, NEEDS_GPU | NEEDS_CUDNN, 0, 0,
-     "cuDNN legacy API, heuristic (v7) algorithm, fp32 FMA math", GPU_OPS(&CONV_CUDNN)},
+    {.name = "cpu-naive", .op = "conv", .dev = DEV_CPU, .dtypes = DTYPES_FLOAT, .needs = NEEDS_NONE, .flags = BK_SERIAL, .default_max_flops = CONV_NAIVE_MAX, .about = "direct seven loops accumulating in double: the readable reference", .ops = &CONV_OPS_CPU_NAIVE},
+    {.name = "cpu-omp", .op = "conv", .dev = DEV_CPU, .dtypes = DT(FP32), .needs = NEEDS_NONE, .about = "OpenMP: direct AVX-512 kernels for small stride-1 layers, else L2-sized im2col blocks " "into cpu-omp's GEMM", .ops = &CONV_OPS_CPU_OMP},
+    {.name = "cpu-blas", .op = "conv", .dev = DEV_CPU, .dtypes = DT(FP32), .needs = NEEDS_BLAS, .about = "im2col + OpenBLAS sgemm, col2im for bwd-data (the Caffe path)", .ops = &CONV_OPS_CPU_BLAS},
+    {.name = "cpu-onednn", .op = "conv", .dev = DEV_CPU, .dtypes = DT(FP32) | DT(BF16) | DT(FP16), .needs = NEEDS_ONEDNN, .about = "oneDNN convolution primitives (C API), NCHW in and out, reorders timed", .ops = ONEDNN_OPS(CONV_OPS_CPU_ONEDNN), .dt_skip = ONEDNN_HOOK(conv_onednn_dt_skip)},
+    {.name = "cuda-direct", .op = "conv", .dev = DEV_GPU, .dtypes = DT(FP32), .needs = NEEDS_GPU, .about = "direct: 16x16 output tiles, input patch in shared memory", .ops = GPU_OPS(&CONV_CUDA_DIRECT)},
+    {.name = "cuda-im2col", .op = "conv", .dev = DEV_GPU, .dtypes = DT(FP32), .needs = NEEDS_GPU, .about = "im2col / col2im + the cuda-regtile GEMM, image by image", .ops = GPU_OPS(&CONV_CUDA_IM2COL)},
+    {.name = "cuda-implicit", .op = "conv", .dev = DEV_GPU, .dtypes = DT(FP32), .needs = NEEDS_GPU, .about = "implicit GEMM on 128x128x8 register tiles, split-K bwd-filter", .ops = GPU_OPS(&CONV_CUDA_IMPLICIT)},
+    {.name = "cudnn", .op = "conv", .dev = DEV_GPU, .dtypes = DT(FP32), .needs = NEEDS_GPU | NEEDS_CUDNN, .about = "cuDNN legacy API, heuristic (v7) algorithm, fp32 FMA math", .ops = GPU_OPS(&CONV_CUDNN)},
     /* train: one training step (forward, softmax cross-entropy, backward, SGD) of
      * a small CNN and two MLPs (suites/train/model.h), each row's ops table
      * filling ops/train_ops.h */
-    {"cpu-naive", "train", DEV_CPU, DTYPE_FP32, NULL, NEEDS_NONE, BK_SERIAL, TRAIN_NAIVE_MAX,
-     "the reference ops: plain loops accumulating in double, direct convolution",
-     &TRAIN_OPS_CPU_NAIVE},
-    {"cpu-omp", "train", DEV_CPU, DTYPE_FP32, NULL, NEEDS_NONE, 0, 0,
-     "cpu-omp's GEMM (transposes packed) and convolution, OpenMP + SIMD elementwise ops",
-     &TRAIN_OPS_CPU_OMP},
-    {"cpu-blas", "train", DEV_CPU, DTYPE_FP32, NULL, NEEDS_BLAS, 0, 0,
-     "OpenBLAS sgemm, im2col convolution, our elementwise ops on one thread",
-     &TRAIN_OPS_CPU_BLAS},
-    {"cpu-onednn", "train", DEV_CPU, DTYPE_FP32, NULL, NEEDS_ONEDNN, 0, 0,
-     "oneDNN sgemm and convolution primitives, our OpenMP elementwise ops",
-     ONEDNN_OPS(TRAIN_OPS_CPU_ONEDNN)},
-    {"cuda", "train", DEV_GPU, DTYPE_FP32, NULL, NEEDS_GPU, 0, 0,
-     "our kernels only: regtile GEMM (transposes), implicit-GEMM conv, elementwise, pool, loss",
-     GPU_OPS(&TRAIN_OPS_CUDA)},
-    {"cuda-lib", "train", DEV_GPU, DTYPE_FP32, NULL, NEEDS_GPU | NEEDS_CUBLAS | NEEDS_CUDNN, 0, 0,
-     "cuBLAS GEMM and cuDNN convolution (fp32 math), our kernels for the rest",
-     GPU_OPS(&TRAIN_OPS_CUDA_LIB)},
+    {.name = "cpu-naive", .op = "train", .dev = DEV_CPU, .dtypes = DT(FP32), .needs = NEEDS_NONE, .flags = BK_SERIAL, .default_max_flops = TRAIN_NAIVE_MAX, .about = "the reference ops: plain loops accumulating in double, direct convolution", .ops = &TRAIN_OPS_CPU_NAIVE},
+    {.name = "cpu-omp", .op = "train", .dev = DEV_CPU, .dtypes = DT(FP32), .needs = NEEDS_NONE, .about = "cpu-omp's GEMM (transposes packed) and convolution, OpenMP + SIMD elementwise ops", .ops = &TRAIN_OPS_CPU_OMP},
+    {.name = "cpu-blas", .op = "train", .dev = DEV_CPU, .dtypes = DT(FP32), .needs = NEEDS_BLAS, .about = "OpenBLAS sgemm, im2col convolution, our elementwise ops on one thread", .ops = &TRAIN_OPS_CPU_BLAS},
+    {.name = "cpu-onednn", .op = "train", .dev = DEV_CPU, .dtypes = DT(FP32), .needs = NEEDS_ONEDNN, .about = "oneDNN sgemm and convolution primitives, our OpenMP elementwise ops", .ops = ONEDNN_OPS(TRAIN_OPS_CPU_ONEDNN)},
+    {.name = "cuda", .op = "train", .dev = DEV_GPU, .dtypes = DT(FP32), .needs = NEEDS_GPU, .about = "our kernels only: regtile GEMM (transposes), implicit-GEMM conv, elementwise, pool, loss", .ops = GPU_OPS(&TRAIN_OPS_CUDA)},
+    {.name = "cuda-lib", .op = "train", .dev = DEV_GPU, .dtypes = DT(FP32), .needs = NEEDS_GPU | NEEDS_CUBLAS | NEEDS_CUDNN, .about = "cuBLAS GEMM and cuDNN convolution (fp32 math), our kernels for the rest", .ops = GPU_OPS(&TRAIN_OPS_CUDA_LIB)},
     /* collective: all-reduce, reduce, broadcast, all-gather, reduce-scatter
      * between the ranks (suites/collectives; ops/comm_ops.h's tables) */
-    {"mpi", "collective", DEV_CPU, DTYPE_FP32, MPI_FN(comm_mpi_ops), NEEDS_MPI, BK_SERIAL, 0,
-     "MPI collectives over host buffers, one rank per process (mpirun -np N)", NULL},
-    {"nccl", "collective", DEV_GPU, DTYPE_FP32, GPU_FN(coll_nccl_present), NEEDS_GPU | NEEDS_NCCL,
-     0, 0, "NCCL between every GPU of this process, one group call (nccl-tests' -g N)", NULL},
-    {"nccl-mpi", "collective", DEV_GPU, DTYPE_FP32, GPU_FN(coll_nccl_present),
-     NEEDS_GPU | NEEDS_NCCL | NEEDS_MPI, 0, 0,
-     "NCCL with one GPU per MPI rank (local rank), its id sent over MPI: the multi-node layout",
-     NULL},
-    {NULL, NULL, DEV_CPU, DTYPE_FP32, NULL, 0, 0, 0, NULL, NULL},
+    {.name = "mpi", .op = "collective", .dev = DEV_CPU, .dtypes = DT(FP32), .fn = MPI_FN(comm_mpi_ops), .needs = NEEDS_MPI, .flags = BK_SERIAL, .about = "MPI collectives over host buffers, one rank per process (mpirun -np N)"},
+    {.name = "nccl", .op = "collective", .dev = DEV_GPU, .dtypes = DT(FP32), .fn = GPU_FN(coll_nccl_present), .needs = NEEDS_GPU | NEEDS_NCCL, .about = "NCCL between every GPU of this process, one group call (nccl-tests' -g N)"},
+    {.name = "nccl-mpi", .op = "collective", .dev = DEV_GPU, .dtypes = DT(FP32), .fn = GPU_FN(coll_nccl_present), .needs = NEEDS_GPU | NEEDS_NCCL | NEEDS_MPI, .about = "NCCL with one GPU per MPI rank (local rank), its id sent over MPI: the multi-node layout"},
+    {.name = NULL},
 };
 
 const suite_entry SUITES[] = {

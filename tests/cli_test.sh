@@ -92,7 +92,7 @@ grep -q '^matmul,.*,cpu-omp,.*,fail,' run2/results.csv || fail "planted fault: c
 
 # every row's repro re-runs exactly that case
 repro=$("$csvq" run2/results.csv backend repro | awk -F'\t' '$1 == "cpu-blas" { print $2 }')
-case "$repro" in "bench --suite matmul --sizes 33x17x9 --backend cpu-blas --mode host --threads "*) ;;
+case "$repro" in "bench --suite matmul --sizes 33x17x9 --backend cpu-blas --dtype fp32 --mode host --threads "*) ;;
   *) fail "repro of cpu-blas: '$repro'" ;; esac
 # shellcheck disable=SC2086
 "$bench" ${repro#bench } --out run5 --no-plots >/dev/null 2>&1 || fail "repro run failed: $repro"

@@ -107,7 +107,7 @@ static void backends_agree(void)
                     err_clear();
                     int rc = SUITE_CONV.cpu_run(be, &b.p, b.h);
                     EXPECT(rc == 0, "%s %s returned %d: %s", be->name, b.p.desc, rc, err_get());
-                    check_result c = SUITE_CONV.check(&b.p, ref, 0, be->dtype, b.h, why, sizeof why);
+                    check_result c = SUITE_CONV.check(&b.p, ref, 0, backend_dtype(be), b.h, why, sizeof why);
                     EXPECT(c.pass, "%s %s threads %d: %s (rel %g, max %g)", be->name, b.p.desc,
                            threads, why, c.rel_err, c.max_abs_err);
                     ran++;
@@ -155,7 +155,7 @@ static void border_errors_fail(void)
                 for (int k = 0; BACKENDS[k].name; k++)
                     if (strcmp(BACKENDS[k].op, "conv") == 0 && strcmp(BACKENDS[k].name, "cpu-omp") == 0)
                         EXPECT(SUITE_CONV.cpu_run(&BACKENDS[k], &b.p, b.h) == 0, "cpu-omp run");
-                c = conv_ref_check(&r, out, DTYPE_FP32, why, sizeof why);
+                c = conv_ref_check(&r, (const void *const *)out, DTYPE_FP32, DTYPE_FP32, why, sizeof why);
                 EXPECT(c.pass, "%s sampled %d: the right answer fails: %s", b.p.desc, sampled, why);
                 /* one border element of plane (1, 1) (not a sampled one: the
                  * corner planes and seeded ones), mid top row: y/dx row 0;
@@ -166,7 +166,7 @@ static void border_errors_fail(void)
                 long at = ((long)1 * t->B + 1) * t->Hs * t->Ws + t->Ws / 2;
                 float keep = o[at];
                 o[at] += (float)(0.01 * rms(o, n));
-                c = conv_ref_check(&r, out, DTYPE_FP32, why, sizeof why);
+                c = conv_ref_check(&r, (const void *const *)out, DTYPE_FP32, DTYPE_FP32, why, sizeof why);
                 EXPECT(!c.pass, "%s sampled %d: an error of 1%% rms in border element %ld passes",
                        b.p.desc, sampled, at);
                 o[at] = keep;
@@ -186,7 +186,7 @@ static void border_errors_fail(void)
                                                 x[(((long)nn * d->C + c2) * d->H) * d->W + wi] *
                                                 w[(((long)k * d->C + c2) * d->R + rr) * d->S + s];
                                         }
-                    c = conv_ref_check(&r, out, DTYPE_FP32, why, sizeof why);
+                    c = conv_ref_check(&r, (const void *const *)out, DTYPE_FP32, DTYPE_FP32, why, sizeof why);
                     EXPECT(!c.pass, "%s sampled %d: edge padding instead of zeros passes", b.p.desc,
                            sampled);
                 }

@@ -32,21 +32,21 @@ int main(void)
     gemm_ref r;
     EXPECT(gemm_ref_build(&r, M, N, K, 1.0f, A, B, 0.0f, NULL) == 0, "build");
     EXPECT(r.fx != NULL && r.n < (size_t)M * N / 10, "sampled mode: %zu of %d checked", r.n, M * N);
-    check_result cr = gemm_ref_check(&r, C, DTYPE_FP32, why, sizeof why);
+    check_result cr = gemm_ref_check(&r, C, DTYPE_FP32, DTYPE_FP32, why, sizeof why);
     EXPECT(cr.pass, "correct product passes: rel %g (%s)", cr.rel_err, why);
 
     long hidden = 5L * N + 3; /* row 5, column 3: in no sampled row or column */
     EXPECT(!sampled(&r, hidden), "test element is outside the samples");
     float keep = C[hidden];
     C[hidden] += 3.0f; /* about half of rms(C) = sqrt(K/9) */
-    cr = gemm_ref_check(&r, C, DTYPE_FP32, why, sizeof why);
+    cr = gemm_ref_check(&r, C, DTYPE_FP32, DTYPE_FP32, why, sizeof why);
     EXPECT(!cr.pass && strstr(why, "product check") && strstr(why, "row 5"),
            "wrong hidden element caught by the product check: %s", why);
     C[hidden] = nanf("");
-    cr = gemm_ref_check(&r, C, DTYPE_FP32, why, sizeof why);
+    cr = gemm_ref_check(&r, C, DTYPE_FP32, DTYPE_FP32, why, sizeof why);
     EXPECT(!cr.pass, "hidden NaN caught: %s", why);
     C[hidden] = keep;
-    cr = gemm_ref_check(&r, C, DTYPE_FP32, why, sizeof why);
+    cr = gemm_ref_check(&r, C, DTYPE_FP32, DTYPE_FP32, why, sizeof why);
     EXPECT(cr.pass, "restored passes");
     gemm_ref_free(&r);
 
@@ -55,7 +55,7 @@ int main(void)
     gemm_cpu_blas(S, S, S, 1.0f, A, S, B, S, 0.0f, C, S);
     EXPECT(gemm_ref_build(&r, S, S, S, 1.0f, A, B, 0.0f, NULL) == 0 && r.fx == NULL, "full mode");
     C[10 * S + 20] += 0.01f;
-    cr = gemm_ref_check(&r, C, DTYPE_FP32, why, sizeof why);
+    cr = gemm_ref_check(&r, C, DTYPE_FP32, DTYPE_FP32, why, sizeof why);
     EXPECT(!cr.pass && strstr(why, "C[10,20]"), "element named: %s", why);
     gemm_ref_free(&r);
 

@@ -355,12 +355,12 @@ static int toy_defaults(int q, int big, problem *out, int cap)
 
 static const suite_def TOY = {"toy", "reduce, state, workspace", "toy", NULL, "N",
                               toy_parse, toy_defaults, toy_layout, toy_fill, toy_ref,
-                              toy_ref_free, toy_check, toy_no_cpu, toy_chunk, 0, NULL, NULL, 0, NULL, NULL, 0, NULL};
+                              toy_ref_free, toy_check, toy_no_cpu, toy_chunk, 0, NULL, NULL, 0, NULL, NULL, 0, NULL, 0};
 static const suite_gpu TOY_GPU = {toy_compute, toy_reduce, toy_setup, toy_teardown, NULL, toy_workspace, NULL};
 static const backend_def TOY_BACKENDS[] = {
-    {"cuda-toy", "toy", DEV_GPU, DTYPE_FP32, (backend_entry)toy_compute, NEEDS_GPU, 0, 0, "toy", NULL},
-    {"cuda-pipe", "pipe", DEV_GPU, DTYPE_FP32, (backend_entry)toy_compute, NEEDS_GPU, 0, 0, "toy", NULL},
-    {NULL, NULL, DEV_CPU, DTYPE_FP32, NULL, 0, 0, 0, NULL, NULL}};
+    {"cuda-toy", "toy", DEV_GPU, DTYPE_BIT(DTYPE_FP32), (backend_entry)toy_compute, NULL, NEEDS_GPU, 0, 0, "toy", NULL, NULL, NULL},
+    {"cuda-pipe", "pipe", DEV_GPU, DTYPE_BIT(DTYPE_FP32), (backend_entry)toy_compute, NULL, NEEDS_GPU, 0, 0, "toy", NULL, NULL, NULL},
+    {NULL, NULL, DEV_CPU, DTYPE_BIT(DTYPE_FP32), NULL, NULL, 0, 0, 0, NULL, NULL, NULL, NULL}};
 
 static void toy_suite(void)
 {
@@ -485,7 +485,7 @@ fail:
 
 static const suite_def PIPE = {"pipe", "independent items", "pipe", NULL, "N",
                                toy_parse, toy_defaults, pipe_layout, pipe_fill, pipe_ref,
-                               toy_ref_free, pipe_check, toy_no_cpu, toy_chunk, 0, NULL, NULL, 0, NULL, NULL, 0, NULL};
+                               toy_ref_free, pipe_check, toy_no_cpu, toy_chunk, 0, NULL, NULL, 0, NULL, NULL, 0, NULL, 0};
 static const suite_gpu PIPE_GPU = {pipe_compute, NULL, NULL, NULL, NULL, NULL, NULL};
 
 static void pipeline_suite(void)

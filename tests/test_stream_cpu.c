@@ -39,7 +39,7 @@ static int run_case(const backend_def *b, const problem *p, void *const *host, c
     int rc = ((stream_fn)b->fn)((stream_kernel)p->variant, n, STREAM_SCALAR, view[0],
                                 nin == 2 ? view[1] : NULL, view[nin]);
     char why[200] = "";
-    check_result r = SUITE_STREAM.check(p, ref, 0, b->dtype, view, why, sizeof why);
+    check_result r = SUITE_STREAM.check(p, ref, 0, backend_dtype(b), view, why, sizeof why);
     EXPECT(rc == 0, "%s %s returned %d: %s", b->name, p->desc, rc, err_get());
     EXPECT(r.pass && r.max_abs_err == 0 && r.rel_err == 0 && r.tolerance == 0,
            "%s %s shift %d threads %d: %s", b->name, p->desc, shift, threads, why);

@@ -12,6 +12,7 @@
  *   all three. Named layers keep their names when re-run by descriptor.
  * The reference is conv_ref (double; sampled above CONV_REF_FULL_LIMIT). */
 #include "conv.h"
+#include "errmsg.h"
 #include "conv_cpu.h"
 #include "conv_ref.h"
 
@@ -294,22 +295,23 @@ void conv_chunk_images(const problem *p, int c, int n, int *n0, int *n1)
 static void conv_layout(const problem *p, case_layout *l)
 {
     conv_dims d = conv_problem_dims(p);
-    size_t x = (size_t)conv_x_elems(&d) * 4, w = (size_t)conv_w_elems(&d) * 4;
-    size_t y = (size_t)conv_y_elems(&d) * 4, b = (size_t)d.K * 4;
+    size_t x = (size_t)conv_x_elems(&d), w = (size_t)conv_w_elems(&d);
+    size_t y = (size_t)conv_y_elems(&d), b = (size_t)d.K;
+    const dtype_t dt = p->dtype;
     if (p->variant == CONV_FWD) {
-        layout_add(l, "x", ROLE_IN, SPLIT_CHUNK, x);
-        layout_add(l, "w", ROLE_IN, SPLIT_WHOLE, w);
-        layout_add(l, "b", ROLE_IN, SPLIT_WHOLE, b);
-        layout_add(l, "y", ROLE_OUT, SPLIT_CHUNK, y);
+        layout_add_dt(l, "x", ROLE_IN, SPLIT_CHUNK, dt, x);
+        layout_add_dt(l, "w", ROLE_IN, SPLIT_WHOLE, dt, w);
+        layout_add_dt(l, "b", ROLE_IN, SPLIT_WHOLE, dt, b);
+        layout_add_dt(l, "y", ROLE_OUT, SPLIT_CHUNK, dt, y);
     } else if (p->variant == CONV_BWD_DATA) {
-        layout_add(l, "dy", ROLE_IN, SPLIT_CHUNK, y);
-        layout_add(l, "w", ROLE_IN, SPLIT_WHOLE, w);
-        layout_add(l, "dx", ROLE_OUT, SPLIT_CHUNK, x);
+        layout_add_dt(l, "dy", ROLE_IN, SPLIT_CHUNK, dt, y);
+        layout_add_dt(l, "w", ROLE_IN, SPLIT_WHOLE, dt, w);
+        layout_add_dt(l, "dx", ROLE_OUT, SPLIT_CHUNK, dt, x);
     } else {
-        layout_add(l, "x", ROLE_IN, SPLIT_CHUNK, x);
-        layout_add(l, "dy", ROLE_IN, SPLIT_CHUNK, y);
-        layout_add(l, "dw", ROLE_OUT, SPLIT_REDUCE, w);
-        layout_add(l, "db", ROLE_OUT, SPLIT_REDUCE, b);
+        layout_add_dt(l, "x", ROLE_IN, SPLIT_CHUNK, dt, x);
+        layout_add_dt(l, "dy", ROLE_IN, SPLIT_CHUNK, dt, y);
+        layout_add_dt(l, "dw", ROLE_OUT, SPLIT_REDUCE, dt, w);
+        layout_add_dt(l, "db", ROLE_OUT, SPLIT_REDUCE, dt, b);
     }
     l->streams = STREAMS_CHUNK;
     l->max_chunks = d.N;
@@ -328,7 +330,7 @@ static void conv_fill(const problem *p, int set, void *const *host)
         7 * p->dim[CONV_DIM_C] + 13 * p->dim[CONV_DIM_H] + 17 * p->dim[CONV_DIM_K] +
         19 * p->dim[CONV_DIM_R]) + 101ULL * (unsigned long long)p->variant;
     for (int i = 0; i < n_inputs(p); i++)
-        rng_fill_uniform((float *)host[i], l.buf[i].bytes / 4,
+        rng_fill_uniform((float *)host[i], l.buf[i].count,
                          seed + (unsigned long long)(8 * set + i + 1));
 }
 
@@ -356,14 +358,23 @@ static check_result conv_check(const problem *p, const void *ref, int step, dtyp
 {
     (void)step; /* one-step suite */
     int ni = n_inputs(p);
-    const float *out[2] = {host[ni], p->variant == CONV_BWD_FILTER ? host[ni + 1] : NULL};
-    return conv_ref_check(ref, out, dt, why, whycap);
+    const void *out[2] = {host[ni], p->variant == CONV_BWD_FILTER ? host[ni + 1] : NULL};
+    return conv_ref_check(ref, out, p->dtype, dt, why, whycap);
 }
 
 static int conv_cpu_run(const backend_def *b, const problem *p, void *const *host)
 {
     const conv_ops *ops = (const conv_ops *)b->ops;
     conv_dims d = conv_problem_dims(p);
+    if (p->dtype != DTYPE_FP32) {
+        const dtype_t dt = p->dtype;
+        if (b->dt_path) case_note_set("%s", b->dt_path(dt));
+        if (p->variant == CONV_FWD)
+            return ops->fwd_dt(dt, &d, host[0], host[1], host[2], host[3], NULL, NULL);
+        if (p->variant == CONV_BWD_DATA)
+            return ops->bwd_data_dt(dt, &d, host[0], host[1], host[2], NULL, NULL);
+        return ops->bwd_filter_dt(dt, &d, host[0], host[1], host[2], host[3], NULL, NULL);
+    }
     if (p->variant == CONV_FWD)
         return ops->fwd(&d, host[0], host[1], host[2], host[3], NULL, NULL);
     if (p->variant == CONV_BWD_DATA) return ops->bwd_data(&d, host[0], host[1], host[2], NULL, NULL);
@@ -375,8 +386,9 @@ static int conv_cpu_run(const backend_def *b, const problem *p, void *const *hos
 static void conv_chunk(const problem *p, int buf, int c, int n, size_t *off, size_t *len)
 {
     conv_dims d = conv_problem_dims(p);
-    size_t xi = (size_t)d.C * d.H * d.W * 4, yi = (size_t)d.K * d.P * d.Q * 4, img;
-    size_t w = (size_t)conv_w_elems(&d) * 4, b = (size_t)d.K * 4;
+    const size_t es = dtype_size(p->dtype);
+    size_t xi = (size_t)d.C * d.H * d.W * es, yi = (size_t)d.K * d.P * d.Q * es, img;
+    size_t w = (size_t)conv_w_elems(&d) * es, b = (size_t)d.K * es;
     int n0, n1;
     *off = 0;
     if (p->variant == CONV_FWD) {
@@ -427,4 +439,5 @@ const suite_def SUITE_CONV = {
     NULL,                    /* no data-parallel modes */
     0,                       /* one process's work */
     NULL,                    /* no bus bandwidth */
+    DTYPES_FLOAT,            /* fp32, tf32, bf16, fp16 */
 };

@@ -41,8 +41,13 @@ static unsigned long long chunk_ws(const backend_def *b, const problem *p, int c
     int n0 = 0;
     conv_dims d = chunk_dims(p, c, n, &n0);
     unsigned long long w;
-    if (d.N < 1 || !ops_of(b)->workspace) return 0;
-    w = ops_of(b)->workspace(&d, (conv_dir)p->variant);
+    if (d.N < 1) return 0;
+    if (p->dtype != DTYPE_FP32 && ops_of(b)->workspace_dt)
+        w = ops_of(b)->workspace_dt(p->dtype, &d, (conv_dir)p->variant);
+    else if (ops_of(b)->workspace)
+        w = ops_of(b)->workspace(&d, (conv_dir)p->variant);
+    else
+        return 0;
     return (w + CONV_GPU_WS_ALIGN - 1) / CONV_GPU_WS_ALIGN * CONV_GPU_WS_ALIGN;
 }
 
@@ -88,8 +93,9 @@ static int conv_gpu_compute(const backend_def *b, const problem *p, int c, int n
     }
     if (d.N < 1) { /* no images: a zero partial for the reduced outputs */
         if (p->variant == CONV_BWD_FILTER) {
-            CUDA_TRY(cudaMemsetAsync(dev[CONV_BWDF_DW], 0, conv_w_elems(&whole) * sizeof(float), s));
-            CUDA_TRY(cudaMemsetAsync(dev[CONV_BWDF_DB], 0, (size_t)whole.K * sizeof(float), s));
+            const size_t es = dtype_size(p->dtype);
+            CUDA_TRY(cudaMemsetAsync(dev[CONV_BWDF_DW], 0, conv_w_elems(&whole) * es, s));
+            CUDA_TRY(cudaMemsetAsync(dev[CONV_BWDF_DB], 0, (size_t)whole.K * es, s));
         }
         return 0;
     }
@@ -100,6 +106,30 @@ static int conv_gpu_compute(const backend_def *b, const problem *p, int c, int n
         return -1;
     }
     if (need) cws = (char *)ws + chunk_ws_offset(b, p, c, n);
+    if (p->dtype != DTYPE_FP32) {
+        const dtype_t dt = p->dtype;
+        const size_t es = dtype_size(dt);
+        const char *const *cd = (const char *const *)dev;
+        if (!o->fwd_dt) {
+            err_set("%s: no %s entry points", b->name, dtype_name(dt));
+            return -1;
+        }
+        switch ((conv_dir)p->variant) {
+        case CONV_FWD:
+            return o->fwd_dt(dt, &d, cd[CONV_FWD_X] + n0 * x_img * es, dev[CONV_FWD_W],
+                             dev[CONV_FWD_B], (char *)dev[CONV_FWD_Y] + n0 * y_img * es, cws,
+                             stream);
+        case CONV_BWD_DATA:
+            return o->bwd_data_dt(dt, &d, cd[CONV_BWDD_DY] + n0 * y_img * es, dev[CONV_BWDD_W],
+                                  (char *)dev[CONV_BWDD_DX] + n0 * x_img * es, cws, stream);
+        case CONV_BWD_FILTER:
+            return o->bwd_filter_dt(dt, &d, cd[CONV_BWDF_X] + n0 * x_img * es,
+                                    cd[CONV_BWDF_DY] + n0 * y_img * es, dev[CONV_BWDF_DW],
+                                    dev[CONV_BWDF_DB], cws, stream);
+        default:
+            break;
+        }
+    }
     switch ((conv_dir)p->variant) {
     case CONV_FWD:
         return o->fwd(&d, (const float *)dev[CONV_FWD_X] + n0 * x_img,
@@ -130,6 +160,12 @@ static int conv_gpu_reduce(const problem *p, int buf, void *dst, const void *par
     long long count = buf == CONV_BWDF_DW ? conv_w_elems(&d) : buf == CONV_BWDF_DB ? d.K : -1;
     if (p->variant != CONV_BWD_FILTER || count < 0) {
         err_set("conv: buffer %d of direction %d is not reduced", buf, p->variant);
+        return -1;
+    }
+    if (p->dtype != DTYPE_FP32 && p->dtype != DTYPE_TF32) {
+        /* summing rounded partials would round each output twice */
+        err_set("conv: bwd-filter in %s is not split into chunks (its partials would be "
+                "rounded twice)", dtype_name(p->dtype));
         return -1;
     }
     return reduce_sum_cuda((float *)dst, (const float *)partials, n, count, stream);

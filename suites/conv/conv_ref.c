@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #define SAMPLED_PLANES 8
@@ -334,15 +335,22 @@ static void where(const conv_ref_tensor *t, long e, char *out, size_t cap)
     else snprintf(out, cap, "%s[%d,%d,%d,%d]", t->name, a, b, i, j);
 }
 
-check_result conv_ref_check(const conv_ref *r, const float *const *out, dtype_t dt, char *why,
-                            size_t whycap)
+check_result conv_ref_check(const conv_ref *r, const void *const *out, dtype_t storage, dtype_t dt,
+                            char *why, size_t whycap)
 {
     double tol = check_tolerance(dt, conv_reduction(&r->d, r->dir));
     check_result all = {0, 0, tol, 0, -1, 1};
     for (int ti = 0; ti < r->ntensors; ti++) {
         const conv_ref_tensor *t = &r->t[ti];
-        for (size_t e = 0; e < t->n; e++) t->gather[e] = out[ti][t->idx[e]];
-        check_result c = check_compare(t->gather, t->val, t->n, tol);
+        check_result c;
+        if (dtype_is_16bit(storage)) { /* checked as words: the half-ulp bound of the output */
+            uint16_t *w = (uint16_t *)t->gather;   /* n floats of room hold n words */
+            for (size_t e = 0; e < t->n; e++) w[e] = ((const uint16_t *)out[ti])[t->idx[e]];
+            c = check_compare_dt(w, storage, t->val, t->n, tol);
+        } else {
+            for (size_t e = 0; e < t->n; e++) t->gather[e] = ((const float *)out[ti])[t->idx[e]];
+            c = check_compare(t->gather, t->val, t->n, tol);
+        }
         all.max_abs_err = fmax(all.max_abs_err, c.max_abs_err);
         all.rel_err = fmax(all.rel_err, c.rel_err);
         all.nonfinite += c.nonfinite;
@@ -351,8 +359,8 @@ check_result conv_ref_check(const conv_ref *r, const float *const *out, dtype_t 
             if (c.worst_index >= 0) {
                 long w = t->idx[c.worst_index];
                 where(t, w, at, sizeof at);
-                snprintf(why, whycap, "worst %s = %.7g, reference %.7g", at, (double)out[ti][w],
-                         t->val[c.worst_index]);
+                snprintf(why, whycap, "worst %s = %.7g, reference %.7g", at,
+                         (double)dtype_get(storage, out[ti], (size_t)w), t->val[c.worst_index]);
             } else {
                 snprintf(why, whycap, "%ld non-finite elements in %s", c.nonfinite, t->name);
             }
@@ -362,8 +370,9 @@ check_result conv_ref_check(const conv_ref *r, const float *const *out, dtype_t 
 #pragma omp parallel for
         for (int g = 0; g < t->ngroups; g++) {
             double acc = 0;
-            const float *o = out[ti] + (long)g * t->group;
-            for (long i = 0; i < t->group; i++) acc += (double)t->sign[i] * o[i];
+            const size_t o = (size_t)g * (size_t)t->group;
+            for (long i = 0; i < t->group; i++)
+                acc += (double)t->sign[i] * dtype_get(storage, out[ti], o + (size_t)i);
             t->sum_got[g] = acc;
         }
         check_result s = check_compare_d(t->sum_got, t->sum_ref, (size_t)t->ngroups, tol);

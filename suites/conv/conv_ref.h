@@ -61,10 +61,11 @@ typedef struct conv_ref {
 int conv_ref_build(conv_ref *r, const conv_dims *d, conv_dir dir, const float *const *in,
                    int sampled);
 
-/* Checks the outputs (fwd y; bwd-data dx; bwd-filter dw, db) with dtype's
+/* Checks the outputs (fwd y; bwd-data dx; bwd-filter dw, db; stored in
+ * `storage`: fp32 or 16-bit words) with dtype's
  * tolerance; on failure one line of where into why. */
-check_result conv_ref_check(const conv_ref *r, const float *const *out, dtype_t dt, char *why,
-                            size_t whycap);
+check_result conv_ref_check(const conv_ref *r, const void *const *out, dtype_t storage, dtype_t dt,
+                            char *why, size_t whycap);
 
 void conv_ref_free(conv_ref *r);
 

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 
 static void mark_spread(char *sel, int n, int count)
@@ -96,16 +97,23 @@ oom:
     return -1;
 }
 
-check_result gemm_ref_check(const gemm_ref *r, const float *C, dtype_t dtype, char *why,
-                            size_t whycap)
+check_result gemm_ref_check(const gemm_ref *r, const void *C, dtype_t storage, dtype_t dtype,
+                            char *why, size_t whycap)
 {
     double tol = check_tolerance(dtype, r->K);
-    for (size_t e = 0; e < r->n; e++) r->gather[e] = C[r->idx[e]];
-    check_result res = check_compare(r->gather, r->val, r->n, tol);
+    check_result res;
+    if (dtype_is_16bit(storage)) { /* checked as words: the half-ulp bound of the output */
+        uint16_t *w = (uint16_t *)r->gather;   /* n floats of room hold n words */
+        for (size_t e = 0; e < r->n; e++) w[e] = ((const uint16_t *)C)[r->idx[e]];
+        res = check_compare_dt(w, storage, r->val, r->n, tol);
+    } else {
+        for (size_t e = 0; e < r->n; e++) r->gather[e] = ((const float *)C)[r->idx[e]];
+        res = check_compare(r->gather, r->val, r->n, tol);
+    }
     if (!res.pass && res.worst_index >= 0) {
         long w = r->idx[res.worst_index];
         snprintf(why, whycap, "worst C[%ld,%ld] = %.7g, reference %.7g", w / r->N, w % r->N,
-                 (double)C[w], r->val[res.worst_index]);
+                 (double)dtype_get(storage, C, (size_t)w), r->val[res.worst_index]);
     } else if (!res.pass) {
         snprintf(why, whycap, "%ld non-finite elements", res.nonfinite);
     }
@@ -113,7 +121,7 @@ check_result gemm_ref_check(const gemm_ref *r, const float *C, dtype_t dtype, ch
 #pragma omp parallel for
     for (int i = 0; i < r->M; i++) {
         double acc = 0;
-        for (int j = 0; j < r->N; j++) acc += (double)C[(size_t)i * r->N + j] * r->fx[j];
+        for (int j = 0; j < r->N; j++) acc += (double)dtype_get(storage, C, (size_t)i * r->N + j) * r->fx[j];
         r->fy[i] = acc;
     }
     check_result product = check_compare_d(r->fy, r->fz, (size_t)r->M, tol);

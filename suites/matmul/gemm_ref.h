@@ -40,10 +40,11 @@ typedef struct gemm_ref {
 int gemm_ref_build(gemm_ref *r, int M, int N, int K, float alpha, const float *A,
                    const float *B, float beta, const float *C0);
 
-/* Checks C (MxN contiguous) against the reference with the dtype's tolerance.
+/* Checks C (MxN contiguous, stored in `storage`: fp32 words or 16-bit ones)
+ * against the reference with the dtype's tolerance.
  * On failure writes one line of where it went wrong into why. */
-check_result gemm_ref_check(const gemm_ref *r, const float *C, dtype_t dtype, char *why,
-                            size_t whycap);
+check_result gemm_ref_check(const gemm_ref *r, const void *C, dtype_t storage, dtype_t dtype,
+                            char *why, size_t whycap);
 
 void gemm_ref_free(gemm_ref *r);
 

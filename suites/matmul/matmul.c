@@ -1,4 +1,5 @@
-/* suites/matmul/matmul.c - the matmul suite: C = A*B (fp32, row-major) over a
+/* suites/matmul/matmul.c - the matmul suite: C = A*B (row-major; in each dtype
+ * of the axis: A, B and C in the dtype, fp32 accumulation) over a
  * square sweep and real-model layer shapes. Problems are `N` (square) or
  * `MxNxK` (C is MxN, the reduction K); the reference is gemm_ref (double,
  * sampled above 512^3 with a product check over every element). The runner
@@ -6,6 +7,7 @@
 #include "matmul.h"
 #include "gemm_cpu.h"
 #include "gemm_ref.h"
+#include "errmsg.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -169,9 +171,9 @@ static int matmul_defaults(int quick, int big, problem *out, int cap)
 static void matmul_layout(const problem *p, case_layout *l)
 {
     size_t M = (size_t)p->M_, N = (size_t)p->N_, K = (size_t)p->K_;
-    layout_add(l, "A", ROLE_IN, SPLIT_CHUNK, M * K * sizeof(float));   /* rows of A ... */
-    layout_add(l, "B", ROLE_IN, SPLIT_WHOLE, K * N * sizeof(float));
-    layout_add(l, "C", ROLE_OUT, SPLIT_CHUNK, M * N * sizeof(float));  /* ... give rows of C */
+    layout_add_dt(l, "A", ROLE_IN, SPLIT_CHUNK, p->dtype, M * K);   /* rows of A ... */
+    layout_add_dt(l, "B", ROLE_IN, SPLIT_WHOLE, p->dtype, K * N);
+    layout_add_dt(l, "C", ROLE_OUT, SPLIT_CHUNK, p->dtype, M * N);  /* ... give rows of C */
     l->streams = STREAMS_CHUNK;
     l->max_chunks = (int)p->M_;
     l->ref_bytes = gemm_ref_bytes((int)p->M_, (int)p->N_, (int)p->K_);
@@ -206,13 +208,17 @@ static check_result matmul_check(const problem *p, const void *ref, int step, dt
                                  char *why, size_t whycap)
 {
     (void)step; /* one-step suite */
-    (void)p;
-    return gemm_ref_check(ref, (const float *)host[BUF_C], dt, why, whycap);
+    return gemm_ref_check(ref, host[BUF_C], p->dtype, dt, why, whycap);
 }
 
 static int matmul_cpu_run(const backend_def *b, const problem *p, void *const *host)
 {
     int M = (int)p->M_, N = (int)p->N_, K = (int)p->K_;
+    if (p->dtype != DTYPE_FP32) {
+        if (b->dt_path) case_note_set("%s", b->dt_path(p->dtype));
+        return ((gemm_dt_fn)b->fn_dt)(p->dtype, M, N, K, host[BUF_A], K, host[BUF_B], N,
+                                      host[BUF_C], N);
+    }
     return ((gemm_fn)b->fn)(M, N, K, 1.0f, (const float *)host[BUF_A], K,
                             (const float *)host[BUF_B], N, 0.0f, (float *)host[BUF_C], N);
 }
@@ -227,7 +233,7 @@ void matmul_chunk_rows(const problem *p, int c, int n, int *r0, int *r1)
 static void matmul_chunk(const problem *p, int buf, int c, int n, size_t *off, size_t *len)
 {
     int r0, r1;
-    size_t row = (size_t)(buf == BUF_A ? p->K_ : p->N_) * sizeof(float);
+    size_t row = (size_t)(buf == BUF_A ? p->K_ : p->N_) * dtype_size(p->dtype);
     matmul_chunk_rows(p, c, n, &r0, &r1);
     *off = (size_t)r0 * row;
     *len = (size_t)(r1 - r0) * row;
@@ -235,7 +241,7 @@ static void matmul_chunk(const problem *p, int buf, int c, int n, size_t *off, s
 
 const suite_def SUITE_MATMUL = {
     "matmul",
-    "fp32 GEMM, square sweep and model-layer shapes, every backend checked then timed",
+    "GEMM in fp32, tf32, bf16 and fp16: square sweep and model-layer shapes, every backend checked then timed",
     "gemm",
     "cpu-blas",
     "N (square) or MxNxK (C is MxN, the reduction K)",
@@ -256,4 +262,5 @@ const suite_def SUITE_MATMUL = {
     NULL,                    /* no data-parallel modes */
     0,                       /* one process's work */
     NULL,                    /* no bus bandwidth */
+    DTYPES_FLOAT,            /* fp32, tf32, bf16, fp16 */
 };

@@ -10,10 +10,14 @@ static int matmul_gpu_compute(const backend_def *b, const problem *p, int c, int
     int r0, r1, N = (int)p->dim[1], K = (int)p->dim[2];
     (void)ws;
     matmul_chunk_rows(p, c, n, &r0, &r1);
-    const float *A = (const float *)dev[0] + (size_t)r0 * K;
-    float *C = (float *)dev[2] + (size_t)r0 * N;
-    return ((gemm_cuda_fn)b->fn)(r1 - r0, N, K, 1.0f, A, K, (const float *)dev[1], N, 0.0f, C, N,
-                                 (cudaStream_t)stream);
+    const size_t es = dtype_size(p->dtype);
+    const char *A = (const char *)dev[0] + (size_t)r0 * K * es;
+    char *C = (char *)dev[2] + (size_t)r0 * N * es;
+    if (p->dtype != DTYPE_FP32)
+        return ((gemm_cuda_dt_fn)b->fn_dt)(p->dtype, r1 - r0, N, K, A, K, dev[1], N, C, N,
+                                           (cudaStream_t)stream);
+    return ((gemm_cuda_fn)b->fn)(r1 - r0, N, K, 1.0f, (const float *)A, K, (const float *)dev[1],
+                                 N, 0.0f, (float *)C, N, (cudaStream_t)stream);
 }
 
 const suite_gpu SUITE_MATMUL_GPU = {matmul_gpu_compute, NULL, NULL, NULL, NULL, NULL, NULL};

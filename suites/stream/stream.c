@@ -228,4 +228,5 @@ const suite_def SUITE_STREAM = {
     NULL,                    /* no data-parallel modes */
     0,                       /* one process's work */
     NULL,                    /* no bus bandwidth */
+    0,                       /* fp32 only: no dtype axis */
 };

@@ -847,4 +847,5 @@ const suite_def SUITE_TRAIN = {
     train_dp_open,           /* the data-parallel modes (train_dp.c) */
     0,                       /* one process's work: rank 0's in a job of several */
     NULL,                    /* no bus bandwidth */
+    0,                       /* fp32 steps: no dtype axis */
 };

@@ -160,4 +160,5 @@ const suite_def SUITE_TRANSFER = {
     NULL,                    /* no data-parallel modes */
     0,                       /* one process's work */
     NULL,                    /* no bus bandwidth */
+    0,                       /* bytes: no dtype axis */
 };

@@ -29,11 +29,11 @@
  * registry itself is not linked, so that this program never meets the host
  * half's definitions of the two helpers below. */
 static const backend_def ROWS[] = {
-    {"cuda-direct", "conv", DEV_GPU, DTYPE_FP32, NULL, NEEDS_GPU, 0, 0, "", &CONV_CUDA_DIRECT},
-    {"cuda-im2col", "conv", DEV_GPU, DTYPE_FP32, NULL, NEEDS_GPU, 0, 0, "", &CONV_CUDA_IM2COL},
-    {"cuda-implicit", "conv", DEV_GPU, DTYPE_FP32, NULL, NEEDS_GPU, 0, 0, "", &CONV_CUDA_IMPLICIT},
-    {"cudnn", "conv", DEV_GPU, DTYPE_FP32, NULL, NEEDS_GPU, 0, 0, "", &CONV_CUDNN},
-    {NULL, NULL, DEV_CPU, DTYPE_FP32, NULL, 0, 0, 0, NULL, NULL},
+    {"cuda-direct", "conv", DEV_GPU, DTYPE_BIT(DTYPE_FP32), NULL, NULL, NEEDS_GPU, 0, 0, "", &CONV_CUDA_DIRECT, NULL, NULL},
+    {"cuda-im2col", "conv", DEV_GPU, DTYPE_BIT(DTYPE_FP32), NULL, NULL, NEEDS_GPU, 0, 0, "", &CONV_CUDA_IM2COL, NULL, NULL},
+    {"cuda-implicit", "conv", DEV_GPU, DTYPE_BIT(DTYPE_FP32), NULL, NULL, NEEDS_GPU, 0, 0, "", &CONV_CUDA_IMPLICIT, NULL, NULL},
+    {"cudnn", "conv", DEV_GPU, DTYPE_BIT(DTYPE_FP32), NULL, NULL, NEEDS_GPU, 0, 0, "", &CONV_CUDNN, NULL, NULL},
+    {NULL, NULL, DEV_CPU, DTYPE_BIT(DTYPE_FP32), NULL, NULL, 0, 0, 0, NULL, NULL, NULL, NULL},
 };
 
 /* ---- the host half's two helpers, as this test assumes them ---- */

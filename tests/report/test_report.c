@@ -163,7 +163,7 @@ static void test_json_and_md(void)
     EXPECT(j != NULL, "no JSON at %s", json);
     if (j) {
         EXPECT(json_valid(j), "JSON does not validate:\n%s", j);
-        EXPECT(strstr(j, "\"name\": \"matmul/square-256/cpu-omp/host/256x256x256\""), "benchmark name");
+        EXPECT(strstr(j, "\"name\": \"matmul/square-256/cpu-omp/fp32/host/256x256x256\""), "benchmark name");
         EXPECT(strstr(j, "\"real_time\": 1.28,"), "real_time = median of cpu-omp at 256^3");
         EXPECT(strstr(j, "\"time_unit\": \"ms\""), "time_unit");
         EXPECT(strstr(j, "\"run_type\": \"iteration\""), "run_type");
@@ -353,7 +353,7 @@ static void test_invalid_values(void)
     free(dup);
     int nrows = 0;
     for (const char *p = row1; *p; p++) nrows += *p == '\n';
-    snprintf(want, sizeof want, "results.csv:%d: duplicate case matmul/square-64/64x64x64/cpu-blas/host (also on line %d)",
+    snprintf(want, sizeof want, "results.csv:%d: duplicate case matmul/square-64/64x64x64/cpu-blas/fp32/host (also on line %d)",
              header_line + nrows + 1, header_line + 1);
     EXPECT(load_err(run, err, sizeof err) == -1 && strstr(err, want), "duplicate: want '%s', got '%s'", want, err);
     EXPECT(report_rerender(run, NULL, 0, NULL) == 2 && !exists(run, "report.md"), "duplicate rows exit 2");
