@@ -40,6 +40,7 @@ static check_result compare(const void *got, int d, const double *ref, size_t n,
 {
     check_result r = {0.0, 0.0, tol, 0, -1, 0};
     double err2 = 0.0, ref2 = 0.0, over = 0.0;
+    long over_at = -1;
     const dtype_t dt = d == DTYPE_COUNT ? DTYPE_FP32 : (dtype_t)d;
     for (size_t i = 0; i < n; i++)
         if (isfinite(ref[i])) ref2 += ref[i] * ref[i];
@@ -59,7 +60,10 @@ static check_result compare(const void *got, int d, const double *ref, size_t n,
             r.worst_index = (long)i;
         }
         double excess = e - acc - half_ulp(dt, fmax(fabs(g), fabs(ref[i])));
-        if (excess > over) over = excess;
+        if (excess > over) {
+            over = excess;
+            over_at = (long)i;
+        }
         err2 += e * e;
     }
     if (ref2 > 0) {
@@ -68,6 +72,7 @@ static check_result compare(const void *got, int d, const double *ref, size_t n,
         r.rel_err = err2 > 0 ? INFINITY : 0.0;
     }
     r.pass = r.nonfinite == 0 && r.rel_err <= tol && over <= 0.0;
+    if (over_at >= 0) r.worst_index = over_at; /* the element furthest beyond its bound */
     if (ref2 == 0 && err2 == 0 && r.nonfinite == 0) r.pass = 1;
     if (r.nonfinite) r.max_abs_err = r.rel_err = NAN;
     return r;

@@ -62,7 +62,8 @@ double check_tolerance(dtype_t d, long k);
 typedef struct check_result {
     double max_abs_err, rel_err, tolerance;
     long nonfinite;      /* NaN or Inf in the result (or the reference) */
-    long worst_index;    /* index of max_abs_err, -1 when n == 0 */
+    long worst_index;    /* the element furthest beyond its bound, or (none is) that of
+                          * max_abs_err; -1 when n == 0 */
     int pass;
 } check_result;
 

@@ -691,6 +691,12 @@ int gpu_exec_open(const gpu_mode *m, const gpu_work *w, case_exec *ex, char *ski
                      w->l->buf[i].name);
             free(st);
             return 1;
+        } else if (st->chunked && w->l->buf[i].split == SPLIT_REDUCE && w->l->buf[i].typed &&
+                   dtype_is_16bit(w->l->buf[i].dtype)) {
+            snprintf(skip, skipcap, "%s would be summed from %s partials, each output rounded "
+                     "more than once", w->l->buf[i].name, dtype_name(w->l->buf[i].dtype));
+            free(st);
+            return 1;
         }
     CUDA_TRY(cudaGetDevice(&dev));
     CUDA_TRY(cudaDeviceGetAttribute(&st->copy_engines, cudaDevAttrAsyncEngineCount, dev));
