@@ -231,13 +231,33 @@ static int validate_selection(bench_opts *o, char *err, size_t errcap)
     int all = 0;
     for (int i = 0; i < o->nsuites; i++) all |= strcmp(o->suites[i], "all") == 0;
     if (all) {
+        /* every suite; --dtype without fp32 leaves out the suites that have
+         * no dtype axis (they run fp32 or bytes only), and says so */
+        char left[256] = "";
+        size_t u = 0;
         o->nsuites = 0;
-        for (int i = 0; SUITES[i].def && o->nsuites < OPT_MAX_LIST; i++)
-            o->suites[o->nsuites++] = SUITES[i].def->name;
+        for (int i = 0; SUITES[i].def && o->nsuites < OPT_MAX_LIST; i++) {
+            const suite_def *d = SUITES[i].def;
+            if (o->dtypes && !d->dtypes && !(o->dtypes & DTYPE_BIT(DTYPE_FP32))) {
+                if (u < sizeof left)
+                    u += (size_t)snprintf(left + u, sizeof left - u, "%s%s", u ? ", " : "", d->name);
+                continue;
+            }
+            o->suites[o->nsuites++] = d->name;
+        }
+        if (left[0] && comm_rank() == 0)
+            fprintf(stderr, "bench: %s: no dtype axis (one dtype each, fp32 or bytes): not run "
+                    "without fp32 in --dtype\n", left);
     }
     for (int i = 0; i < o->nsuites; i++) {
-        if (!suite_find(o->suites[i])) {
+        const suite_entry *e = suite_find(o->suites[i]);
+        if (!e) {
             snprintf(err, errcap, "bench: unknown suite '%s' (see bench --list)", o->suites[i]);
+            return 2;
+        }
+        if (o->dtypes && !e->def->dtypes && !(o->dtypes & DTYPE_BIT(DTYPE_FP32))) {
+            snprintf(err, errcap, "bench: --dtype selects nothing in suite '%s': it has no dtype "
+                     "axis (only matmul and conv do; give fp32 in --dtype)", o->suites[i]);
             return 2;
         }
     }

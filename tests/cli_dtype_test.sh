@@ -22,6 +22,7 @@ expect_usage "--dtype names 'bf16' twice" --suite matmul --dtype bf16,bf16
 expect_usage "--dtype names 'fp16' twice" --suite matmul --dtype all,fp16
 expect_usage "bad --dtype ''" --suite matmul --dtype ''
 expect_usage "'u8' is not one of" --suite matmul --dtype u8
+expect_usage "--dtype selects nothing in suite 'train'" --suite train --dtype bf16
 
 # the CPU backends of a suite and the dtypes each lists (bench --list)
 cpu_dtypes() { "$bench" --list --suite "$1" | awk '$2 == "cpu" { print $1, $3 }'; }
