@@ -177,6 +177,7 @@ typedef struct dt_backend {
 
 static const dt_backend DT_BACKENDS[] = {
     {"cuda-wmma", gemm_cuda_wmma},
+    {"cublas-dt", gemm_cublas_dt},
 };
 static const dtype_t DT_TYPES[] = {DTYPE_TF32, DTYPE_BF16, DTYPE_FP16};
 
