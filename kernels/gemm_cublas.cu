@@ -1,5 +1,5 @@
-/* kernels/gemm_cublas.cu - cuda-cublas and cuda-cublas-tf32: the library
- * baselines (contract: kernels/gemm_cuda.h).
+/* kernels/gemm_cublas.cu - cuda-cublas, cuda-cublas-tf32 and the reduced-
+ * precision cublas-dt: the library baselines (contract: kernels/gemm_cuda.h).
  *
  * Row-major to column-major.  cuBLAS is column-major.  A row-major M x N
  * matrix C with leading dimension ldc has the same memory as the
@@ -15,6 +15,13 @@
  * tb becomes cuBLAS's first transpose and ta its second:
  *     cublasSgemm(h, tb ? OP_T : OP_N, ta ? OP_T : OP_N, N, M, K, ...)
  * with the same (B, ldb), (A, lda), (C, ldc) as above.
+ *
+ * Reduced precision (gemm_cublas_dt) and TF32 (gemm_cublas_tf32) go through
+ * cublasGemmEx with the same swap: A, B, C of one cudaDataType (CUDA_R_32F for
+ * tf32, CUDA_R_16BF, CUDA_R_16F) and the compute type that makes cuBLAS do
+ * what the dtype says (CUBLAS_COMPUTE_32F_FAST_TF32: fp32 data rounded to
+ * TF32 inside the product; CUBLAS_COMPUTE_32F for 16-bit data: fp32
+ * accumulation, C rounded once), alpha = 1, beta = 0 for the dtype entry.
  *
  * Strided batches (gemm_cublas_batched, ops/train_ops.h's gemm_batched): the
  * same swap, each matrix's stride going with it:
@@ -71,12 +78,43 @@ fail:
     return -1;
 }
 
-/* Every backend: the handle on this stream, then Sgemm (fp32 math), GemmEx
- * with TF32 compute (inputs rounded to TF32, fp32 accumulation), or, with
- * batch >= 1, SgemmStridedBatched (fp32 math) over the strided batch
- * (batch 0: one plain GEMM, strides unused). Row-major C = A*B as column-major
- * C^T = B^T * A^T: (N, M, K), B, A, C, and the strides follow their matrices. */
-static int cublas_gemm(const char *who, int tf32, int ta, int tb, int M, int N, int K,
+/* The handle of this device on this stream, fp32 math (no TF32 for Sgemm;
+ * for GemmEx the compute type decides). */
+static int cublas_begin(cudaStream_t stream, cublasHandle_t *h)
+{
+    if (cublas_handle(h) != 0)
+        return -1;
+    CUBLAS_TRY(cublasSetStream(*h, stream));
+    CUBLAS_TRY(cublasSetMathMode(*h, CUBLAS_DEFAULT_MATH));
+    return 0;
+fail:
+    return -1;
+}
+
+/* Row-major C = alpha A*B + beta C through cublasGemmEx, A, B, C of type t
+ * (scalars float), compute type ct: column-major C^T = B^T A^T. Arguments
+ * already checked. */
+static int cublas_gemm_ex(cudaDataType t, cublasComputeType_t ct, int M, int N, int K,
+                          float alpha, const void *dA, int lda, const void *dB, int ldb,
+                          float beta, void *dC, int ldc, cudaStream_t stream)
+{
+    cublasHandle_t h = NULL;
+    if (cublas_begin(stream, &h) != 0)
+        return -1;
+    CUBLAS_TRY(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, dB, t, ldb, dA, t,
+                            lda, &beta, dC, t, ldc, ct, CUBLAS_GEMM_DEFAULT));
+    if (bench_cuda_sync_launches)
+        CUDA_TRY(cudaStreamSynchronize(stream));
+    return 0;
+fail:
+    return -1;
+}
+
+/* The fp32 backends: Sgemm (fp32 math) or, with batch >= 1,
+ * SgemmStridedBatched over the strided batch (batch 0: one plain GEMM,
+ * strides unused). Row-major C = A*B as column-major C^T = B^T * A^T:
+ * (N, M, K), B, A, C, and the strides follow their matrices. */
+static int cublas_gemm(const char *who, int ta, int tb, int M, int N, int K,
                        float alpha, const float *dA, int lda, long long sA, const float *dB,
                        int ldb, long long sB, float beta, float *dC, int ldc, long long sC,
                        int batch, cudaStream_t stream)
@@ -88,19 +126,11 @@ static int cublas_gemm(const char *who, int tf32, int ta, int tb, int M, int N, 
         return -1;
     if (batch != 0 && !gemm_cuda_batch_ok(who, M, N, ldc, sA, sB, sC, batch))
         return -1;
-    if (cublas_handle(&h) != 0)
+    if (cublas_begin(stream, &h) != 0)
         return -1;
-    CUBLAS_TRY(cublasSetStream(h, stream));
-    /* fp32 FMA, no TF32, for Sgemm; for GemmEx the compute type decides */
-    CUBLAS_TRY(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
     if (batch != 0)
         CUBLAS_TRY(cublasSgemmStridedBatched(h, opb, opa, N, M, K, &alpha, dB, ldb, sB, dA, lda,
                                              sA, &beta, dC, ldc, sC, batch));
-    else if (tf32)
-        CUBLAS_TRY(cublasGemmEx(h, opb, opa, N, M, K, &alpha,
-                                dB, CUDA_R_32F, ldb, dA, CUDA_R_32F, lda, &beta,
-                                dC, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F_FAST_TF32,
-                                CUBLAS_GEMM_DEFAULT));
     else
         CUBLAS_TRY(cublasSgemm(h, opb, opa, N, M, K, &alpha, dB, ldb, dA, lda,
                                &beta, dC, ldc));
@@ -115,7 +145,7 @@ extern "C" int gemm_cublas(int M, int N, int K, float alpha, const float *dA, in
                            const float *dB, int ldb, float beta, float *dC, int ldc,
                            cudaStream_t stream)
 {
-    return cublas_gemm("gemm_cublas", 0, 0, 0, M, N, K, alpha, dA, lda, 0, dB, ldb, 0, beta, dC,
+    return cublas_gemm("gemm_cublas", 0, 0, M, N, K, alpha, dA, lda, 0, dB, ldb, 0, beta, dC,
                        ldc, 0, 0, stream);
 }
 
@@ -123,15 +153,37 @@ extern "C" int gemm_cublas_tf32(int M, int N, int K, float alpha, const float *d
                                 const float *dB, int ldb, float beta, float *dC, int ldc,
                                 cudaStream_t stream)
 {
-    return cublas_gemm("gemm_cublas_tf32", 1, 0, 0, M, N, K, alpha, dA, lda, 0, dB, ldb, 0, beta,
-                       dC, ldc, 0, 0, stream);
+    if (!gemm_cuda_args_ok("gemm_cublas_tf32", M, N, K, dA, lda, dB, ldb, dC, ldc))
+        return -1;
+    return cublas_gemm_ex(CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, M, N, K, alpha, dA, lda, dB,
+                          ldb, beta, dC, ldc, stream);
+}
+
+extern "C" int gemm_cublas_dt(dtype_t dt, int M, int N, int K, const void *dA, int lda,
+                              const void *dB, int ldb, void *dC, int ldc, cudaStream_t stream)
+{
+    const char *who = "gemm_cublas_dt";
+    cudaDataType t;
+    cublasComputeType_t ct = CUBLAS_COMPUTE_32F;
+    switch (dt) {
+    case DTYPE_TF32: t = CUDA_R_32F; ct = CUBLAS_COMPUTE_32F_FAST_TF32; break;
+    case DTYPE_BF16: t = CUDA_R_16BF; break;
+    case DTYPE_FP16: t = CUDA_R_16F; break;
+    default:
+        err_set("%s: dtype %s not supported (tf32, bf16, fp16 only)", who, dtype_name(dt));
+        return -1;
+    }
+    if (!gemm_cuda_args_ok(who, M, N, K, (const float *)dA, lda, (const float *)dB, ldb,
+                           (const float *)dC, ldc))
+        return -1;
+    return cublas_gemm_ex(t, ct, M, N, K, 1.0f, dA, lda, dB, ldb, 0.0f, dC, ldc, stream);
 }
 
 extern "C" int gemm_cublas_t(int ta, int tb, int M, int N, int K, float alpha, const float *dA,
                              int lda, const float *dB, int ldb, float beta, float *dC, int ldc,
                              cudaStream_t stream)
 {
-    return cublas_gemm("gemm_cublas", 0, ta, tb, M, N, K, alpha, dA, lda, 0, dB, ldb, 0, beta,
+    return cublas_gemm("gemm_cublas", ta, tb, M, N, K, alpha, dA, lda, 0, dB, ldb, 0, beta,
                        dC, ldc, 0, 0, stream);
 }
 
@@ -145,7 +197,7 @@ extern "C" int gemm_cublas_batched(int ta, int tb, int M, int N, int K, float al
         err_set("gemm_cublas: bad batch=%d (must be >= 1)", batch);
         return -1;
     }
-    return cublas_gemm("gemm_cublas", 0, ta, tb, M, N, K, alpha, dA, lda, sA, dB, ldb, sB, beta,
+    return cublas_gemm("gemm_cublas", ta, tb, M, N, K, alpha, dA, lda, sA, dB, ldb, sB, beta,
                        dC, ldc, sC, batch, stream);
 }
 

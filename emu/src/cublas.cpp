@@ -11,11 +11,17 @@
  * the sticky cudaErrorIllegalAddress a GPU would give.  TF32 compute
  * (CUBLAS_COMPUTE_32F_FAST_TF32 or CUBLAS_TF32_TENSOR_OP_MATH) rounds A and B
  * to a 10-bit mantissa (round to nearest even) in scratch copies first.
+ * cublasGemmEx also takes fp16 and bf16 A and B (C of their type or fp32)
+ * with CUBLAS_COMPUTE_32F: widened to float (exact), the same fp32 GEMM, a
+ * 16-bit C rounded once (nearest even); other type combinations are one
+ * `cudaemu:` line and CUBLAS_STATUS_NOT_SUPPORTED.
  */
 #include "internal.h"
 
 #include <cublas_v2.h>
 #include <cblas.h>
+
+#include "cudaemu/half_round.h"
 
 #include <cmath>
 #include <cstring>
@@ -187,6 +193,94 @@ cublasStatus_t strided(cublasContext *h, const char *fname, cublasOperation_t ta
                  false);
 }
 
+/* The 16-bit element formats of cublasGemmEx: (exponent, fraction bits). */
+struct Fmt16 {
+    int exp_bits = 0, man_bits = 0;
+    float get(const uint16_t *p, size_t i) const
+    {
+        return cudaemu_h_decode(p[i], exp_bits, man_bits, exp_bits == 8);
+    }
+    void set(uint16_t *p, size_t i, float x) const
+    {
+        p[i] = cudaemu_h_encode(double(x), exp_bits, man_bits, CUDAEMU_HR_RN);
+    }
+};
+const Fmt16 FP16{5, 10}, BF16_FMT{8, 7};
+
+const char *data_type_name(cudaDataType t)
+{
+    switch (t) {
+    case CUDA_R_16F: return "CUDA_R_16F";
+    case CUDA_R_16BF: return "CUDA_R_16BF";
+    case CUDA_R_32F: return "CUDA_R_32F";
+    case CUDA_R_64F: return "CUDA_R_64F";
+    case CUDA_R_8I: return "CUDA_R_8I";
+    case CUDA_R_32I: return "CUDA_R_32I";
+    default: return "another cudaDataType";
+    }
+}
+
+const char *compute_type_name(cublasComputeType_t ct)
+{
+    switch (ct) {
+    case CUBLAS_COMPUTE_16F: return "CUBLAS_COMPUTE_16F";
+    case CUBLAS_COMPUTE_16F_PEDANTIC: return "CUBLAS_COMPUTE_16F_PEDANTIC";
+    case CUBLAS_COMPUTE_32F: return "CUBLAS_COMPUTE_32F";
+    case CUBLAS_COMPUTE_32F_PEDANTIC: return "CUBLAS_COMPUTE_32F_PEDANTIC";
+    case CUBLAS_COMPUTE_32F_FAST_16F: return "CUBLAS_COMPUTE_32F_FAST_16F";
+    case CUBLAS_COMPUTE_32F_FAST_16BF: return "CUBLAS_COMPUTE_32F_FAST_16BF";
+    case CUBLAS_COMPUTE_32F_FAST_TF32: return "CUBLAS_COMPUTE_32F_FAST_TF32";
+    case CUBLAS_COMPUTE_64F: return "CUBLAS_COMPUTE_64F";
+    case CUBLAS_COMPUTE_32I: return "CUBLAS_COMPUTE_32I";
+    default: return "another compute type";
+    }
+}
+
+/* cublasGemmEx with 16-bit A and B of format f (fp32 compute), C of format
+ * cf (16-bit) or fp32 (cf null): A, B and a read C widened to float (exact),
+ * the fp32 GEMM of host_gemm, each element of a 16-bit C rounded once. Only
+ * C's m x n elements are written (its padding rows stay). */
+cublasStatus_t gemm_ex16(cublasContext *h, cublasOperation_t ta, cublasOperation_t tb, int m,
+                         int n, int k, const float *alpha, const uint16_t *A, int lda,
+                         const uint16_t *B, int ldb, const float *beta, void *C, int ldc,
+                         Fmt16 f, const Fmt16 *cf)
+{
+    if (!alpha || !beta) return CUBLAS_STATUS_INVALID_VALUE;
+    if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
+    Scalar al = scalar(h, alpha), be = scalar(h, beta);
+    const size_t ea = ta == CUBLAS_OP_N ? extent(m, k, lda) : extent(k, m, lda);
+    const size_t eb = tb == CUBLAS_OP_N ? extent(k, n, ldb) : extent(n, k, ldb);
+    const size_t ec = extent(m, n, ldc);
+    const Fmt16 cfmt = cf ? *cf : Fmt16{};
+    const bool c16 = cf != nullptr;
+    return queue(h, "cublasGemmEx",
+                 {Operand{"A", A, ea * 2}, Operand{"B", B, eb * 2},
+                  Operand{"C", C, ec * (c16 ? 2 : 4)}},
+                 [=]() {
+                     const float a = al.get(), b = be.get();
+                     std::vector<float> fa(ea), fb(eb), fc;
+                     for (size_t i = 0; i < ea; ++i) fa[i] = f.get(A, i);
+                     for (size_t i = 0; i < eb; ++i) fb[i] = f.get(B, i);
+                     float *c = static_cast<float *>(C);
+                     if (c16) {
+                         fc.assign(ec, 0.0f);
+                         if (b != 0.0f)
+                             for (size_t i = 0; i < ec; ++i)
+                                 fc[i] = cfmt.get(static_cast<const uint16_t *>(C), i);
+                         c = fc.data();
+                     }
+                     host_gemm(ta, tb, m, n, k, a, fa.data(), lda, fb.data(), ldb, b, c, ldc,
+                               Exact);
+                     if (c16)
+                         for (int j = 0; j < n; ++j)
+                             for (int i = 0; i < m; ++i) {
+                                 const size_t at = size_t(j) * size_t(ldc) + size_t(i);
+                                 cfmt.set(static_cast<uint16_t *>(C), at, fc[at]);
+                             }
+                 },
+                 false);
+}
+
 } // namespace
 } // namespace cudaemu
 
@@ -350,11 +444,30 @@ cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t ta, cublasOperat
     if (!((algo >= CUBLAS_GEMM_DEFAULT && algo <= CUBLAS_GEMM_ALGO23) ||
           (algo >= CUBLAS_GEMM_DEFAULT_TENSOR_OP && algo <= CUBLAS_GEMM_ALGO15_TENSOR_OP)))
         return CUBLAS_STATUS_INVALID_VALUE;
-    bool f32 = ct == CUBLAS_COMPUTE_32F || ct == CUBLAS_COMPUTE_32F_PEDANTIC ||
-               ct == CUBLAS_COMPUTE_32F_FAST_TF32 || ct == CUBLAS_COMPUTE_32F_FAST_16F ||
-               ct == CUBLAS_COMPUTE_32F_FAST_16BF;
-    if (!f32 || Atype != CUDA_R_32F || Btype != CUDA_R_32F || Ctype != CUDA_R_32F)
+    /* cuBLAS's table: fp32 data with any fp32 compute type; fp16 or bf16 A and
+     * B, C of the same type or fp32, with CUBLAS_COMPUTE_32F(_PEDANTIC) */
+    const bool c32 = ct == CUBLAS_COMPUTE_32F || ct == CUBLAS_COMPUTE_32F_PEDANTIC;
+    const bool f32 = c32 || ct == CUBLAS_COMPUTE_32F_FAST_TF32 ||
+                     ct == CUBLAS_COMPUTE_32F_FAST_16F || ct == CUBLAS_COMPUTE_32F_FAST_16BF;
+    const bool half16 = Atype == CUDA_R_16F && Btype == CUDA_R_16F &&
+                        (Ctype == CUDA_R_16F || Ctype == CUDA_R_32F);
+    const bool bf16 = Atype == CUDA_R_16BF && Btype == CUDA_R_16BF &&
+                      (Ctype == CUDA_R_16BF || Ctype == CUDA_R_32F);
+    if (c32 && (half16 || bf16)) {
+        const Fmt16 f = half16 ? FP16 : BF16_FMT;
+        return gemm_ex16(h, ta, tb, m, n, k, static_cast<const float *>(alpha),
+                         static_cast<const uint16_t *>(A), lda, static_cast<const uint16_t *>(B),
+                         ldb, static_cast<const float *>(beta), C, ldc, f,
+                         Ctype == CUDA_R_32F ? nullptr : &f);
+    }
+    if (!f32 || Atype != CUDA_R_32F || Btype != CUDA_R_32F || Ctype != CUDA_R_32F) {
+        report("cublasGemmEx: Atype %s, Btype %s, Ctype %s with %s is not emulated (fp32 data "
+               "with a 32F compute type, or CUDA_R_16F / CUDA_R_16BF A and B with C of the same "
+               "type or CUDA_R_32F and CUBLAS_COMPUTE_32F(_PEDANTIC), are)",
+               data_type_name(Atype), data_type_name(Btype), data_type_name(Ctype),
+               compute_type_name(ct));
         return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
     return strided(h, "cublasGemmEx", ta, tb, m, n, k, static_cast<const float *>(alpha),
                    static_cast<const float *>(A), lda, 0, static_cast<const float *>(B), ldb, 0,
                    static_cast<const float *>(beta), static_cast<float *>(C), ldc, 0, 1,

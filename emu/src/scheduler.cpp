@@ -145,7 +145,8 @@ const char *op_name(int op)
         "__shfl_down_sync", "__shfl_xor_sync", "__ballot_sync", "__any_sync", "__all_sync",
         "__match_any_sync", "__match_all_sync", "__reduce_add_sync", "__reduce_min_sync",
         "__reduce_max_sync", "__reduce_min_sync", "__reduce_max_sync", "__reduce_and_sync",
-        "__reduce_or_sync", "__reduce_xor_sync"};
+        "__reduce_or_sync", "__reduce_xor_sync", "nvcuda::wmma::load_matrix_sync",
+        "nvcuda::wmma::store_matrix_sync", "nvcuda::wmma::mma_sync"};
     return (op >= 0 && op < int(sizeof names / sizeof names[0])) ? names[op] : "?";
 }
 
@@ -327,7 +328,7 @@ void complete(Group &g, uint32_t warp_base)
         if ((m >> l) & 1u && g.in[l]) ballot |= 1u << l;
     unsigned long long red = 0;
     bool first = true;
-    if (g.op >= detail::WOP_RADD) {
+    if (g.op >= detail::WOP_RADD && g.op <= detail::WOP_RXOR) {
         for (int l = 0; l < 32; ++l) {
             if (!((m >> l) & 1u)) continue;
             uint32_t v = uint32_t(g.in[l]);

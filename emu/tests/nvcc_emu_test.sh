@@ -63,6 +63,14 @@ err=$("$nvcc_emu" "$src/unterminated.cu" -o unterminated 2>&1)
 printf '%s\n' "$err" | grep -q "unterminated.cu:5: error: kernel launch" ||
     { echo "$err"; bad "no unterminated.cu:5 translator error"; }
 
+# a wmma fragment the emulator lacks stops the compile at one static_assert
+for shape in M32N8K16 DOUBLE INT8; do
+    err=$("$nvcc_emu" -c -D SHAPE_$shape "$src/wmma_shape.cu" -o wmma_shape.o 2>&1)
+    [ $? -ne 0 ] || bad "wmma_shape.cu ($shape) compiled"
+    [ "$(printf '%s\n' "$err" | grep -c "cudaemu: nvcuda::wmma fragment not emulated")" -ge 1 ] ||
+        { echo "$err"; bad "no 'wmma fragment not emulated' line for $shape"; }
+done
+
 # installed: bin/nvcc-emu next to lib/libcudaemu.a and include/cudaemu/
 if cmake --install "$build" --prefix "$work/prefix" >install.log 2>&1; then
     [ -f prefix/lib/libcudaemu.a ] && [ -f prefix/include/cudaemu/cuda_runtime.h ] ||

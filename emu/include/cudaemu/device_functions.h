@@ -63,7 +63,8 @@ inline void *g_dyn_smem = nullptr;
 enum WarpOp {
     WOP_SYNC, WOP_IDX, WOP_UP, WOP_DOWN, WOP_XOR, WOP_BALLOT, WOP_ANY, WOP_ALL,
     WOP_MATCH_ANY, WOP_MATCH_ALL, WOP_RADD, WOP_RMIN_S, WOP_RMAX_S, WOP_RMIN_U,
-    WOP_RMAX_U, WOP_RAND, WOP_ROR, WOP_RXOR
+    WOP_RMAX_U, WOP_RAND, WOP_ROR, WOP_RXOR,
+    WOP_WMMA_LOAD, WOP_WMMA_STORE, WOP_WMMA_MMA /* nvcuda::wmma (wmma.h): a meeting, no value */
 };
 enum BlockOp { BOP_SYNC, BOP_COUNT, BOP_AND, BOP_OR };
 
