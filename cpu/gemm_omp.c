@@ -135,18 +135,9 @@ float *gemm_scratch(int slot, size_t bytes)
     return s->p[slot];
 }
 
-/* Below this many FLOPs a call runs on one thread (measured crossover). */
-#ifndef GEMM_SERIAL_FLOPS /* (-D for tuning builds) */
-#define GEMM_SERIAL_FLOPS (2.0 * 160 * 160 * 160)
-#endif
 /* A product with a dimension this short or shorter takes the direct path. */
 #ifndef GEMM_DIRECT_THIN
 #define GEMM_DIRECT_THIN 64
-#endif
-/* A core's L2 (target CPU: 2 MiB): a packed B panel bigger than this is
- * split by columns between threads (see the factorisation in gemm_blocked). */
-#ifndef GEMM_L2_BYTES
-#define GEMM_L2_BYTES (2.0 * 1024 * 1024)
 #endif
 /* C^T is computed instead of C only when its padded tile area is below this
  * fraction of C's: 256x1024xK (K = 784, 1024, and the transposed variants)
@@ -189,44 +180,162 @@ static double padded_area(const gemm_kern_cfg *cf, int M, int N)
     return (double)((M + cf->mr - 1) / cf->mr * cf->mr) * ((N + cf->nr - 1) / cf->nr * cf->nr);
 }
 
-/* One blocked call's shape, operands and blocking (read-only in threads). */
+/* ---- the blocked product's plan and its parallel phases (shared) ------------ */
+void gemm_plan_make(gemm_plan *p, int mr, int nr, int mc, int kc, int nc, int kq, size_t esize,
+                    int M, int N, int K, int nt)
+{
+    p->mr = mr; p->nr = nr; p->M = M; p->N = N; p->K = K; p->kq = kq; p->esize = esize;
+    /* K blocks of equal size (a multiple of 8), e.g. K=513 -> 2 x 264, not 384+129 */
+    const int nkb = (K + kc - 1) / kc;
+    int KC = ((K + nkb - 1) / nkb + 7) & ~7;
+    if (KC > K) KC = K;
+    const long Kp = (K + kq - 1) / kq * kq, KCp = (KC + kq - 1) / kq * kq; /* packed lengths */
+    /* B panel = all of K x NC, packed once (<= 16 MiB, so it stays in L3) */
+    int NC = (int)((16L << 20) / ((long)esize * Kp)) / nr * nr;
+    if (NC > nc) NC = nc;
+    if (NC < nr) NC = nr;
+    if (NC > N) NC = N;
+    const int mp = (M + mr - 1) / mr, np = (NC + nr - 1) / nr; /* panel counts */
+
+    if ((long)nt > (long)mp * np) nt = mp * np;
+    if (nt < 1) nt = 1;
+    /* Factor nt = tm * tn minimising the largest per-thread tile share.  Ties
+     * prefer splitting M (threads then share the B micro-panels) while the
+     * packed K x NC panel fits in a core's L2, and splitting N when it does
+     * not (and then even at up to 5% more tiles): each thread then rereads only its 1/tn of the panel for every row
+     * chunk, from its own L2 rather than L3 (2 threads, 256x1024x784 and
+     * 256x1024x1024, all transposes: 0.84-0.86x -> 0.90-0.95x of OpenBLAS). */
+    const int split_n = (double)Kp * np * nr * esize > GEMM_L2_BYTES;
+    int tm = nt, tn = 1;
+    {
+        double best = -1.0;
+        for (int a = split_n ? 1 : nt; a >= 1 && a <= nt; a += split_n ? 1 : -1) {
+            if (nt % a) continue;
+            int b = nt / a;
+            double cost = (double)((mp + a - 1) / a) * ((np + b - 1) / b);
+            if (split_n && b > 1) cost *= 0.95; /* 256x784x1024: 286 vs 275 tiles */
+            if (best < 0 || cost < best) { best = cost; tm = a; tn = b; }
+        }
+    }
+    const int MC = mc < mp * mr ? mc : mp * mr;
+    /* Work items: nim row chunks (<= MC rows, whole MR panels, a multiple of
+     * tm of them so equal threads get equal shares) x tn sliver groups. */
+    const int mcp = MC / mr;
+    p->KC = KC;
+    p->nkk = (K + KC - 1) / KC; /* K blocks actually used */
+    p->NC = NC; p->mp = mp; p->MC = MC;
+    p->nim = tm * ((mp + tm * mcp - 1) / (tm * mcp));
+    p->tm = tm; p->tn = tn; p->nt = nt;
+    p->bsz = round64(esize * (size_t)Kp * np * nr);
+    p->asz = round64(esize * (size_t)KCp * MC);
+}
+
+int gemm_job_run(const gemm_job *j)
+{
+    const gemm_plan *p = &j->p;
+    const int NR = p->nr, N = p->N, K = p->K, KC = p->KC, NC = p->NC, nkk = p->nkk;
+    const int nt = p->nt, items = p->nim * p->tn;
+    char *Bp = (char *)gemm_scratch(0, p->bsz + p->asz * (size_t)nt);
+    if (!Bp) {
+        err_set("cpu-omp GEMM: out of memory for the packed panels (%zu + %zu bytes)", p->bsz,
+                p->asz * (size_t)nt);
+        return 1;
+    }
+    char *Ap = Bp + p->bsz;
+
+    /* Phases (pack a panel, compute it) end in gemm_yield_barrier, never in
+     * an OpenMP barrier that spins (nowait): see gemm_omp_impl.h. */
+    atomic_int arrived = 0;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        const int team = omp_get_num_threads();
+        int phase = 0;
+        char *myA = Ap + p->asz * (size_t)omp_get_thread_num();
+
+        for (int jc = 0; jc < N; jc += NC) {
+            const int nc = N - jc < NC ? N - jc : NC;
+            const int ns = (nc + NR - 1) / NR, nsg = (ns + 7) / 8;
+            /* Pack the whole K x nc panel; dynamic scheduling everywhere, so a
+             * thread the OS preempts does not hold back the others. */
+#pragma omp for schedule(dynamic, 1) nowait
+            for (int u = 0; u < nkk * nsg; ++u) {
+                const int pc = u / nsg * KC, gi = u % nsg;
+                const int kc = K - pc < KC ? K - pc : KC;
+                const int e = 8 * gi + 8 < ns ? 8 * gi + 8 : ns;
+                j->pack_b(j, pc, kc, jc, nc, Bp + (size_t)pc * ns * NR * p->esize, 8 * gi, e);
+            }
+            gemm_yield_barrier(&arrived, team * ++phase); /* the panel is complete */
+#pragma omp for schedule(dynamic, 1) nowait
+            for (int it = 0; it < items; ++it) j->item(j, jc, nc, ns, it, Bp, myA);
+            gemm_yield_barrier(&arrived, team * ++phase); /* before the next panel's packing */
+        }
+    }
+    return 0;
+}
+
+void gemm_item_range(const gemm_plan *p, int ns, int it, int *ic, int *mc, int *s0, int *s1)
+{
+    const int im = it / p->tn, in = it % p->tn;
+    const int ie = (int)((long)p->mp * (im + 1) / p->nim) * p->mr;
+    *ic = (int)((long)p->mp * im / p->nim) * p->mr;
+    *mc = (ie < p->M ? ie : p->M) - *ic;
+    *s0 = (int)((long)ns * in / p->tn);
+    *s1 = (int)((long)ns * (in + 1) / p->tn);
+}
+
+/* ---- the fp32 blocked product ------------------------------------------------ */
+/* One blocked call: its plan (first), operands and kernel (read-only in threads). */
 typedef struct {
+    gemm_job job;
     const gemm_kern_cfg *cf;
-    int ta, tb, M, N, K, KC, mp, nim, tn;
+    int ta, tb;
     float alpha, beta;
     const float *A, *B;
     long lda, ldb, crs, ccs;
-    float *C, *Bp;
+    float *C;
 } blk;
 
-/* Work item it of the column panel [jc, jc + nc) (ns slivers, packed in
- * g->Bp): a chunk of rows x a group of slivers, every K block. */
-static void blocked_item(const blk *g, int jc, int nc, int ns, int it, float *myA, float *tile)
+/* gemm_job.pack_b: B's rows are contiguous unless tb. */
+static void blocked_pack_b(const gemm_job *j, int pc, int kc, int jc, int nc, void *dst, int s0,
+                           int s1)
 {
+    const blk *g = (const blk *)j;
+    const long ldb = g->ldb;
+    if (g->tb) gemm_pack_cols(kc, nc, j->p.nr, g->B + (size_t)jc * ldb + pc, ldb, dst, s0, s1);
+    else gemm_pack_rows(kc, nc, j->p.nr, g->B + (size_t)pc * ldb + jc, ldb, dst, s0, s1);
+}
+
+/* gemm_job.item: work item it of the column panel [jc, jc + nc) (ns
+ * slivers, packed in Bpv): a chunk of rows x a group of slivers, every K block. */
+static void blocked_item(const gemm_job *j, int jc, int nc, int ns, int it, const void *Bpv,
+                         void *myAv)
+{
+    const blk *g = (const blk *)j;
+    const gemm_plan *p = &j->p;
     const gemm_kern_cfg *cf = g->cf;
-    const int MR = cf->mr, NR = cf->nr, K = g->K, KC = g->KC;
-    const int im = it / g->tn, in = it % g->tn;
-    const int ic = (int)((long)g->mp * im / g->nim) * MR;
-    const int ie = (int)((long)g->mp * (im + 1) / g->nim) * MR;
-    const int mc = (ie < g->M ? ie : g->M) - ic;
-    const int s0 = (int)((long)ns * in / g->tn), s1 = (int)((long)ns * (in + 1) / g->tn);
+    const int MR = p->mr, NR = p->nr, K = p->K, KC = p->KC;
+    int ic, mc, s0, s1;
+    gemm_item_range(p, ns, it, &ic, &mc, &s0, &s1);
     const long crs = g->crs, ccs = g->ccs, lda = g->lda;
     const float alpha = g->alpha;
+    const float *Bp = Bpv;
+    float *myA = myAv;
+    _Alignas(64) float tile[GEMM_MAX_TILE];
     if (mc <= 0) return;
     for (int pc = 0; pc < K; pc += KC) {
         const int kc = K - pc < KC ? K - pc : KC;
         const float b = pc == 0 ? g->beta : 1.0f;
-        const float *Bk = g->Bp + (size_t)pc * ns * NR;
+        const float *Bk = Bp + (size_t)pc * ns * NR;
         const int pa = (mc + MR - 1) / MR;
         if (g->ta) gemm_pack_rows(kc, mc, MR, g->A + (size_t)pc * lda + ic, lda, myA, 0, pa);
         else gemm_pack_cols(kc, mc, MR, g->A + (size_t)ic * lda + pc, lda, myA, 0, pa);
         for (int s = s0; s < s1; ++s) {
-            const int j = s * NR, w = nc - j < NR ? nc - j : NR;
+            const int j0 = s * NR, w = nc - j0 < NR ? nc - j0 : NR;
             const float *bp = Bk + (size_t)s * kc * NR;
             for (int ir = 0; ir < mc; ir += MR) {
                 const int h = mc - ir < MR ? mc - ir : MR;
                 const float *ap = myA + (size_t)ir * kc;
-                float *c = g->C + (size_t)(ic + ir) * crs + (size_t)(jc + j) * ccs;
+                float *c = g->C + (size_t)(ic + ir) * crs + (size_t)(jc + j0) * ccs;
                 if (h == MR && w == NR && ccs == 1) {
                     cf->fn(kc, ap, bp, c, crs, alpha, b);
                     continue;
@@ -260,88 +369,12 @@ static int gemm_blocked(const gemm_kern_cfg *cf, int ta, int tb, int M, int N, i
                         float alpha, const float *A, long lda, const float *B, long ldb,
                         float beta, float *C, long crs, long ccs, int nt)
 {
-    const int MR = cf->mr, NR = cf->nr;
-    /* K blocks of equal size (a multiple of 8), e.g. K=513 -> 2 x 264, not 384+129 */
-    const int nkb = (K + cf->kc - 1) / cf->kc;
-    int KC = ((K + nkb - 1) / nkb + 7) & ~7;
-    if (KC > K) KC = K;
-    /* B panel = all of K x NC, packed once (<= 16 MiB, so it stays in L3) */
-    int NC = (int)((4L << 20) / K) / NR * NR;
-    if (NC > cf->nc) NC = cf->nc;
-    if (NC < NR) NC = NR;
-    if (NC > N) NC = N;
-    const int mp = (M + MR - 1) / MR, np = (NC + NR - 1) / NR; /* panel counts */
-
-    if ((long)nt > (long)mp * np) nt = mp * np;
-    if (nt < 1) nt = 1;
-    /* Factor nt = tm * tn minimising the largest per-thread tile share.  Ties
-     * prefer splitting M (threads then share the B micro-panels) while the
-     * packed K x NC panel fits in a core's L2, and splitting N when it does
-     * not (and then even at up to 5% more tiles): each thread then rereads only its 1/tn of the panel for every row
-     * chunk, from its own L2 rather than L3 (2 threads, 256x1024x784 and
-     * 256x1024x1024, all transposes: 0.84-0.86x -> 0.90-0.95x of OpenBLAS). */
-    const int split_n = (double)K * np * NR * sizeof(float) > GEMM_L2_BYTES;
-    int tm = nt, tn = 1;
-    {
-        double best = -1.0;
-        for (int a = split_n ? 1 : nt; a >= 1 && a <= nt; a += split_n ? 1 : -1) {
-            if (nt % a) continue;
-            int b = nt / a;
-            double cost = (double)((mp + a - 1) / a) * ((np + b - 1) / b);
-            if (split_n && b > 1) cost *= 0.95; /* 256x784x1024: 286 vs 275 tiles */
-            if (best < 0 || cost < best) { best = cost; tm = a; tn = b; }
-        }
-    }
-    const int MC = cf->mc < mp * MR ? cf->mc : mp * MR;
-
-    const size_t bsz = round64(sizeof(float) * (size_t)K * np * NR);
-    const size_t asz = round64(sizeof(float) * (size_t)KC * MC);
-    float *Bp = gemm_scratch(0, bsz + asz * (size_t)nt);
-    if (!Bp) {
-        err_set("gemm_cpu_omp: out of memory for the packed panels (%zu + %zu bytes)", bsz,
-                asz * (size_t)nt);
-        return 1;
-    }
-    float *Ap = (float *)((char *)Bp + bsz);
-
-    /* Work items: nim row chunks (<= MC rows, whole MR panels, a multiple of
-     * tm of them so equal threads get equal shares) x tn sliver groups. */
-    const int mcp = MC / MR, nim = tm * ((mp + tm * mcp - 1) / (tm * mcp));
-    const int nkk = (K + KC - 1) / KC; /* K blocks actually used */
-    const blk g = {cf, ta, tb, M, N, K, KC, mp, nim, tn, alpha, beta, A, B, lda, ldb,
-                   crs, ccs, C, Bp};
-
-    /* Phases (pack a panel, compute it) end in gemm_yield_barrier, never in
-     * an OpenMP barrier that spins (nowait): see gemm_omp_impl.h. */
-    atomic_int arrived = 0;
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-        const int team = omp_get_num_threads();
-        int phase = 0;
-        float *myA = (float *)((char *)Ap + asz * (size_t)omp_get_thread_num());
-        _Alignas(64) float tile[GEMM_MAX_TILE];
-
-        for (int jc = 0; jc < N; jc += NC) {
-            const int nc = N - jc < NC ? N - jc : NC;
-            const int ns = (nc + NR - 1) / NR, nsg = (ns + 7) / 8;
-            /* Pack the whole K x nc panel; dynamic scheduling everywhere, so a
-             * thread the OS preempts does not hold back the others. */
-#pragma omp for schedule(dynamic, 1) nowait
-            for (int u = 0; u < nkk * nsg; ++u) {
-                const int pc = u / nsg * KC, gi = u % nsg;
-                const int kc = K - pc < KC ? K - pc : KC;
-                const int e = 8 * gi + 8 < ns ? 8 * gi + 8 : ns;
-                float *dst = Bp + (size_t)pc * ns * NR;
-                if (tb) gemm_pack_cols(kc, nc, NR, B + (size_t)jc * ldb + pc, ldb, dst, 8 * gi, e);
-                else gemm_pack_rows(kc, nc, NR, B + (size_t)pc * ldb + jc, ldb, dst, 8 * gi, e);
-            }
-            gemm_yield_barrier(&arrived, team * ++phase); /* the panel is complete */
-#pragma omp for schedule(dynamic, 1) nowait
-            for (int it = 0; it < nim * tn; ++it) blocked_item(&g, jc, nc, ns, it, myA, tile);
-            gemm_yield_barrier(&arrived, team * ++phase); /* before the next panel's packing */
-        }
-    }
-    return 0;
+    blk g = {.job = {.pack_b = blocked_pack_b, .item = blocked_item},
+             .cf = cf, .ta = ta, .tb = tb, .alpha = alpha, .beta = beta, .A = A, .B = B,
+             .lda = lda, .ldb = ldb, .crs = crs, .ccs = ccs, .C = C};
+    gemm_plan_make(&g.job.p, cf->mr, cf->nr, cf->mc, cf->kc, cf->nc, 1, sizeof(float), M, N, K,
+                   nt);
+    return gemm_job_run(&g.job);
 }
 
 int gemm_cpu_omp_t(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,

@@ -2,7 +2,9 @@
  *   gemm_omp.c       the driver (paths, blocking, threads, buffers),
  *   gemm_omp_kern.c  micro-kernels and packing routines,
  *   gemm_omp_gemv.c  the matrix-vector path (M == 1 or N == 1),
- *   gemm_omp_small.c the small/thin-problem path (A never packed).
+ *   gemm_omp_small.c the small/thin-problem path (A never packed),
+ *   gemm_omp_lowp.c  the bf16/fp16 products (gemm_cpu_omp_dt), on the same
+ *                    plan and parallel phases (gemm_plan, gemm_job) as fp32.
  * Nothing here is part of the backend contract (gemm_cpu.h). */
 #ifndef GEMM_OMP_IMPL_H
 #define GEMM_OMP_IMPL_H
@@ -24,6 +26,17 @@ typedef struct {
 
 #define GEMM_MAX_TILE (16 * 32) /* largest MR*NR of any kernel */
 
+/* Below this many FLOPs a call runs on one thread (measured crossover, see
+ * gemm_omp.c). */
+#ifndef GEMM_SERIAL_FLOPS /* (-D for tuning builds) */
+#define GEMM_SERIAL_FLOPS (2.0 * 160 * 160 * 160)
+#endif
+/* A core's L2 (target CPU: 2 MiB): a packed B panel bigger than this is
+ * split by columns between threads (see gemm_plan_make). */
+#ifndef GEMM_L2_BYTES
+#define GEMM_L2_BYTES (2.0 * 1024 * 1024)
+#endif
+
 /* The best micro-kernel this CPU runs, chosen once (thread-safe). */
 const gemm_kern_cfg *gemm_kernel_select(void);
 
@@ -38,6 +51,49 @@ void gemm_pack_rows(int kc, int n, int r, const float *X, long ld, float *dst, i
                     int p1);
 void gemm_pack_cols(int kc, int n, int r, const float *X, long ld, float *dst, int p0,
                     int p1);
+
+/* The blocking of one blocked product C[M x N] = A[M x K] B[K x N] (the
+ * GotoBLAS structure described in gemm_omp.c), for an mr x nr micro-kernel:
+ * K in nkk blocks of KC (equal, a multiple of 8, at most kc; pass kc >= K
+ * for a single block), B packed as K x NC panels of nr-wide slivers, M in
+ * nim row chunks of at most MC rows (whole mr panels) on a tm x tn grid of
+ * nt threads.  Packed K is rounded up to a multiple of kq (zero-filled; kq
+ * > 1 only with a single K block), esize bytes per packed element. */
+typedef struct {
+    int mr, nr, M, N, K, kq;
+    int KC, nkk, NC, mp, MC, nim, tm, tn, nt;
+    size_t esize;
+    size_t bsz, asz; /* bytes: the packed K x NC panel of B; one thread's A block */
+} gemm_plan;
+
+void gemm_plan_make(gemm_plan *p, int mr, int nr, int mc, int kc, int nc, int kq, size_t esize,
+                    int M, int N, int K, int nt);
+
+/* One blocked product: its plan, and what the parallel phases call.  A
+ * caller embeds it as the first member of its own struct (operands). */
+typedef struct gemm_job gemm_job;
+struct gemm_job {
+    gemm_plan p;
+    /* Packs slivers [s0, s1) of B's rows [pc, pc + kc) x columns [jc, jc + nc)
+     * into dst (that K block's part of the packed panel). */
+    void (*pack_b)(const gemm_job *j, int pc, int kc, int jc, int nc, void *dst, int s0,
+                   int s1);
+    /* Work item it (of nim * tn) of the column panel [jc, jc + nc) whose ns
+     * slivers are packed at Bp: a chunk of rows x a group of slivers (see
+     * gemm_omp.c's blocked_item); myA is this thread's A block (asz bytes). */
+    void (*item)(const gemm_job *j, int jc, int nc, int ns, int it, const void *Bp,
+                 void *myA);
+};
+
+/* Work item it of a column panel of ns slivers: rows [*ic, *ic + *mc) (*mc
+ * <= 0: none) x slivers [*s0, *s1). */
+void gemm_item_range(const gemm_plan *p, int ns, int it, int *ic, int *mc, int *s0, int *s1);
+
+/* Runs j on j->p.nt threads: for each column panel, all threads pack it,
+ * then take work items dynamically, phases ending in gemm_yield_barrier.
+ * Buffers from gemm_scratch slot 0.  Returns 0, or 1 (err_set) when out of
+ * memory. */
+int gemm_job_run(const gemm_job *j);
 
 /* y[i * incy] = alpha * sum_k x(i, k) * v[k * incv] + beta * y[i * incy]
  * for 0 <= i < m, where x(i, k) = X[i*ldx + k] (xt == 0, rows of X are

@@ -1,0 +1,130 @@
+/* cpu/gemm_omp_bf16.c - cpu-omp's bf16 GEMM on AVX512-BF16: the vdpbf16ps
+ * micro-kernel and the pair packing it reads (gemm_omp_lowp.h for the
+ * contracts, gemm_omp_lowp.c for the driver).
+ *
+ * vdpbf16ps multiplies 16 pairs of bf16 by 16 pairs and adds each pair's two
+ * products into one fp32 lane (exact products, fp32 sums: the contract's
+ * accumulation).  So K is packed in pairs, zero-padded to even:
+ *   A panel (MR = 12 rows): for each K pair kk, 12 words (A[i][2kk],
+ *     A[i][2kk+1]) - one 32-bit broadcast per row;
+ *   B sliver (NR = 32 columns): for each kk, 32 words (B[2kk][j],
+ *     B[2kk+1][j]) - two zmm loads.
+ * The micro-kernel is the fp32 one's shape (gemm_omp_kern.c) with a K pair
+ * for a k: 24 zmm accumulators (12 rows x 32 columns), per pair 2 loads of
+ * B, 12 broadcasts of A, 24 vdpbf16ps (64 MACs each, twice an fp32 FMA's),
+ * prefetching 8 pairs ahead.  The tile is rounded once to bf16 by
+ * vcvtne2ps2bf16 (nearest even; like all AVX512-BF16 conversions it flushes
+ * fp32 subnormals, below 2^-126, to zero) and stored with a mask at the
+ * right and bottom edges, so edge tiles need no buffer.
+ * Compiled with target attributes: the rest of the binary runs on any x86-64.
+ */
+#include "gemm_omp_lowp.h"
+
+#include <stddef.h>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#include <string.h>
+
+#define TGT __attribute__((target("avx512f,avx512bf16,avx512bw,avx512vl")))
+#define BMR 12
+#define BNR 32
+
+/* Rows [0, n) of A into 12-row panels of K pairs (odd K: the last pair's
+ * second half is 0; rows >= n: 0).  Each word is 4 bytes of a row of A. */
+static void pack_a(dtype_t dt, int K, int Kp, int n, const uint16_t *A, long lda, void *dst)
+{
+    uint32_t *d = dst;
+    const int kp = Kp / 2, kf = K / 2; /* all pairs; whole pairs within K */
+    (void)dt;
+    for (int p = 0; p * BMR < n; ++p, d += (size_t)kp * BMR) {
+        const int h = n - p * BMR < BMR ? n - p * BMR : BMR;
+        for (int i = 0; i < BMR; ++i) {
+            const uint16_t *a = A + (size_t)(p * BMR + i) * lda;
+            if (i >= h) {
+                for (int kk = 0; kk < kp; ++kk) d[(size_t)kk * BMR + i] = 0;
+                continue;
+            }
+            for (int kk = 0; kk < kf; ++kk) memcpy(&d[(size_t)kk * BMR + i], a + 2 * kk, 4);
+            for (int kk = kf; kk < kp; ++kk) /* odd K's last element, then zeros */
+                d[(size_t)kk * BMR + i] = 2 * kk < K ? a[2 * kk] : 0;
+        }
+    }
+}
+
+/* n (<= 32) bf16 of row r, zero past n; a zero row when r is NULL. */
+TGT static inline __m512i row32(const uint16_t *r, int n)
+{
+    if (!r) return _mm512_setzero_si512();
+    if (n >= 32) return _mm512_loadu_si512(r);
+    return _mm512_maskz_loadu_epi16((__mmask32)((1u << n) - 1), r);
+}
+
+TGT static void pack_b_avx512(int K, int Kp, int n, const uint16_t *B, long ldb, uint16_t *dst,
+                              int s0, int s1)
+{
+    /* word 2j of the result pair row: row 0's element j; 2j + 1: row 1's */
+    _Alignas(64) static const uint16_t LO[32] = {
+        0, 32, 1, 33, 2, 34, 3, 35, 4, 36, 5, 37, 6, 38, 7, 39,
+        8, 40, 9, 41, 10, 42, 11, 43, 12, 44, 13, 45, 14, 46, 15, 47};
+    const __m512i lo = _mm512_load_si512(LO), hi = _mm512_add_epi16(lo, _mm512_set1_epi16(16));
+    for (int kk = 0; kk < Kp / 2; ++kk) { /* pair rows outer: B's rows stream once */
+        const uint16_t *r0 = 2 * kk < K ? B + (size_t)2 * kk * ldb : NULL;
+        const uint16_t *r1 = 2 * kk + 1 < K ? B + (size_t)(2 * kk + 1) * ldb : NULL;
+        for (int s = s0; s < s1; ++s) {
+            const int j0 = s * BNR;
+            const __m512i x = row32(r0 ? r0 + j0 : NULL, n - j0);
+            const __m512i y = row32(r1 ? r1 + j0 : NULL, n - j0);
+            uint16_t *o = dst + ((size_t)s * (Kp / 2) + kk) * 2 * BNR;
+            _mm512_store_si512(o, _mm512_permutex2var_epi16(x, lo, y));
+            _mm512_store_si512(o + 32, _mm512_permutex2var_epi16(x, hi, y));
+        }
+    }
+}
+
+void gemm_bf16_pack_b32(dtype_t dt, int K, int Kp, int n, const uint16_t *B, long ldb,
+                        void *dst, int s0, int s1)
+{
+    (void)dt;
+    pack_b_avx512(K, Kp, n, B, ldb, dst, s0, s1);
+}
+
+#define B_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+#define B_DECL(i) __m512 c##i##a = _mm512_setzero_ps(), c##i##b = _mm512_setzero_ps();
+#define B_DP(i)                                                                     \
+    {                                                                               \
+        const __m512bh av = (__m512bh)_mm512_set1_epi32((int)a[i]);                 \
+        c##i##a = _mm512_dpbf16_ps(c##i##a, av, b0);                                \
+        c##i##b = _mm512_dpbf16_ps(c##i##b, av, b1);                                \
+    }
+#define B_ST(i)                                                                     \
+    if (i < h)                                                                      \
+        _mm512_mask_storeu_epi16(C + (size_t)(i) * ldc, m,                          \
+                                 (__m512i)_mm512_cvtne2ps_pbh(c##i##b, c##i##a));
+
+TGT static void tile(dtype_t dt, int Kp, const void *Ap, const void *Bp, uint16_t *C, long ldc,
+                     int h, int w)
+{
+    const uint32_t *a = Ap;
+    const __m512i *b = Bp;
+    const __mmask32 m = w >= 32 ? ~(__mmask32)0 : (__mmask32)((1u << w) - 1);
+    (void)dt;
+    B_ROWS(B_DECL)
+    for (int kk = Kp / 2; kk > 0; --kk, a += BMR, b += 2) {
+        const __m512bh b0 = (__m512bh)_mm512_load_si512(b), b1 = (__m512bh)_mm512_load_si512(b + 1);
+        _mm_prefetch((const char *)(b + 16), _MM_HINT_T0); /* 8 pairs ahead */
+        _mm_prefetch((const char *)(b + 17), _MM_HINT_T0);
+        _mm_prefetch((const char *)(a + 8 * BMR), _MM_HINT_T0);
+        B_ROWS(B_DP)
+    }
+    B_ROWS(B_ST)
+}
+
+static const gemm_lowp_kern KERN = {"avx512-bf16 vdpbf16ps", BMR, BNR, 96, 2, 2,
+                                    pack_a, gemm_bf16_pack_b32, tile};
+
+const gemm_lowp_kern *gemm_lowp_kern_avx512bf16(void) { return &KERN; }
+
+#else /* not x86-64: gemm_lowp_choose never picks this path (no feature bits) */
+const gemm_lowp_kern *gemm_lowp_kern_avx512bf16(void) { return NULL; }
+#endif

@@ -1,0 +1,158 @@
+/* cpu/gemm_omp_lowp.c - cpu-omp at bf16 and fp16: gemm_cpu_omp_dt and
+ * gemm_cpu_omp_dt_path (contract in gemm_cpu.h), the dispatcher and driver.
+ *
+ * Paths, chosen per call from cpu_features() (probed once) by
+ * gemm_lowp_choose; gemm_cpu_omp_dt_path names the one taken:
+ *   bf16  "amx-bf16 tdpbf16ps"              AMX-BF16 + AVX512-BF16, and Linux
+ *                                           grants the tiles (asked once);
+ *         "avx512-bf16 vdpbf16ps"           AVX512-BF16 (+BW, VL);
+ *         "convert in packing + fp32 fma"   otherwise;
+ *   fp16  "f16c convert in packing + fp32 fma"  F16C;
+ *         "convert in packing + fp32 fma"   otherwise.
+ * BENCH_CPU_LOWP_PATH=portable (read at each call) forces the last of each,
+ * so tests cover it on any CPU.  There is no fp16 arithmetic path:
+ * AVX512-FP16 would accumulate in fp16, which the contract forbids.
+ *
+ * The driver is the fp32 GEMM's (gemm_omp.c: gemm_plan_make, gemm_job_run:
+ * one packed K x NC panel of B shared by all threads, work items of row
+ * chunks x sliver groups handed out dynamically, yielding barriers), with
+ * two differences:
+ *   - K is not blocked.  C is 16-bit and must be rounded once from the full
+ *     fp32 sum, so a K block's partial sums would need an fp32 copy of C;
+ *     instead each micro-kernel call runs over all of K with its tile in
+ *     registers and writes the rounded result.  The A block is therefore
+ *     MC x K: MC is cut (whole MR panels) to keep it in LOWP_A_BYTES.
+ *   - Operands are 16-bit: packed as pairs (vdpbf16ps, AMX) or converted to
+ *     fp32 (portable, F16C) by the path's own packing routines.
+ * Small products run on one thread (GEMM_SERIAL_FLOPS, as fp32); there is no
+ * separate small, thin or matrix-vector path: those shapes run blocked.
+ */
+#include "gemm_cpu.h"
+#include "gemm_omp_impl.h"
+#include "gemm_omp_lowp.h"
+#include "cpu_features.h"
+#include "errmsg.h"
+
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Bytes of one thread's packed A block (MC x K): with the B micro-panel
+ * (K x NR) it shares a core's L2 (1 MiB on the Zen 4 this was tuned on). */
+#ifndef LOWP_A_BYTES
+#define LOWP_A_BYTES (384 * 1024)
+#endif
+
+int gemm_lowp_choose(dtype_t dt, unsigned features, int (*amx_permit)(void), int force_portable)
+{
+    if (dt == DTYPE_FP16)
+        return !force_portable && (features & CPU_F_F16C) ? LOWP_F16C : LOWP_PORTABLE;
+    if (dt != DTYPE_BF16) return -1;
+    if (force_portable) return LOWP_PORTABLE;
+    const unsigned amx = CPU_F_AMX_BF16 | CPU_F_AVX512BF16;
+    if ((features & amx) == amx && amx_permit()) return LOWP_AMX;
+    return features & CPU_F_AVX512BF16 ? LOWP_AVX512BF16 : LOWP_PORTABLE;
+}
+
+static int force_portable(void)
+{
+    const char *e = getenv("BENCH_CPU_LOWP_PATH");
+    return e && strcmp(e, "portable") == 0;
+}
+
+static const gemm_lowp_kern *kern_of(gemm_lowp_path path)
+{
+    switch (path) {
+    case LOWP_AMX: return gemm_lowp_kern_amx();
+    case LOWP_AVX512BF16: return gemm_lowp_kern_avx512bf16();
+    case LOWP_F16C: return gemm_lowp_kern_cvt(1);
+    default: return gemm_lowp_kern_cvt(0);
+    }
+}
+
+const char *gemm_cpu_omp_dt_path(dtype_t dt)
+{
+    int path = gemm_lowp_choose(dt, cpu_features(), cpu_amx_permit, force_portable());
+    return path < 0 ? "unsupported dtype" : kern_of((gemm_lowp_path)path)->name;
+}
+
+/* One call: the job (first), its kernel and operands (read-only in threads). */
+typedef struct {
+    gemm_job job;
+    const gemm_lowp_kern *k;
+    dtype_t dt;
+    int Kp;
+    const uint16_t *A, *B;
+    long lda, ldb, ldc;
+    uint16_t *C;
+} lowp_blk;
+
+/* gemm_job.pack_b: K is one block (pc == 0, kc == K). */
+static void lowp_pack_b(const gemm_job *j, int pc, int kc, int jc, int nc, void *dst, int s0,
+                        int s1)
+{
+    const lowp_blk *g = (const lowp_blk *)j;
+    (void)pc;
+    g->k->pack_b(g->dt, kc, g->Kp, nc, g->B + jc, g->ldb, dst, s0, s1);
+}
+
+/* gemm_job.item: pack the item's rows of A (all of K), then every tile of
+ * its rows x slivers, each over all of K. */
+static void lowp_item(const gemm_job *j, int jc, int nc, int ns, int it, const void *Bp,
+                      void *myA)
+{
+    const lowp_blk *g = (const lowp_blk *)j;
+    const gemm_lowp_kern *k = g->k;
+    const int MR = k->mr, NR = k->nr;
+    const size_t apanel = (size_t)MR * g->Kp * k->esize, bsliver = (size_t)NR * g->Kp * k->esize;
+    int ic, mc, s0, s1;
+    gemm_item_range(&j->p, ns, it, &ic, &mc, &s0, &s1);
+    if (mc <= 0) return;
+    k->pack_a(g->dt, j->p.K, g->Kp, mc, g->A + (size_t)ic * g->lda, g->lda, myA);
+    for (int s = s0; s < s1; ++s) {
+        const int j0 = s * NR, w = nc - j0 < NR ? nc - j0 : NR;
+        const char *bp = (const char *)Bp + (size_t)s * bsliver;
+        for (int ir = 0; ir < mc; ir += MR) {
+            const int h = mc - ir < MR ? mc - ir : MR;
+            k->tile(g->dt, g->Kp, (const char *)myA + (size_t)(ir / MR) * apanel, bp,
+                    g->C + (size_t)(ic + ir) * g->ldc + jc + j0, g->ldc, h, w);
+        }
+    }
+}
+
+int gemm_lowp_run(gemm_lowp_path path, dtype_t dt, int M, int N, int K, const void *A,
+                  int lda, const void *B, int ldb, void *C, int ldc)
+{
+    if (dt != DTYPE_BF16 && dt != DTYPE_FP16) {
+        err_set("cpu-omp: no %s GEMM (bf16 and fp16 only)", dtype_name(dt));
+        return -1;
+    }
+    if (M <= 0 || N <= 0) return 0;
+    if (K <= 0) { /* an empty sum: C = 0 */
+        for (int i = 0; i < M; ++i) memset((uint16_t *)C + (size_t)i * ldc, 0, 2 * (size_t)N);
+        return 0;
+    }
+    const gemm_lowp_kern *k = kern_of(path);
+    const int Kp = (K + k->kq - 1) / k->kq * k->kq;
+    int mc = (int)(LOWP_A_BYTES / (k->esize * (size_t)Kp)) / k->mr * k->mr;
+    if (mc > k->mc) mc = k->mc;
+    if (mc < k->mr) mc = k->mr;
+    int nt = omp_get_max_threads();
+    if (2.0 * M * N * K < GEMM_SERIAL_FLOPS) nt = 1;
+    lowp_blk g = {.job = {.pack_b = lowp_pack_b, .item = lowp_item},
+                  .k = k, .dt = dt, .Kp = Kp, .A = A, .B = B,
+                  .lda = lda, .ldb = ldb, .ldc = ldc, .C = C};
+    gemm_plan_make(&g.job.p, k->mr, k->nr, mc, K, 4096, k->kq, k->esize, M, N, K, nt);
+    return gemm_job_run(&g.job) ? -1 : 0;
+}
+
+int gemm_cpu_omp_dt(dtype_t dt, int M, int N, int K, const void *A, int lda, const void *B,
+                    int ldb, void *C, int ldc)
+{
+    int path = gemm_lowp_choose(dt, cpu_features(), cpu_amx_permit, force_portable());
+    if (path < 0) {
+        err_set("cpu-omp: no %s GEMM (bf16 and fp16 only)", dtype_name(dt));
+        return -1;
+    }
+    return gemm_lowp_run((gemm_lowp_path)path, dt, M, N, K, A, lda, B, ldb, C, ldc);
+}

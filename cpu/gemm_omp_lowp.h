@@ -1,0 +1,70 @@
+/* cpu/gemm_omp_lowp.h - internals of cpu-omp's bf16/fp16 GEMM
+ * (gemm_cpu_omp_dt, contract in gemm_cpu.h):
+ *   gemm_omp_lowp.c  the dispatcher (path choice) and the driver, on the
+ *                    fp32 GEMM's plan and parallel phases (gemm_omp_impl.h),
+ *   gemm_omp_bf16.c  AVX512-BF16: vdpbf16ps micro-kernel, pair packing,
+ *   gemm_omp_amx.c   AMX-BF16: tdpbf16ps tiles (untested on hardware here),
+ *   gemm_omp_cvt.c   portable / F16C: 16-bit -> fp32 while packing, then
+ *                    the fp32 micro-kernel.
+ * Nothing here is part of the backend contract. */
+#ifndef GEMM_OMP_LOWP_H
+#define GEMM_OMP_LOWP_H
+
+#include "../ops/dtype.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+    LOWP_PORTABLE,   /* convert in packing + fp32 fma (plain C conversions) */
+    LOWP_F16C,       /* fp16 only: F16C conversions in packing + fp32 fma */
+    LOWP_AVX512BF16, /* bf16 only: vdpbf16ps on K-pair-interleaved panels */
+    LOWP_AMX,        /* bf16 only: tdpbf16ps tiles */
+} gemm_lowp_path;
+
+/* The path for dt (DTYPE_BF16 or DTYPE_FP16; -1 for any other) given the
+ * CPU's cpu_features() bits: AMX when the CPU has AMX-BF16 and AVX512-BF16
+ * and amx_permit() (called only then) grants the tiles, else AVX512-BF16,
+ * else portable for bf16; F16C, else portable for fp16.  force_portable
+ * (BENCH_CPU_LOWP_PATH=portable) picks portable whatever the CPU has. */
+int gemm_lowp_choose(dtype_t dt, unsigned features, int (*amx_permit)(void),
+                     int force_portable);
+
+/* A path's micro-kernel and packing.  Panels hold Kp = K rounded up to kq
+ * (zero-filled past K), esize bytes per element, in the kernel's layout:
+ *   pack_a: rows [0, n) of A (row-major, n <= the A block) into mr-row
+ *           panels, panel p at dst + p*mr*Kp*esize bytes (rows >= n zero);
+ *   pack_b: nr-wide slivers [s0, s1) of the K x n block of B (row-major),
+ *           sliver s at dst + s*nr*Kp*esize bytes (columns >= n zero);
+ *   tile:   C[h x w] (h <= mr, w <= nr; row stride ldc, dtype dt) = the
+ *           product of one A panel and one B sliver, accumulated in fp32
+ *           over all of Kp and rounded once to dt (nearest even). */
+typedef struct gemm_lowp_kern {
+    const char *name;
+    int mr, nr, mc; /* tile; most rows in one thread's A block */
+    int kq;
+    size_t esize;
+    void (*pack_a)(dtype_t dt, int K, int Kp, int n, const uint16_t *A, long lda, void *dst);
+    void (*pack_b)(dtype_t dt, int K, int Kp, int n, const uint16_t *B, long ldb, void *dst,
+                   int s0, int s1);
+    void (*tile)(dtype_t dt, int Kp, const void *Ap, const void *Bp, uint16_t *C, long ldc,
+                 int h, int w);
+} gemm_lowp_kern;
+
+/* The kernels; each is usable only on the path gemm_lowp_choose gives for it. */
+const gemm_lowp_kern *gemm_lowp_kern_avx512bf16(void);
+const gemm_lowp_kern *gemm_lowp_kern_amx(void);
+/* The fp32 micro-kernel of gemm_kernel_select(), with conversions by F16C
+ * (f16c != 0, fp16 only) or plain C. */
+const gemm_lowp_kern *gemm_lowp_kern_cvt(int f16c);
+
+/* Pair packing of B shared by the vdpbf16ps and AMX kernels (nr = 32): K
+ * pair kk of sliver s is 32 columns x (B[2kk][j], B[2kk+1][j]), 128 bytes. */
+void gemm_bf16_pack_b32(dtype_t dt, int K, int Kp, int n, const uint16_t *B, long ldb,
+                        void *dst, int s0, int s1);
+
+/* gemm_cpu_omp_dt on the given path (tests reach every path this CPU runs). */
+int gemm_lowp_run(gemm_lowp_path path, dtype_t dt, int M, int N, int K, const void *A,
+                  int lda, const void *B, int ldb, void *C, int ldc);
+
+#endif

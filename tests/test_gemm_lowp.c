@@ -1,0 +1,218 @@
+/* tests/test_gemm_lowp.c - cpu-omp's bf16/fp16 GEMM (gemm_cpu_omp_dt) on
+ * every path this CPU runs (the AVX512-BF16 one, F16C, the portable one;
+ * AMX where Linux grants it), each against a double reference over the same
+ * 16-bit inputs: every element within half an ulp of the dtype (its one
+ * rounding) plus the fp32 accumulation bound K * 2^-24 * sum |a*b|, at edge
+ * shapes, odd K, leading dimensions wider than the rows, 1 and 2 threads,
+ * over a NaN-filled C whose row padding must stay untouched.  Also:
+ * BENCH_CPU_LOWP_PATH=portable, the unsupported dtypes' error, and the path
+ * decision (gemm_lowp_choose) for CPUs this one is not, AMX included. */
+#define _POSIX_C_SOURCE 200809L
+#include "check.h"
+#include "cpu_features.h"
+#include "errmsg.h"
+#include "gemm_cpu.h"
+#include "gemm_omp_lowp.h"
+#include "testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct { int M, N, K, pad; } tcase;
+
+static const tcase CASES[] = {
+    {1, 1, 1, 0},     {17, 33, 65, 3},  {127, 129, 131, 5}, {33, 70, 7, 1},
+    {5, 3, 2, 0},     {12, 32, 64, 0},  {200, 190, 161, 2}, {1, 300, 40, 0},
+    {250, 1, 33, 4},  {13, 40, 1500, 1}, {3, 2100, 4100, 1}, /* K past LOWP_A_BYTES; 2 B panels */
+};
+
+/* Half an ulp of dt at magnitude x (at least half the smallest subnormal's). */
+static double half_ulp(dtype_t dt, double x)
+{
+    const int man = dt == DTYPE_BF16 ? 7 : 10, emin = dt == DTYPE_BF16 ? -126 : -14;
+    int e;
+    frexp(x, &e); /* x = f * 2^e, 0.5 <= f < 1: x's binade is 2^(e-1) */
+    if (x == 0.0 || e - 1 < emin) e = emin + 1;
+    return ldexp(1.0, e - 1 - man - 1);
+}
+
+static const char *path_name(gemm_lowp_path p)
+{
+    static const char *const N[] = {"portable", "f16c", "avx512-bf16", "amx"};
+    return N[p];
+}
+
+/* One path, dtype and shape; returns 1 when every element is within bounds. */
+static int run_case(gemm_lowp_path path, dtype_t dt, const tcase *c, int threads)
+{
+    const int M = c->M, N = c->N, K = c->K;
+    const int lda = K + c->pad, ldb = N + 2 * c->pad, ldc = N + 3 * c->pad;
+    float *f = malloc(sizeof(float) * ((size_t)M * lda + (size_t)K * ldb));
+    uint16_t *A = malloc(2 * (size_t)M * lda), *B = malloc(2 * (size_t)K * ldb);
+    uint16_t *C = malloc(2 * (size_t)M * ldc);
+    rng_fill_uniform(f, (size_t)M * lda + (size_t)K * ldb, 100u + (unsigned)(M + N + K));
+    for (size_t i = 0; i < (size_t)M * lda; i++) dtype_set(dt, A, i, f[i]);
+    for (size_t i = 0; i < (size_t)K * ldb; i++) dtype_set(dt, B, i, f[(size_t)M * lda + i]);
+    for (size_t i = 0; i < (size_t)M * ldc; i++) C[i] = 0x7FFF; /* NaN in both formats */
+    /* the reference's operands: the 16-bit values, B transposed so k is contiguous */
+    float *a = malloc(sizeof(float) * (size_t)M * K), *bt = malloc(sizeof(float) * (size_t)K * N);
+    for (int i = 0; i < M; i++)
+        for (int k = 0; k < K; k++) a[(size_t)i * K + k] = dtype_get(dt, A, (size_t)i * lda + k);
+    for (int k = 0; k < K; k++)
+        for (int j = 0; j < N; j++) bt[(size_t)j * K + k] = dtype_get(dt, B, (size_t)k * ldb + j);
+    cpu_threads_set(threads);
+    const int rc = gemm_lowp_run(path, dt, M, N, K, A, lda, B, ldb, C, ldc);
+    long bad = 0, first = -1, pad_written = 0;
+    double worst = 0.0;
+    for (int i = 0; i < M; i++) {
+        for (int j = 0; j < N; j++) {
+            double ref = 0.0, mag = 0.0;
+            for (int k = 0; k < K; k++) {
+                const double p = (double)a[(size_t)i * K + k] * bt[(size_t)j * K + k];
+                ref += p;
+                mag += fabs(p);
+            }
+            const double acc = 1.01 * K * ldexp(mag, -24); /* fp32 sums, any order */
+            const double bound = half_ulp(dt, fabs(ref) + acc) + acc;
+            const double got = dtype_get(dt, C, (size_t)i * ldc + j);
+            const double err = fabs(got - ref);
+            if (!(err <= bound)) {
+                if (first < 0) first = (long)i * N + j;
+                bad++;
+            }
+            if (err / bound > worst) worst = err / bound;
+        }
+        for (int j = N; j < ldc; j++) pad_written += C[(size_t)i * ldc + j] != 0x7FFF;
+    }
+    EXPECT(rc == 0, "%s %s returned %d (%s)", path_name(path), dtype_name(dt), rc, err_get());
+    EXPECT(bad == 0,
+           "%s %s %dx%dx%d pad %d threads %d: %ld elements out of bounds, first (%ld, %ld), "
+           "worst err/bound %g",
+           path_name(path), dtype_name(dt), M, N, K, c->pad, threads, bad,
+           first < 0 ? -1 : first / N, first < 0 ? -1 : first % N, worst);
+    EXPECT(pad_written == 0, "%s %s %dx%dx%d wrote %ld elements of C's row padding",
+           path_name(path), dtype_name(dt), M, N, K, pad_written);
+    free(f); free(A); free(B); free(C); free(a); free(bt);
+    return rc == 0 && bad == 0 && pad_written == 0;
+}
+
+/* ---- gemm_lowp_choose: the decision, for CPUs this one is not ---------------- */
+static int permit_calls;
+static int permit_yes(void) { permit_calls++; return 1; }
+static int permit_no(void) { permit_calls++; return 0; }
+
+static void check_choice(dtype_t dt, unsigned f, int (*permit)(void), int force, int want,
+                         int want_calls, const char *what)
+{
+    permit_calls = 0;
+    const int got = gemm_lowp_choose(dt, f, permit, force);
+    EXPECT(got == want && permit_calls == want_calls,
+           "%s: %s features %#x force %d -> path %d (want %d), permission asked %d times (want %d)",
+           what, dtype_name(dt), f, force, got, want, permit_calls, want_calls);
+}
+
+static void test_choose(void)
+{
+    const unsigned amx = CPU_F_AMX_BF16 | CPU_F_AVX512BF16 | CPU_F_AVX512F | CPU_F_F16C;
+    const unsigned zen4 = CPU_F_AVX512BF16 | CPU_F_AVX512F | CPU_F_F16C;
+    check_choice(DTYPE_BF16, amx, permit_yes, 0, LOWP_AMX, 1, "AMX granted");
+    check_choice(DTYPE_BF16, amx, permit_no, 0, LOWP_AVX512BF16, 1, "AMX refused falls back");
+    check_choice(DTYPE_BF16, CPU_F_AMX_BF16, permit_yes, 0, LOWP_PORTABLE, 0,
+                 "AMX without AVX512-BF16 is not used");
+    check_choice(DTYPE_BF16, CPU_F_AMX_BF16, permit_no, 0, LOWP_PORTABLE, 0, "AMX only, refused");
+    check_choice(DTYPE_BF16, zen4, permit_yes, 0, LOWP_AVX512BF16, 0, "no AMX: not AMX");
+    check_choice(DTYPE_BF16, CPU_F_AVX512F | CPU_F_F16C, permit_yes, 0, LOWP_PORTABLE, 0,
+                 "no AVX512-BF16");
+    check_choice(DTYPE_BF16, amx, permit_yes, 1, LOWP_PORTABLE, 0, "forced portable");
+    check_choice(DTYPE_FP16, amx, permit_yes, 0, LOWP_F16C, 0, "fp16 never AMX");
+    check_choice(DTYPE_FP16, 0, permit_yes, 0, LOWP_PORTABLE, 0, "fp16 without F16C");
+    check_choice(DTYPE_FP16, amx, permit_yes, 1, LOWP_PORTABLE, 0, "fp16 forced portable");
+    check_choice(DTYPE_FP32, amx, permit_yes, 0, -1, 0, "fp32 is not low precision");
+    check_choice(DTYPE_TF32, amx, permit_yes, 0, -1, 0, "tf32");
+    check_choice(DTYPE_U8, amx, permit_yes, 0, -1, 0, "u8");
+    /* this process: no permission without the feature (asking must be harmless) */
+    if (!(cpu_features() & CPU_F_AMX_BF16))
+        EXPECT(cpu_amx_permit() == 0, "AMX permission granted on a CPU without AMX");
+}
+
+/* ---- the public entry: the override, the path's name, the errors ------------- */
+static void test_entry(void)
+{
+    const unsigned f = cpu_features();
+    const int hw_bf16 = gemm_lowp_choose(DTYPE_BF16, f, cpu_amx_permit, 0);
+    const int hw_fp16 = gemm_lowp_choose(DTYPE_FP16, f, cpu_amx_permit, 0);
+    unsetenv("BENCH_CPU_LOWP_PATH");
+    EXPECT(strcmp(gemm_cpu_omp_dt_path(DTYPE_BF16), gemm_lowp_kern_cvt(0)->name) != 0 ||
+               hw_bf16 == LOWP_PORTABLE,
+           "bf16 path on this CPU: %s", gemm_cpu_omp_dt_path(DTYPE_BF16));
+    printf("this CPU: bf16 \"%s\", fp16 \"%s\" (paths %d, %d)\n",
+           gemm_cpu_omp_dt_path(DTYPE_BF16), gemm_cpu_omp_dt_path(DTYPE_FP16), hw_bf16, hw_fp16);
+    setenv("BENCH_CPU_LOWP_PATH", "portable", 1);
+    EXPECT(strcmp(gemm_cpu_omp_dt_path(DTYPE_BF16), "convert in packing + fp32 fma") == 0 &&
+               strcmp(gemm_cpu_omp_dt_path(DTYPE_FP16), "convert in packing + fp32 fma") == 0,
+           "BENCH_CPU_LOWP_PATH=portable: bf16 \"%s\", fp16 \"%s\"",
+           gemm_cpu_omp_dt_path(DTYPE_BF16), gemm_cpu_omp_dt_path(DTYPE_FP16));
+    unsetenv("BENCH_CPU_LOWP_PATH");
+
+    /* through the public entry (both modes of the override): a correct product */
+    for (int force = 0; force < 2; force++) {
+        enum { M = 9, N = 11, K = 5 };
+        uint16_t A[M * K], B[K * N], C[M * N];
+        for (int i = 0; i < M * K; i++) A[i] = dtype_bf16_from_f32((float)(i % 7) - 3.0f);
+        for (int i = 0; i < K * N; i++) B[i] = dtype_bf16_from_f32((float)(i % 5) - 2.0f);
+        if (force) setenv("BENCH_CPU_LOWP_PATH", "portable", 1);
+        int rc = gemm_cpu_omp_dt(DTYPE_BF16, M, N, K, A, K, B, N, C, N);
+        unsetenv("BENCH_CPU_LOWP_PATH");
+        int wrong = 0; /* small integers: exact */
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++) {
+                float s = 0.0f;
+                for (int k = 0; k < K; k++)
+                    s += dtype_bf16_to_f32(A[i * K + k]) * dtype_bf16_to_f32(B[k * N + j]);
+                wrong += dtype_bf16_to_f32(C[i * N + j]) != s;
+            }
+        EXPECT(rc == 0 && wrong == 0, "gemm_cpu_omp_dt (forced portable %d): rc %d, %d wrong",
+               force, rc, wrong);
+    }
+
+    const dtype_t bad[] = {DTYPE_FP32, DTYPE_TF32, DTYPE_U8};
+    for (size_t t = 0; t < sizeof bad / sizeof bad[0]; t++) {
+        uint16_t A[4] = {0}, B[4] = {0}, C[4] = {1, 2, 3, 4};
+        err_clear();
+        int rc = gemm_cpu_omp_dt(bad[t], 2, 2, 2, A, 2, B, 2, C, 2);
+        EXPECT(rc == -1 && err_get()[0] != '\0', "%s: rc %d, message '%s'", dtype_name(bad[t]),
+               rc, err_get());
+        EXPECT(C[0] == 1 && C[1] == 2 && C[2] == 3 && C[3] == 4, "%s touched C",
+               dtype_name(bad[t]));
+    }
+}
+
+int main(void)
+{
+    test_choose();
+    test_entry();
+
+    /* every path this CPU has, for each dtype it serves */
+    const unsigned f = cpu_features();
+    struct { gemm_lowp_path path; dtype_t dt; int runs; } P[] = {
+        {LOWP_PORTABLE, DTYPE_BF16, 1},
+        {LOWP_PORTABLE, DTYPE_FP16, 1},
+        {LOWP_AVX512BF16, DTYPE_BF16, !!(f & CPU_F_AVX512BF16)},
+        {LOWP_F16C, DTYPE_FP16, !!(f & CPU_F_F16C)},
+        {LOWP_AMX, DTYPE_BF16, gemm_lowp_choose(DTYPE_BF16, f, cpu_amx_permit, 0) == LOWP_AMX},
+    };
+    for (size_t p = 0; p < sizeof P / sizeof P[0]; p++) {
+        if (!P[p].runs) {
+            printf("skipped: %s %s (this CPU lacks it)\n", path_name(P[p].path), dtype_name(P[p].dt));
+            continue;
+        }
+        int ok = 1;
+        for (size_t c = 0; c < sizeof CASES / sizeof CASES[0]; c++)
+            for (int threads = CASES[c].K > 2048 ? 2 : 1; threads <= 2; threads++) /* (time) */
+                ok &= run_case(P[p].path, P[p].dt, &CASES[c], threads);
+        printf("%s %s: %s\n", path_name(P[p].path), dtype_name(P[p].dt), ok ? "ok" : "FAILED");
+    }
+    TEST_END();
+}
