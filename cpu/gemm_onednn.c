@@ -1,6 +1,7 @@
 /* cpu/gemm_onednn.c - cpu-onednn's GEMM: oneDNN's matmul primitive (C API,
  * oneDNN 2.x), the routine PyTorch's CPU matmul reaches, in fp32, bf16 and
- * fp16 (gemm_cpu.h's contracts; built only when oneDNN is found).
+ * fp16 (gemm_cpu.h's contracts; built only when oneDNN is found); fp32 takes
+ * dnnl_sgemm, which has alpha and beta.
  *
  * Plain row-major A (M x K, lda), B (K x N, ldb), C (M x N, ldc) are given to
  * the primitive as strided memory: no reorder, no copy. bf16/fp16 accumulate
@@ -68,7 +69,7 @@ fail:
     return -1;
 }
 
-/* C = A*B at dt (fp32 included), through the cached primitive. */
+/* C = A*B at dt, through the cached primitive. */
 static int onednn_matmul(dtype_t dt, int M, int N, int K, const void *A, int lda, const void *B,
                          int ldb, void *C, int ldc)
 {
@@ -88,14 +89,17 @@ fail:
     return -1;
 }
 
+/* fp32: dnnl_sgemm, oneDNN's BLAS-style entry (the full alpha/beta contract;
+ * the same JIT kernels as its matmul). */
 int gemm_cpu_onednn(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
                     int ldb, float beta, float *C, int ldc)
 {
-    if (alpha != 1.0f || beta != 0.0f) {
-        err_set("cpu-onednn gemm: alpha %g, beta %g: only C = A*B is planned", alpha, beta);
+    dnnl_status_t st = dnnl_sgemm('N', 'N', M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (st != dnnl_success) {
+        err_set("cpu-onednn gemm: dnnl_sgemm(%d, %d, %d) failed: %s", M, N, K, dnnl_status2str(st));
         return -1;
     }
-    return onednn_matmul(DTYPE_FP32, M, N, K, A, lda, B, ldb, C, ldc);
+    return 0;
 }
 
 int gemm_cpu_onednn_dt(dtype_t dt, int M, int N, int K, const void *A, int lda, const void *B,

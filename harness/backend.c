@@ -20,7 +20,7 @@ void backend_needs_str(unsigned needs, char *out, size_t cap)
     if (!used) snprintf(out, cap, "-");
 }
 
-int backend_present(const backend_def *b) { return b->fn != NULL || b->ops != NULL; }
+int backend_present(const backend_def *b) { return b->fn != NULL || b->fn_dt != NULL || b->ops != NULL; }
 
 dtype_t backend_dtype(const backend_def *b)
 {

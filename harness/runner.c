@@ -1087,7 +1087,10 @@ int runner_run(runner *r, const suite_entry *e, const problem *probs, int nprobs
                     rc = 1;
                     break;
                 }
-                if (s->dtypes && backend_runs_modes(r, e, b) &&
+                /* a GPU backend without a usable GPU has its one row saying so */
+                const int no_gpu = b->dev == DEV_GPU &&
+                                   (!r->gpu->usable || r->gpu_lost || !backend_present(b));
+                if (s->dtypes && !no_gpu && backend_runs_modes(r, e, b) &&
                     backend_dt_skip(b, pd.dtype, why, sizeof why)) {
                     if (pi == 0) rc = dtype_skip_row(r, s, b, pd.dtype, why);
                     continue;

@@ -74,10 +74,14 @@
 const backend_def BACKENDS[] = {
     /* gemm: C = A*B, fp32, row-major (cpu/gemm_cpu.h, kernels/gemm_cuda.h) */
     {.name = "cpu-naive", .op = "gemm", .dev = DEV_CPU, .dtypes = DTYPES_FLOAT, .fn = CPU_FN(gemm_cpu_naive), .fn_dt = CPU_FN(gemm_cpu_naive_dt), .needs = NEEDS_NONE, .flags = BK_SERIAL, .default_max_flops = NAIVE_MAX, .about = "triple loop accumulating in double: the readable reference"},
-    {.name = "cpu-omp", .op = "gemm", .dev = DEV_CPU, .dtypes = DT(FP32), .fn = CPU_FN(gemm_cpu_omp), .needs = NEEDS_NONE, .about = "OpenMP + SIMD: packed panels, AVX-512 12x32 / AVX2 6x16 micro-kernel"},
+    {.name = "cpu-omp", .op = "gemm", .dev = DEV_CPU, .dtypes = DT(FP32) | DT(BF16) | DT(FP16),
+     .fn = CPU_FN(gemm_cpu_omp), .fn_dt = CPU_FN(gemm_cpu_omp_dt), .needs = NEEDS_NONE,
+     .about = "OpenMP + SIMD: packed panels, AVX-512 12x32 / AVX2 6x16 micro-kernel; bf16 on "
+              "vdpbf16ps or AMX tiles, fp16 converted in packing (path chosen at run time)",
+     .dt_path = gemm_cpu_omp_dt_path},
     {.name = "cpu-onednn", .op = "gemm", .dev = DEV_CPU, .dtypes = DT(FP32) | DT(BF16) | DT(FP16),
      .fn = ONEDNN_FN(gemm_cpu_onednn), .fn_dt = ONEDNN_FN(gemm_cpu_onednn_dt), .needs = NEEDS_ONEDNN,
-     .about = "oneDNN matmul primitive (C API), strided row-major operands, no reorders",
+     .about = "oneDNN: dnnl_sgemm (fp32); the matmul primitive on strided row-major bf16/fp16",
      .dt_skip = ONEDNN_HOOK(gemm_onednn_dt_skip)},
     {.name = "cpu-blas", .op = "gemm", .dev = DEV_CPU, .dtypes = DT(FP32) | DT(BF16), .fn = CPU_FN(gemm_cpu_blas),
      .fn_dt = CPU_FN(gemm_cpu_blas_dt), .needs = NEEDS_BLAS,
@@ -86,8 +90,14 @@ const backend_def BACKENDS[] = {
     {.name = "cuda-naive", .op = "gemm", .dev = DEV_GPU, .dtypes = DT(FP32), .fn = GPU_FN(gemm_cuda_naive), .needs = NEEDS_GPU, .about = "one thread per element of C, straight from global memory"},
     {.name = "cuda-tiled", .op = "gemm", .dev = DEV_GPU, .dtypes = DT(FP32), .fn = GPU_FN(gemm_cuda_tiled), .needs = NEEDS_GPU, .about = "32x32 shared-memory tiles"},
     {.name = "cuda-regtile", .op = "gemm", .dev = DEV_GPU, .dtypes = DT(FP32), .fn = GPU_FN(gemm_cuda_regtile), .needs = NEEDS_GPU, .about = "128x128x8 block tiles, 8x8 per thread in registers, double-buffered, float4"},
-    {.name = "cublas", .op = "gemm", .dev = DEV_GPU, .dtypes = DT(FP32), .fn = GPU_FN(gemm_cublas), .needs = NEEDS_GPU | NEEDS_CUBLAS, .about = "cublasSgemm, fp32 math"},
-    {.name = "cublas-tf32", .op = "gemm", .dev = DEV_GPU, .dtypes = DT(TF32), .fn = GPU_FN(gemm_cublas_tf32), .needs = NEEDS_GPU | NEEDS_CUBLAS, .about = "cublasGemmEx on TF32 tensor cores (TF32 tolerance)"},
+    {.name = "cublas", .op = "gemm", .dev = DEV_GPU, .dtypes = DTYPES_FLOAT, .fn = GPU_FN(gemm_cublas),
+     .fn_dt = GPU_FN(gemm_cublas_dt), .needs = NEEDS_GPU | NEEDS_CUBLAS,
+     .about = "cublasSgemm (fp32 math); cublasGemmEx at tf32 (FAST_TF32), bf16 and fp16 "
+              "(fp32 compute, tensor cores)"},
+    {.name = "cuda-wmma", .op = "gemm", .dev = DEV_GPU,
+     .dtypes = DT(TF32) | DT(BF16) | DT(FP16), .fn_dt = GPU_FN(gemm_cuda_wmma), .needs = NEEDS_GPU,
+     .about = "our tensor-core GEMM: nvcuda::wmma fragments, 128x128 block tiles of 8 warps, "
+              "double-buffered shared memory"},
     /* copy: host <-> device memory copies (suites/transfer) */
     {.name = "cuda-memcpy", .op = "copy", .dev = DEV_GPU, .dtypes = DT(U8), .fn = GPU_FN(copy_cuda_memcpy), .needs = NEEDS_GPU, .about = "cudaMemcpy / cudaMemcpyAsync"},
     /* stream: McCalpin's copy, scale, add, triad, fp32 (cpu/stream_cpu.h, kernels/stream_cuda.h) */
