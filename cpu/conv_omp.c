@@ -1,12 +1,15 @@
 /* cpu/conv_omp.c - cpu-omp: hand-written OpenMP + SIMD convolution (conv_cpu.h).
  *
- * Two routes, chosen per call:
+ * Three routes, chosen per call:
  *  - direct (conv_omp_direct.c): stride 1 with a short reduction (fwd C*R*S
  *    <= 576 and not 1x1-unpadded, bwd-filter <= 1152) and a padded image of
  *    <= 128 KiB: the cnn model's layers. Each image is zero-padded once into
  *    a kept per-thread buffer, so every filter tap is a shifted vector load;
  *    fwd and bwd-data (stride 1, the flipped filters) vectorise over output
  *    pixels, bwd-filter over output channels. No columns, no small GEMMs.
+ *  - image groups (conv_omp_group.c): output images of < 256 pixels (ResNet
+ *    stage 5's 7x7): the columns of several images side by side, one GEMM on
+ *    the whole team per group (fwd, bwd-data as fwd, bwd-filter).
  *  - im2col + our GEMM (this file), everything else (ResNet/VGG layers,
  *    strides > 1, pointwise); see below.
  * Measured in one quiet stretch, medians of 3 runs (2 threads) or 2 (1
@@ -52,6 +55,7 @@
 #include "conv_cpu.h"
 #include "conv_im2col.h"
 #include "conv_omp_direct.h"
+#include "conv_omp_group.h"
 #include "errmsg.h"
 #include "gemm_cpu.h"
 #include "gemm_omp_impl.h"
@@ -79,6 +83,7 @@ static float *per_call(size_t n) { return gemm_scratch(3, n * sizeof(float)); }
 /* y = conv(x, w) (+ b when b is not NULL). */
 static int fwd_core(const conv_dims *d, const float *x, const float *w, const float *b, float *y)
 {
+    if (conv_group_ok(d)) return conv_group_fwd(d, x, w, b, y);
     const long pq = (long)d->P * d->Q, crs = (long)d->C * d->R * d->S;
     const int point = conv_is_pointwise(d);
     const long nb = pixel_block(crs, pq), nblk = (pq + nb - 1) / nb;
@@ -125,9 +130,7 @@ static int omp_fwd(const conv_dims *d, const float *x, const float *w, const flo
 /* bwd-data at stride 1 as a forward convolution of dy (see the header). */
 static int bwd_data_as_fwd(const conv_dims *d, const float *dy, const float *w, float *dx)
 {
-    conv_dims t = {d->N, d->K, d->P, d->Q, d->C, d->R, d->S, 1, 1, d->R - 1 - d->ph,
-                   d->S - 1 - d->pw, 0, 0};
-    conv_dims_finish(&t);   /* t.P = H, t.Q = W */
+    conv_dims t = conv_bwd_data_flipped(d);
     float *wt = per_call((size_t)conv_w_elems(d));
     if (!wt) {
         err_set("cpu-omp conv bwd-data: out of memory for the flipped filters");
@@ -186,8 +189,7 @@ static int omp_bwd_data(const conv_dims *d, const float *dy, const float *w, flo
 {
     (void)ws, (void)stream;
     if (conv_direct_bwd_data_ok(d)) return conv_direct_bwd_data(d, dy, w, dx);
-    if (d->sh == 1 && d->sw == 1 && d->ph <= d->R - 1 && d->pw <= d->S - 1)
-        return bwd_data_as_fwd(d, dy, w, dx);
+    if (conv_bwd_data_is_fwd(d)) return bwd_data_as_fwd(d, dy, w, dx);
     return bwd_data_col2im(d, dy, w, dx);
 }
 
@@ -196,6 +198,7 @@ static int omp_bwd_filter(const conv_dims *d, const float *x, const float *dy, f
 {
     (void)ws, (void)stream;
     if (conv_direct_bwd_filter_ok(d)) return conv_direct_bwd_filter(d, x, dy, dw, db);
+    if (conv_group_ok(d)) return conv_group_bwd_filter(d, x, dy, dw, db);
     const long pq = (long)d->P * d->Q, crs = (long)d->C * d->R * d->S, K = d->K;
     const int point = conv_is_pointwise(d);
     const long nb = pixel_block(crs + K, pq), nblk = (pq + nb - 1) / nb;
@@ -255,6 +258,15 @@ static int omp_bwd_filter(const conv_dims *d, const float *x, const float *dy, f
     }
     if (failed) err_set("cpu-omp conv bwd-filter: out of memory for the per-thread partials");
     return failed;
+}
+
+double conv_cpu_omp_scratch_bytes(const conv_dims *d, conv_dir dir)
+{
+    if (dir == CONV_FWD) return conv_direct_fwd_ok(d) ? 0 : conv_group_scratch_bytes(d);
+    if (dir == CONV_BWD_FILTER) return conv_direct_bwd_filter_ok(d) ? 0 : conv_group_scratch_bytes(d);
+    if (conv_direct_bwd_data_ok(d) || !conv_bwd_data_is_fwd(d)) return 0;
+    const conv_dims t = conv_bwd_data_flipped(d);
+    return conv_group_scratch_bytes(&t);
 }
 
 const conv_ops CONV_OPS_CPU_OMP = {omp_fwd, omp_bwd_data, omp_bwd_filter, NULL};
