@@ -1,4 +1,4 @@
-/* cpu/conv_im2col.c - im2col, col2im and a blocked transpose (conv_im2col.h). */
+/* cpu/conv_im2col.c - im2col, col2im, row sums and a blocked transpose (conv_im2col.h). */
 #include "conv_im2col.h"
 
 #include <string.h>
@@ -80,4 +80,19 @@ void conv_transpose(const float *src, long lds, int rows, int cols, float *dst, 
             for (int i = i0; i < i1; i++)
                 for (int j = j0; j < j1; j++) dst[(long)j * ldd + i] = src[(long)i * lds + j];
         }
+}
+
+void conv_row_sums(const float *src, long ld, int rows, long cols, float *acc)
+{
+    for (int k = 0; k < rows; k++) {
+        const float *r = src + k * ld;
+        float lane[16] = {0};
+        long j = 0;
+        for (; j + 16 <= cols; j += 16)
+            for (int l = 0; l < 16; l++) lane[l] += r[j + l];
+        for (int l = 0; j + l < cols; l++) lane[l] += r[j + l];
+        float s = 0.0f;
+        for (int l = 0; l < 16; l++) s += lane[l];
+        acc[k] += s;
+    }
 }

@@ -45,6 +45,10 @@ static inline conv_dims conv_bwd_data_flipped(const conv_dims *d)
     return t;
 }
 
+/* acc[k] += the sum of src[k*ld + j] over 0 <= j < cols, for k < rows
+ * (16 partial sums per row, so that it vectorises). */
+void conv_row_sums(const float *src, long ld, int rows, long cols, float *acc);
+
 /* dst[j][i] = src[i][j] for an rows x cols block (row strides lds, ldd). */
 void conv_transpose(const float *src, long lds, int rows, int cols, float *dst, long ldd);
 

@@ -193,6 +193,13 @@ static int omp_bwd_data(const conv_dims *d, const float *dy, const float *w, flo
     return bwd_data_col2im(d, dy, w, dx);
 }
 
+/* dw and db, column block by column block: each thread adds its blocks'
+ * products into its own partial, and the partials are summed at the end.
+ * The GEMM reads dy and the columns in place, the one of them with fewer
+ * rows as the transposed operand (gemm_cpu_omp_t packs it into panels with
+ * vector transposes): K <= C*R*S gives dw^T (CRS x K) += col . dy^T, else
+ * dw (K x CRS) += dy . col^T. (A scalar transpose of each dy block had cost
+ * twice the GEMM on the 1x1 64->256 layer.) */
 static int omp_bwd_filter(const conv_dims *d, const float *x, const float *dy, float *dw,
                           float *db, void *ws, void *stream)
 {
@@ -200,19 +207,19 @@ static int omp_bwd_filter(const conv_dims *d, const float *x, const float *dy, f
     if (conv_direct_bwd_filter_ok(d)) return conv_direct_bwd_filter(d, x, dy, dw, db);
     if (conv_group_ok(d)) return conv_group_bwd_filter(d, x, dy, dw, db);
     const long pq = (long)d->P * d->Q, crs = (long)d->C * d->R * d->S, K = d->K;
-    const int point = conv_is_pointwise(d);
+    const int point = conv_is_pointwise(d), tr = K <= crs; /* tr: the partial is dw^T */
     const long nb = pixel_block(crs + K, pq), nblk = (pq + nb - 1) / nb;
     const int nt = omp_get_max_threads();
-    float *part[nt]; /* per thread: dw^T (CRS x K), then db */
+    float *part[nt]; /* per thread: dw^T (CRS x K) or dw (K x CRS), then db */
     for (int t = 0; t < nt; t++) part[t] = NULL;
     int failed = 0;
-    /* one kept buffer per thread: partial, column block, dy^T block */
+    /* one kept buffer per thread: partial, column block */
     const long nacc = (crs * K + K + 15) & ~15L, ncol = point ? 0 : (crs * nb + 15) & ~15L;
 #pragma omp parallel num_threads(nt)
     {
         const int t = omp_get_thread_num();
-        float *acc = per_thread((size_t)(nacc + ncol + nb * K));
-        float *col = acc ? acc + nacc : NULL, *dyT = acc ? acc + nacc + ncol : NULL;
+        float *acc = per_thread((size_t)(nacc + ncol));
+        float *col = acc ? acc + nacc : NULL;
         if (!acc) {
 #pragma omp atomic write
             failed = 1;
@@ -226,29 +233,28 @@ static int omp_bwd_filter(const conv_dims *d, const float *x, const float *dy, f
             const int n = (int)(it / nblk);
             const long j0 = it % nblk * nb, jn = pq - j0 < nb ? pq - j0 : nb;
             const float *xn = x + (long)n * d->C * d->H * d->W, *dyn = dy + (long)n * K * pq + j0;
-            float *dwT = part[t], *dbt = part[t] + crs * K;
+            const float *cb = point ? xn + j0 : col;
+            const int ldc = point ? (int)pq : (int)jn;
             if (!point) conv_im2col(d, xn, 0, d->C, j0, j0 + jn, col, jn);
-            conv_transpose(dyn, pq, (int)K, (int)jn, dyT, K);
-            if (gemm_cpu_omp((int)crs, (int)K, (int)jn, 1.0f, point ? xn + j0 : col,
-                             point ? (int)pq : (int)jn, dyT, (int)K, 1.0f, dwT, (int)K)) {
+            if (tr ? gemm_cpu_omp_t(0, 1, (int)crs, (int)K, (int)jn, 1.0f, cb, ldc, dyn, (int)pq,
+                                    1.0f, part[t], (int)K)
+                   : gemm_cpu_omp_t(0, 1, (int)K, (int)crs, (int)jn, 1.0f, dyn, (int)pq, cb, ldc,
+                                    1.0f, part[t], (int)crs)) {
 #pragma omp atomic write
                 failed = 1;
                 continue;
             }
-            for (long k = 0; k < K; k++) {
-                float s = 0.0f;
-                for (long j = 0; j < jn; j++) s += dyn[k * pq + j];
-                dbt[k] += s;
-            }
+            conv_row_sums(dyn, pq, (int)K, jn, part[t] + crs * K);
         }
     }
     if (!failed) {
-        /* dw[k][i] = sum over threads of dw^T[i][k]; db likewise */
+        /* dw[k][i] = sum over threads of the partials; db likewise */
+        const long sk = tr ? 1 : crs, si = tr ? K : 1; /* partial element (k, i) */
 #pragma omp parallel for schedule(static)
         for (long k = 0; k < K; k++) {
             for (long i = 0; i < crs; i++) {
                 float s = 0.0f;
-                for (int t = 0; t < nt; t++) s += part[t] ? part[t][i * K + k] : 0.0f;
+                for (int t = 0; t < nt; t++) s += part[t] ? part[t][k * sk + i * si] : 0.0f;
                 dw[k * crs + i] = s;
             }
             float s = 0.0f;

@@ -144,7 +144,7 @@ int conv_group_fwd(const conv_dims *d, const float *x, const float *w, const flo
     return 0;
 }
 
-/* db[k] = sum over images and pixels of dy[n][k][.] (16 lanes, then summed). */
+/* db[k] = sum over images and pixels of dy[n][k][.]. On the team. */
 static void bias_grad(const conv_dims *d, const float *dy, float *db)
 {
     const long pq = (long)d->P * d->Q;
@@ -153,17 +153,8 @@ static void bias_grad(const conv_dims *d, const float *dy, float *db)
     {
 #pragma omp for schedule(static) nowait
         for (int k = 0; k < d->K; k++) {
-            float lane[16] = {0};
-            for (int n = 0; n < d->N; n++) {
-                const float *r = dy + ((long)n * d->K + k) * pq;
-                long j = 0;
-                for (; j + 16 <= pq; j += 16)
-                    for (int l = 0; l < 16; l++) lane[l] += r[j + l];
-                for (; j < pq; j++) lane[j & 15] += r[j];
-            }
-            float s = 0.0f;
-            for (int l = 0; l < 16; l++) s += lane[l];
-            db[k] = s;
+            db[k] = 0.0f;
+            for (int n = 0; n < d->N; n++) conv_row_sums(dy + ((long)n * d->K + k) * pq, pq, 1, pq, db + k);
         }
         gemm_yield_barrier(&arrived, omp_get_num_threads());
     }

@@ -50,6 +50,8 @@ static const char *const SHAPES[] = {
     /* P*Q >= 256: cpu-omp's per-image column blocks (conv_omp.c) */
     "mb2ic8ih34oc12kh3sh2ph1",      /* stride 2: fwd, bwd-filter; col2im bwd-data */
     "mb2ic16ih17oc24kh1",           /* pointwise: the image read in place */
+    "mb2ic4ih34oc40kh1sh2",         /* bwd-filter K > C*R*S: dw = dy . col^T */
+    "mb2ic128ih17oc160kh1",         /* pointwise, K > C: dw = dy . x^T, x in place */
 };
 #define NSHAPES ((int)(sizeof SHAPES / sizeof SHAPES[0]))
 
