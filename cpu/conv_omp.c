@@ -268,11 +268,12 @@ static int omp_bwd_filter(const conv_dims *d, const float *x, const float *dy, f
 
 double conv_cpu_omp_scratch_bytes(const conv_dims *d, conv_dir dir)
 {
-    if (dir == CONV_FWD) return conv_direct_fwd_ok(d) ? 0 : conv_group_scratch_bytes(d);
-    if (dir == CONV_BWD_FILTER) return conv_direct_bwd_filter_ok(d) ? 0 : conv_group_scratch_bytes(d);
+    if (dir == CONV_FWD) return conv_direct_fwd_ok(d) ? 0 : conv_group_scratch_bytes(d, dir);
+    if (dir == CONV_BWD_FILTER)
+        return conv_direct_bwd_filter_ok(d) ? 0 : conv_group_scratch_bytes(d, dir);
     if (conv_direct_bwd_data_ok(d) || !conv_bwd_data_is_fwd(d)) return 0;
     const conv_dims t = conv_bwd_data_flipped(d);
-    return conv_group_scratch_bytes(&t);
+    return conv_group_scratch_bytes(&t, CONV_FWD);
 }
 
 const conv_ops CONV_OPS_CPU_OMP = {omp_fwd, omp_bwd_data, omp_bwd_filter, NULL};

@@ -45,17 +45,18 @@
 
 int conv_group_ok(const conv_dims *d) { return (long)d->P * d->Q < GROUP_MAX_PQ; }
 
-/* Images per group: about GROUP_COLS columns, within GROUP_MAX_BYTES, groups
- * of equal size (the last one shorter by less than one image per group). */
-static int group_images(const conv_dims *d)
+/* Images per group: about GROUP_COLS columns, within GROUP_MAX_BYTES, and a
+ * multiple of `parts` groups of equal size (the last one shorter by less
+ * than one image per group). */
+static int group_images(const conv_dims *d, int parts)
 {
     const long pq = (long)d->P * d->Q, crs = (long)d->C * d->R * d->S;
     long gn = (GROUP_COLS + pq - 1) / pq;
     const long fit = GROUP_MAX_BYTES / (4 * (crs + d->K) * pq);
     if (gn > fit) gn = fit;
     if (gn < 1) gn = 1;
-    if (gn > d->N) gn = d->N;
-    const long ng = (d->N + gn - 1) / gn;
+    long ng = (d->N + gn * parts - 1) / (gn * parts) * parts;
+    if (ng > d->N) ng = d->N;
     return (int)((d->N + ng - 1) / ng);
 }
 
@@ -65,83 +66,100 @@ static long col_floats(const conv_dims *d, int gn)
     return ((long)d->C * d->R * d->S * gn * d->P * d->Q + 15) & ~15L;
 }
 
-double conv_group_scratch_bytes(const conv_dims *d)
+/* Bytes of one set of buffers for groups of gn images: columns, then
+ * Y_g or dy_g (K x gn*PQ). */
+static double set_bytes(const conv_dims *d, int gn)
 {
-    if (!conv_group_ok(d)) return 0;
-    const int gn = group_images(d);
     return 4.0 * ((double)col_floats(d, gn) + (double)d->K * gn * d->P * d->Q);
 }
 
-/* The group's buffers: columns (CRS x gn*PQ), then K x gn*PQ. */
+double conv_group_scratch_bytes(const conv_dims *d, conv_dir dir)
+{
+    if (!conv_group_ok(d) || dir == CONV_BWD_DATA) return 0;
+    const int nt = omp_get_max_threads();
+    if (dir == CONV_FWD) return nt * set_bytes(d, group_images(d, nt));
+    return set_bytes(d, group_images(d, 1));
+}
+
+/* The calling thread's set of buffers for groups of gn images. */
 static float *group_buf(const conv_dims *d, int gn, float **second)
 {
-    float *col = gemm_scratch(SLOT, (size_t)conv_group_scratch_bytes(d));
+    float *col = gemm_scratch(SLOT, (size_t)set_bytes(d, gn));
     if (!col) {
         err_set("cpu-omp conv: out of memory for a group's columns (%.0f bytes)",
-                conv_group_scratch_bytes(d));
+                set_bytes(d, gn));
         return NULL;
     }
     *second = col + col_floats(d, gn);
     return col;
 }
 
-/* Columns of images n0..n0+g-1 side by side into col (row stride g*PQ);
- * with dy (bwd-filter), also dyg[k][i*PQ + j] = dy[n0+i][k][j]. On the team. */
-static void build_group(const conv_dims *d, const float *x, const float *dy, int n0, int g,
-                        float *col, float *dyg)
+/* Item `it` of building the group of images n0..n0+g-1: items [0, g*ncc)
+ * are image x 16 channels of columns, side by side into col (row stride
+ * g*PQ); with dy (bwd-filter), items [g*ncc, g*(ncc + nk)) image x 16
+ * channels of dyg[k][i*PQ + j] = dy[n0+i][k][j]. Returns the item count. */
+static long build_item(const conv_dims *d, const float *x, const float *dy, int n0, int g,
+                       long it, float *col, float *dyg)
 {
     const long pq = (long)d->P * d->Q, ldg = g * pq, rs = (long)d->R * d->S;
     const long img = (long)d->C * d->H * d->W;
     const int ncc = (d->C + 15) / 16, nk = dy ? (d->K + 15) / 16 : 0;
-    atomic_int arrived = 0;
-#pragma omp parallel
-    {
-#pragma omp for schedule(dynamic, 1) nowait
-        for (long it = 0; it < (long)g * (ncc + nk); it++) {
-            const int i = (int)(it / (ncc + nk)), u = (int)(it % (ncc + nk));
-            if (u < ncc) {
-                const int c0 = 16 * u, c1 = c0 + 16 < d->C ? c0 + 16 : d->C;
-                conv_im2col(d, x + (n0 + i) * img, c0, c1, 0, pq, col + c0 * rs * ldg + i * pq, ldg);
-            } else {
-                const int k0 = 16 * (u - ncc), k1 = k0 + 16 < d->K ? k0 + 16 : d->K;
-                for (int k = k0; k < k1; k++) {
-                    const float *src = dy + ((long)(n0 + i) * d->K + k) * pq;
-                    float *dst = dyg + k * ldg + i * pq;
-                    for (long j = 0; j < pq; j++) dst[j] = src[j];
-                }
-            }
+    if (it < 0) return (long)g * (ncc + nk);
+    const int i = (int)(it / (ncc + nk)), u = (int)(it % (ncc + nk));
+    if (u < ncc) {
+        const int c0 = 16 * u, c1 = c0 + 16 < d->C ? c0 + 16 : d->C;
+        conv_im2col(d, x + (n0 + i) * img, c0, c1, 0, pq, col + c0 * rs * ldg + i * pq, ldg);
+    } else {
+        const int k0 = 16 * (u - ncc), k1 = k0 + 16 < d->K ? k0 + 16 : d->K;
+        for (int k = k0; k < k1; k++) {
+            const float *src = dy + ((long)(n0 + i) * d->K + k) * pq;
+            float *dst = dyg + k * ldg + i * pq;
+            for (long j = 0; j < pq; j++) dst[j] = src[j];
         }
-        gemm_yield_barrier(&arrived, omp_get_num_threads());
     }
+    return 0;
 }
 
+/* fwd: the groups are shared out among the threads, each building its
+ * group's columns in its own buffers and running the GEMM alone (no barrier
+ * inside a group: on this shared 2-vCPU host a team GEMM per group lost to
+ * preemption, 0.58x of oneDNN at 2 threads against 0.83x at 1). */
 int conv_group_fwd(const conv_dims *d, const float *x, const float *w, const float *b, float *y)
 {
     const long pq = (long)d->P * d->Q, crs = (long)d->C * d->R * d->S, K = d->K;
-    const int gn = group_images(d);
-    float *yg, *col = group_buf(d, gn, &yg);
-    if (!col) return 1;
-    for (int n0 = 0; n0 < d->N; n0 += gn) {
-        const int g = d->N - n0 < gn ? d->N - n0 : gn;
-        const long ldg = g * pq;
-        build_group(d, x, NULL, n0, g, col, NULL);
-        if (gemm_cpu_omp((int)K, (int)ldg, (int)crs, 1.0f, w, (int)crs, col, (int)ldg, 0.0f, yg,
-                         (int)ldg))
-            return 1;
-        atomic_int arrived = 0;
+    const int gn = group_images(d, omp_get_max_threads()), ng = (d->N + gn - 1) / gn;
+    int failed = 0;
+    atomic_int arrived = 0;
 #pragma omp parallel
-        {
-#pragma omp for schedule(static) nowait
+    {
+        float *yg = NULL, *col = group_buf(d, gn, &yg);
+        if (!col) {
+#pragma omp atomic write
+            failed = 1;
+        }
+#pragma omp for schedule(dynamic, 1) nowait
+        for (int gi = 0; gi < ng; gi++) {
+            if (!col) continue;
+            const int n0 = gi * gn, g = d->N - n0 < gn ? d->N - n0 : gn;
+            const long ldg = g * pq, nit = build_item(d, x, NULL, n0, g, -1, NULL, NULL);
+            for (long it = 0; it < nit; it++) build_item(d, x, NULL, n0, g, it, col, NULL);
+            if (gemm_cpu_omp((int)K, (int)ldg, (int)crs, 1.0f, w, (int)crs, col, (int)ldg, 0.0f,
+                             yg, (int)ldg)) {
+#pragma omp atomic write
+                failed = 1;
+                continue;
+            }
             for (long it = 0; it < g * K; it++) { /* y[n0+i][k][.] = Y_g[k][i*PQ + .] + b[k] */
                 const long i = it / K, k = it % K;
                 const float bk = b ? b[k] : 0.0f, *src = yg + k * ldg + i * pq;
                 float *dst = y + ((n0 + i) * K + k) * pq;
                 for (long j = 0; j < pq; j++) dst[j] = src[j] + bk;
             }
-            gemm_yield_barrier(&arrived, omp_get_num_threads());
         }
+        gemm_yield_barrier(&arrived, omp_get_num_threads());
     }
-    return 0;
+    if (failed) err_set("cpu-omp conv: out of memory for a group's columns or GEMM panels");
+    return failed;
 }
 
 /* db[k] = sum over images and pixels of dy[n][k][.]. On the team. */
@@ -164,13 +182,20 @@ int conv_group_bwd_filter(const conv_dims *d, const float *x, const float *dy, f
                           float *db)
 {
     const long pq = (long)d->P * d->Q, crs = (long)d->C * d->R * d->S, K = d->K;
-    const int gn = group_images(d);
+    const int gn = group_images(d, 1);
     float *dyg, *col = group_buf(d, gn, &dyg);
     if (!col) return 1;
     for (int n0 = 0; n0 < d->N; n0 += gn) {
         const int g = d->N - n0 < gn ? d->N - n0 : gn;
         const int ldg = (int)(g * pq);
-        build_group(d, x, dy, n0, g, col, dyg);
+        const long nit = build_item(d, x, dy, n0, g, -1, NULL, NULL);
+        atomic_int arrived = 0;
+#pragma omp parallel
+        {
+#pragma omp for schedule(dynamic, 1) nowait
+            for (long it = 0; it < nit; it++) build_item(d, x, dy, n0, g, it, col, dyg);
+            gemm_yield_barrier(&arrived, omp_get_num_threads());
+        }
         if (gemm_cpu_omp_t(0, 1, (int)K, (int)crs, ldg, 1.0f, dyg, ldg, col, ldg,
                            n0 ? 1.0f : 0.0f, dw, (int)crs))
             return 1;

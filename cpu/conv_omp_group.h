@@ -14,9 +14,11 @@
  * padding; the direct path, where it applies, is chosen before this). */
 int conv_group_ok(const conv_dims *d);
 
-/* The bytes of kept scratch (gemm_scratch slot 4 of the calling thread)
- * conv_group_fwd / conv_group_bwd_filter take for d; 0 when !conv_group_ok(d). */
-double conv_group_scratch_bytes(const conv_dims *d);
+/* The bytes of kept scratch (gemm_scratch slot 4) conv_group_fwd (every
+ * thread's, at omp_get_max_threads()) or conv_group_bwd_filter (the calling
+ * thread's) take for d; 0 when !conv_group_ok(d), and for CONV_BWD_DATA
+ * (ask for the forward problem it runs). */
+double conv_group_scratch_bytes(const conv_dims *d, conv_dir dir);
 
 /* y = conv(x, w) (+ b when b is not NULL). */
 int conv_group_fwd(const conv_dims *d, const float *x, const float *w, const float *b, float *y);
