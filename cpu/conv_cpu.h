@@ -44,6 +44,11 @@ extern const conv_ops CONV_OPS_CPU_BLAS;    /* im2col + OpenBLAS sgemm (Caffe) *
  * not find oneDNN. */
 extern const conv_ops CONV_OPS_CPU_ONEDNN;
 
+/* Host bytes cpu-omp's image-group path (conv_omp_group.c) keeps in its
+ * scratch for direction dir of d, 0 where that path is not taken: the
+ * suite counts them in a case's memory estimate. */
+double conv_cpu_omp_scratch_bytes(const conv_dims *d, conv_dir dir);
+
 #ifdef __cplusplus
 }
 #endif

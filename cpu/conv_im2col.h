@@ -29,6 +29,26 @@ static inline int conv_is_pointwise(const conv_dims *d)
     return d->R == 1 && d->S == 1 && d->sh == 1 && d->sw == 1 && d->ph == 0 && d->pw == 0;
 }
 
+/* Whether bwd-data of d is a forward convolution of dy (stride 1, padding
+ * <= filter - 1), and that convolution: dy (K channels, P x Q) through the
+ * flipped, transposed filters w'[c][k][R-1-r][S-1-s], padding R-1-ph and
+ * S-1-pw, whose output (P x Q of the result) is H x W. */
+static inline int conv_bwd_data_is_fwd(const conv_dims *d)
+{
+    return d->sh == 1 && d->sw == 1 && d->ph <= d->R - 1 && d->pw <= d->S - 1;
+}
+static inline conv_dims conv_bwd_data_flipped(const conv_dims *d)
+{
+    conv_dims t = {d->N, d->K, d->P, d->Q, d->C, d->R, d->S, 1, 1, d->R - 1 - d->ph,
+                   d->S - 1 - d->pw, 0, 0};
+    conv_dims_finish(&t);
+    return t;
+}
+
+/* acc[k] += the sum of src[k*ld + j] over 0 <= j < cols, for k < rows
+ * (16 partial sums per row, so that it vectorises). */
+void conv_row_sums(const float *src, long ld, int rows, long cols, float *acc);
+
 /* dst[j][i] = src[i][j] for an rows x cols block (row strides lds, ldd). */
 void conv_transpose(const float *src, long lds, int rows, int cols, float *dst, long ldd);
 

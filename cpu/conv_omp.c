@@ -1,12 +1,15 @@
 /* cpu/conv_omp.c - cpu-omp: hand-written OpenMP + SIMD convolution (conv_cpu.h).
  *
- * Two routes, chosen per call:
+ * Three routes, chosen per call:
  *  - direct (conv_omp_direct.c): stride 1 with a short reduction (fwd C*R*S
  *    <= 576 and not 1x1-unpadded, bwd-filter <= 1152) and a padded image of
  *    <= 128 KiB: the cnn model's layers. Each image is zero-padded once into
  *    a kept per-thread buffer, so every filter tap is a shifted vector load;
  *    fwd and bwd-data (stride 1, the flipped filters) vectorise over output
  *    pixels, bwd-filter over output channels. No columns, no small GEMMs.
+ *  - image groups (conv_omp_group.c): output images of < 256 pixels (ResNet
+ *    stage 5's 7x7): the columns of several images side by side, one GEMM on
+ *    the whole team per group (fwd, bwd-data as fwd, bwd-filter).
  *  - im2col + our GEMM (this file), everything else (ResNet/VGG layers,
  *    strides > 1, pointwise); see below.
  * Measured in one quiet stretch, medians of 3 runs (2 threads) or 2 (1
@@ -52,6 +55,7 @@
 #include "conv_cpu.h"
 #include "conv_im2col.h"
 #include "conv_omp_direct.h"
+#include "conv_omp_group.h"
 #include "errmsg.h"
 #include "gemm_cpu.h"
 #include "gemm_omp_impl.h"
@@ -79,6 +83,7 @@ static float *per_call(size_t n) { return gemm_scratch(3, n * sizeof(float)); }
 /* y = conv(x, w) (+ b when b is not NULL). */
 static int fwd_core(const conv_dims *d, const float *x, const float *w, const float *b, float *y)
 {
+    if (conv_group_ok(d)) return conv_group_fwd(d, x, w, b, y);
     const long pq = (long)d->P * d->Q, crs = (long)d->C * d->R * d->S;
     const int point = conv_is_pointwise(d);
     const long nb = pixel_block(crs, pq), nblk = (pq + nb - 1) / nb;
@@ -125,9 +130,7 @@ static int omp_fwd(const conv_dims *d, const float *x, const float *w, const flo
 /* bwd-data at stride 1 as a forward convolution of dy (see the header). */
 static int bwd_data_as_fwd(const conv_dims *d, const float *dy, const float *w, float *dx)
 {
-    conv_dims t = {d->N, d->K, d->P, d->Q, d->C, d->R, d->S, 1, 1, d->R - 1 - d->ph,
-                   d->S - 1 - d->pw, 0, 0};
-    conv_dims_finish(&t);   /* t.P = H, t.Q = W */
+    conv_dims t = conv_bwd_data_flipped(d);
     float *wt = per_call((size_t)conv_w_elems(d));
     if (!wt) {
         err_set("cpu-omp conv bwd-data: out of memory for the flipped filters");
@@ -186,30 +189,37 @@ static int omp_bwd_data(const conv_dims *d, const float *dy, const float *w, flo
 {
     (void)ws, (void)stream;
     if (conv_direct_bwd_data_ok(d)) return conv_direct_bwd_data(d, dy, w, dx);
-    if (d->sh == 1 && d->sw == 1 && d->ph <= d->R - 1 && d->pw <= d->S - 1)
-        return bwd_data_as_fwd(d, dy, w, dx);
+    if (conv_bwd_data_is_fwd(d)) return bwd_data_as_fwd(d, dy, w, dx);
     return bwd_data_col2im(d, dy, w, dx);
 }
 
+/* dw and db, column block by column block: each thread adds its blocks'
+ * products into its own partial, and the partials are summed at the end.
+ * The GEMM reads dy and the columns in place, the one of them with fewer
+ * rows as the transposed operand (gemm_cpu_omp_t packs it into panels with
+ * vector transposes): K <= C*R*S gives dw^T (CRS x K) += col . dy^T, else
+ * dw (K x CRS) += dy . col^T. (A scalar transpose of each dy block had cost
+ * twice the GEMM on the 1x1 64->256 layer.) */
 static int omp_bwd_filter(const conv_dims *d, const float *x, const float *dy, float *dw,
                           float *db, void *ws, void *stream)
 {
     (void)ws, (void)stream;
     if (conv_direct_bwd_filter_ok(d)) return conv_direct_bwd_filter(d, x, dy, dw, db);
+    if (conv_group_ok(d)) return conv_group_bwd_filter(d, x, dy, dw, db);
     const long pq = (long)d->P * d->Q, crs = (long)d->C * d->R * d->S, K = d->K;
-    const int point = conv_is_pointwise(d);
+    const int point = conv_is_pointwise(d), tr = K <= crs; /* tr: the partial is dw^T */
     const long nb = pixel_block(crs + K, pq), nblk = (pq + nb - 1) / nb;
     const int nt = omp_get_max_threads();
-    float *part[nt]; /* per thread: dw^T (CRS x K), then db */
+    float *part[nt]; /* per thread: dw^T (CRS x K) or dw (K x CRS), then db */
     for (int t = 0; t < nt; t++) part[t] = NULL;
     int failed = 0;
-    /* one kept buffer per thread: partial, column block, dy^T block */
+    /* one kept buffer per thread: partial, column block */
     const long nacc = (crs * K + K + 15) & ~15L, ncol = point ? 0 : (crs * nb + 15) & ~15L;
 #pragma omp parallel num_threads(nt)
     {
         const int t = omp_get_thread_num();
-        float *acc = per_thread((size_t)(nacc + ncol + nb * K));
-        float *col = acc ? acc + nacc : NULL, *dyT = acc ? acc + nacc + ncol : NULL;
+        float *acc = per_thread((size_t)(nacc + ncol));
+        float *col = acc ? acc + nacc : NULL;
         if (!acc) {
 #pragma omp atomic write
             failed = 1;
@@ -223,29 +233,28 @@ static int omp_bwd_filter(const conv_dims *d, const float *x, const float *dy, f
             const int n = (int)(it / nblk);
             const long j0 = it % nblk * nb, jn = pq - j0 < nb ? pq - j0 : nb;
             const float *xn = x + (long)n * d->C * d->H * d->W, *dyn = dy + (long)n * K * pq + j0;
-            float *dwT = part[t], *dbt = part[t] + crs * K;
+            const float *cb = point ? xn + j0 : col;
+            const int ldc = point ? (int)pq : (int)jn;
             if (!point) conv_im2col(d, xn, 0, d->C, j0, j0 + jn, col, jn);
-            conv_transpose(dyn, pq, (int)K, (int)jn, dyT, K);
-            if (gemm_cpu_omp((int)crs, (int)K, (int)jn, 1.0f, point ? xn + j0 : col,
-                             point ? (int)pq : (int)jn, dyT, (int)K, 1.0f, dwT, (int)K)) {
+            if (tr ? gemm_cpu_omp_t(0, 1, (int)crs, (int)K, (int)jn, 1.0f, cb, ldc, dyn, (int)pq,
+                                    1.0f, part[t], (int)K)
+                   : gemm_cpu_omp_t(0, 1, (int)K, (int)crs, (int)jn, 1.0f, dyn, (int)pq, cb, ldc,
+                                    1.0f, part[t], (int)crs)) {
 #pragma omp atomic write
                 failed = 1;
                 continue;
             }
-            for (long k = 0; k < K; k++) {
-                float s = 0.0f;
-                for (long j = 0; j < jn; j++) s += dyn[k * pq + j];
-                dbt[k] += s;
-            }
+            conv_row_sums(dyn, pq, (int)K, jn, part[t] + crs * K);
         }
     }
     if (!failed) {
-        /* dw[k][i] = sum over threads of dw^T[i][k]; db likewise */
+        /* dw[k][i] = sum over threads of the partials; db likewise */
+        const long sk = tr ? 1 : crs, si = tr ? K : 1; /* partial element (k, i) */
 #pragma omp parallel for schedule(static)
         for (long k = 0; k < K; k++) {
             for (long i = 0; i < crs; i++) {
                 float s = 0.0f;
-                for (int t = 0; t < nt; t++) s += part[t] ? part[t][i * K + k] : 0.0f;
+                for (int t = 0; t < nt; t++) s += part[t] ? part[t][k * sk + i * si] : 0.0f;
                 dw[k * crs + i] = s;
             }
             float s = 0.0f;
@@ -255,6 +264,16 @@ static int omp_bwd_filter(const conv_dims *d, const float *x, const float *dy, f
     }
     if (failed) err_set("cpu-omp conv bwd-filter: out of memory for the per-thread partials");
     return failed;
+}
+
+double conv_cpu_omp_scratch_bytes(const conv_dims *d, conv_dir dir)
+{
+    if (dir == CONV_FWD) return conv_direct_fwd_ok(d) ? 0 : conv_group_scratch_bytes(d, dir);
+    if (dir == CONV_BWD_FILTER)
+        return conv_direct_bwd_filter_ok(d) ? 0 : conv_group_scratch_bytes(d, dir);
+    if (conv_direct_bwd_data_ok(d) || !conv_bwd_data_is_fwd(d)) return 0;
+    const conv_dims t = conv_bwd_data_flipped(d);
+    return conv_group_scratch_bytes(&t, CONV_FWD);
 }
 
 const conv_ops CONV_OPS_CPU_OMP = {

@@ -34,6 +34,7 @@
  * (per thread) and 3 (the calling thread's filters), kept between calls.
  */
 #include "conv_omp_direct.h"
+#include "conv_im2col.h"
 #include "errmsg.h"
 #include "gemm_omp_impl.h"
 
@@ -65,19 +66,10 @@ int conv_direct_fwd_ok(const conv_dims *d)
     return !point && direct_fits(d, DIRECT_MAX_CRS);
 }
 
-/* The forward convolution that bwd-data of d is (stride 1 only). */
-static conv_dims flipped(const conv_dims *d)
-{
-    conv_dims t = {d->N, d->K, d->P, d->Q, d->C, d->R, d->S, 1, 1, d->R - 1 - d->ph,
-                   d->S - 1 - d->pw, 0, 0};
-    conv_dims_finish(&t); /* t.P = H, t.Q = W */
-    return t;
-}
-
 int conv_direct_bwd_data_ok(const conv_dims *d)
 {
-    if (d->sh != 1 || d->sw != 1 || d->ph > d->R - 1 || d->pw > d->S - 1) return 0;
-    const conv_dims t = flipped(d);
+    if (!conv_bwd_data_is_fwd(d)) return 0;
+    const conv_dims t = conv_bwd_data_flipped(d);
     return conv_direct_fwd_ok(&t);
 }
 
@@ -277,7 +269,7 @@ int conv_direct_fwd(const conv_dims *d, const float *x, const float *w, const fl
 
 int conv_direct_bwd_data(const conv_dims *d, const float *dy, const float *w, float *dx)
 {
-    const conv_dims t = flipped(d);
+    const conv_dims t = conv_bwd_data_flipped(d);
     const geo g = geo_of(&t);
     int *tab;
     float *wT = filters_buf(&g, &tab);

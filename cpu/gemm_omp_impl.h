@@ -122,7 +122,8 @@ void gemm_yield_barrier(atomic_int *count, int target);
  * grown across calls, freed when the thread exits.  NULL when out of memory.
  * slot 0 is the GEMM's packed panels, slot 1 the GEMV's contiguous vector,
  * slots 2 and 3 cpu-omp's direct convolution (conv_omp_direct.c: per-thread
- * padded images and partials; the calling thread's rearranged filters). */
+ * padded images and partials; the calling thread's rearranged filters),
+ * slot 4 cpu-omp's image-group columns (conv_omp_group.c, calling thread). */
 float *gemm_scratch(int slot, size_t bytes);
 
 #endif

@@ -81,18 +81,20 @@ double runner_case_bytes(const suite_def *s, const problem *p, double llc_bytes,
     memset(&l, 0, sizeof l);
     s->layout(p, &l);
     int nsets = in_sets(&l, llc_bytes);
-    double bytes = l.ref_bytes;
+    double bytes = l.ref_bytes, second_ref = 0;
     for (int i = 0; i < l.nbufs; i++) {
         double b = (double)l.buf[i].bytes;
         /* a reduced dtype: fp32 staging of its inputs, and a second reference */
-        if (rounded_buf(&l.buf[i]) && l.buf[i].role != ROLE_OUT)
-            bytes += 4.0 * (double)l.buf[i].count + l.ref_bytes;
+        if (rounded_buf(&l.buf[i]) && l.buf[i].role != ROLE_OUT) {
+            bytes += 4.0 * (double)l.buf[i].count;
+            second_ref = l.ref_bytes;
+        }
         /* IN: every set; INOUT: the buffer and its initial state; a GPU mode's
          * pinned or pageable host copies: one more of everything (gpu) */
         bytes += b * (l.buf[i].role == ROLE_IN ? nsets : l.buf[i].role == ROLE_INOUT ? 2 : 1);
         if (gpu) bytes += b * (l.buf[i].role == ROLE_IN && l.sets ? nsets : 1);
     }
-    return bytes;
+    return bytes + second_ref;
 }
 
 static void *alloc_bytes(size_t n)

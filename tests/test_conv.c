@@ -44,6 +44,14 @@ static const char *const SHAPES[] = {
     "mb2ic3ih6iw9oc6kh2kw3ph1pw2",  /* padding = filter - 1 on one axis only */
     "mb2ic64ih9oc20kh3ph1",         /* C*R*S = 576, the fwd limit */
     "mb3ic5ih6oc7kh1sh1",           /* 1x1 stride 1: im2col fwd, direct bwd-filter */
+    /* cpu-omp's image groups (P*Q < 256: conv_omp_group.c), two groups each */
+    "mb40ic8ih9oc20kh3sh2ph1",      /* fwd and bwd-filter grouped (stride 2) */
+    "mb20ic72ih6oc80kh3ph1",        /* fwd, and bwd-data as a forward pass, grouped */
+    /* P*Q >= 256: cpu-omp's per-image column blocks (conv_omp.c) */
+    "mb2ic8ih34oc12kh3sh2ph1",      /* stride 2: fwd, bwd-filter; col2im bwd-data */
+    "mb2ic16ih17oc24kh1",           /* pointwise: the image read in place */
+    "mb2ic4ih34oc40kh1sh2",         /* bwd-filter K > C*R*S: dw = dy . col^T */
+    "mb2ic128ih17oc160kh1",         /* pointwise, K > C: dw = dy . x^T, x in place */
 };
 #define NSHAPES ((int)(sizeof SHAPES / sizeof SHAPES[0]))
 

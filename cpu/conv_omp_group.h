@@ -1,0 +1,30 @@
+/* cpu/conv_omp_group.h - cpu-omp's image-group path for layers with small
+ * output images (internal to cpu/; conv_omp.c chooses the path).
+ *
+ * Contract as conv_cpu.h (NCHW / KCRS, fp32, every output written). Each
+ * returns 0, or non-zero after err_set (out of memory for the group's
+ * columns, or a GEMM's failure). */
+#ifndef CONV_OMP_GROUP_H
+#define CONV_OMP_GROUP_H
+
+#include "../ops/conv_dims.h"
+
+/* Whether d's output images are small enough (P*Q pixels) that the columns
+ * of several images are put side by side for one GEMM (any stride and
+ * padding; the direct path, where it applies, is chosen before this). */
+int conv_group_ok(const conv_dims *d);
+
+/* The bytes of kept scratch (gemm_scratch slot 4) conv_group_fwd (every
+ * thread's, at omp_get_max_threads()) or conv_group_bwd_filter (the calling
+ * thread's) take for d; 0 when !conv_group_ok(d), and for CONV_BWD_DATA
+ * (ask for the forward problem it runs). */
+double conv_group_scratch_bytes(const conv_dims *d, conv_dir dir);
+
+/* y = conv(x, w) (+ b when b is not NULL). */
+int conv_group_fwd(const conv_dims *d, const float *x, const float *w, const float *b, float *y);
+
+/* dw and db of d. */
+int conv_group_bwd_filter(const conv_dims *d, const float *x, const float *dy, float *dw,
+                          float *db);
+
+#endif
