@@ -20,19 +20,27 @@ static int tabled(const rundata *rd, int row, const char *suite)
            (rd_is(rd, row, COL_MODE, "host") || rd_is(rd, row, COL_MODE, "resident"));
 }
 
+/* Whether rows a and b belong on one line: the same problem and, for conv,
+ * the same direction (a line per direction; the charts take a layer's
+ * directions as one problem, a panel each). */
+static int same_line(const rundata *rd, int a, int b)
+{
+    return rd_same_problem(rd, a, b) && rd_is(rd, a, COL_DIRECTION, rd_str(rd, b, COL_DIRECTION));
+}
+
 /* The backend as the table names it: "(emulated)" marks an emulated row. */
 static void backend_label(const rundata *rd, int row, char *out, size_t cap)
 {
     snprintf(out, cap, "%s%s", rd_str(rd, row, COL_BACKEND), rd_emulated(rd, row) ? " (emulated)" : "");
 }
 
-/* The tabled row of suite at the problem of row p, backend label lab and
+/* The tabled row of suite on the line of row p, backend label lab and
  * dtype d; -1 when there is none. */
 static int find_row(const rundata *rd, const char *suite, int p, const char *lab, const char *d)
 {
     char l[192];
     for (int i = 0; i < rd_nrows(rd); i++) {
-        if (!tabled(rd, i, suite) || !rd_is(rd, i, COL_DTYPE, d) || !rd_same_problem(rd, i, p)) continue;
+        if (!tabled(rd, i, suite) || !rd_is(rd, i, COL_DTYPE, d) || !same_line(rd, i, p)) continue;
         backend_label(rd, i, l, sizeof l);
         if (strcmp(l, lab) == 0) return i;
     }
@@ -91,14 +99,14 @@ void report_precision_write(const rundata *rd, FILE *f, const char *suite)
     for (int p = 0; p < n; p++) {
         if (!tabled(rd, p, suite)) continue;
         int first = 1;
-        for (int q = 0; q < p && first; q++) first = !(tabled(rd, q, suite) && rd_same_problem(rd, p, q));
+        for (int q = 0; q < p && first; q++) first = !(tabled(rd, q, suite) && same_line(rd, p, q));
         if (!first) continue;
         for (int b = p; b < n; b++) {
-            if (!tabled(rd, b, suite) || !rd_same_problem(rd, b, p)) continue;
+            if (!tabled(rd, b, suite) || !same_line(rd, b, p)) continue;
             backend_label(rd, b, lab, sizeof lab);
             int seen = 0;
             for (int q = p; q < b && !seen; q++)
-                if (tabled(rd, q, suite) && rd_same_problem(rd, q, p)) {
+                if (tabled(rd, q, suite) && same_line(rd, q, p)) {
                     backend_label(rd, q, other, sizeof other);
                     seen = strcmp(lab, other) == 0;
                 }
