@@ -50,6 +50,14 @@ int chart_error(chart_ctx *c);
 int chart_case_throughput(chart_ctx *c);
 int chart_case_speedup(chart_ctx *c);
 
+/* Suites whose rows span more than one dtype (chart_dtype.c): at the problem
+ * measured at the most dtypes (the largest of those), bars per backend, one
+ * per dtype, a panel per direction: GFLOP/s (timings: CPU host, GPU
+ * resident; never an emulated row) and accuracy_lost (log axis; every
+ * passing row, emulated ones marked). No chart below two dtypes. */
+int chart_dtype(chart_ctx *c);
+int chart_accuracy(chart_ctx *c);
+
 /* Step suites (rows with samples_per_s; chart_steps.c): a panel per case
  * (the model). Samples/s vs batch per backend; speedup vs batch per GPU
  * backend and mode; phase times per backend and the loss per step per

@@ -48,6 +48,8 @@ static const chart_kind KINDS[] = {
     {"error", "Numerical error vs tolerance", chart_error, -1, NULL},
     {"layers", "Throughput per layer and direction", chart_case_throughput, -1, NULL},
     {"layer-speedup", "Speedup per layer, backend and mode", chart_case_speedup, -1, NULL},
+    {"dtype", "Throughput per dtype", chart_dtype, -1, NULL},
+    {"accuracy", "Accuracy lost per dtype", chart_accuracy, -1, NULL},
     {"samples", "Samples/s vs batch size", chart_samples, COL_SAMPLES_PER_S, NO_TIMING},
     {"batch-speedup", "Speedup vs batch size per GPU mode", chart_batch_speedup, COL_SAMPLES_PER_S,
      "no GPU row ran on real hardware (emulated rows carry no speedup)"},

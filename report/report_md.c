@@ -5,6 +5,7 @@
 #include "atomic_file.h"
 #include "md_table.h"
 #include "plots.h"
+#include "report_precision.h"
 #include "report_steps.h"
 
 #include <math.h>
@@ -140,10 +141,13 @@ static void write_suite_table(const rundata *rd, FILE *f, const char *suite)
     int has_gflops = rd_select(rd, suite, COL_GFLOPS, RD_ANY, NULL, 0) > 0;
     int has_gbps = rd_select(rd, suite, COL_GBPS, RD_ANY, NULL, 0) > 0;
     int steps = report_is_step_suite(rd, suite);
-    fprintf(f, "| case | shape | backend | mode | median ms |%s%s%s speedup | rel err / tolerance | check |\n",
-            has_gflops ? " GFLOP/s |" : "", has_gbps ? " GB/s |" : "", steps ? " samples/s | steps/s |" : "");
-    fprintf(f, "|---|---|---|---|---:|%s%s%s---:|---:|---|\n", has_gflops ? "---:|" : "",
-            has_gbps ? "---:|" : "", steps ? "---:|---:|" : "");
+    const char *dts[2]; /* a dtype column when the suite spans dtypes: rows differ by it alone */
+    int has_dtype = rd_dtypes(rd, suite, dts, 2) > 1;
+    fprintf(f, "| case | shape | backend | mode |%s median ms |%s%s%s speedup | rel err / tolerance | check |\n",
+            has_dtype ? " dtype |" : "", has_gflops ? " GFLOP/s |" : "", has_gbps ? " GB/s |" : "",
+            steps ? " samples/s | steps/s |" : "");
+    fprintf(f, "|---|---|---|---|%s---:|%s%s%s---:|---:|---|\n", has_dtype ? "---|" : "",
+            has_gflops ? "---:|" : "", has_gbps ? "---:|" : "", steps ? "---:|---:|" : "");
     for (int i = 0; i < rd_nrows(rd); i++) {
         if (!rd_is(rd, i, COL_SUITE, suite)) continue;
         int emu = rd_emulated(rd, i);
@@ -153,6 +157,7 @@ static void write_suite_table(const rundata *rd, FILE *f, const char *suite)
         snprintf(buf, sizeof buf, "%s%s", rd_str(rd, i, COL_BACKEND), emu ? " (emulated)" : "");
         md_cell(f, buf);
         md_cell(f, rd_str(rd, i, COL_MODE));
+        if (has_dtype) md_cell(f, rd_str(rd, i, COL_DTYPE));
         /* emulated timings are not GPU results: not shown as such */
         md_numcell(f, "%.4g", emu ? NAN : rd_num(rd, i, COL_MEDIAN_MS));
         if (has_gflops) md_numcell(f, "%.4g", emu ? NAN : rd_num(rd, i, COL_GFLOPS));
@@ -224,6 +229,7 @@ int report_md_write(const rundata *rd, int dirfd, const char *dir)
         fprintf(f, "## %s\n\n", suites[s]);
         if (base) fprintf(f, "Speedup: `%s` median ÷ this median, same shape, same run.\n\n", base);
         write_suite_table(rd, f, suites[s]);
+        report_precision_write(rd, f, suites[s]);
         report_steps_write(rd, f, suites[s]);
         write_charts(rd, f, dir, suites[s]);
     }

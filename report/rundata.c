@@ -1,5 +1,6 @@
 /* report/rundata.c - reading one run's results.csv for the report (see rundata.h). */
 #include "rundata.h"
+#include "../ops/dtype.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -100,6 +101,33 @@ double rd_work(const rundata *rd, int row)
 {
     double f = rd_num(rd, row, COL_FLOPS);
     return f > 0 ? f : rd_num(rd, row, COL_BYTES);
+}
+
+int rd_dtype_rank(const rundata *rd, int row)
+{
+    int d = dtype_parse(rd_str(rd, row, COL_DTYPE));
+    return d < 0 ? DTYPE_COUNT : d;
+}
+
+int rd_dtypes(const rundata *rd, const char *suite, const char **out, int cap)
+{
+    int n = 0;
+    for (int rank = 0; rank <= DTYPE_COUNT; rank++) /* canonical order; unknown names last */
+        for (int i = 0; i < rd->t->nrows && n < cap; i++) {
+            const char *d = rd_str(rd, i, COL_DTYPE);
+            if (!*d || !rd_is(rd, i, COL_SUITE, suite) || rd_dtype_rank(rd, i) != rank) continue;
+            int seen = 0;
+            for (int j = 0; j < n && !seen; j++) seen = strcmp(out[j], d) == 0;
+            if (!seen) out[n++] = d;
+        }
+    return n;
+}
+
+int rd_same_problem(const rundata *rd, int a, int b)
+{
+    if (strcmp(rd_str(rd, a, COL_CASE), rd_str(rd, b, COL_CASE)) != 0) return 0;
+    int dir = rd_str(rd, a, COL_DIRECTION)[0] && rd_str(rd, b, COL_DIRECTION)[0];
+    return dir || strcmp(rd_str(rd, a, COL_SHAPE), rd_str(rd, b, COL_SHAPE)) == 0;
 }
 
 const char *rd_context(const rundata *rd, const char *key) { return csv_context(rd->t, key); }

@@ -57,6 +57,23 @@ int rd_suites(const rundata *rd, const char **out, int cap);
  * repetition, or its bytes when it counts no flops; NaN when neither. */
 double rd_work(const rundata *rd, int row);
 
+/* ---- precision (the dtype axis) ------------------------------------------ */
+
+/* The canonical rank of a row's dtype (ops/dtype.h's order: fp32, tf32,
+ * bf16, fp16, u8), for ordering columns, bars and colours; DTYPE_COUNT for
+ * an empty or unknown dtype. */
+int rd_dtype_rank(const rundata *rd, int row);
+
+/* The distinct dtypes of suite's rows (skip rows included: a dtype a
+ * backend lacks is still an axis value), in canonical order, at most cap;
+ * returns the count. */
+int rd_dtypes(const rundata *rd, const char *suite, const char **out, int cap);
+
+/* Whether rows a and b measured the same problem: the same case and, for
+ * rows without a direction, the same shape (a conv layer's directions are
+ * one problem; its shapes differ only by the direction). */
+int rd_same_problem(const rundata *rd, int a, int b);
+
 /* ---- training-step rows (samples_per_s, phase_ms, trace) ---------------- */
 
 /* The batch (samples per step) a row's numbers imply: samples_per_s x
