@@ -60,7 +60,7 @@ static void speedup_bars(chart_ctx *c, point *pts, int np)
 int chart_throughput(chart_ctx *c)
 {
     int n;
-    int *rows = chart_rows(c, COL_GFLOPS, RD_TIMING, chart_keep_host_or_resident, &n);
+    int *rows = chart_rows(c, COL_GFLOPS, RD_TIMING | RD_FULL_PRECISION, chart_keep_host_or_resident, &n);
     point *pts = malloc(sizeof(point) * (size_t)(n ? n : 1));
     labels l = {0};
     int np = 0;
@@ -90,7 +90,7 @@ static int keep_not_baseline(const rundata *rd, int row)
 int chart_speedup(chart_ctx *c)
 {
     int n;
-    int *rows = chart_rows(c, COL_SPEEDUP, RD_TIMING, keep_not_baseline, &n);
+    int *rows = chart_rows(c, COL_SPEEDUP, RD_TIMING | RD_FULL_PRECISION, keep_not_baseline, &n);
     char shape[64];
     largest_shape(c, rows, n, 1, shape, sizeof shape);
     labels backends = {0}, modes = {0};
@@ -155,7 +155,7 @@ static int keep_gpu_e2e(const rundata *rd, int row)
 int chart_split(chart_ctx *c)
 {
     int n;
-    int *rows = chart_rows(c, COL_H2D_MS, RD_TIMING, keep_gpu_e2e, &n);
+    int *rows = chart_rows(c, COL_H2D_MS, RD_TIMING | RD_FULL_PRECISION, keep_gpu_e2e, &n);
     char shape[64];
     largest_shape(c, rows, n, 1, shape, sizeof shape);
     labels bars = {0};
@@ -215,7 +215,7 @@ static void bandwidth_style(const char *m, int s, int *col, int *dt, int *pt)
 int chart_bandwidth(chart_ctx *c)
 {
     int n;
-    int *rows = chart_rows(c, COL_GBPS, RD_TIMING, keep_bytes, &n);
+    int *rows = chart_rows(c, COL_GBPS, RD_TIMING | RD_FULL_PRECISION, keep_bytes, &n);
     labels l = {0}, backends = {0};
     point *pts = malloc(sizeof(point) * (size_t)(n ? n : 1));
     int np = 0;
@@ -254,7 +254,7 @@ static int keep_streams(const rundata *rd, int row)
 int chart_overlap(chart_ctx *c)
 {
     int n;
-    int *rows = chart_rows(c, COL_OVERLAP_EFF, RD_TIMING, keep_streams, &n);
+    int *rows = chart_rows(c, COL_OVERLAP_EFF, RD_TIMING | RD_FULL_PRECISION, keep_streams, &n);
     char shape[64];
     largest_shape(c, rows, n, 1, shape, sizeof shape);
     labels l = {0};
@@ -366,7 +366,7 @@ static int keep_direction_speedup(const rundata *rd, int row)
 static int case_panels(chart_ctx *c, int col, int (*keep)(const rundata *, int), int speedup)
 {
     int n;
-    int *rows = chart_rows(c, col, RD_TIMING, keep, &n);
+    int *rows = chart_rows(c, col, RD_TIMING | RD_FULL_PRECISION, keep, &n);
     labels dirs = {0}, cases = {0}, series = {0};
     point *pts = malloc(sizeof(point) * (size_t)(n ? n : 1));
     int np = 0;

@@ -78,7 +78,11 @@ int rd_select(const rundata *rd, const char *suite, int numcol, int want, int *o
     for (int i = 0; i < rd->t->nrows; i++) {
         if (suite && !rd_is(rd, i, COL_SUITE, suite)) continue;
         if (numcol >= 0 && isnan(rd_num(rd, i, numcol))) continue;
-        if (want == RD_TIMING && !rd_is_timing(rd, i)) continue;
+        if ((want & RD_TIMING) && !rd_is_timing(rd, i)) continue;
+        if (want & RD_FULL_PRECISION) {
+            int d = dtype_parse(rd_str(rd, i, COL_DTYPE));
+            if (d == DTYPE_TF32 || d == DTYPE_BF16 || d == DTYPE_FP16) continue;
+        }
         if (n < cap) out[n] = i;
         n++;
     }

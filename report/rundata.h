@@ -44,9 +44,11 @@ int rd_missing_columns(const rundata *rd, char *out, size_t cap);
 /* Whether the file has what the charts need (device_kind, flops, bytes). */
 int rd_chartable(const rundata *rd);
 
-enum { RD_ANY = 0, RD_TIMING = 1 };
+enum { RD_ANY = 0, RD_TIMING = 1, RD_FULL_PRECISION = 2 };
 /* Indices of the rows of suite (NULL: any) whose column numcol (a COL_* id;
- * -1: none) holds a number, and that are timings when want == RD_TIMING.
+ * -1: none) holds a number, and that are timings when want has RD_TIMING,
+ * and not at a reduced dtype (tf32, bf16, fp16: the dtype charts have them)
+ * when want has RD_FULL_PRECISION.
  * Writes at most cap indices into out; returns how many rows matched. */
 int rd_select(const rundata *rd, const char *suite, int numcol, int want, int *out, int cap);
 
