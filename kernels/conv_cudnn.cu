@@ -4,13 +4,19 @@
  *   fwd         cudnnConvolutionForward, then cudnnAddTensor (bias [1][K][1][1])
  *   bwd-data    cudnnConvolutionBackwardData
  *   bwd-filter  cudnnConvolutionBackwardFilter and cudnnConvolutionBackwardBias
- * All fp32, NCHW, CUDNN_CROSS_CORRELATION (what the contract calls a
- * convolution), CUDNN_FMA_MATH: plain fp32 FMA, no TF32 tensor cores (cuDNN's
+ * NCHW, CUDNN_CROSS_CORRELATION (what the contract calls a convolution).
+ * fp32 with CUDNN_FMA_MATH: plain fp32 FMA, no TF32 tensor cores (cuDNN's
  * default math lets Ampere+ use TF32 for fp32 data, which the fp32 tolerance
  * would rightly fail), so every backend is compared at the same precision.
+ * bf16 and fp16 (the typed entries, ops/conv_dims.h): every tensor, the bias
+ * and db included, CUDNN_DATA_BFLOAT16 / CUDNN_DATA_HALF, compute type
+ * CUDNN_DATA_FLOAT (fp32 accumulation), CUDNN_TENSOR_OP_MATH; any algorithm
+ * of the heuristics that succeeds. So that each y is rounded once, the bias
+ * goes first: cudnnAddTensor writes it into y (beta 0), then the convolution
+ * adds onto it (beta 1), rounding the fp32 sum once.
  *
- * Plans: the descriptors and the algorithm of one (device, dims, direction)
- * are made once and cached (a few entries, least recently made replaced):
+ * Plans: the descriptors and the algorithm of one (device, dims, direction,
+ * dtype) are made once and cached (a few entries, least recently made replaced):
  * the algorithm is the first of cudnnGetConvolution*Algorithm_v7's list
  * (heuristics, nothing timed) that succeeds with FMA math, and its workspace
  * from cudnnGetConvolution*WorkspaceSize is what ops.workspace reports, so the
@@ -56,6 +62,7 @@ typedef struct cudnn_plan {
     int used, device;
     conv_dims d;
     conv_dir dir;
+    dtype_t dt; /* DTYPE_FP32, DTYPE_BF16 or DTYPE_FP16 */
     cudnnTensorDescriptor_t x, y, bias;
     cudnnFilterDescriptor_t w;
     cudnnConvolutionDescriptor_t conv;
@@ -113,13 +120,22 @@ fail:
     return -1;
 }
 
-/* A heuristic result we may run: it works, and not on tensor cores (the
- * descriptor's CUDNN_FMA_MATH is what runs; a result may report it or
- * CUDNN_DEFAULT_MATH, never a tensor-op math for fp32 FMA). */
-static int usable(cudnnStatus_t status, cudnnMathType_t math)
+/* A heuristic result we may run: it works, and for fp32 not on tensor cores
+ * (the descriptor's CUDNN_FMA_MATH is what runs; a result may report it or
+ * CUDNN_DEFAULT_MATH, never a tensor-op math for fp32 FMA); for bf16 and
+ * fp16 any math (tensor ops are the point). */
+static int usable(dtype_t dt, cudnnStatus_t status, cudnnMathType_t math)
 {
-    return status == CUDNN_STATUS_SUCCESS && math != CUDNN_TENSOR_OP_MATH &&
-           math != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
+    return status == CUDNN_STATUS_SUCCESS &&
+           (dt != DTYPE_FP32 ||
+            (math != CUDNN_TENSOR_OP_MATH && math != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION));
+}
+
+/* cuDNN's element type of a dtype this backend takes (fp32, bf16, fp16). */
+static cudnnDataType_t cudnn_type(dtype_t dt)
+{
+    return dt == DTYPE_BF16 ? CUDNN_DATA_BFLOAT16 : dt == DTYPE_FP16 ? CUDNN_DATA_HALF
+                                                                      : CUDNN_DATA_FLOAT;
 }
 
 /* Picks the algorithm of p (descriptors set) with the v7 heuristics. */
@@ -132,7 +148,7 @@ static int plan_algo(cudnnHandle_t h, cudnn_plan *p)
         CUDNN_TRY(cudnnGetConvolutionForwardAlgorithm_v7(h, p->x, p->w, p->conv, p->y,
                                                          CUDNN_ALGOS, &got, perf));
         for (int i = 0; i < got && p->algo < 0; i++)
-            if (usable(perf[i].status, perf[i].mathType)) {
+            if (usable(p->dt, perf[i].status, perf[i].mathType)) {
                 p->algo = perf[i].algo;
                 CUDNN_TRY(cudnnGetConvolutionForwardWorkspaceSize(
                     h, p->x, p->w, p->conv, p->y, perf[i].algo, &p->ws));
@@ -142,7 +158,7 @@ static int plan_algo(cudnnHandle_t h, cudnn_plan *p)
         CUDNN_TRY(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, p->w, p->y, p->conv, p->x,
                                                               CUDNN_ALGOS, &got, perf));
         for (int i = 0; i < got && p->algo < 0; i++)
-            if (usable(perf[i].status, perf[i].mathType)) {
+            if (usable(p->dt, perf[i].status, perf[i].mathType)) {
                 p->algo = perf[i].algo;
                 CUDNN_TRY(cudnnGetConvolutionBackwardDataWorkspaceSize(
                     h, p->w, p->y, p->conv, p->x, perf[i].algo, &p->ws));
@@ -152,14 +168,15 @@ static int plan_algo(cudnnHandle_t h, cudnn_plan *p)
         CUDNN_TRY(cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, p->x, p->y, p->conv, p->w,
                                                                 CUDNN_ALGOS, &got, perf));
         for (int i = 0; i < got && p->algo < 0; i++)
-            if (usable(perf[i].status, perf[i].mathType)) {
+            if (usable(p->dt, perf[i].status, perf[i].mathType)) {
                 p->algo = perf[i].algo;
                 CUDNN_TRY(cudnnGetConvolutionBackwardFilterWorkspaceSize(
                     h, p->x, p->y, p->conv, p->w, perf[i].algo, &p->ws));
             }
     }
     if (p->algo < 0) {
-        err_set("conv_cudnn: no fp32 (FMA math) algorithm among cuDNN's %d for this problem", got);
+        err_set("conv_cudnn: no %s algorithm among cuDNN's %d for this problem",
+                p->dt == DTYPE_FP32 ? "fp32 (FMA math)" : dtype_name(p->dt), got);
         return -1;
     }
     return 0;
@@ -167,16 +184,18 @@ fail:
     return -1;
 }
 
-/* The plan of (current device, d, dir), made on first use (lock held). */
-static int plan_get(const conv_dims *d, conv_dir dir, cudnnHandle_t *h, cudnn_plan **out)
+/* The plan of (current device, d, dir, dt), made on first use (lock held). */
+static int plan_get(const conv_dims *d, conv_dir dir, dtype_t dt, cudnnHandle_t *h,
+                    cudnn_plan **out)
 {
+    const cudnnDataType_t t = cudnn_type(dt);
     int dev = -1;
     cudnn_plan *p = NULL;
     CUDA_TRY(cudaGetDevice(&dev));
     if (cudnn_handle(dev, h)) return -1;
     for (int i = 0; i < CUDNN_PLANS; i++)
         if (g_plans[i].used && g_plans[i].device == dev && g_plans[i].dir == dir &&
-            memcmp(&g_plans[i].d, d, sizeof *d) == 0) {
+            g_plans[i].dt == dt && memcmp(&g_plans[i].d, d, sizeof *d) == 0) {
             *out = &g_plans[i];
             return 0;
         }
@@ -187,22 +206,21 @@ static int plan_get(const conv_dims *d, conv_dir dir, cudnnHandle_t *h, cudnn_pl
     p->device = dev;
     p->d = *d;
     p->dir = dir;
+    p->dt = dt;
     CUDNN_TRY(cudnnCreateTensorDescriptor(&p->x));
     CUDNN_TRY(cudnnCreateTensorDescriptor(&p->y));
     CUDNN_TRY(cudnnCreateTensorDescriptor(&p->bias));
     CUDNN_TRY(cudnnCreateFilterDescriptor(&p->w));
     CUDNN_TRY(cudnnCreateConvolutionDescriptor(&p->conv));
-    CUDNN_TRY(cudnnSetTensor4dDescriptor(p->x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, d->N, d->C,
-                                         d->H, d->W));
-    CUDNN_TRY(cudnnSetTensor4dDescriptor(p->y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, d->N, d->K,
-                                         d->P, d->Q));
-    CUDNN_TRY(cudnnSetTensor4dDescriptor(p->bias, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, d->K,
-                                         1, 1));
-    CUDNN_TRY(cudnnSetFilter4dDescriptor(p->w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, d->K, d->C,
-                                         d->R, d->S));
+    CUDNN_TRY(cudnnSetTensor4dDescriptor(p->x, CUDNN_TENSOR_NCHW, t, d->N, d->C, d->H, d->W));
+    CUDNN_TRY(cudnnSetTensor4dDescriptor(p->y, CUDNN_TENSOR_NCHW, t, d->N, d->K, d->P, d->Q));
+    CUDNN_TRY(cudnnSetTensor4dDescriptor(p->bias, CUDNN_TENSOR_NCHW, t, 1, d->K, 1, 1));
+    CUDNN_TRY(cudnnSetFilter4dDescriptor(p->w, t, CUDNN_TENSOR_NCHW, d->K, d->C, d->R, d->S));
+    /* fp32 accumulation (compute type FLOAT) for every data type */
     CUDNN_TRY(cudnnSetConvolution2dDescriptor(p->conv, d->ph, d->pw, d->sh, d->sw, 1, 1,
                                               CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
-    CUDNN_TRY(cudnnSetConvolutionMathType(p->conv, CUDNN_FMA_MATH));
+    CUDNN_TRY(cudnnSetConvolutionMathType(p->conv, dt == DTYPE_FP32 ? CUDNN_FMA_MATH
+                                                                    : CUDNN_TENSOR_OP_MATH));
     if (plan_algo(*h, p)) goto fail;
     p->used = 1;
     p->made = ++g_made;
@@ -214,14 +232,18 @@ fail:
 }
 
 /* Locks, finds the plan, checks the workspace; unlocks on failure. */
-static int cudnn_begin(const char *who, const conv_dims *d, conv_dir dir, const void *ws,
-                       void *stream, cudnnHandle_t *h, cudnn_plan **p)
+static int cudnn_begin(const char *who, const conv_dims *d, conv_dir dir, dtype_t dt,
+                       const void *ws, void *stream, cudnnHandle_t *h, cudnn_plan **p)
 {
     pthread_mutex_lock(&g_lock);
-    if (plan_get(d, dir, h, p)) goto fail;
+    if (plan_get(d, dir, dt, h, p)) goto fail;
     if (!conv_cuda_ws_ok(who, ws, (*p)->ws)) goto fail;
     CUDNN_TRY(cudnnSetStream(*h, (cudaStream_t)stream));
-    case_note_set("cuDNN %s, workspace %zu B", algo_name(dir, (*p)->algo), (*p)->ws);
+    if (dt == DTYPE_FP32)
+        case_note_set("cuDNN %s, workspace %zu B", algo_name(dir, (*p)->algo), (*p)->ws);
+    else
+        case_note_set("cuDNN %s, %s tensor-op math, workspace %zu B", algo_name(dir, (*p)->algo),
+                      dtype_name(dt), (*p)->ws);
     return 0;
 fail:
     pthread_mutex_unlock(&g_lock);
@@ -239,33 +261,48 @@ fail:
 
 static const float ONE = 1.0f, ZERO = 0.0f;
 
-static int cudnn_fwd(const conv_dims *d, const float *x, const float *w, const float *b,
-                     float *y, void *ws, void *stream)
+/* The typed entries take bf16 and fp16 (fp32 has its own); anything else is
+ * refused before any work. */
+static int dt_ok(const char *who, dtype_t dt)
+{
+    if (dt == DTYPE_BF16 || dt == DTYPE_FP16) return 1;
+    err_set("%s: dtype %s not supported (bf16, fp16; fp32 through the fp32 entries)", who,
+            dtype_name(dt));
+    return 0;
+}
+
+/* Each direction once, for fp32 and the 16-bit dtypes: the plan of dt. fp32's
+ * forward adds the bias after the convolution (fp32 rounds either way); a
+ * 16-bit y gets the bias first and the convolution on top (beta 1), so the
+ * sum is rounded once. */
+static int fwd_at(dtype_t dt, const conv_dims *d, const void *x, const void *w, const void *b,
+                  void *y, void *ws, void *stream)
 {
     const char *who = "conv_cudnn fwd";
     cudnnHandle_t h = NULL;
     cudnn_plan *p = NULL;
     if (!conv_cuda_args_ok(who, d, x, w, y) || !conv_cuda_args_ok(who, d, b, b, b) ||
-        cudnn_begin(who, d, CONV_FWD, ws, stream, &h, &p))
+        cudnn_begin(who, d, CONV_FWD, dt, ws, stream, &h, &p))
         return -1;
+    if (dt != DTYPE_FP32) CUDNN_TRY(cudnnAddTensor(h, &ONE, p->bias, b, &ZERO, p->y, y));
     CUDNN_TRY(cudnnConvolutionForward(h, &ONE, p->x, x, p->w, w, p->conv,
-                                      (cudnnConvolutionFwdAlgo_t)p->algo, ws, p->ws, &ZERO,
-                                      p->y, y));
-    CUDNN_TRY(cudnnAddTensor(h, &ONE, p->bias, b, &ONE, p->y, y));
+                                      (cudnnConvolutionFwdAlgo_t)p->algo, ws, p->ws,
+                                      dt != DTYPE_FP32 ? &ONE : &ZERO, p->y, y));
+    if (dt == DTYPE_FP32) CUDNN_TRY(cudnnAddTensor(h, &ONE, p->bias, b, &ONE, p->y, y));
     return cudnn_end(stream);
 fail:
     pthread_mutex_unlock(&g_lock);
     return -1;
 }
 
-static int cudnn_bwd_data(const conv_dims *d, const float *dy, const float *w, float *dx,
-                          void *ws, void *stream)
+static int bwd_data_at(dtype_t dt, const conv_dims *d, const void *dy, const void *w, void *dx,
+                       void *ws, void *stream)
 {
     const char *who = "conv_cudnn bwd-data";
     cudnnHandle_t h = NULL;
     cudnn_plan *p = NULL;
     if (!conv_cuda_args_ok(who, d, dy, w, dx) ||
-        cudnn_begin(who, d, CONV_BWD_DATA, ws, stream, &h, &p))
+        cudnn_begin(who, d, CONV_BWD_DATA, dt, ws, stream, &h, &p))
         return -1;
     CUDNN_TRY(cudnnConvolutionBackwardData(h, &ONE, p->w, w, p->y, dy, p->conv,
                                            (cudnnConvolutionBwdDataAlgo_t)p->algo, ws, p->ws,
@@ -276,14 +313,14 @@ fail:
     return -1;
 }
 
-static int cudnn_bwd_filter(const conv_dims *d, const float *x, const float *dy, float *dw,
-                            float *db, void *ws, void *stream)
+static int bwd_filter_at(dtype_t dt, const conv_dims *d, const void *x, const void *dy,
+                         void *dw, void *db, void *ws, void *stream)
 {
     const char *who = "conv_cudnn bwd-filter";
     cudnnHandle_t h = NULL;
     cudnn_plan *p = NULL;
     if (!conv_cuda_args_ok(who, d, x, dy, dw) || !conv_cuda_args_ok(who, d, db, db, db) ||
-        cudnn_begin(who, d, CONV_BWD_FILTER, ws, stream, &h, &p))
+        cudnn_begin(who, d, CONV_BWD_FILTER, dt, ws, stream, &h, &p))
         return -1;
     CUDNN_TRY(cudnnConvolutionBackwardFilter(h, &ONE, p->x, x, p->y, dy, p->conv,
                                              (cudnnConvolutionBwdFilterAlgo_t)p->algo, ws, p->ws,
@@ -298,16 +335,58 @@ fail:
 /* The workspace of the plan (made now if need be: a warm call's worth of
  * heuristics, outside any timing); 0 when it cannot be made, so the call
  * itself then reports why. */
-static unsigned long long cudnn_workspace(const conv_dims *d, conv_dir dir)
+static unsigned long long workspace_at(dtype_t dt, const conv_dims *d, conv_dir dir)
 {
     cudnnHandle_t h = NULL;
     cudnn_plan *p = NULL;
     unsigned long long ws = 0;
     if (!conv_cuda_args_ok("conv_cudnn workspace", d, d, d, d)) return 0;
     pthread_mutex_lock(&g_lock);
-    if (plan_get(d, dir, &h, &p) == 0) ws = p->ws;
+    if (plan_get(d, dir, dt, &h, &p) == 0) ws = p->ws;
     pthread_mutex_unlock(&g_lock);
     return ws;
+}
+
+static int cudnn_fwd(const conv_dims *d, const float *x, const float *w, const float *b,
+                     float *y, void *ws, void *stream)
+{
+    return fwd_at(DTYPE_FP32, d, x, w, b, y, ws, stream);
+}
+static int cudnn_bwd_data(const conv_dims *d, const float *dy, const float *w, float *dx,
+                          void *ws, void *stream)
+{
+    return bwd_data_at(DTYPE_FP32, d, dy, w, dx, ws, stream);
+}
+static int cudnn_bwd_filter(const conv_dims *d, const float *x, const float *dy, float *dw,
+                            float *db, void *ws, void *stream)
+{
+    return bwd_filter_at(DTYPE_FP32, d, x, dy, dw, db, ws, stream);
+}
+static unsigned long long cudnn_workspace(const conv_dims *d, conv_dir dir)
+{
+    return workspace_at(DTYPE_FP32, d, dir);
+}
+
+static int cudnn_fwd_dt(dtype_t dt, const conv_dims *d, const void *x, const void *w,
+                        const void *b, void *y, void *ws, void *stream)
+{
+    return dt_ok("conv_cudnn fwd", dt) ? fwd_at(dt, d, x, w, b, y, ws, stream) : -1;
+}
+static int cudnn_bwd_data_dt(dtype_t dt, const conv_dims *d, const void *dy, const void *w,
+                             void *dx, void *ws, void *stream)
+{
+    return dt_ok("conv_cudnn bwd-data", dt) ? bwd_data_at(dt, d, dy, w, dx, ws, stream) : -1;
+}
+static int cudnn_bwd_filter_dt(dtype_t dt, const conv_dims *d, const void *x, const void *dy,
+                               void *dw, void *db, void *ws, void *stream)
+{
+    return dt_ok("conv_cudnn bwd-filter", dt) ? bwd_filter_at(dt, d, x, dy, dw, db, ws, stream)
+                                              : -1;
+}
+/* 0 for a dtype the entries refuse (they then say why) */
+static unsigned long long cudnn_workspace_dt(dtype_t dt, const conv_dims *d, conv_dir dir)
+{
+    return dt == DTYPE_BF16 || dt == DTYPE_FP16 ? workspace_at(dt, d, dir) : 0;
 }
 
 /* Best effort (nothing to report to): each handle destroyed on its own device. */
@@ -327,8 +406,8 @@ extern "C" void conv_cudnn_release(void)
 }
 
 extern "C" const conv_ops CONV_CUDNN = {cudnn_fwd, cudnn_bwd_data, cudnn_bwd_filter,
-                                        cudnn_workspace,
-    NULL, NULL, NULL, NULL}; /* fp32 only */
+                                        cudnn_workspace, cudnn_fwd_dt, cudnn_bwd_data_dt,
+                                        cudnn_bwd_filter_dt, cudnn_workspace_dt};
 
 #else /* a real build without cuDNN: the table, every call failing saying so */
 
@@ -343,7 +422,14 @@ static int nocudnn_bwd_data(const conv_dims *, const float *, const float *, flo
                             void *) { return cudnn_missing(); }
 static int nocudnn_bwd_filter(const conv_dims *, const float *, const float *, float *, float *,
                               void *, void *) { return cudnn_missing(); }
+static int nocudnn_fwd_dt(dtype_t, const conv_dims *, const void *, const void *, const void *,
+                          void *, void *, void *) { return cudnn_missing(); }
+static int nocudnn_bwd_data_dt(dtype_t, const conv_dims *, const void *, const void *, void *,
+                               void *, void *) { return cudnn_missing(); }
+static int nocudnn_bwd_filter_dt(dtype_t, const conv_dims *, const void *, const void *, void *,
+                                 void *, void *, void *) { return cudnn_missing(); }
 extern "C" void conv_cudnn_release(void) {}
 extern "C" const conv_ops CONV_CUDNN = {nocudnn_fwd, nocudnn_bwd_data, nocudnn_bwd_filter, NULL,
-    NULL, NULL, NULL, NULL}; /* fp32 only */
+                                        nocudnn_fwd_dt, nocudnn_bwd_data_dt,
+                                        nocudnn_bwd_filter_dt, NULL};
 #endif

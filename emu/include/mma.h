@@ -5,14 +5,13 @@
 #ifndef CUDAEMU_MMA_H
 #define CUDAEMU_MMA_H
 
-#ifndef __cplusplus
-#error "cudaemu: <mma.h> (nvcuda::wmma) needs C++, as with nvcc"
-#endif
-
+/* C++ only, as CUDA's (in C it declares nothing) */
+#ifdef __cplusplus
 #include <cuda_runtime.h>
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
 #include "cudaemu/wmma.h"
+#endif
 
 #endif

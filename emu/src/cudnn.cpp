@@ -1,12 +1,21 @@
 /* emu/src/cudnn.cpp - the cuDNN subset of the CUDA host emulator (emu/include/cudnn.h).
  *
- * Descriptors hold what they were set to; only fp32, NCHW, cross-correlation,
- * dilation 1, groups 1 are supported (else CUDNN_STATUS_NOT_SUPPORTED). A
+ * Descriptors hold what they were set to; only NCHW, cross-correlation,
+ * dilation 1, groups 1 are supported (else CUDNN_STATUS_NOT_SUPPORTED), with
+ * tensors and filters of CUDNN_DATA_FLOAT, CUDNN_DATA_HALF or
+ * CUDNN_DATA_BFLOAT16 and the convolution's compute type CUDNN_DATA_FLOAT
+ * (cuDNN's FLOAT, PSEUDO_HALF and PSEUDO_BFLOAT16 configurations: x, w and y
+ * of one type; others: one cudaemu: line and CUDNN_STATUS_NOT_SUPPORTED). A
  * convolution call checks its shapes as cuDNN does (x, w, y consistent with
  * the convolution descriptor: CUDNN_STATUS_BAD_PARAM), its workspace size
  * against the algorithm's, then queues the operation on the handle's stream;
  * it runs when the stream is drained, in double on the host, as
- * out = alpha * op + beta * out (beta == 0 never reads out). Operands and a
+ * out = alpha * op + beta * out (beta == 0 never reads out), 16-bit inputs
+ * widened exactly and a 16-bit out rounded once (nearest even) from that
+ * double: finer than a GPU's fp32 accumulation, never coarser. The math
+ * type (DEFAULT, TENSOR_OP, TENSOR_OP_ALLOW_CONVERSION, FMA) changes no
+ * result; the heuristics report TENSOR_OP for 16-bit data when the
+ * descriptor allows tensor ops, FMA for fp32 data. Operands and a
  * non-empty workspace that are not device (or pinned) memory fail when the
  * operation runs, with a message and the sticky cudaErrorIllegalAddress.
  * The "heuristics" list every algorithm the emulator computes (all compute
@@ -21,6 +30,8 @@
 
 #include <cudnn.h>
 
+#include "cudaemu/half_round.h"
+
 #include <cstring>
 #include <set>
 
@@ -31,10 +42,12 @@ struct cudnnContext {
 struct cudnnTensorStruct {
     bool set = false;
     int n = 0, c = 0, h = 0, w = 0;
+    cudnnDataType_t type = CUDNN_DATA_FLOAT;
 };
 struct cudnnFilterStruct {
     bool set = false;
     int k = 0, c = 0, r = 0, s = 0;
+    cudnnDataType_t type = CUDNN_DATA_FLOAT;
 };
 struct cudnnConvolutionStruct {
     bool set = false;
@@ -77,9 +90,52 @@ cudnnStatus_t check_handle(cudnnContext *h)
     return CUDNN_STATUS_SUCCESS;
 }
 
-/* One problem, from the three descriptors of a call, checked for consistency. */
+/* The element types of tensors and filters. */
+bool data_type_ok(cudnnDataType_t t)
+{
+    return t == CUDNN_DATA_FLOAT || t == CUDNN_DATA_HALF || t == CUDNN_DATA_BFLOAT16;
+}
+size_t type_size(cudnnDataType_t t) { return t == CUDNN_DATA_FLOAT ? 4 : 2; }
+const char *type_name(cudnnDataType_t t)
+{
+    return t == CUDNN_DATA_FLOAT ? "CUDNN_DATA_FLOAT"
+           : t == CUDNN_DATA_HALF ? "CUDNN_DATA_HALF"
+           : t == CUDNN_DATA_BFLOAT16 ? "CUDNN_DATA_BFLOAT16" : "another type";
+}
+
+/* n elements of type t at p as floats (exact): p itself, or widened into tmp. */
+const float *widen(cudnnDataType_t t, const void *p, size_t n, std::vector<float> &tmp)
+{
+    if (t == CUDNN_DATA_FLOAT) return static_cast<const float *>(p);
+    const uint16_t *h = static_cast<const uint16_t *>(p);
+    const bool bf = t == CUDNN_DATA_BFLOAT16;
+    tmp.resize(n);
+    for (size_t i = 0; i < n; ++i)
+        tmp[i] = cudaemu_h_decode(h[i], bf ? 8 : 5, bf ? 7 : 10, bf);
+    return tmp.data();
+}
+double get(cudnnDataType_t t, const void *p, size_t i)
+{
+    if (t == CUDNN_DATA_FLOAT) return static_cast<const float *>(p)[i];
+    const bool bf = t == CUDNN_DATA_BFLOAT16;
+    return cudaemu_h_decode(static_cast<const uint16_t *>(p)[i], bf ? 8 : 5, bf ? 7 : 10, bf);
+}
+/* Element i of type t at p = v, rounded once. */
+void put(cudnnDataType_t t, void *p, size_t i, double v)
+{
+    if (t == CUDNN_DATA_FLOAT) {
+        static_cast<float *>(p)[i] = float(v);
+        return;
+    }
+    const bool bf = t == CUDNN_DATA_BFLOAT16;
+    static_cast<uint16_t *>(p)[i] = cudaemu_h_encode(v, bf ? 8 : 5, bf ? 7 : 10, CUDAEMU_HR_RN);
+}
+
+/* One problem, from the three descriptors of a call, checked for consistency;
+ * t the element type of all three. */
 struct Conv {
     int N, C, H, W, K, R, S, P, Q, ph, pw, sh, sw;
+    cudnnDataType_t t;
 };
 
 int out_dim(int in, int f, int pad, int stride) { return (in + 2 * pad - f) / stride + 1; }
@@ -89,10 +145,16 @@ cudnnStatus_t make_conv(const cudnnTensorStruct *x, const cudnnFilterStruct *w,
 {
     if (!live(x) || !live(w) || !live(cv) || !live(y)) return CUDNN_STATUS_BAD_PARAM;
     if (!x->set || !w->set || !cv->set || !y->set) return CUDNN_STATUS_BAD_PARAM;
+    if (x->type != w->type || y->type != x->type) {
+        report("cuDNN convolution: x, w and y of types %s, %s, %s: mixed types are not "
+               "emulated (one of FLOAT, HALF, BFLOAT16 for all three, compute type FLOAT)",
+               type_name(x->type), type_name(w->type), type_name(y->type));
+        return CUDNN_STATUS_NOT_SUPPORTED;
+    }
     if (x->c != w->c || y->n != x->n || y->c != w->k) return CUDNN_STATUS_BAD_PARAM_SHAPE_MISMATCH;
     if (x->h + 2 * cv->ph < w->r || x->w + 2 * cv->pw < w->s) return CUDNN_STATUS_BAD_PARAM;
     Conv c{x->n, x->c, x->h, x->w, w->k, w->r, w->s, out_dim(x->h, w->r, cv->ph, cv->sh),
-           out_dim(x->w, w->s, cv->pw, cv->sw), cv->ph, cv->pw, cv->sh, cv->sw};
+           out_dim(x->w, w->s, cv->pw, cv->sw), cv->ph, cv->pw, cv->sh, cv->sw, x->type};
     if (y->h != c.P || y->w != c.Q) return CUDNN_STATUS_BAD_PARAM_SHAPE_MISMATCH;
     *out = c;
     return CUDNN_STATUS_SUCCESS;
@@ -111,14 +173,15 @@ cudnnStatus_t queue(cudnnContext *h, const char *fname, std::initializer_list<Op
     return CUDNN_STATUS_SUCCESS;
 }
 
-/* out[i] = alpha * v[i] + beta * out[i], never reading out when beta == 0. */
-void blend(float *out, const std::vector<double> &v, float alpha, float beta)
+/* out[i] = alpha * v[i] + beta * out[i] of type t, rounded once, never
+ * reading out when beta == 0. */
+void blend(cudnnDataType_t t, void *out, const std::vector<double> &v, float alpha, float beta)
 {
     for (size_t i = 0; i < v.size(); ++i)
-        out[i] = float(alpha * v[i] + (beta == 0.0f ? 0.0 : double(beta) * out[i]));
+        put(t, out, i, alpha * v[i] + (beta == 0.0f ? 0.0 : double(beta) * get(t, out, i)));
 }
 
-void host_fwd(const Conv &c, const float *x, const float *w, float alpha, float beta, float *y)
+void host_fwd(const Conv &c, const float *x, const float *w, float alpha, float beta, void *y)
 {
     std::vector<double> acc(size_t(c.N) * c.K * c.P * c.Q, 0.0);
     for (int n = 0; n < c.N; ++n)
@@ -139,11 +202,11 @@ void host_fwd(const Conv &c, const float *x, const float *w, float alpha, float 
                         }
                     }
         }
-    blend(y, acc, alpha, beta);
+    blend(c.t, y, acc, alpha, beta);
 }
 
 void host_bwd_data(const Conv &c, const float *w, const float *dy, float alpha, float beta,
-                   float *dx)
+                   void *dx)
 {
     std::vector<double> acc(size_t(c.N) * c.C * c.H * c.W, 0.0);
     for (int n = 0; n < c.N; ++n)
@@ -164,11 +227,11 @@ void host_bwd_data(const Conv &c, const float *w, const float *dy, float alpha, 
                         }
                     }
         }
-    blend(dx, acc, alpha, beta);
+    blend(c.t, dx, acc, alpha, beta);
 }
 
 void host_bwd_filter(const Conv &c, const float *x, const float *dy, float alpha, float beta,
-                     float *dw)
+                     void *dw)
 {
     std::vector<double> acc(size_t(c.K) * c.C * c.R * c.S, 0.0);
     for (int k = 0; k < c.K; ++k)
@@ -190,7 +253,7 @@ void host_bwd_filter(const Conv &c, const float *x, const float *dy, float alpha
                     }
                     acc[((size_t(k) * c.C + ch) * c.R + r) * c.S + s] = sum;
                 }
-    blend(dw, acc, alpha, beta);
+    blend(c.t, dw, acc, alpha, beta);
 }
 
 size_t fwd_ws(const Conv &c, int algo)
@@ -219,7 +282,8 @@ bool bwd_filter_algo_ok(int a)
 /* Fills up to `want` perf entries from the emulator's algorithm list. */
 template <class Perf, class Algo>
 cudnnStatus_t heuristics(int want, int *got, Perf *perf, std::initializer_list<Algo> algos,
-                         std::function<size_t(int)> ws, cudnnMathType_t math)
+                         std::function<size_t(int)> ws, cudnnMathType_t math,
+                         cudnnDataType_t t)
 {
     if (!got || !perf || want < 1) return CUDNN_STATUS_BAD_PARAM;
     int n = 0;
@@ -232,7 +296,11 @@ cudnnStatus_t heuristics(int want, int *got, Perf *perf, std::initializer_list<A
         p.time = -1.0f; /* heuristics measure nothing */
         p.memory = ws(int(a));
         p.determinism = CUDNN_DETERMINISTIC;
-        p.mathType = math == CUDNN_TENSOR_OP_MATH ? CUDNN_FMA_MATH : math;
+        /* tensor ops for 16-bit data where allowed; fp32 data runs FMA */
+        if (t != CUDNN_DATA_FLOAT)
+            p.mathType = math == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION ? CUDNN_TENSOR_OP_MATH : math;
+        else
+            p.mathType = math == CUDNN_TENSOR_OP_MATH ? CUDNN_FMA_MATH : math;
         perf[n++] = p;
     }
     *got = n;
@@ -313,8 +381,8 @@ cudnnStatus_t cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t d, cudnnTensorF
     CUDAEMU_LOCK;
     if (!live(d)) return CUDNN_STATUS_BAD_PARAM;
     if (n < 1 || c < 1 || h < 1 || w < 1) return CUDNN_STATUS_BAD_PARAM;
-    if (format != CUDNN_TENSOR_NCHW || type != CUDNN_DATA_FLOAT) return CUDNN_STATUS_NOT_SUPPORTED;
-    *d = cudnnTensorStruct{true, n, c, h, w};
+    if (format != CUDNN_TENSOR_NCHW || !data_type_ok(type)) return CUDNN_STATUS_NOT_SUPPORTED;
+    *d = cudnnTensorStruct{true, n, c, h, w, type};
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -324,8 +392,8 @@ cudnnStatus_t cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t d, cudnnDataTyp
     CUDAEMU_LOCK;
     if (!live(d)) return CUDNN_STATUS_BAD_PARAM;
     if (k < 1 || c < 1 || h < 1 || w < 1) return CUDNN_STATUS_BAD_PARAM;
-    if (format != CUDNN_TENSOR_NCHW || type != CUDNN_DATA_FLOAT) return CUDNN_STATUS_NOT_SUPPORTED;
-    *d = cudnnFilterStruct{true, k, c, h, w};
+    if (format != CUDNN_TENSOR_NCHW || !data_type_ok(type)) return CUDNN_STATUS_NOT_SUPPORTED;
+    *d = cudnnFilterStruct{true, k, c, h, w, type};
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -336,8 +404,12 @@ cudnnStatus_t cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t d, in
     CUDAEMU_LOCK;
     if (!live(d)) return CUDNN_STATUS_BAD_PARAM;
     if (ph < 0 || pw < 0 || u < 1 || v < 1 || dh < 1 || dw < 1) return CUDNN_STATUS_BAD_PARAM;
-    if (dh != 1 || dw != 1 || mode != CUDNN_CROSS_CORRELATION || type != CUDNN_DATA_FLOAT)
+    if (dh != 1 || dw != 1 || mode != CUDNN_CROSS_CORRELATION) return CUDNN_STATUS_NOT_SUPPORTED;
+    if (type != CUDNN_DATA_FLOAT) {
+        report("cudnnSetConvolution2dDescriptor: compute type %s is not emulated (FLOAT only: "
+               "fp32 accumulation for FLOAT, HALF and BFLOAT16 data)", type_name(type));
         return CUDNN_STATUS_NOT_SUPPORTED;
+    }
     d->set = true;
     d->ph = ph; d->pw = pw; d->sh = u; d->sw = v;
     return CUDNN_STATUS_SUCCESS;
@@ -382,7 +454,7 @@ cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(
     return heuristics(want, got, perf,
                       {CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
                        CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM},
-                      [c](int a) { return fwd_ws(c, a); }, cv->math);
+                      [c](int a) { return fwd_ws(c, a); }, cv->math, c.t);
 }
 
 cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(
@@ -396,7 +468,7 @@ cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(
     if (cudnnStatus_t s = make_conv(dx, w, cv, dy, &c)) return s;
     return heuristics(want, got, perf,
                       {CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0},
-                      [](int) { return size_t(0); }, cv->math);
+                      [](int) { return size_t(0); }, cv->math, c.t);
 }
 
 cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(
@@ -410,7 +482,7 @@ cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(
     if (cudnnStatus_t s = make_conv(x, dw, cv, dy, &c)) return s;
     return heuristics(want, got, perf,
                       {CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0},
-                      [c](int a) { return bwd_filter_ws(c, a); }, cv->math);
+                      [c](int a) { return bwd_filter_ws(c, a); }, cv->math, c.t);
 }
 
 cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(
@@ -474,12 +546,14 @@ cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t h, const void *alpha,
     const size_t need = fwd_ws(c, algo);
     if (ws_bytes < need || (need && !ws)) return CUDNN_STATUS_BAD_PARAM;
     const float a = *static_cast<const float *>(alpha), b = *static_cast<const float *>(beta);
-    const float *px = static_cast<const float *>(x), *pw = static_cast<const float *>(w);
-    float *py = static_cast<float *>(y);
+    const size_t es = type_size(c.t), nx = elems(xd), nw = size_t(c.K) * c.C * c.R * c.S;
     return queue(h, "cudnnConvolutionForward",
-                 {{"x", x, elems(xd) * 4}, {"w", w, size_t(c.K) * c.C * c.R * c.S * 4},
-                  {"y", y, elems(yd) * 4}, {"workSpace", ws, need}},
-                 [=]() { host_fwd(c, px, pw, a, b, py); });
+                 {{"x", x, nx * es}, {"w", w, nw * es}, {"y", y, elems(yd) * es},
+                  {"workSpace", ws, need}},
+                 [=]() {
+                     std::vector<float> tx, tw;
+                     host_fwd(c, widen(c.t, x, nx, tx), widen(c.t, w, nw, tw), a, b, y);
+                 });
 }
 
 cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t h, const void *alpha,
@@ -499,12 +573,13 @@ cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t h, const void *alpha,
     if (!alpha || !beta || !w || !dy || !dx) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
     if (!bwd_data_algo_ok(algo)) return CUDNN_STATUS_NOT_SUPPORTED;
     const float a = *static_cast<const float *>(alpha), b = *static_cast<const float *>(beta);
-    const float *pw = static_cast<const float *>(w), *pdy = static_cast<const float *>(dy);
-    float *pdx = static_cast<float *>(dx);
+    const size_t es = type_size(c.t), nw = size_t(c.K) * c.C * c.R * c.S, ny = elems(dyd);
     return queue(h, "cudnnConvolutionBackwardData",
-                 {{"w", w, size_t(c.K) * c.C * c.R * c.S * 4}, {"dy", dy, elems(dyd) * 4},
-                  {"dx", dx, elems(dxd) * 4}},
-                 [=]() { host_bwd_data(c, pw, pdy, a, b, pdx); });
+                 {{"w", w, nw * es}, {"dy", dy, ny * es}, {"dx", dx, elems(dxd) * es}},
+                 [=]() {
+                     std::vector<float> tw, ty;
+                     host_bwd_data(c, widen(c.t, w, nw, tw), widen(c.t, dy, ny, ty), a, b, dx);
+                 });
 }
 
 cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t h, const void *alpha,
@@ -524,12 +599,14 @@ cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t h, const void *alpha,
     const size_t need = bwd_filter_ws(c, algo);
     if (ws_bytes < need || (need && !ws)) return CUDNN_STATUS_BAD_PARAM;
     const float a = *static_cast<const float *>(alpha), b = *static_cast<const float *>(beta);
-    const float *px = static_cast<const float *>(x), *pdy = static_cast<const float *>(dy);
-    float *pdw = static_cast<float *>(dw);
+    const size_t es = type_size(c.t), nx = elems(xd), ny = elems(dyd);
     return queue(h, "cudnnConvolutionBackwardFilter",
-                 {{"x", x, elems(xd) * 4}, {"dy", dy, elems(dyd) * 4},
-                  {"dw", dw, size_t(c.K) * c.C * c.R * c.S * 4}, {"workSpace", ws, need}},
-                 [=]() { host_bwd_filter(c, px, pdy, a, b, pdw); });
+                 {{"x", x, nx * es}, {"dy", dy, ny * es},
+                  {"dw", dw, size_t(c.K) * c.C * c.R * c.S * es}, {"workSpace", ws, need}},
+                 [=]() {
+                     std::vector<float> tx, ty;
+                     host_bwd_filter(c, widen(c.t, x, nx, tx), widen(c.t, dy, ny, ty), a, b, dw);
+                 });
 }
 
 cudnnStatus_t cudnnConvolutionBackwardBias(cudnnHandle_t h, const void *alpha,
@@ -543,19 +620,23 @@ cudnnStatus_t cudnnConvolutionBackwardBias(cudnnHandle_t h, const void *alpha,
     if (!alpha || !beta || !dy || !db) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
     if (dbd->n != 1 || dbd->c != dyd->c || dbd->h != 1 || dbd->w != 1)
         return CUDNN_STATUS_BAD_PARAM_SHAPE_MISMATCH;
+    if (dbd->type != dyd->type) {
+        report("cudnnConvolutionBackwardBias: dy of %s, db of %s: mixed types are not emulated",
+               type_name(dyd->type), type_name(dbd->type));
+        return CUDNN_STATUS_NOT_SUPPORTED;
+    }
     const cudnnTensorStruct g = *dyd;
     const float a = *static_cast<const float *>(alpha), b = *static_cast<const float *>(beta);
-    const float *pdy = static_cast<const float *>(dy);
-    float *pdb = static_cast<float *>(db);
+    const size_t es = type_size(g.type);
     return queue(h, "cudnnConvolutionBackwardBias",
-                 {{"dy", dy, elems(dyd) * 4}, {"db", db, size_t(g.c) * 4}}, [=]() {
+                 {{"dy", dy, elems(dyd) * es}, {"db", db, size_t(g.c) * es}}, [=]() {
                      std::vector<double> acc(size_t(g.c), 0.0);
                      const size_t plane = size_t(g.h) * g.w;
                      for (int n = 0; n < g.n; ++n)
                          for (int k = 0; k < g.c; ++k)
                              for (size_t i = 0; i < plane; ++i)
-                                 acc[k] += pdy[(size_t(n) * g.c + k) * plane + i];
-                     blend(pdb, acc, a, b);
+                                 acc[k] += get(g.type, dy, (size_t(n) * g.c + k) * plane + i);
+                     blend(g.type, db, acc, a, b);
                  });
 }
 
@@ -571,15 +652,24 @@ cudnnStatus_t cudnnAddTensor(cudnnHandle_t h, const void *alpha,
     const bool same = ad->n == cd->n && ad->c == cd->c && ad->h == cd->h && ad->w == cd->w;
     const bool bias = ad->n == 1 && ad->c == cd->c && ad->h == 1 && ad->w == 1;
     if (!same && !bias) return CUDNN_STATUS_NOT_SUPPORTED;
+    if (ad->type != cd->type) {
+        report("cudnnAddTensor: A of %s, C of %s: mixed types are not emulated",
+               type_name(ad->type), type_name(cd->type));
+        return CUDNN_STATUS_NOT_SUPPORTED;
+    }
     const cudnnTensorStruct t = *cd;
     const float a = *static_cast<const float *>(alpha), b = *static_cast<const float *>(beta);
-    const float *pa = static_cast<const float *>(A);
-    float *pc = static_cast<float *>(C);
-    return queue(h, "cudnnAddTensor", {{"A", A, elems(ad) * 4}, {"C", C, elems(cd) * 4}}, [=]() {
+    const size_t es = type_size(t.type);
+    return queue(h, "cudnnAddTensor", {{"A", A, elems(ad) * es}, {"C", C, elems(cd) * es}}, [=]() {
         const size_t plane = size_t(t.h) * t.w, total = size_t(t.n) * t.c * plane;
         for (size_t i = 0; i < total; ++i) {
-            const float v = same ? pa[i] : pa[(i / plane) % size_t(t.c)];
-            pc[i] = a * v + (b == 0.0f ? 0.0f : b * pc[i]);
+            const double v = get(t.type, A, same ? i : (i / plane) % size_t(t.c));
+            /* fp32 as before (a float expression); 16-bit: from double, rounded once */
+            if (t.type == CUDNN_DATA_FLOAT)
+                static_cast<float *>(C)[i] =
+                    a * float(v) + (b == 0.0f ? 0.0f : b * static_cast<float *>(C)[i]);
+            else
+                put(t.type, C, i, a * v + (b == 0.0f ? 0.0 : double(b) * get(t.type, C, i)));
         }
     });
 }

@@ -15,7 +15,11 @@
  * bwd-filter. Then: a planted wrong element fails the check in each
  * direction (one in the padding border of y), bad arguments and a missing
  * workspace give -1 and a message, cuDNN names its algorithm in the note,
- * reduce_sum_cuda sums in order. Built against the emulator (run under two
+ * reduce_sum_cuda sums in order. The backends with typed entries (cudnn) run
+ * at bf16 and fp16 the same way: inputs stored in the dtype, the reference
+ * from the values it holds, check_compare_dt at check_tolerance(dtype, k) (half
+ * an ulp per element plus the accumulation bound), a planted error caught,
+ * tf32 and u8 refused. Built against the emulator (run under two
  * thread orders) and, as a compile check, with nvcc.
  */
 #include <math.h>
@@ -264,6 +268,139 @@ static void run_case(const backend *b, const conv_dims *d, conv_dir dir, int pla
     CUDA_OK(cudaStreamDestroy(s));
 }
 
+/* ---- reduced precision: the typed entries (ops/conv_dims.h) at bf16, fp16 ---- */
+
+static const dtype_t DT_TYPES[] = {DTYPE_BF16, DTYPE_FP16};
+
+/* n seeded values stored in dt on the device; *held gets them as floats (the
+ * values the dtype holds, for the reference). */
+static void *dev_random_dt(dtype_t dt, size_t n, float **held)
+{
+    float *h = host_random(n);
+    void *buf = malloc(n * dtype_size(dt));
+    void *d = NULL;
+    if (!buf) exit(1);
+    for (size_t i = 0; i < n; i++) {
+        dtype_set(dt, buf, i, h[i]);
+        h[i] = dtype_get(dt, buf, i);
+    }
+    CUDA_OK(cudaMalloc(&d, n * dtype_size(dt)));
+    CUDA_OK(cudaMemcpy(d, buf, n * dtype_size(dt), cudaMemcpyHostToDevice));
+    free(buf);
+    *held = h;
+    return d;
+}
+
+static void *dev_poisoned_dt(dtype_t dt, size_t n)
+{
+    void *d = NULL;
+    CUDA_OK(cudaMalloc(&d, n * dtype_size(dt)));
+    CUDA_OK(cudaMemset(d, 0xFF, n * dtype_size(dt))); /* NaN in every dtype */
+    CUDA_OK(cudaDeviceSynchronize());
+    return d;
+}
+
+/* One output of dtype dt (device) against its reference, as output_ok. */
+static int output_ok_dt(const char *what, dtype_t dt, const void *dev, const double *ref,
+                        size_t n, long k, long plant)
+{
+    void *g = malloc(n * dtype_size(dt));
+    if (!g) exit(1);
+    CUDA_OK(cudaMemcpy(g, dev, n * dtype_size(dt), cudaMemcpyDeviceToHost));
+    if (plant >= 0) {
+        const float v = dtype_get(dt, g, (size_t)plant);
+        dtype_set(dt, g, (size_t)plant, v + 1e-2f * (fabsf(v) + 1.0f));
+    }
+    check_result r = check_compare_dt(g, dt, ref, n, check_tolerance(dt, k));
+    free(g);
+    if (!r.pass && plant < 0)
+        fprintf(stderr, "  %s %s: rel %.3g max abs %.3g (tol %.3g) nonfinite %ld at %ld\n", what,
+                dtype_name(dt), r.rel_err, r.max_abs_err, r.tolerance, r.nonfinite,
+                r.worst_index);
+    return r.pass;
+}
+
+/* run_case at dtype dt through the typed entries; the reference from the
+ * inputs as the dtype holds them. */
+static void run_case_dt(const backend *b, const conv_dims *d, conv_dir dir, dtype_t dt, int plant)
+{
+    const size_t nx = conv_x_elems(d), nw = conv_w_elems(d), ny = conv_y_elems(d);
+    const unsigned long long wsb = b->ops->workspace_dt ? b->ops->workspace_dt(dt, d, dir)
+                                   : b->ops->workspace ? b->ops->workspace(d, dir) : 0;
+    const long k = conv_reduction(d, dir);
+    void *ws = NULL;
+    cudaStream_t s;
+    char what[160];
+    snprintf(what, sizeof what, "%s %s %s N%d C%d H%d W%d K%d R%d S%d s%dx%d p%dx%d", b->name,
+             dtype_name(dt), dir == CONV_FWD ? "fwd" : dir == CONV_BWD_DATA ? "bwd-data" : "bwd-filter",
+             d->N, d->C, d->H, d->W, d->K, d->R, d->S, d->sh, d->sw, d->ph, d->pw);
+    CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    if (wsb) CUDA_OK(cudaMalloc(&ws, wsb));
+    err_clear();
+    case_note_clear();
+    if (dir == CONV_FWD) {
+        float *hx, *hw, *hb;
+        void *dx = dev_random_dt(dt, nx, &hx), *dw = dev_random_dt(dt, nw, &hw);
+        void *db = dev_random_dt(dt, d->K, &hb), *dy = dev_poisoned_dt(dt, ny);
+        double *ry = (double *)malloc(ny * sizeof(double));
+        EXPECT(b->ops->fwd_dt(dt, d, dx, dw, db, dy, ws, (void *)s) == 0, "%s: %s", what, err_get());
+        CUDA_OK(cudaStreamSynchronize(s));
+        ref_fwd(d, hx, hw, hb, ry);
+        EXPECT(output_ok_dt(what, dt, dy, ry, ny, k, -1), "%s: y", what);
+        if (plant) EXPECT(!output_ok_dt(what, dt, dy, ry, ny, k, 0), "%s: a planted error in y[0] passed", what);
+        cudaFree(dx); cudaFree(dw); cudaFree(db); cudaFree(dy);
+        free(hx); free(hw); free(hb); free(ry);
+    } else if (dir == CONV_BWD_DATA) {
+        float *hg, *hw;
+        void *dg = dev_random_dt(dt, ny, &hg), *dw = dev_random_dt(dt, nw, &hw);
+        void *ddx = dev_poisoned_dt(dt, nx);
+        double *rx = (double *)malloc(nx * sizeof(double));
+        EXPECT(b->ops->bwd_data_dt(dt, d, dg, dw, ddx, ws, (void *)s) == 0, "%s: %s", what, err_get());
+        CUDA_OK(cudaStreamSynchronize(s));
+        ref_bwd_data(d, hg, hw, rx);
+        EXPECT(output_ok_dt(what, dt, ddx, rx, nx, k, -1), "%s: dx", what);
+        if (plant) EXPECT(!output_ok_dt(what, dt, ddx, rx, nx, k, (long)nx - 1), "%s: a planted error in dx passed", what);
+        cudaFree(dg); cudaFree(dw); cudaFree(ddx);
+        free(hg); free(hw); free(rx);
+    } else {
+        float *hx, *hg;
+        void *dx = dev_random_dt(dt, nx, &hx), *dg = dev_random_dt(dt, ny, &hg);
+        void *ddw = dev_poisoned_dt(dt, nw), *ddb = dev_poisoned_dt(dt, d->K);
+        double *rw = (double *)malloc(nw * sizeof(double)), *rb = (double *)malloc(d->K * sizeof(double));
+        EXPECT(b->ops->bwd_filter_dt(dt, d, dx, dg, ddw, ddb, ws, (void *)s) == 0, "%s: %s", what, err_get());
+        CUDA_OK(cudaStreamSynchronize(s));
+        ref_bwd_filter(d, hx, hg, rw, rb);
+        EXPECT(output_ok_dt(what, dt, ddw, rw, nw, k, -1), "%s: dw", what);
+        EXPECT(output_ok_dt(what, dt, ddb, rb, d->K, (long)d->N * d->P * d->Q, -1), "%s: db", what);
+        if (plant) EXPECT(!output_ok_dt(what, dt, ddw, rw, nw, k, (long)nw / 2), "%s: a planted error in dw passed", what);
+        cudaFree(dx); cudaFree(dg); cudaFree(ddw); cudaFree(ddb);
+        free(hx); free(hg); free(rw); free(rb);
+    }
+    if (b->ops == &CONV_CUDNN)
+        EXPECT(strstr(case_note_get(), dtype_name(dt)) != NULL, "%s: note '%s'", what, case_note_get());
+    cudaFree(ws);
+    CUDA_OK(cudaStreamDestroy(s));
+}
+
+/* The typed entries refuse a dtype they do not take (fp32, tf32 for cudnn). */
+static void dt_refused(void)
+{
+    conv_dims d = dims_of(CASES[1]);
+    float *p = NULL;
+    CUDA_OK(cudaMalloc((void **)&p, 4096 * sizeof(float)));
+    for (int i = 0; i < NBACKENDS; i++) {
+        const conv_ops *o = BACKENDS[i].ops;
+        if (!o->fwd_dt) continue;
+        err_clear();
+        EXPECT(o->fwd_dt(DTYPE_TF32, &d, p, p, p, p, p, NULL) == -1 && *err_get(),
+               "%s: fwd_dt took tf32", BACKENDS[i].name);
+        err_clear();
+        EXPECT(o->bwd_data_dt(DTYPE_U8, &d, p, p, p, p, NULL) == -1 && *err_get(),
+               "%s: bwd_data_dt took u8", BACKENDS[i].name);
+    }
+    CUDA_OK(cudaFree(p));
+}
+
 static void bad_arguments(void)
 {
     conv_dims d = dims_of(CASES[1]);
@@ -316,6 +453,16 @@ int main(void)
             for (int dir = 0; dir < CONV_NDIRS; dir++)
                 run_case(&BACKENDS[i], &d, (conv_dir)dir, c == 2);
         }
+    /* every backend with typed entries, at bf16 and fp16, on the smaller cases */
+    for (int i = 0; i < NBACKENDS; i++)
+        for (size_t t = 0; BACKENDS[i].ops->fwd_dt && t < sizeof DT_TYPES / sizeof DT_TYPES[0]; t++)
+            for (int c = 0; c < NCASES; c++) {
+                if (c == 4 || c == 6 || c == 8 || c == 10) continue; /* the largest */
+                conv_dims d = dims_of(CASES[c]);
+                for (int dir = 0; dir < CONV_NDIRS; dir++)
+                    run_case_dt(&BACKENDS[i], &d, (conv_dir)dir, DT_TYPES[t], c == 2);
+            }
+    dt_refused();
     bad_arguments();
     reduce_sum();
     conv_cudnn_release();
