@@ -113,7 +113,7 @@ const backend_def BACKENDS[] = {
     {.name = "cuda-direct", .op = "conv", .dev = DEV_GPU, .dtypes = DT(FP32), .needs = NEEDS_GPU, .about = "direct: 16x16 output tiles, input patch in shared memory", .ops = GPU_OPS(&CONV_CUDA_DIRECT)},
     {.name = "cuda-im2col", .op = "conv", .dev = DEV_GPU, .dtypes = DT(FP32), .needs = NEEDS_GPU, .about = "im2col / col2im + the cuda-regtile GEMM, image by image", .ops = GPU_OPS(&CONV_CUDA_IM2COL)},
     {.name = "cuda-implicit", .op = "conv", .dev = DEV_GPU, .dtypes = DT(FP32), .needs = NEEDS_GPU, .about = "implicit GEMM on 128x128x8 register tiles, split-K bwd-filter", .ops = GPU_OPS(&CONV_CUDA_IMPLICIT)},
-    {.name = "cudnn", .op = "conv", .dev = DEV_GPU, .dtypes = DT(FP32), .needs = NEEDS_GPU | NEEDS_CUDNN, .about = "cuDNN legacy API, heuristic (v7) algorithm, fp32 FMA math", .ops = GPU_OPS(&CONV_CUDNN)},
+    {.name = "cudnn", .op = "conv", .dev = DEV_GPU, .dtypes = DT(FP32) | DT(BF16) | DT(FP16), .needs = NEEDS_GPU | NEEDS_CUDNN, .about = "cuDNN legacy API, heuristic (v7) algorithm, fp32 FMA math; bf16/fp16 tensors with fp32 compute and tensor-op math", .ops = GPU_OPS(&CONV_CUDNN)},
     /* train: one training step (forward, softmax cross-entropy, backward, SGD) of
      * a small CNN and two MLPs (suites/train/model.h), each row's ops table
      * filling ops/train_ops.h */
