@@ -54,12 +54,20 @@ int gemm_cpu_omp_t(int ta, int tb, int M, int N, int K, float alpha, const float
  * (dtype_get), each element rounded once to dt. */
 int gemm_cpu_naive_dt(dtype_t dt, int M, int N, int K, const void *A, int lda, const void *B,
                       int ldb, void *C, int ldc);
-/* cpu-omp at bf16 and fp16: packed, blocked micro-kernels chosen at run time
- * by CPU features (gemm_cpu_omp_dt_path names the one taken). */
+/* cpu-omp at bf16 and fp16 (gemm_dt_fn; any other dt: err_set, -1, C
+ * untouched): packed, blocked micro-kernels chosen at run time by CPU
+ * features (gemm_cpu_omp_dt_path names the one taken; gemm_omp_lowp.c):
+ *   bf16: "amx-bf16 tdpbf16ps" (AMX-BF16, once Linux grants the tiles),
+ *         "avx512-bf16 vdpbf16ps" (AVX512-BF16), else the portable path;
+ *   fp16: "f16c convert in packing + fp32 fma" (F16C), else the portable
+ *         path, "convert in packing + fp32 fma".
+ * The environment variable BENCH_CPU_LOWP_PATH=portable (read at each call)
+ * forces the portable path for both, so that tests cover it on any CPU.
+ * Threads: cpu_threads_set()'s count (one for small products). */
 int gemm_cpu_omp_dt(dtype_t dt, int M, int N, int K, const void *A, int lda, const void *B,
                     int ldb, void *C, int ldc);
-/* The path gemm_cpu_omp_dt takes for dt on this CPU, for the row's note:
- * e.g. "avx512-bf16 vdpbf16ps", "amx-bf16 tdpbf16ps", "f16c convert + fp32 fma". */
+/* The path gemm_cpu_omp_dt takes for dt on this CPU now (one of the names
+ * above), for the row's note; "unsupported dtype" for other dtypes. */
 const char *gemm_cpu_omp_dt_path(dtype_t dt);
 /* oneDNN's matmul primitive (cpu-onednn; only in builds that found oneDNN):
  * fp32 (alpha 1, beta 0: what the suite asks), bf16 and fp16. */

@@ -17,6 +17,9 @@
  *                        (N = 10 fills 10/32 of a tile's columns, but 10/12
  *                        of its rows); C^T's tiles are written back through
  *                        columns, a scalar loop, worth a few % of the call.
+ * The blocked GEMM's plan and parallel phases (gemm_plan_make, gemm_job_run)
+ * are shared with the bf16/fp16 GEMM (gemm_omp_lowp.c), which packs and
+ * computes its own way inside them.
  * Transposes are native: a block whose rows are contiguous (B, A^T) and one
  * whose columns are (A, B^T) each have a packing routine producing the same
  * panels, so the micro-kernel never knows and nothing is transposed first.

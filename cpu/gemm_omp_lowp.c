@@ -37,8 +37,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Bytes of one thread's packed A block (MC x K): with the B micro-panel
- * (K x NR) it shares a core's L2 (1 MiB on the Zen 4 this was tuned on). */
+/* Bytes of one thread's packed A block (MC x K), which shares a core's L2
+ * (1 MiB on the Zen 4 this was written on) with the B micro-panel (K x NR):
+ * at K = 2048, 96 rows of bf16 (the fp32 GEMM's MC) or 48 of fp32.  Not
+ * swept: the machine was too loaded to resolve a few percent. */
 #ifndef LOWP_A_BYTES
 #define LOWP_A_BYTES (384 * 1024)
 #endif
@@ -125,6 +127,11 @@ int gemm_lowp_run(gemm_lowp_path path, dtype_t dt, int M, int N, int K, const vo
 {
     if (dt != DTYPE_BF16 && dt != DTYPE_FP16) {
         err_set("cpu-omp: no %s GEMM (bf16 and fp16 only)", dtype_name(dt));
+        return -1;
+    }
+    if (((path == LOWP_AVX512BF16 || path == LOWP_AMX) && dt != DTYPE_BF16) ||
+        (path == LOWP_F16C && dt != DTYPE_FP16)) {
+        err_set("cpu-omp: low-precision path %d does not take %s", (int)path, dtype_name(dt));
         return -1;
     }
     if (M <= 0 || N <= 0) return 0;

@@ -63,7 +63,8 @@ const gemm_lowp_kern *gemm_lowp_kern_cvt(int f16c);
 void gemm_bf16_pack_b32(dtype_t dt, int K, int Kp, int n, const uint16_t *B, long ldb,
                         void *dst, int s0, int s1);
 
-/* gemm_cpu_omp_dt on the given path (tests reach every path this CPU runs). */
+/* gemm_cpu_omp_dt on the given path, which this CPU must run (tests reach
+ * every path it has); a path that does not take dt: err_set, -1. */
 int gemm_lowp_run(gemm_lowp_path path, dtype_t dt, int M, int N, int K, const void *A,
                   int lda, const void *B, int ldb, void *C, int ldc);
 
