@@ -51,6 +51,7 @@ static runner make_runner(const backend_def *registry)
     runner r;
     memset(&r, 0, sizeof r);
     r.registry = registry;
+    r.dtypes = DTYPE_BIT(DTYPE_FP32);   /* the dtype axis has its own test (cli.dtype) */
     r.mcfg = measure_cfg_default();
     r.mcfg.warmup = 0;
     r.mcfg.min_reps = r.mcfg.max_reps = 2;
@@ -105,11 +106,14 @@ static void every_suite(void)
         nrows = 0;
         EXPECT(runner_run(&r, e, probs, np) == 0, "%s: runner", e->def->name);
         int want = 0;
+        int once = 0; /* a backend without fp32 (the run's dtype): one skip row */
         for (int b = 0; BACKENDS[b].name; b++)
-            if (strcmp(BACKENDS[b].op, e->def->op) == 0)
-                want += BACKENDS[b].dev == DEV_CPU ? 1 : nmodes_of(e);
-        EXPECT(nrows == want * np, "%s: %d rows, want %d x %d problems from the registry",
-               e->def->name, nrows, want, np);
+            if (strcmp(BACKENDS[b].op, e->def->op) == 0) {
+                if (e->def->dtypes && !(BACKENDS[b].dtypes & DTYPE_BIT(DTYPE_FP32))) once++;
+                else want += BACKENDS[b].dev == DEV_CPU ? 1 : nmodes_of(e);
+            }
+        EXPECT(nrows == want * np + once, "%s: %d rows, want %d x %d problems + %d from the registry",
+               e->def->name, nrows, want, np, once);
         EXPECT(runner_count(&r, e, np) == nrows, "%s: runner_count %d", e->def->name,
                runner_count(&r, e, np));
         for (int i = 0; i < nrows; i++) {
@@ -128,6 +132,12 @@ static void every_suite(void)
             for (int b = 0; BACKENDS[b].name; b++)
                 if (strcmp(BACKENDS[b].op, e->def->op) == 0 && strcmp(BACKENDS[b].name, w->backend) == 0)
                     bd = &BACKENDS[b];
+            if (bd && e->def->dtypes && !(bd->dtypes & DTYPE_BIT(DTYPE_FP32))) {
+                EXPECT(strcmp(w->check, "skip") == 0 && strstr(w->note, "has no fp32 path"),
+                       "%s %s: %s (%s): want a skip naming fp32", w->suite, w->backend, w->check,
+                       w->note);
+                continue;
+            }
             int mpi_skip = bd && bd->dev == DEV_CPU && (bd->needs & NEEDS_MPI);
             if (mpi_skip) {
                 EXPECT(strcmp(w->check, "skip") == 0 && strstr(w->note, "needs MPI"),
@@ -184,7 +194,9 @@ static void streams_equal_resident(void)
     size_t cbytes = l.buf[2].bytes;
     float *res = (float *)malloc(cbytes), *got = (float *)malloc(cbytes);
     for (int b = 0; BACKENDS[b].name; b++) {
-        if (strcmp(BACKENDS[b].op, "gemm") || BACKENDS[b].dev != DEV_GPU) continue;
+        if (strcmp(BACKENDS[b].op, "gemm") || BACKENDS[b].dev != DEV_GPU ||
+            !(BACKENDS[b].dtypes & DTYPE_BIT(DTYPE_FP32)))
+            continue; /* the fp32 problem: backends that run fp32 */
         gpu_work w = {e->def, e->gpu, &BACKENDS[b], &p, &l, host, NULL, 0};
         EXPECT(exec_once(gpu_mode_find("resident"), &w, res, cbytes, 2) == 0, "resident: %s",
                err_get());

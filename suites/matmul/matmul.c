@@ -214,6 +214,10 @@ static check_result matmul_check(const problem *p, const void *ref, int step, dt
 static int matmul_cpu_run(const backend_def *b, const problem *p, void *const *host)
 {
     int M = (int)p->M_, N = (int)p->N_, K = (int)p->K_;
+    if (!(p->dtype != DTYPE_FP32 ? (void *)b->fn_dt : (void *)b->fn)) {
+        err_set("%s: no %s entry point", b->name, dtype_name(p->dtype));
+        return -1;
+    }
     if (p->dtype != DTYPE_FP32) {
         if (b->dt_path) case_note_set("%s", b->dt_path(p->dtype));
         return ((gemm_dt_fn)b->fn_dt)(p->dtype, M, N, K, host[BUF_A], K, host[BUF_B], N,

@@ -2,6 +2,7 @@
  * (gemm_cuda_fn, kernels/gemm_cuda.h) on chunk c of n (rows of A and C).
  * Compiled against the CUDA toolkit and against emu/ (C that is also C++). */
 #include "matmul.h"
+#include "errmsg.h"
 #include "../../kernels/gemm_cuda.h"
 
 static int matmul_gpu_compute(const backend_def *b, const problem *p, int c, int n,
@@ -13,6 +14,10 @@ static int matmul_gpu_compute(const backend_def *b, const problem *p, int c, int
     const size_t es = dtype_size(p->dtype);
     const char *A = (const char *)dev[0] + (size_t)r0 * K * es;
     char *C = (char *)dev[2] + (size_t)r0 * N * es;
+    if (!(p->dtype != DTYPE_FP32 ? (void *)b->fn_dt : (void *)b->fn)) {
+        err_set("%s: no %s entry point", b->name, dtype_name(p->dtype));
+        return -1;
+    }
     if (p->dtype != DTYPE_FP32)
         return ((gemm_cuda_dt_fn)b->fn_dt)(p->dtype, r1 - r0, N, K, A, K, dev[1], N, C, N,
                                            (cudaStream_t)stream);
