@@ -1070,6 +1070,9 @@ int runner_run(runner *r, const suite_entry *e, const problem *probs, int nprobs
     if (!baseline && nb > 0 && (r->baseline || s->default_baseline) && comm_rank() == 0)
         fprintf(stderr, "bench: %s: baseline %s not selected: speedups left empty\n", s->name,
                 r->baseline ? r->baseline : s->default_baseline);
+    else if (baseline && s->dtypes && ndt > 0 && dts[0] != DTYPE_FP32 && comm_rank() == 0)
+        fprintf(stderr, "bench: %s: speedups are against %s's fp32 rows and --dtype has no "
+                "fp32: speedups left empty\n", s->name, baseline);
     for (int pi = 0; pi < nprobs && !rc; pi++) {
         double base_median = NAN;   /* the baseline at fp32: every dtype's speedup is against it */
         for (int di = 0; di < ndt && !rc; di++) {
