@@ -157,9 +157,12 @@ static int bwd_data_as_fwd(dtype_t dt, const conv_dims *d, const void *dy, const
     for (int c = 0; c < d->C; c++)
         for (int k = 0; k < d->K; k++)
             for (int r = 0; r < R; r++)
-                for (int s = 0; s < S; s++)
-                    memcpy(wt + ((((long)c * d->K + k) * R + R - 1 - r) * S + S - 1 - s) * es,
-                           (const char *)w + ((((long)k * d->C + c) * R + r) * S + s) * es, es);
+                for (int s = 0; s < S; s++) {
+                    const long o = (((long)c * d->K + k) * R + R - 1 - r) * S + S - 1 - s;
+                    const long i = (((long)k * d->C + c) * R + r) * S + s;
+                    if (es == 4) ((float *)wt)[o] = ((const float *)w)[i];
+                    else ((uint16_t *)wt)[o] = ((const uint16_t *)w)[i];
+                }
     return fwd_core(dt, &t, dy, wt, NULL, dx);
 }
 
