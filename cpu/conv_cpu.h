@@ -44,10 +44,12 @@ extern const conv_ops CONV_OPS_CPU_BLAS;    /* im2col + OpenBLAS sgemm (Caffe) *
  * not find oneDNN. */
 extern const conv_ops CONV_OPS_CPU_ONEDNN;
 
-/* Host bytes cpu-omp's image-group path (conv_omp_group.c) keeps in its
- * scratch for direction dir of d, 0 where that path is not taken: the
- * suite counts them in a case's memory estimate. */
-double conv_cpu_omp_scratch_bytes(const conv_dims *d, conv_dir dir);
+/* Host bytes cpu-omp keeps in its scratch for direction dir of d at dtype
+ * dt beyond the column blocks and partials of the fp32 im2col route: the
+ * image-group path's (conv_omp_group.c), and at bf16 / fp16 the fp32 copies
+ * and buffers of conv_omp_dt.h's routes; 0 where none. The suite counts
+ * them in a case's memory estimate. */
+double conv_cpu_omp_scratch_bytes(dtype_t dt, const conv_dims *d, conv_dir dir);
 
 #ifdef __cplusplus
 }

@@ -12,10 +12,18 @@
 
 #include "../ops/conv_dims.h"
 
+#include <stddef.h>
+
 /* Rows of channels [c0, c1), columns (output pixels) [j0, j1) of image xn's
- * columns, into col (row stride ldcol; column j0 lands at col[.][0]). */
-void conv_im2col(const conv_dims *d, const float *xn, int c0, int c1, long j0, long j1,
-                 float *col, long ldcol);
+ * columns, into col (row stride ldcol; column j0 lands at col[.][0]);
+ * elements of es bytes (4: fp32; 2: bf16 or fp16, copied as words). */
+void conv_im2col_es(const conv_dims *d, const void *xn, size_t es, int c0, int c1, long j0,
+                    long j1, void *col, long ldcol);
+static inline void conv_im2col(const conv_dims *d, const float *xn, int c0, int c1, long j0,
+                               long j1, float *col, long ldcol)
+{
+    conv_im2col_es(d, xn, 4, c0, c1, j0, j1, col, ldcol);
+}
 
 /* Channels [c0, c1) of image dxn = the sum of the column rows of those
  * channels (row (c - c0)*R*S + ..., all P*Q columns, row stride ldcol) placed
@@ -49,7 +57,14 @@ static inline conv_dims conv_bwd_data_flipped(const conv_dims *d)
  * (16 partial sums per row, so that it vectorises). */
 void conv_row_sums(const float *src, long ld, int rows, long cols, float *acc);
 
-/* dst[j][i] = src[i][j] for an rows x cols block (row strides lds, ldd). */
-void conv_transpose(const float *src, long lds, int rows, int cols, float *dst, long ldd);
+/* dst[j][i] = src[i][j] for an rows x cols block (row strides lds, ldd),
+ * elements of es bytes (4 or 2). */
+void conv_transpose_es(const void *src, long lds, int rows, int cols, void *dst, long ldd,
+                       size_t es);
+static inline void conv_transpose(const float *src, long lds, int rows, int cols, float *dst,
+                                  long ldd)
+{
+    conv_transpose_es(src, lds, rows, cols, dst, ldd, 4);
+}
 
 #endif

@@ -46,6 +46,21 @@
  *    block (C*R*S x |J|, <= 1 MiB) is written and then packed by the GEMM
  *    while it is still in the core's L2; a 1x1 / stride 1 / unpadded filter
  *    reads the image in place.
+ * bf16 / fp16 (the *_dt entries) take the same routes on 16-bit data
+ * (conv_omp_dt.h): the columns are gathered as 16-bit words, the GEMMs are
+ * cpu-omp's bf16/fp16 GEMM (gemm_lowp_ex: fp32 sums), and every output is
+ * rounded once from its fp32 value:
+ *   fwd         the bias starts the GEMM's sums (no second rounding);
+ *   bwd-data    the flipped filters are 16-bit too; col2im's columns come
+ *               out of the GEMM in fp32 and are summed into an fp32 image,
+ *               rounded per channel group;
+ *   bwd-filter  always dw^T (+ db) = [col; 1] . dy^T: a row of ones under
+ *               the columns makes the GEMM sum db next to dw, dy's block is
+ *               transposed as words, and the per-thread fp32 partials are
+ *               summed and rounded once at the end;
+ *   direct      the small stride-1 layers widen their inputs to fp32 (exact)
+ *               and run the fp32 direct kernels (conv_omp_dt.c).
+ * The route that ran is the row's note (case_note_set).
  * Threads: the items are shared out with schedule(dynamic) (a preempted thread
  * on this 2-vCPU host does not stall the rest); each item's GEMM then runs on
  * its own thread (gemm_cpu_omp's team is nested, hence one thread), so there is
@@ -55,6 +70,7 @@
 #include "conv_cpu.h"
 #include "conv_im2col.h"
 #include "conv_omp_direct.h"
+#include "conv_omp_dt.h"
 #include "conv_omp_group.h"
 #include "errmsg.h"
 #include "gemm_cpu.h"
@@ -65,11 +81,11 @@
 
 #define COL_BLOCK_BYTES (1024 << 10)
 
-/* Output pixels per work item: the column block stays in L2; a multiple of
- * the micro-kernel's widest NR (32). */
-static long pixel_block(long rows, long pq)
+/* Output pixels per work item: the column block (rows x pixels of es
+ * bytes) stays in L2; a multiple of the micro-kernel's widest NR (32). */
+static long pixel_block(long rows, long pq, size_t es)
 {
-    long nb = COL_BLOCK_BYTES / (4 * rows) / 32 * 32;
+    long nb = COL_BLOCK_BYTES / ((long)es * rows) / 32 * 32;
     if (nb < 32) nb = 32;
     return nb < pq ? nb : pq;
 }
@@ -77,20 +93,22 @@ static long pixel_block(long rows, long pq)
 /* Kept buffers (gemm_scratch, 64-byte aligned, grown on demand, never
  * freed per call): slot 2 per thread (column blocks, partials), slot 3 the
  * calling thread's rearranged filters. The GEMMs called inside use slot 0. */
-static float *per_thread(size_t n) { return gemm_scratch(2, n * sizeof(float)); }
-static float *per_call(size_t n) { return gemm_scratch(3, n * sizeof(float)); }
+static void *per_thread(size_t bytes) { return gemm_scratch(2, bytes); }
+static void *per_call(size_t bytes) { return gemm_scratch(3, bytes); }
 
-/* y = conv(x, w) (+ b when b is not NULL). */
-static int fwd_core(const conv_dims *d, const float *x, const float *w, const float *b, float *y)
+/* y = conv(x, w) (+ b when b is not NULL), every buffer but b in dt. */
+static int fwd_core(dtype_t dt, const conv_dims *d, const void *x, const void *w, const float *b,
+                    void *y)
 {
-    if (conv_group_ok(d)) return conv_group_fwd(d, x, w, b, y);
+    if (conv_group_ok(d)) return conv_group_fwd(dt, d, x, w, b, y);
+    const size_t es = conv_es(dt);
     const long pq = (long)d->P * d->Q, crs = (long)d->C * d->R * d->S;
     const int point = conv_is_pointwise(d);
-    const long nb = pixel_block(crs, pq), nblk = (pq + nb - 1) / nb;
+    const long nb = pixel_block(crs, pq, es), nblk = (pq + nb - 1) / nb;
     int failed = 0;
 #pragma omp parallel
     {
-        float *col = point ? NULL : per_thread((size_t)(crs * nb));
+        void *col = point ? NULL : per_thread(es * (size_t)(crs * nb));
         if (!point && !col) {
 #pragma omp atomic write
             failed = 1;
@@ -100,19 +118,15 @@ static int fwd_core(const conv_dims *d, const float *x, const float *w, const fl
             if (failed) continue;
             const int n = (int)(it / nblk);
             const long j0 = it % nblk * nb, jn = pq - j0 < nb ? pq - j0 : nb;
-            const float *xn = x + (long)n * d->C * d->H * d->W;
-            float *yn = y + (long)n * d->K * pq + j0;
-            const float *B = point ? xn + j0 : col;
-            if (!point) conv_im2col(d, xn, 0, d->C, j0, j0 + jn, col, jn);
-            if (gemm_cpu_omp(d->K, (int)jn, (int)crs, 1.0f, w, (int)crs, B, point ? (int)pq : (int)jn,
-                             0.0f, yn, (int)pq)) {
+            const char *xn = (const char *)x + (long)n * d->C * d->H * d->W * es;
+            char *yn = (char *)y + ((long)n * d->K * pq + j0) * es;
+            const void *B = point ? xn + j0 * es : col;
+            if (!point) conv_im2col_es(d, xn, es, 0, d->C, j0, j0 + jn, col, jn);
+            if (conv_gemm_bias(dt, d->K, (int)jn, (int)crs, w, (int)crs, B,
+                               point ? (int)pq : (int)jn, b, yn, (int)pq)) {
 #pragma omp atomic write
                 failed = 1;
-                continue;
             }
-            if (b)
-                for (int k = 0; k < d->K; k++)
-                    for (long j = 0; j < jn; j++) yn[k * pq + j] += b[k];
         }
     }
     if (failed) err_set("cpu-omp conv: out of memory for the column blocks");
@@ -124,14 +138,16 @@ static int omp_fwd(const conv_dims *d, const float *x, const float *w, const flo
 {
     (void)ws, (void)stream;
     if (conv_direct_fwd_ok(d)) return conv_direct_fwd(d, x, w, b, y);
-    return fwd_core(d, x, w, b, y);
+    return fwd_core(DTYPE_FP32, d, x, w, b, y);
 }
 
 /* bwd-data at stride 1 as a forward convolution of dy (see the header). */
-static int bwd_data_as_fwd(const conv_dims *d, const float *dy, const float *w, float *dx)
+static int bwd_data_as_fwd(dtype_t dt, const conv_dims *d, const void *dy, const void *w,
+                           void *dx)
 {
+    const size_t es = conv_es(dt);
     conv_dims t = conv_bwd_data_flipped(d);
-    float *wt = per_call((size_t)conv_w_elems(d));
+    char *wt = per_call(es * (size_t)conv_w_elems(d));
     if (!wt) {
         err_set("cpu-omp conv bwd-data: out of memory for the flipped filters");
         return 1;
@@ -141,27 +157,42 @@ static int bwd_data_as_fwd(const conv_dims *d, const float *dy, const float *w, 
     for (int c = 0; c < d->C; c++)
         for (int k = 0; k < d->K; k++)
             for (int r = 0; r < R; r++)
-                for (int s = 0; s < S; s++)
-                    wt[(((long)c * d->K + k) * R + R - 1 - r) * S + S - 1 - s] =
-                        w[(((long)k * d->C + c) * R + r) * S + s];
-    return fwd_core(&t, dy, wt, NULL, dx);
+                for (int s = 0; s < S; s++) {
+                    const long o = (((long)c * d->K + k) * R + R - 1 - r) * S + S - 1 - s;
+                    const long i = (((long)k * d->C + c) * R + r) * S + s;
+                    if (es == 4) ((float *)wt)[o] = ((const float *)w)[i];
+                    else ((uint16_t *)wt)[o] = ((const uint16_t *)w)[i];
+                }
+    return fwd_core(dt, &t, dy, wt, NULL, dx);
 }
 
-/* Any stride: per (image, channel group) dcol = w^T[group rows] . dy_n, then
- * col2im into the group's channels (groups never share dx elements). */
-static int bwd_data_col2im(const conv_dims *d, const float *dy, const float *w, float *dx)
+/* Channels per group of bwd_data_col2im (its fp32 columns: cg*R*S x P*Q). */
+static long col2im_channels(const conv_dims *d)
 {
-    const long pq = (long)d->P * d->Q, rs = (long)d->R * d->S, crs = d->C * rs;
+    const long pq = (long)d->P * d->Q, rs = (long)d->R * d->S;
     long cg = COL_BLOCK_BYTES * 2L / (4 * rs * pq);
     if (cg < 1) cg = 1;
-    if (cg > d->C) cg = d->C;
+    return cg > d->C ? d->C : cg;
+}
+
+/* Any stride: per (image, channel group) dcol = w^T[group rows] . dy_n in
+ * fp32, then col2im into the group's channels (groups never share dx
+ * elements); bf16 / fp16 sum into an fp32 image of the group's channels,
+ * then rounded once. */
+static int bwd_data_col2im(dtype_t dt, const conv_dims *d, const void *dy, const void *w,
+                           void *dx)
+{
+    const size_t es = conv_es(dt);
+    const long pq = (long)d->P * d->Q, rs = (long)d->R * d->S, crs = d->C * rs;
+    const long hw = (long)d->H * d->W, cg = col2im_channels(d);
     const long ngrp = (d->C + cg - 1) / cg;
-    float *wT = per_call((size_t)(crs * d->K));
+    const long ncol = (cg * rs * pq + 15) & ~15L, nimg = dt == DTYPE_FP32 ? 0 : cg * hw;
+    char *wT = per_call(es * (size_t)(crs * d->K));
     int failed = !wT;
-    if (wT) conv_transpose(w, crs, d->K, (int)crs, wT, d->K);
+    if (wT) conv_transpose_es(w, crs, d->K, (int)crs, wT, d->K, es);
 #pragma omp parallel if (!failed)
     {
-        float *col = failed ? NULL : per_thread((size_t)(cg * rs * pq));
+        float *col = failed ? NULL : per_thread(sizeof(float) * (size_t)(ncol + nimg));
         if (!col) {
 #pragma omp atomic write
             failed = 1;
@@ -171,13 +202,22 @@ static int bwd_data_col2im(const conv_dims *d, const float *dy, const float *w, 
             if (failed) continue;
             const int n = (int)(it / ngrp), c0 = (int)(it % ngrp * cg);
             const int c1 = c0 + cg < d->C ? (int)(c0 + cg) : d->C;
-            if (gemm_cpu_omp((int)((c1 - c0) * rs), (int)pq, d->K, 1.0f, wT + c0 * rs * d->K,
-                             d->K, dy + (long)n * d->K * pq, (int)pq, 0.0f, col, (int)pq)) {
+            if (conv_gemm_f32(dt, 0, (int)((c1 - c0) * rs), (int)pq, d->K,
+                              wT + c0 * rs * d->K * es, d->K,
+                              (const char *)dy + (long)n * d->K * pq * es, (int)pq, col,
+                              (int)pq)) {
 #pragma omp atomic write
                 failed = 1;
                 continue;
             }
-            conv_col2im(d, col, pq, c0, c1, dx + (long)n * d->C * d->H * d->W);
+            const long at = (long)n * d->C * hw; /* image n's first element */
+            if (dt == DTYPE_FP32) {
+                conv_col2im(d, col, pq, c0, c1, (float *)dx + at);
+            } else { /* channels c0.. of an fp32 image at col + ncol - c0*hw */
+                float *img = col + ncol - (long)c0 * hw;
+                conv_col2im(d, col, pq, c0, c1, img);
+                conv_store(dt, img + (long)c0 * hw, dx, at + (long)c0 * hw, (c1 - c0) * hw);
+            }
         }
     }
     if (failed) err_set("cpu-omp conv bwd-data: out of memory for the column blocks");
@@ -189,37 +229,44 @@ static int omp_bwd_data(const conv_dims *d, const float *dy, const float *w, flo
 {
     (void)ws, (void)stream;
     if (conv_direct_bwd_data_ok(d)) return conv_direct_bwd_data(d, dy, w, dx);
-    if (conv_bwd_data_is_fwd(d)) return bwd_data_as_fwd(d, dy, w, dx);
-    return bwd_data_col2im(d, dy, w, dx);
+    if (conv_bwd_data_is_fwd(d)) return bwd_data_as_fwd(DTYPE_FP32, d, dy, w, dx);
+    return bwd_data_col2im(DTYPE_FP32, d, dy, w, dx);
 }
 
+/* Floats that hold bytes, rounded up to 16 (64-byte aligned parts). */
+static long floats16(long bytes) { return ((bytes + 3) / 4 + 15) & ~15L; }
+
 /* dw and db, column block by column block: each thread adds its blocks'
- * products into its own partial, and the partials are summed at the end.
- * The GEMM reads dy and the columns in place, the one of them with fewer
- * rows as the transposed operand (gemm_cpu_omp_t packs it into panels with
- * vector transposes): K <= C*R*S gives dw^T (CRS x K) += col . dy^T, else
- * dw (K x CRS) += dy . col^T. (A scalar transpose of each dy block had cost
- * twice the GEMM on the 1x1 64->256 layer.) */
-static int omp_bwd_filter(const conv_dims *d, const float *x, const float *dy, float *dw,
-                          float *db, void *ws, void *stream)
+ * products into its own fp32 partial, and the partials are summed at the
+ * end. fp32: the GEMM reads dy and the columns in place, the one of them
+ * with fewer rows as the transposed operand (gemm_cpu_omp_t packs it into
+ * panels with vector transposes): K <= C*R*S gives dw^T (CRS x K) += col .
+ * dy^T, else dw (K x CRS) += dy . col^T. (A scalar transpose of each dy
+ * block had cost twice the GEMM on the 1x1 64->256 layer.) bf16 / fp16
+ * (no transposed operands in that GEMM): [dw^T; db] += [col; 1] . dy^T, dy's
+ * block transposed as words into the thread's buffer. */
+static int bwd_filter_core(dtype_t dt, const conv_dims *d, const void *x, const void *dy,
+                           void *dw, void *db)
 {
-    (void)ws, (void)stream;
-    if (conv_direct_bwd_filter_ok(d)) return conv_direct_bwd_filter(d, x, dy, dw, db);
-    if (conv_group_ok(d)) return conv_group_bwd_filter(d, x, dy, dw, db);
+    if (conv_group_ok(d)) return conv_group_bwd_filter(dt, d, x, dy, dw, db);
+    const size_t es = conv_es(dt);
+    const int lowp = dt != DTYPE_FP32;
     const long pq = (long)d->P * d->Q, crs = (long)d->C * d->R * d->S, K = d->K;
-    const int point = conv_is_pointwise(d), tr = K <= crs; /* tr: the partial is dw^T */
-    const long nb = pixel_block(crs + K, pq), nblk = (pq + nb - 1) / nb;
+    const int point = conv_is_pointwise(d) && !lowp, tr = lowp || K <= crs;
+    const long nb = pixel_block(crs + K, pq, es), nblk = (pq + nb - 1) / nb;
     const int nt = omp_get_max_threads();
     float *part[nt]; /* per thread: dw^T (CRS x K) or dw (K x CRS), then db */
     for (int t = 0; t < nt; t++) part[t] = NULL;
     int failed = 0;
-    /* one kept buffer per thread: partial, column block */
-    const long nacc = (crs * K + K + 15) & ~15L, ncol = point ? 0 : (crs * nb + 15) & ~15L;
+    /* one kept buffer per thread: partial, column block (+ ones row), dy^T */
+    const long nacc = floats16(4 * (crs * K + K));
+    const long ncol = point ? 0 : floats16((long)es * (crs + lowp) * nb);
+    const long ndyt = lowp ? floats16((long)es * nb * K) : 0;
 #pragma omp parallel num_threads(nt)
     {
         const int t = omp_get_thread_num();
-        float *acc = per_thread((size_t)(nacc + ncol));
-        float *col = acc ? acc + nacc : NULL;
+        float *acc = per_thread(sizeof(float) * (size_t)(nacc + ncol + ndyt));
+        char *col = acc ? (char *)(acc + nacc) : NULL, *dyt = acc ? col + 4 * ncol : NULL;
         if (!acc) {
 #pragma omp atomic write
             failed = 1;
@@ -227,54 +274,138 @@ static int omp_bwd_filter(const conv_dims *d, const float *x, const float *dy, f
             memset(acc, 0, sizeof(float) * (size_t)(crs * K + K));
             part[t] = acc;
         }
+        long ones = -1; /* the width of the ones row under the columns */
 #pragma omp for schedule(dynamic, 1)
         for (long it = 0; it < d->N * nblk; it++) {
             if (failed) continue;
             const int n = (int)(it / nblk);
             const long j0 = it % nblk * nb, jn = pq - j0 < nb ? pq - j0 : nb;
-            const float *xn = x + (long)n * d->C * d->H * d->W, *dyn = dy + (long)n * K * pq + j0;
-            const float *cb = point ? xn + j0 : col;
+            const char *xn = (const char *)x + (long)n * d->C * d->H * d->W * es;
+            const char *dyn = (const char *)dy + ((long)n * K * pq + j0) * es;
+            const void *cb = point ? xn + j0 * es : col;
             const int ldc = point ? (int)pq : (int)jn;
-            if (!point) conv_im2col(d, xn, 0, d->C, j0, j0 + jn, col, jn);
-            if (tr ? gemm_cpu_omp_t(0, 1, (int)crs, (int)K, (int)jn, 1.0f, cb, ldc, dyn, (int)pq,
-                                    1.0f, part[t], (int)K)
-                   : gemm_cpu_omp_t(0, 1, (int)K, (int)crs, (int)jn, 1.0f, dyn, (int)pq, cb, ldc,
-                                    1.0f, part[t], (int)crs)) {
+            if (!point) conv_im2col_es(d, xn, es, 0, d->C, j0, j0 + jn, col, jn);
+            int rc;
+            if (lowp) {
+                uint16_t *one = (uint16_t *)col + crs * jn;
+                if (ones != jn)
+                    for (long j = 0; j < jn; j++) one[j] = conv_one16(dt);
+                ones = jn;
+                conv_transpose_es(dyn, pq, (int)K, (int)jn, dyt, K, es);
+                rc = conv_gemm_f32(dt, 1, (int)crs + 1, (int)K, (int)jn, col, (int)jn, dyt,
+                                   (int)K, part[t], (int)K);
+            } else {
+                rc = tr ? gemm_cpu_omp_t(0, 1, (int)crs, (int)K, (int)jn, 1.0f, cb, ldc,
+                                         (const float *)dyn, (int)pq, 1.0f, part[t], (int)K)
+                        : gemm_cpu_omp_t(0, 1, (int)K, (int)crs, (int)jn, 1.0f,
+                                         (const float *)dyn, (int)pq, cb, ldc, 1.0f, part[t],
+                                         (int)crs);
+                conv_row_sums((const float *)dyn, pq, (int)K, jn, part[t] + crs * K);
+            }
+            if (rc) {
 #pragma omp atomic write
                 failed = 1;
-                continue;
             }
-            conv_row_sums(dyn, pq, (int)K, jn, part[t] + crs * K);
         }
     }
-    if (!failed) {
-        /* dw[k][i] = sum over threads of the partials; db likewise */
-        const long sk = tr ? 1 : crs, si = tr ? K : 1; /* partial element (k, i) */
-#pragma omp parallel for schedule(static)
-        for (long k = 0; k < K; k++) {
-            for (long i = 0; i < crs; i++) {
-                float s = 0.0f;
-                for (int t = 0; t < nt; t++) s += part[t] ? part[t][k * sk + i * si] : 0.0f;
-                dw[k * crs + i] = s;
-            }
-            float s = 0.0f;
-            for (int t = 0; t < nt; t++) s += part[t] ? part[t][crs * K + k] : 0.0f;
-            db[k] = s;
-        }
-    }
+    if (!failed) conv_sum_partials(dt, part, nt, K, crs, tr ? 1 : crs, tr ? K : 1, dw, db);
     if (failed) err_set("cpu-omp conv bwd-filter: out of memory for the per-thread partials");
     return failed;
 }
 
-double conv_cpu_omp_scratch_bytes(const conv_dims *d, conv_dir dir)
+static int omp_bwd_filter(const conv_dims *d, const float *x, const float *dy, float *dw,
+                          float *db, void *ws, void *stream)
 {
-    if (dir == CONV_FWD) return conv_direct_fwd_ok(d) ? 0 : conv_group_scratch_bytes(d, dir);
-    if (dir == CONV_BWD_FILTER)
-        return conv_direct_bwd_filter_ok(d) ? 0 : conv_group_scratch_bytes(d, dir);
-    if (conv_direct_bwd_data_ok(d) || !conv_bwd_data_is_fwd(d)) return 0;
+    (void)ws, (void)stream;
+    if (conv_direct_bwd_filter_ok(d)) return conv_direct_bwd_filter(d, x, dy, dw, db);
+    return bwd_filter_core(DTYPE_FP32, d, x, dy, dw, db);
+}
+
+/* ---- bf16 / fp16 ------------------------------------------------------------ */
+
+/* The note naming the route that ran and the GEMM's path. */
+static void note(dtype_t dt, const char *route)
+{
+    case_note_set("%s %s%s%s", dtype_name(dt), route, route[0] == 'w' ? "" : " + ",
+                  route[0] == 'w' ? "" : gemm_cpu_omp_dt_path(dt));
+}
+
+static int lowp_ok(dtype_t dt)
+{
+    if (dtype_is_16bit(dt)) return 1;
+    err_set("cpu-omp conv: no %s entry (bf16 and fp16; fp32 has its own)", dtype_name(dt));
+    return 0;
+}
+
+static int omp_fwd_dt(dtype_t dt, const conv_dims *d, const void *x, const void *w,
+                      const void *b, void *y, void *ws, void *stream)
+{
+    (void)ws, (void)stream;
+    if (!lowp_ok(dt)) return 1;
+    if (conv_direct_fwd_ok(d)) {
+        note(dt, "widened to fp32 + direct fp32 kernel");
+        return conv_widen_fwd(dt, d, x, w, b, y);
+    }
+    float *fb = conv_dt_scratch(sizeof(float) * (size_t)d->K, "the fp32 bias");
+    if (!fb) return 1;
+    conv_widen(dt, b, fb, d->K);
+    note(dt, conv_group_ok(d) ? "image-group columns" : "im2col");
+    return fwd_core(dt, d, x, w, fb, y);
+}
+
+static int omp_bwd_data_dt(dtype_t dt, const conv_dims *d, const void *dy, const void *w,
+                           void *dx, void *ws, void *stream)
+{
+    (void)ws, (void)stream;
+    if (!lowp_ok(dt)) return 1;
+    if (conv_direct_bwd_data_ok(d)) {
+        note(dt, "widened to fp32 + direct fp32 kernel");
+        return conv_widen_bwd_data(dt, d, dy, w, dx);
+    }
+    if (conv_bwd_data_is_fwd(d)) {
+        const conv_dims t = conv_bwd_data_flipped(d);
+        note(dt, conv_group_ok(&t) ? "flipped filters, image-group columns"
+                                   : "flipped filters, im2col");
+        return bwd_data_as_fwd(dt, d, dy, w, dx);
+    }
+    note(dt, "fp32 col2im");
+    return bwd_data_col2im(dt, d, dy, w, dx);
+}
+
+static int omp_bwd_filter_dt(dtype_t dt, const conv_dims *d, const void *x, const void *dy,
+                             void *dw, void *db, void *ws, void *stream)
+{
+    (void)ws, (void)stream;
+    if (!lowp_ok(dt)) return 1;
+    if (conv_direct_bwd_filter_ok(d)) {
+        note(dt, "widened to fp32 + direct fp32 kernel");
+        return conv_widen_bwd_filter(dt, d, x, dy, dw, db);
+    }
+    note(dt, conv_group_ok(d) ? "image-group columns, fp32 dw" : "im2col, fp32 partials");
+    return bwd_filter_core(dt, d, x, dy, dw, db);
+}
+
+double conv_cpu_omp_scratch_bytes(dtype_t dt, const conv_dims *d, conv_dir dir)
+{
+    const int lowp = dtype_is_16bit(dt), nt = omp_get_max_threads();
+    if (dir == CONV_FWD) {
+        if (conv_direct_fwd_ok(d)) return lowp ? conv_widen_bytes(d, dir) : 0;
+        return conv_group_scratch_bytes(dt, d, dir) + (lowp ? 4.0 * d->K : 0);
+    }
+    if (dir == CONV_BWD_FILTER) {
+        if (conv_direct_bwd_filter_ok(d)) return lowp ? conv_widen_bytes(d, dir) : 0;
+        if (conv_group_ok(d) || !lowp) return conv_group_scratch_bytes(dt, d, dir);
+        /* each thread's block of dy^T */
+        const long pq = (long)d->P * d->Q, crs = (long)d->C * d->R * d->S;
+        return 2.0 * nt * pixel_block(crs + d->K, pq, 2) * d->K;
+    }
+    if (conv_direct_bwd_data_ok(d)) return lowp ? conv_widen_bytes(d, dir) : 0;
+    if (!conv_bwd_data_is_fwd(d)) /* each thread's fp32 image of a channel group */
+        return lowp ? 4.0 * nt * col2im_channels(d) * d->H * d->W : 0;
     const conv_dims t = conv_bwd_data_flipped(d);
-    return conv_group_scratch_bytes(&t, CONV_FWD);
+    return conv_group_scratch_bytes(dt, &t, CONV_FWD);
 }
 
 const conv_ops CONV_OPS_CPU_OMP = {
-    .fwd = omp_fwd, .bwd_data = omp_bwd_data, .bwd_filter = omp_bwd_filter};
+    .fwd = omp_fwd, .bwd_data = omp_bwd_data, .bwd_filter = omp_bwd_filter,
+    .fwd_dt = omp_fwd_dt, .bwd_data_dt = omp_bwd_data_dt, .bwd_filter_dt = omp_bwd_filter_dt};

@@ -21,17 +21,25 @@
  *               takes fwd's group path when the flipped problem qualifies.
  * Columns are built by the team (items: image x 16 channels); the GEMM runs
  * on the team too (gemm_cpu_omp's own threads, outside any region here).
- * Buffers: the columns and Y_g / dy_g in gemm_scratch slot 4 of the calling
- * thread, kept between calls (conv_group_scratch_bytes says how much).
+ * bf16 / fp16 (conv_omp_dt.h): the columns and Y_g are 16-bit, the bias
+ * starts fwd's GEMM sums; bwd-filter runs [dw^T; db] = [col_g; 1] . dy_g^T
+ * (that GEMM reads no transposed operand: dy_g is gathered transposed as
+ * words, and a row of ones under the columns sums db) into an fp32 dw^T
+ * added to group after group, rounded once at the end.
+ * Buffers: the columns and Y_g / dy_g (and bf16 / fp16's fp32 dw^T) in
+ * gemm_scratch slot 4 of the calling thread, kept between calls
+ * (conv_group_scratch_bytes says how much).
  */
 #include "conv_omp_group.h"
 #include "conv_im2col.h"
+#include "conv_omp_dt.h"
 #include "errmsg.h"
 #include "gemm_cpu.h"
 #include "gemm_omp_impl.h"
 
 #include <omp.h>
 #include <stddef.h>
+#include <string.h>
 
 /* Output images of fewer pixels than this are grouped. */
 #define GROUP_MAX_PQ 256
@@ -48,11 +56,11 @@ int conv_group_ok(const conv_dims *d) { return (long)d->P * d->Q < GROUP_MAX_PQ;
 /* Images per group: about GROUP_COLS columns, within GROUP_MAX_BYTES, and a
  * multiple of `parts` groups of equal size (the last one shorter by less
  * than one image per group). */
-static int group_images(const conv_dims *d, int parts)
+static int group_images(const conv_dims *d, int parts, size_t es)
 {
     const long pq = (long)d->P * d->Q, crs = (long)d->C * d->R * d->S;
     long gn = (GROUP_COLS + pq - 1) / pq;
-    const long fit = GROUP_MAX_BYTES / (4 * (crs + d->K) * pq);
+    const long fit = GROUP_MAX_BYTES / ((long)es * (crs + (es == 2) + d->K) * pq);
     if (gn > fit) gn = fit;
     if (gn < 1) gn = 1;
     long ng = (d->N + gn * parts - 1) / (gn * parts) * parts;
@@ -60,46 +68,62 @@ static int group_images(const conv_dims *d, int parts)
     return (int)((d->N + ng - 1) / ng);
 }
 
-/* Floats of the columns of a group of gn images (16-float aligned). */
-static long col_floats(const conv_dims *d, int gn)
+/* The parts of one set of buffers for groups of gn images, in bytes, each
+ * a multiple of 64: the columns (C*R*S rows, + the ones row at bf16 /
+ * fp16), Y_g or dy_g (K x gn*PQ, or its transpose), and bf16 / fp16
+ * bwd-filter's fp32 dw^T (C*R*S + 1 rows of K). */
+typedef struct { size_t col, second, acc; } set_parts;
+
+static set_parts parts_of(dtype_t dt, const conv_dims *d, int gn, conv_dir dir)
 {
-    return ((long)d->C * d->R * d->S * gn * d->P * d->Q + 15) & ~15L;
+    const size_t es = conv_es(dt), cols = (size_t)gn * d->P * d->Q;
+    const size_t rows = (size_t)d->C * d->R * d->S + (dt != DTYPE_FP32);
+    set_parts s;
+    s.col = (es * rows * cols + 63) & ~(size_t)63;
+    s.second = (es * (size_t)d->K * cols + 63) & ~(size_t)63;
+    s.acc = dt != DTYPE_FP32 && dir == CONV_BWD_FILTER ? 4 * rows * (size_t)d->K : 0;
+    return s;
 }
 
-/* Bytes of one set of buffers for groups of gn images: columns, then
- * Y_g or dy_g (K x gn*PQ). */
-static double set_bytes(const conv_dims *d, int gn)
+static double set_bytes(dtype_t dt, const conv_dims *d, int gn, conv_dir dir)
 {
-    return 4.0 * ((double)col_floats(d, gn) + (double)d->K * gn * d->P * d->Q);
+    const set_parts s = parts_of(dt, d, gn, dir);
+    return (double)s.col + (double)s.second + (double)s.acc;
 }
 
-double conv_group_scratch_bytes(const conv_dims *d, conv_dir dir)
+double conv_group_scratch_bytes(dtype_t dt, const conv_dims *d, conv_dir dir)
 {
     if (!conv_group_ok(d) || dir == CONV_BWD_DATA) return 0;
     const int nt = omp_get_max_threads();
-    if (dir == CONV_FWD) return nt * set_bytes(d, group_images(d, nt));
-    return set_bytes(d, group_images(d, 1));
+    const size_t es = conv_es(dt);
+    if (dir == CONV_FWD) return nt * set_bytes(dt, d, group_images(d, nt, es), dir);
+    return set_bytes(dt, d, group_images(d, 1, es), dir);
 }
 
-/* The calling thread's set of buffers for groups of gn images. */
-static float *group_buf(const conv_dims *d, int gn, float **second)
+/* The calling thread's set of buffers for groups of gn images: the columns,
+ * *second Y_g / dy_g, *acc the fp32 dw^T (bf16 / fp16 bwd-filter). */
+static void *group_buf(dtype_t dt, const conv_dims *d, int gn, conv_dir dir, void **second,
+                       float **acc)
 {
-    float *col = gemm_scratch(SLOT, (size_t)set_bytes(d, gn));
+    const set_parts s = parts_of(dt, d, gn, dir);
+    char *col = (char *)gemm_scratch(SLOT, s.col + s.second + s.acc);
     if (!col) {
         err_set("cpu-omp conv: out of memory for a group's columns (%.0f bytes)",
-                set_bytes(d, gn));
+                set_bytes(dt, d, gn, dir));
         return NULL;
     }
-    *second = col + col_floats(d, gn);
+    *second = col + s.col;
+    if (acc) *acc = (float *)(col + s.col + s.second);
     return col;
 }
 
-/* Item `it` of building the group of images n0..n0+g-1: items [0, g*ncc)
- * are image x 16 channels of columns, side by side into col (row stride
- * g*PQ); with dy (bwd-filter), items [g*ncc, g*(ncc + nk)) image x 16
- * channels of dyg[k][i*PQ + j] = dy[n0+i][k][j]. Returns the item count. */
-static long build_item(const conv_dims *d, const float *x, const float *dy, int n0, int g,
-                       long it, float *col, float *dyg)
+/* Item `it` of building the group of images n0..n0+g-1 (elements of es
+ * bytes): items [0, g*ncc) are image x 16 channels of columns, side by side
+ * into col (row stride g*PQ); with dy (bwd-filter), items [g*ncc, g*(ncc +
+ * nk)) image x 16 channels of dyg[k][i*PQ + j] = dy[n0+i][k][j] (trans:
+ * dyg[i*PQ + j][k], row stride K). Returns the item count when it < 0. */
+static long build_item(const conv_dims *d, size_t es, int trans, const void *x, const void *dy,
+                       int n0, int g, long it, void *col, void *dyg)
 {
     const long pq = (long)d->P * d->Q, ldg = g * pq, rs = (long)d->R * d->S;
     const long img = (long)d->C * d->H * d->W;
@@ -108,14 +132,18 @@ static long build_item(const conv_dims *d, const float *x, const float *dy, int 
     const int i = (int)(it / (ncc + nk)), u = (int)(it % (ncc + nk));
     if (u < ncc) {
         const int c0 = 16 * u, c1 = c0 + 16 < d->C ? c0 + 16 : d->C;
-        conv_im2col(d, x + (n0 + i) * img, c0, c1, 0, pq, col + c0 * rs * ldg + i * pq, ldg);
+        conv_im2col_es(d, (const char *)x + (n0 + i) * img * es, es, c0, c1, 0, pq,
+                       (char *)col + (c0 * rs * ldg + i * pq) * es, ldg);
     } else {
         const int k0 = 16 * (u - ncc), k1 = k0 + 16 < d->K ? k0 + 16 : d->K;
-        for (int k = k0; k < k1; k++) {
-            const float *src = dy + ((long)(n0 + i) * d->K + k) * pq;
-            float *dst = dyg + k * ldg + i * pq;
-            for (long j = 0; j < pq; j++) dst[j] = src[j];
-        }
+        const char *src = (const char *)dy + ((long)(n0 + i) * d->K + k0) * pq * es;
+        if (trans)
+            conv_transpose_es(src, pq, k1 - k0, (int)pq,
+                              (char *)dyg + (i * pq * d->K + k0) * es, d->K, es);
+        else
+            for (int k = k0; k < k1; k++)
+                memcpy((char *)dyg + (k * ldg + i * pq) * es, src + (k - k0) * pq * es,
+                       es * (size_t)pq);
     }
     return 0;
 }
@@ -124,15 +152,17 @@ static long build_item(const conv_dims *d, const float *x, const float *dy, int 
  * group's columns in its own buffers and running the GEMM alone (no barrier
  * inside a group: on this shared 2-vCPU host a team GEMM per group lost to
  * preemption, 0.58x of oneDNN at 2 threads against 0.83x at 1). */
-int conv_group_fwd(const conv_dims *d, const float *x, const float *w, const float *b, float *y)
+int conv_group_fwd(dtype_t dt, const conv_dims *d, const void *x, const void *w, const float *b,
+                   void *y)
 {
+    const size_t es = conv_es(dt);
     const long pq = (long)d->P * d->Q, crs = (long)d->C * d->R * d->S, K = d->K;
-    const int gn = group_images(d, omp_get_max_threads()), ng = (d->N + gn - 1) / gn;
+    const int gn = group_images(d, omp_get_max_threads(), es), ng = (d->N + gn - 1) / gn;
     int failed = 0;
     atomic_int arrived = 0;
 #pragma omp parallel
     {
-        float *yg = NULL, *col = group_buf(d, gn, &yg);
+        void *yg = NULL, *col = group_buf(dt, d, gn, CONV_FWD, &yg, NULL);
         if (!col) {
 #pragma omp atomic write
             failed = 1;
@@ -141,19 +171,18 @@ int conv_group_fwd(const conv_dims *d, const float *x, const float *w, const flo
         for (int gi = 0; gi < ng; gi++) {
             if (!col) continue;
             const int n0 = gi * gn, g = d->N - n0 < gn ? d->N - n0 : gn;
-            const long ldg = g * pq, nit = build_item(d, x, NULL, n0, g, -1, NULL, NULL);
-            for (long it = 0; it < nit; it++) build_item(d, x, NULL, n0, g, it, col, NULL);
-            if (gemm_cpu_omp((int)K, (int)ldg, (int)crs, 1.0f, w, (int)crs, col, (int)ldg, 0.0f,
-                             yg, (int)ldg)) {
+            const long ldg = g * pq, nit = build_item(d, es, 0, x, NULL, n0, g, -1, NULL, NULL);
+            for (long it = 0; it < nit; it++) build_item(d, es, 0, x, NULL, n0, g, it, col, NULL);
+            if (conv_gemm_bias(dt, (int)K, (int)ldg, (int)crs, w, (int)crs, col, (int)ldg, b, yg,
+                               (int)ldg)) {
 #pragma omp atomic write
                 failed = 1;
                 continue;
             }
-            for (long it = 0; it < g * K; it++) { /* y[n0+i][k][.] = Y_g[k][i*PQ + .] + b[k] */
+            for (long it = 0; it < g * K; it++) { /* y[n0+i][k][.] = Y_g[k][i*PQ + .] */
                 const long i = it / K, k = it % K;
-                const float bk = b ? b[k] : 0.0f, *src = yg + k * ldg + i * pq;
-                float *dst = y + ((n0 + i) * K + k) * pq;
-                for (long j = 0; j < pq; j++) dst[j] = src[j] + bk;
+                memcpy((char *)y + ((n0 + i) * K + k) * pq * es,
+                       (const char *)yg + (k * ldg + i * pq) * es, es * (size_t)pq);
             }
         }
         gemm_yield_barrier(&arrived, omp_get_num_threads());
@@ -162,7 +191,7 @@ int conv_group_fwd(const conv_dims *d, const float *x, const float *w, const flo
     return failed;
 }
 
-/* db[k] = sum over images and pixels of dy[n][k][.]. On the team. */
+/* db[k] = sum over images and pixels of dy[n][k][.] (fp32). On the team. */
 static void bias_grad(const conv_dims *d, const float *dy, float *db)
 {
     const long pq = (long)d->P * d->Q;
@@ -178,28 +207,41 @@ static void bias_grad(const conv_dims *d, const float *dy, float *db)
     }
 }
 
-int conv_group_bwd_filter(const conv_dims *d, const float *x, const float *dy, float *dw,
-                          float *db)
+int conv_group_bwd_filter(dtype_t dt, const conv_dims *d, const void *x, const void *dy,
+                          void *dw, void *db)
 {
+    const size_t es = conv_es(dt);
+    const int lowp = dt != DTYPE_FP32;
     const long pq = (long)d->P * d->Q, crs = (long)d->C * d->R * d->S, K = d->K;
-    const int gn = group_images(d, 1);
-    float *dyg, *col = group_buf(d, gn, &dyg);
+    const int gn = group_images(d, 1, es);
+    void *dyg;
+    float *acc = NULL;
+    char *col = group_buf(dt, d, gn, CONV_BWD_FILTER, &dyg, &acc);
     if (!col) return 1;
     for (int n0 = 0; n0 < d->N; n0 += gn) {
         const int g = d->N - n0 < gn ? d->N - n0 : gn;
         const int ldg = (int)(g * pq);
-        const long nit = build_item(d, x, dy, n0, g, -1, NULL, NULL);
+        const long nit = build_item(d, es, lowp, x, dy, n0, g, -1, NULL, NULL);
         atomic_int arrived = 0;
 #pragma omp parallel
         {
 #pragma omp for schedule(dynamic, 1) nowait
-            for (long it = 0; it < nit; it++) build_item(d, x, dy, n0, g, it, col, dyg);
+            for (long it = 0; it < nit; it++) build_item(d, es, lowp, x, dy, n0, g, it, col, dyg);
             gemm_yield_barrier(&arrived, omp_get_num_threads());
         }
-        if (gemm_cpu_omp_t(0, 1, (int)K, (int)crs, ldg, 1.0f, dyg, ldg, col, ldg,
-                           n0 ? 1.0f : 0.0f, dw, (int)crs))
-            return 1;
+        int rc;
+        if (lowp) { /* [dw^T; db] (+)= [col_g; 1] . dy_g^T */
+            uint16_t *one = (uint16_t *)col + crs * ldg;
+            for (int j = 0; j < ldg; j++) one[j] = conv_one16(dt);
+            rc = conv_gemm_f32(dt, n0 > 0, (int)crs + 1, (int)K, ldg, col, ldg, dyg, (int)K,
+                               acc, (int)K);
+        } else {
+            rc = gemm_cpu_omp_t(0, 1, (int)K, (int)crs, ldg, 1.0f, dyg, ldg, (const float *)col,
+                                ldg, n0 ? 1.0f : 0.0f, dw, (int)crs);
+        }
+        if (rc) return 1;
     }
-    bias_grad(d, dy, db);
+    if (lowp) conv_sum_partials(dt, &acc, 1, K, crs, 1, K, dw, db);
+    else bias_grad(d, dy, db);
     return 0;
 }

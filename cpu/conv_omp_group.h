@@ -1,7 +1,9 @@
 /* cpu/conv_omp_group.h - cpu-omp's image-group path for layers with small
  * output images (internal to cpu/; conv_omp.c chooses the path).
  *
- * Contract as conv_cpu.h (NCHW / KCRS, fp32, every output written). Each
+ * Contract as conv_cpu.h (NCHW / KCRS, every output written), in dtype dt:
+ * fp32, or bf16 / fp16 with every buffer but the fp32 bias 16-bit, fp32
+ * sums, each output rounded once (conv_omp_dt.h). Each
  * returns 0, or non-zero after err_set (out of memory for the group's
  * columns, or a GEMM's failure). */
 #ifndef CONV_OMP_GROUP_H
@@ -18,13 +20,14 @@ int conv_group_ok(const conv_dims *d);
  * thread's, at omp_get_max_threads()) or conv_group_bwd_filter (the calling
  * thread's) take for d; 0 when !conv_group_ok(d), and for CONV_BWD_DATA
  * (ask for the forward problem it runs). */
-double conv_group_scratch_bytes(const conv_dims *d, conv_dir dir);
+double conv_group_scratch_bytes(dtype_t dt, const conv_dims *d, conv_dir dir);
 
 /* y = conv(x, w) (+ b when b is not NULL). */
-int conv_group_fwd(const conv_dims *d, const float *x, const float *w, const float *b, float *y);
+int conv_group_fwd(dtype_t dt, const conv_dims *d, const void *x, const void *w, const float *b,
+                   void *y);
 
 /* dw and db of d. */
-int conv_group_bwd_filter(const conv_dims *d, const float *x, const float *dy, float *dw,
-                          float *db);
+int conv_group_bwd_filter(dtype_t dt, const conv_dims *d, const void *x, const void *dy,
+                          void *dw, void *db);
 
 #endif

@@ -15,7 +15,8 @@
  * exact products).  K is zero-padded to a multiple of 32 (kq).  The
  * accumulators go through an fp32 buffer and are rounded once to bf16 with
  * vcvtne2ps2bf16 (every AMX CPU has AVX512-BF16; gemm_lowp_choose requires
- * both).  The tile configuration is loaded and released per call: simple,
+ * both), after gemm_lowp_tile_f32 has added the bias (or finished an fp32
+ * mode).  The tile configuration is loaded and released per call: simple,
  * not the fastest (a tuned kernel would keep more accumulator tiles).
  * Linux's permission for the tile data is asked once (cpu_amx_permit)
  * before this path is chosen.
@@ -56,8 +57,8 @@ typedef struct {
 } tile_cfg;
 
 __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bf16,avx512bw,avx512vl")))
-static void tile(dtype_t dt, int Kp, const void *Ap, const void *Bp, uint16_t *C, long ldc,
-                 int h, int w)
+static void tile(dtype_t dt, int Kp, const void *Ap, const void *Bp, const float *bias,
+                 gemm_lowp_cmode cm, void *C, long ldc, int h, int w)
 {
     _Alignas(64) tile_cfg cfg;
     _Alignas(64) float acc[AMR * ANR];
@@ -82,9 +83,10 @@ static void tile(dtype_t dt, int Kp, const void *Ap, const void *Bp, uint16_t *C
     _tile_stored(0, acc, ANR * 4);
     _tile_stored(1, acc + 16, ANR * 4);
     _tile_release();
+    if (gemm_lowp_tile_f32(acc, ANR, bias, cm, C, ldc, h, w)) return;
     const __mmask32 m = w >= 32 ? ~(__mmask32)0 : (__mmask32)((1u << w) - 1);
     for (int y = 0; y < h; ++y)
-        _mm512_mask_storeu_epi16(C + (size_t)y * ldc, m,
+        _mm512_mask_storeu_epi16((uint16_t *)C + (size_t)y * ldc, m,
                                  (__m512i)_mm512_cvtne2ps_pbh(_mm512_load_ps(acc + y * ANR + 16),
                                                               _mm512_load_ps(acc + y * ANR)));
 }

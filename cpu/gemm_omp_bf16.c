@@ -15,7 +15,9 @@
  * prefetching 8 pairs ahead.  The tile is rounded once to bf16 by
  * vcvtne2ps2bf16 (nearest even; like all AVX512-BF16 conversions it flushes
  * fp32 subnormals, below 2^-126, to zero) and stored with a mask at the
- * right and bottom edges, so edge tiles need no buffer.
+ * right and bottom edges, so edge tiles need no buffer.  The fp32 modes
+ * (gemm_lowp_cmode) start the accumulators at C's old values (LOWP_C_F32_ADD)
+ * and at the row's bias, and store them unrounded, all in registers.
  * Compiled with target attributes: the rest of the binary runs on any x86-64.
  */
 #include "gemm_omp_lowp.h"
@@ -91,6 +93,17 @@ void gemm_bf16_pack_b32(dtype_t dt, int K, int Kp, int n, const uint16_t *B, lon
 
 #define B_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
 #define B_DECL(i) __m512 c##i##a = _mm512_setzero_ps(), c##i##b = _mm512_setzero_ps();
+#define B_INIT(i)                                                                   \
+    if (i < h) {                                                                    \
+        if (cm == LOWP_C_F32_ADD) {                                                 \
+            c##i##a = _mm512_maskz_loadu_ps(ma, cf + (size_t)(i) * ldc);            \
+            c##i##b = _mm512_maskz_loadu_ps(mb, cf + (size_t)(i) * ldc + 16);       \
+        }                                                                           \
+        if (bias) {                                                                 \
+            c##i##a = _mm512_add_ps(c##i##a, _mm512_set1_ps(bias[i]));              \
+            c##i##b = _mm512_add_ps(c##i##b, _mm512_set1_ps(bias[i]));              \
+        }                                                                           \
+    }
 #define B_DP(i)                                                                     \
     {                                                                               \
         const __m512bh av = (__m512bh)_mm512_set1_epi32((int)a[i]);                 \
@@ -99,17 +112,27 @@ void gemm_bf16_pack_b32(dtype_t dt, int K, int Kp, int n, const uint16_t *B, lon
     }
 #define B_ST(i)                                                                     \
     if (i < h)                                                                      \
-        _mm512_mask_storeu_epi16(C + (size_t)(i) * ldc, m,                          \
+        _mm512_mask_storeu_epi16((uint16_t *)C + (size_t)(i) * ldc, m,              \
                                  (__m512i)_mm512_cvtne2ps_pbh(c##i##b, c##i##a));
+#define B_STF(i)                                                                    \
+    if (i < h) {                                                                    \
+        _mm512_mask_storeu_ps(cf + (size_t)(i) * ldc, ma, c##i##a);                 \
+        _mm512_mask_storeu_ps(cf + (size_t)(i) * ldc + 16, mb, c##i##b);            \
+    }
 
-TGT static void tile(dtype_t dt, int Kp, const void *Ap, const void *Bp, uint16_t *C, long ldc,
-                     int h, int w)
+TGT static void tile(dtype_t dt, int Kp, const void *Ap, const void *Bp, const float *bias,
+                     gemm_lowp_cmode cm, void *C, long ldc, int h, int w)
 {
     const uint32_t *a = Ap;
     const __m512i *b = Bp;
+    float *cf = C;
     const __mmask32 m = w >= 32 ? ~(__mmask32)0 : (__mmask32)((1u << w) - 1);
+    const __mmask16 ma = (__mmask16)m, mb = (__mmask16)(m >> 16);
     (void)dt;
     B_ROWS(B_DECL)
+    if (bias || cm == LOWP_C_F32_ADD) {
+        B_ROWS(B_INIT)
+    }
     for (int kk = Kp / 2; kk > 0; --kk, a += BMR, b += 2) {
         const __m512bh b0 = (__m512bh)_mm512_load_si512(b), b1 = (__m512bh)_mm512_load_si512(b + 1);
         _mm_prefetch((const char *)(b + 16), _MM_HINT_T0); /* 8 pairs ahead */
@@ -117,7 +140,11 @@ TGT static void tile(dtype_t dt, int Kp, const void *Ap, const void *Bp, uint16_
         _mm_prefetch((const char *)(a + 8 * BMR), _MM_HINT_T0);
         B_ROWS(B_DP)
     }
-    B_ROWS(B_ST)
+    if (cm == LOWP_C_DT) {
+        B_ROWS(B_ST)
+    } else {
+        B_ROWS(B_STF)
+    }
 }
 
 static const gemm_lowp_kern KERN = {"avx512-bf16 vdpbf16ps", BMR, BNR, 96, 2, 2,

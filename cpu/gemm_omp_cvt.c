@@ -13,6 +13,7 @@
  */
 #include "gemm_omp_lowp.h"
 #include "gemm_omp_impl.h"
+#include "cpu_features.h"
 
 #include <pthread.h>
 #include <string.h>
@@ -22,18 +23,18 @@
 
 /* Whole groups of 8 of n; returns how many were converted. */
 __attribute__((target("avx,f16c")))
-static int f16c_to_f32(const uint16_t *s, float *d, int n)
+static long f16c_to_f32(const uint16_t *s, float *d, long n)
 {
-    int j = 0;
+    long j = 0;
     for (; j + 8 <= n; j += 8)
         _mm256_storeu_ps(d + j, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(s + j))));
     return j;
 }
 
 __attribute__((target("avx,f16c")))
-static int f16c_from_f32(const float *s, uint16_t *d, int n)
+static long f16c_from_f32(const float *s, uint16_t *d, long n)
 {
-    int j = 0;
+    long j = 0;
     for (; j + 8 <= n; j += 8)
         _mm_storeu_si128((__m128i *)(d + j),
                          _mm256_cvtps_ph(_mm256_loadu_ps(s + j),
@@ -43,9 +44,9 @@ static int f16c_from_f32(const float *s, uint16_t *d, int n)
 #endif
 
 /* d[0..n) = s[0..n) (bf16 or fp16) as floats. */
-static void to_f32(dtype_t dt, int f16c, const uint16_t *s, float *d, int n)
+static void to_f32(dtype_t dt, int f16c, const uint16_t *s, float *d, long n)
 {
-    int j = 0;
+    long j = 0;
     if (dt == DTYPE_BF16) {
         for (; j < n; ++j) {
             const uint32_t u = (uint32_t)s[j] << 16; /* bf16 is fp32's top half */
@@ -59,12 +60,21 @@ static void to_f32(dtype_t dt, int f16c, const uint16_t *s, float *d, int n)
     for (; j < n; ++j) d[j] = dtype_fp16_to_f32(s[j]);
 }
 
-/* d[0..n) = s[0..n) rounded once to dt (nearest even). */
-static void from_f32(dtype_t dt, int f16c, const float *s, uint16_t *d, int n)
+/* d[0..n) = s[0..n) rounded once to dt (nearest even).  bf16 in integer
+ * arithmetic (vectorised): adding 0x7FFF plus the kept part's last bit to
+ * the fp32 pattern rounds its top 16 bits to nearest even, overflowing to
+ * infinity and keeping subnormals as dtype_bf16_from_f32 does; NaN becomes
+ * the canonical 0x7FFF as there. */
+static void from_f32(dtype_t dt, int f16c, const float *s, uint16_t *d, long n)
 {
-    int j = 0;
+    long j = 0;
     if (dt == DTYPE_BF16) {
-        for (; j < n; ++j) d[j] = dtype_bf16_from_f32(s[j]);
+        for (; j < n; ++j) {
+            uint32_t u;
+            memcpy(&u, &s[j], 4);
+            const uint16_t r = (uint16_t)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+            d[j] = (u & 0x7FFFFFFFu) > 0x7F800000u ? 0x7FFF : r;
+        }
         return;
     }
 #if defined(__x86_64__)
@@ -109,14 +119,17 @@ static void pack_b(int f16c, dtype_t dt, int K, int n, const uint16_t *B, long l
         }
 }
 
-/* The fp32 kernel's tile over all of K, then h rows of w rounded into C. */
-static void tile(int f16c, dtype_t dt, int K, const float *Ap, const float *Bp, uint16_t *C,
-                 long ldc, int h, int w)
+/* The fp32 kernel's tile over all of K, then h rows of w finished into C
+ * (gemm_lowp_tile_f32; LOWP_C_DT: rounded). */
+static void tile(int f16c, dtype_t dt, int K, const float *Ap, const float *Bp,
+                 const float *bias, gemm_lowp_cmode cm, void *C, long ldc, int h, int w)
 {
     const gemm_kern_cfg *cf = gemm_kernel_select();
     _Alignas(64) float t[GEMM_MAX_TILE];
     cf->fn(K, Ap, Bp, t, cf->nr, 1.0f, 0.0f);
-    for (int y = 0; y < h; ++y) from_f32(dt, f16c, t + y * cf->nr, C + (size_t)y * ldc, w);
+    if (gemm_lowp_tile_f32(t, cf->nr, bias, cm, C, ldc, h, w)) return;
+    for (int y = 0; y < h; ++y)
+        from_f32(dt, f16c, t + y * cf->nr, (uint16_t *)C + (size_t)y * ldc, w);
 }
 
 /* The two flavours' entries (gemm_lowp_kern's signatures; Kp == K: kq = 1). */
@@ -133,10 +146,11 @@ static void tile(int f16c, dtype_t dt, int K, const float *Ap, const float *Bp, 
         (void)Kp;                                                                           \
         pack_b(f16c, dt, K, n, B, ldb, dst, s0, s1);                                        \
     }                                                                                       \
-    static void tile_##name(dtype_t dt, int Kp, const void *Ap, const void *Bp, uint16_t *C, \
-                            long ldc, int h, int w)                                         \
+    static void tile_##name(dtype_t dt, int Kp, const void *Ap, const void *Bp,            \
+                            const float *bias, gemm_lowp_cmode cm, void *C, long ldc, int h, \
+                            int w)                                                          \
     {                                                                                       \
-        tile(f16c, dt, Kp, Ap, Bp, C, ldc, h, w);                                           \
+        tile(f16c, dt, Kp, Ap, Bp, bias, cm, C, ldc, h, w);                                 \
     }
 FLAVOUR(plain, 0)
 FLAVOUR(f16c, 1)
@@ -163,4 +177,14 @@ const gemm_lowp_kern *gemm_lowp_kern_cvt(int f16c)
 {
     pthread_once(&kern_once, kern_init);
     return f16c ? &kern_f16c : &kern_plain;
+}
+
+void gemm_lowp_widen(dtype_t dt, const uint16_t *s, float *d, long n)
+{
+    to_f32(dt, (cpu_features() & CPU_F_F16C) != 0, s, d, n);
+}
+
+void gemm_lowp_narrow(dtype_t dt, const float *s, uint16_t *d, long n)
+{
+    from_f32(dt, (cpu_features() & CPU_F_F16C) != 0, s, d, n);
 }

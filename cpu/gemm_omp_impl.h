@@ -123,7 +123,8 @@ void gemm_yield_barrier(atomic_int *count, int target);
  * slot 0 is the GEMM's packed panels, slot 1 the GEMV's contiguous vector,
  * slots 2 and 3 cpu-omp's direct convolution (conv_omp_direct.c: per-thread
  * padded images and partials; the calling thread's rearranged filters),
- * slot 4 cpu-omp's image-group columns (conv_omp_group.c, calling thread). */
+ * slot 4 cpu-omp's image-group columns (conv_omp_group.c, calling thread),
+ * slot 5 its bf16/fp16 convolution's fp32 copies and bias (conv_omp_dt.c). */
 float *gemm_scratch(int slot, size_t bytes);
 
 #endif

@@ -26,6 +26,9 @@
  *     fp32 (portable, F16C) by the path's own packing routines.
  * Small products run on one thread (GEMM_SERIAL_FLOPS, as fp32); there is no
  * separate small, thin or matrix-vector path: those shapes run blocked.
+ * gemm_lowp_ex (the convolution's entry) opens the output: a per-row fp32
+ * bias that starts the sums, and fp32 C (stored, or added to: partial sums
+ * over several calls), each tile still finished from its one fp32 sum.
  */
 #include "gemm_cpu.h"
 #include "gemm_omp_impl.h"
@@ -86,7 +89,10 @@ typedef struct {
     int Kp;
     const uint16_t *A, *B;
     long lda, ldb, ldc;
-    uint16_t *C;
+    char *C;       /* element (i, j) at C + (i*ldc + j)*csize */
+    size_t csize;  /* 2 (dt) or 4 (fp32 modes) */
+    gemm_lowp_cmode cm;
+    const float *bias;
 } lowp_blk;
 
 /* gemm_job.pack_b: K is one block (pc == 0, kc == K). */
@@ -117,13 +123,45 @@ static void lowp_item(const gemm_job *j, int jc, int nc, int ns, int it, const v
         for (int ir = 0; ir < mc; ir += MR) {
             const int h = mc - ir < MR ? mc - ir : MR;
             k->tile(g->dt, g->Kp, (const char *)myA + (size_t)(ir / MR) * apanel, bp,
-                    g->C + (size_t)(ic + ir) * g->ldc + jc + j0, g->ldc, h, w);
+                    g->bias ? g->bias + ic + ir : NULL, g->cm,
+                    g->C + ((size_t)(ic + ir) * g->ldc + jc + j0) * g->csize, g->ldc, h, w);
+        }
+    }
+}
+
+int gemm_lowp_tile_f32(float *t, int ldt, const float *bias, gemm_lowp_cmode cm, void *C,
+                       long ldc, int h, int w)
+{
+    for (int y = 0; y < h; ++y) {
+        float *r = t + (size_t)y * ldt, *c = (float *)C + (size_t)y * ldc;
+        if (bias)
+            for (int x = 0; x < w; ++x) r[x] += bias[y];
+        if (cm == LOWP_C_F32)
+            memcpy(c, r, sizeof(float) * (size_t)w);
+        else if (cm == LOWP_C_F32_ADD)
+            for (int x = 0; x < w; ++x) c[x] += r[x];
+    }
+    return cm != LOWP_C_DT;
+}
+
+/* An empty sum (K <= 0): C = (C +) bias, or 0. */
+static void empty_sum(dtype_t dt, int M, int N, const float *bias, gemm_lowp_cmode cm, void *C,
+                      int ldc)
+{
+    for (int i = 0; i < M; ++i) {
+        const float v = bias ? bias[i] : 0.0f;
+        for (int j = 0; j < N; ++j) {
+            const size_t e = (size_t)i * ldc + j;
+            if (cm == LOWP_C_DT) dtype_set(dt, C, e, v);
+            else if (cm == LOWP_C_F32) ((float *)C)[e] = v;
+            else ((float *)C)[e] += v;
         }
     }
 }
 
 int gemm_lowp_run(gemm_lowp_path path, dtype_t dt, int M, int N, int K, const void *A,
-                  int lda, const void *B, int ldb, void *C, int ldc)
+                  int lda, const void *B, int ldb, const float *bias, gemm_lowp_cmode cm,
+                  void *C, int ldc)
 {
     if (dt != DTYPE_BF16 && dt != DTYPE_FP16) {
         err_set("cpu-omp: no %s GEMM (bf16 and fp16 only)", dtype_name(dt));
@@ -135,8 +173,8 @@ int gemm_lowp_run(gemm_lowp_path path, dtype_t dt, int M, int N, int K, const vo
         return -1;
     }
     if (M <= 0 || N <= 0) return 0;
-    if (K <= 0) { /* an empty sum: C = 0 */
-        for (int i = 0; i < M; ++i) memset((uint16_t *)C + (size_t)i * ldc, 0, 2 * (size_t)N);
+    if (K <= 0) {
+        empty_sum(dt, M, N, bias, cm, C, ldc);
         return 0;
     }
     const gemm_lowp_kern *k = kern_of(path);
@@ -148,18 +186,31 @@ int gemm_lowp_run(gemm_lowp_path path, dtype_t dt, int M, int N, int K, const vo
     if (2.0 * M * N * K < GEMM_SERIAL_FLOPS) nt = 1;
     lowp_blk g = {.job = {.pack_b = lowp_pack_b, .item = lowp_item},
                   .k = k, .dt = dt, .Kp = Kp, .A = A, .B = B,
-                  .lda = lda, .ldb = ldb, .ldc = ldc, .C = C};
+                  .lda = lda, .ldb = ldb, .ldc = ldc, .C = C,
+                  .csize = cm == LOWP_C_DT ? 2 : 4, .cm = cm, .bias = bias};
     gemm_plan_make(&g.job.p, k->mr, k->nr, mc, K, 4096, k->kq, k->esize, M, N, K, nt);
     return gemm_job_run(&g.job) ? -1 : 0;
+}
+
+
+static int path_of(dtype_t dt)
+{
+    int path = gemm_lowp_choose(dt, cpu_features(), cpu_amx_permit, force_portable());
+    if (path < 0) err_set("cpu-omp: no %s GEMM (bf16 and fp16 only)", dtype_name(dt));
+    return path;
+}
+
+int gemm_lowp_ex(dtype_t dt, int M, int N, int K, const void *A, int lda, const void *B,
+                 int ldb, const float *bias, gemm_lowp_cmode cm, void *C, int ldc)
+{
+    const int path = path_of(dt);
+    return path < 0 ? -1
+                    : gemm_lowp_run((gemm_lowp_path)path, dt, M, N, K, A, lda, B, ldb, bias, cm, C,
+                                    ldc);
 }
 
 int gemm_cpu_omp_dt(dtype_t dt, int M, int N, int K, const void *A, int lda, const void *B,
                     int ldb, void *C, int ldc)
 {
-    int path = gemm_lowp_choose(dt, cpu_features(), cpu_amx_permit, force_portable());
-    if (path < 0) {
-        err_set("cpu-omp: no %s GEMM (bf16 and fp16 only)", dtype_name(dt));
-        return -1;
-    }
-    return gemm_lowp_run((gemm_lowp_path)path, dt, M, N, K, A, lda, B, ldb, C, ldc);
+    return gemm_lowp_ex(dt, M, N, K, A, lda, B, ldb, NULL, LOWP_C_DT, C, ldc);
 }

@@ -30,15 +30,27 @@ typedef enum {
 int gemm_lowp_choose(dtype_t dt, unsigned features, int (*amx_permit)(void),
                      int force_portable);
 
+/* Where a tile's fp32 sums go.  Every mode may start the sums of row i at
+ * bias[i] (fp32; NULL: none): conv's fwd adds its bias before the one
+ * rounding. */
+typedef enum {
+    LOWP_C_DT,      /* C holds dt: (bias +) the sum, rounded once to dt */
+    LOWP_C_F32,     /* C holds floats: (bias +) the sum, not rounded */
+    LOWP_C_F32_ADD, /* C holds floats: C's old value (+ bias) + the sum, not
+                     * rounded (fp32 partials summed over several calls) */
+} gemm_lowp_cmode;
+
 /* A path's micro-kernel and packing.  Panels hold Kp = K rounded up to kq
  * (zero-filled past K), esize bytes per element, in the kernel's layout:
  *   pack_a: rows [0, n) of A (row-major, n <= the A block) into mr-row
  *           panels, panel p at dst + p*mr*Kp*esize bytes (rows >= n zero);
  *   pack_b: nr-wide slivers [s0, s1) of the K x n block of B (row-major),
  *           sliver s at dst + s*nr*Kp*esize bytes (columns >= n zero);
- *   tile:   C[h x w] (h <= mr, w <= nr; row stride ldc, dtype dt) = the
- *           product of one A panel and one B sliver, accumulated in fp32
- *           over all of Kp and rounded once to dt (nearest even). */
+ *   tile:   C[h x w] (h <= mr, w <= nr; row stride ldc, elements of dt or
+ *           floats as cm says) = the product of one A panel and one B
+ *           sliver, accumulated in fp32 over all of Kp, finished as cm says
+ *           (LOWP_C_DT: rounded once to dt, nearest even); bias: the h
+ *           values of the tile's rows, or NULL. */
 typedef struct gemm_lowp_kern {
     const char *name;
     int mr, nr, mc; /* tile; most rows in one thread's A block */
@@ -47,8 +59,8 @@ typedef struct gemm_lowp_kern {
     void (*pack_a)(dtype_t dt, int K, int Kp, int n, const uint16_t *A, long lda, void *dst);
     void (*pack_b)(dtype_t dt, int K, int Kp, int n, const uint16_t *B, long ldb, void *dst,
                    int s0, int s1);
-    void (*tile)(dtype_t dt, int Kp, const void *Ap, const void *Bp, uint16_t *C, long ldc,
-                 int h, int w);
+    void (*tile)(dtype_t dt, int Kp, const void *Ap, const void *Bp, const float *bias,
+                 gemm_lowp_cmode cm, void *C, long ldc, int h, int w);
 } gemm_lowp_kern;
 
 /* The kernels; each is usable only on the path gemm_lowp_choose gives for it. */
@@ -63,9 +75,29 @@ const gemm_lowp_kern *gemm_lowp_kern_cvt(int f16c);
 void gemm_bf16_pack_b32(dtype_t dt, int K, int Kp, int n, const uint16_t *B, long ldb,
                         void *dst, int s0, int s1);
 
-/* gemm_cpu_omp_dt on the given path, which this CPU must run (tests reach
- * every path it has); a path that does not take dt: err_set, -1. */
+/* n elements of dt (bf16 or fp16) as floats (exact), and n floats rounded
+ * once to dt (nearest even, as dtype_set): the conversions the portable
+ * path packs with, F16C's where the CPU has it. */
+void gemm_lowp_widen(dtype_t dt, const uint16_t *s, float *d, long n);
+void gemm_lowp_narrow(dtype_t dt, const float *s, uint16_t *d, long n);
+
+/* For the kernels that hold their sums in an fp32 buffer t (h x w, row
+ * stride ldt): adds bias (when not NULL) into t, and for the fp32 modes
+ * stores (or adds) t into C and returns 1; LOWP_C_DT: returns 0, the caller
+ * rounds t into C. */
+int gemm_lowp_tile_f32(float *t, int ldt, const float *bias, gemm_lowp_cmode cm, void *C,
+                       long ldc, int h, int w);
+
+/* gemm_cpu_omp_dt with its output opened up (cpu-omp's convolution): A and
+ * B in dt (bf16 or fp16), C[M x N] finished per cm, rows starting at
+ * bias[i] (fp32, M values; NULL: none).  Same paths, threads and errors
+ * (gemm_cpu_omp_dt is gemm_lowp_ex(..., NULL, LOWP_C_DT, C, ldc)). */
+int gemm_lowp_ex(dtype_t dt, int M, int N, int K, const void *A, int lda, const void *B,
+                 int ldb, const float *bias, gemm_lowp_cmode cm, void *C, int ldc);
+/* The same on the given path, which this CPU must run (tests reach every
+ * path it has); a path that does not take dt: err_set, -1. */
 int gemm_lowp_run(gemm_lowp_path path, dtype_t dt, int M, int N, int K, const void *A,
-                  int lda, const void *B, int ldb, void *C, int ldc);
+                  int lda, const void *B, int ldb, const float *bias, gemm_lowp_cmode cm,
+                  void *C, int ldc);
 
 #endif

@@ -107,7 +107,7 @@ const backend_def BACKENDS[] = {
     /* conv: 2-D convolution, fwd / bwd-data / bwd-filter, fp32 NCHW (ops/conv_dims.h,
      * cpu/conv_cpu.h); each row's ops table holds one entry point per direction */
     {.name = "cpu-naive", .op = "conv", .dev = DEV_CPU, .dtypes = DTYPES_FLOAT, .needs = NEEDS_NONE, .flags = BK_SERIAL, .default_max_flops = CONV_NAIVE_MAX, .about = "direct seven loops accumulating in double: the readable reference", .ops = &CONV_OPS_CPU_NAIVE},
-    {.name = "cpu-omp", .op = "conv", .dev = DEV_CPU, .dtypes = DT(FP32), .needs = NEEDS_NONE, .about = "OpenMP: direct AVX-512 kernels for small stride-1 layers, else L2-sized im2col blocks " "into cpu-omp's GEMM", .ops = &CONV_OPS_CPU_OMP},
+    {.name = "cpu-omp", .op = "conv", .dev = DEV_CPU, .dtypes = DT(FP32) | DT(BF16) | DT(FP16), .needs = NEEDS_NONE, .about = "OpenMP: direct AVX-512 kernels for small stride-1 layers, else L2-sized im2col blocks " "into cpu-omp's GEMM; bf16/fp16 on its bf16/fp16 GEMM (route in the row's note)", .ops = &CONV_OPS_CPU_OMP},
     {.name = "cpu-blas", .op = "conv", .dev = DEV_CPU, .dtypes = DT(FP32), .needs = NEEDS_BLAS, .about = "im2col + OpenBLAS sgemm, col2im for bwd-data (the Caffe path)", .ops = &CONV_OPS_CPU_BLAS},
     {.name = "cpu-onednn", .op = "conv", .dev = DEV_CPU, .dtypes = DT(FP32) | DT(BF16) | DT(FP16), .needs = NEEDS_ONEDNN, .about = "oneDNN convolution primitives (C API), NCHW in and out, reorders timed", .ops = ONEDNN_OPS(CONV_OPS_CPU_ONEDNN), .dt_skip = ONEDNN_HOOK(conv_onednn_dt_skip)},
     {.name = "cuda-direct", .op = "conv", .dev = DEV_GPU, .dtypes = DT(FP32), .needs = NEEDS_GPU, .about = "direct: 16x16 output tiles, input patch in shared memory", .ops = GPU_OPS(&CONV_CUDA_DIRECT)},

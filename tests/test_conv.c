@@ -3,6 +3,11 @@
  *    threads, against the double reference at awkward shapes (1x1 filters,
  *    stride 2 and 3, padding up to the filter size - 1, odd and non-square
  *    sizes, C = 1, K = 1, N = 1, filters narrower than the stride);
+ *  - cpu-omp's bf16 / fp16 entries (fwd_dt, bwd_data_dt, bwd_filter_dt) and
+ *    cpu-naive's (the reference pattern), every shape and direction, 1 and 2
+ *    threads, against the double reference over the 16-bit inputs, element
+ *    by element within half an ulp of the dtype plus fp32 accumulation
+ *    (a result rounded twice fails);
  *  - the sampled reference passes a right answer and fails an error in one
  *    padding-border element (and a kernel that pads with the edge values
  *    instead of zeros), in every direction, full and sampled;
@@ -131,6 +136,76 @@ static void backends_agree(void)
                  backend_present(&BACKENDS[k]);
     EXPECT(ran == nconv * NSHAPES * CONV_NDIRS * 2, "ran %d cases, want %d", ran,
            nconv * NSHAPES * CONV_NDIRS * 2);
+}
+
+/* Runs table o's entry of direction dir at dtype dt on 16-bit copies of b's
+ * inputs (already rounded to dt), outputs into out16 (poisoned first). */
+static int run_dt(const conv_ops *o, dtype_t dt, const bufs *b, int dir, void *const *in16,
+                  void *const *out16, const size_t *nout)
+{
+    for (int i = 0; i < 2; i++)
+        if (out16[i]) for (size_t e = 0; e < nout[i]; e++) ((uint16_t *)out16[i])[e] = 0x7FFF;
+    if (dir == CONV_FWD)
+        return o->fwd_dt(dt, &b->d, in16[0], in16[1], in16[2], out16[0], NULL, NULL);
+    if (dir == CONV_BWD_DATA)
+        return o->bwd_data_dt(dt, &b->d, in16[0], in16[1], out16[0], NULL, NULL);
+    return o->bwd_filter_dt(dt, &b->d, in16[0], in16[1], out16[0], out16[1], NULL, NULL);
+}
+
+/* cpu-omp and cpu-naive at bf16 and fp16, every shape and direction, 1 and
+ * 2 threads, checked in full against the double reference of the 16-bit
+ * inputs (check_tolerance(dt, conv_reduction): half an ulp plus fp32 sums). */
+static void lowp_agree(void)
+{
+    static const dtype_t DTS[] = {DTYPE_BF16, DTYPE_FP16};
+    const conv_ops *ops[2] = {&CONV_OPS_CPU_OMP, &CONV_OPS_CPU_NAIVE};
+    static const char *const NAME[2] = {"cpu-omp", "cpu-naive"};
+    int ran = 0;
+    for (int s = 0; s < NSHAPES; s++)
+        for (int dir = 0; dir < CONV_NDIRS; dir++)
+            for (int di = 0; di < 2; di++) {
+                const dtype_t dt = DTS[di];
+                bufs b;
+                if (bufs_open(&b, SHAPES[s], dir)) continue;
+                const int nin = dir == CONV_FWD ? 3 : 2, nout = dir == CONV_BWD_FILTER ? 2 : 1;
+                void *in16[3] = {NULL, NULL, NULL}, *out16[2] = {NULL, NULL};
+                size_t n_out[2] = {0, 0};
+                for (int i = 0; i < nin; i++) { /* the inputs rounded to dt, and as words */
+                    const size_t n = b.l.buf[i].bytes / 4;
+                    float *f = b.h[i];
+                    in16[i] = malloc(2 * n + 2);
+                    for (size_t e = 0; e < n; e++) {
+                        dtype_set(dt, in16[i], e, f[e]);
+                        f[e] = dtype_get(dt, in16[i], e);
+                    }
+                }
+                for (int i = 0; i < nout; i++) {
+                    n_out[i] = b.l.buf[nin + i].bytes / 4;
+                    out16[i] = malloc(2 * n_out[i] + 2);
+                }
+                conv_ref r;
+                const float *in[3] = {b.h[0], b.h[1], dir == CONV_FWD ? b.h[2] : NULL};
+                EXPECT(conv_ref_build(&r, &b.d, (conv_dir)dir, in, 0) == 0, "ref %s", b.p.desc);
+                for (int oi = 0; oi < 2; oi++)
+                    for (int threads = 1; threads <= 2; threads++) {
+                        char why[256] = "";
+                        cpu_threads_set(threads);
+                        err_clear();
+                        int rc = run_dt(ops[oi], dt, &b, dir, in16, out16, n_out);
+                        EXPECT(rc == 0, "%s %s %s returned %d: %s", NAME[oi], dtype_name(dt),
+                               b.p.desc, rc, err_get());
+                        check_result c = conv_ref_check(&r, (const void *const *)out16, dt, dt,
+                                                        why, sizeof why);
+                        EXPECT(c.pass, "%s %s %s threads %d: %s (rel %g, max %g)", NAME[oi],
+                               dtype_name(dt), b.p.desc, threads, why, c.rel_err, c.max_abs_err);
+                        ran++;
+                    }
+                conv_ref_free(&r);
+                for (int i = 0; i < 3; i++) free(in16[i]);
+                for (int i = 0; i < 2; i++) free(out16[i]);
+                bufs_close(&b);
+            }
+    EXPECT(ran == NSHAPES * CONV_NDIRS * 2 * 2 * 2, "ran %d bf16/fp16 cases", ran);
 }
 
 static double rms(const float *x, long n)
@@ -320,6 +395,7 @@ int main(void)
     descriptors();
     layouts();
     backends_agree();
+    lowp_agree();
     border_errors_fail();
     TEST_END();
 }

@@ -4,7 +4,9 @@
  * 16-bit inputs: every element within half an ulp of the dtype (its one
  * rounding) plus the fp32 accumulation bound K * 2^-24 * sum |a*b|, at edge
  * shapes, odd K, leading dimensions wider than the rows, 1 and 2 threads,
- * over a NaN-filled C whose row padding must stay untouched.  Also:
+ * over a NaN-filled C whose row padding must stay untouched; and the
+ * convolution's output modes (gemm_lowp_ex: a per-row bias before the one
+ * rounding, fp32 C stored or added to).  Also:
  * BENCH_CPU_LOWP_PATH=portable, the unsupported dtypes' error, and the path
  * decision (gemm_lowp_choose) for CPUs this one is not, AMX included. */
 #define _POSIX_C_SOURCE 200809L
@@ -44,18 +46,28 @@ static const char *path_name(gemm_lowp_path p)
     return N[p];
 }
 
-/* One path, dtype and shape; returns 1 when every element is within bounds. */
-static int run_case(gemm_lowp_path path, dtype_t dt, const tcase *c, int threads)
+/* One path, dtype, shape and output mode (bias: rows start at a bias; cm's
+ * fp32 modes: C in floats, LOWP_C_F32_ADD over old values); returns 1 when
+ * every element is within bounds. */
+static int run_case(gemm_lowp_path path, dtype_t dt, const tcase *c, int threads, int bias,
+                    gemm_lowp_cmode cm)
 {
     const int M = c->M, N = c->N, K = c->K;
     const int lda = K + c->pad, ldb = N + 2 * c->pad, ldc = N + 3 * c->pad;
-    float *f = malloc(sizeof(float) * ((size_t)M * lda + (size_t)K * ldb));
+    const size_t nf = (size_t)M * lda + (size_t)K * ldb + (size_t)M * ldc + (size_t)M;
+    float *f = malloc(sizeof(float) * nf);
     uint16_t *A = malloc(2 * (size_t)M * lda), *B = malloc(2 * (size_t)K * ldb);
-    uint16_t *C = malloc(2 * (size_t)M * ldc);
-    rng_fill_uniform(f, (size_t)M * lda + (size_t)K * ldb, 100u + (unsigned)(M + N + K));
+    void *C = malloc(4 * (size_t)M * ldc); /* words (LOWP_C_DT) or floats */
+    uint16_t *Cw = C;
+    float *Cf = C, *old = f + (size_t)M * lda + (size_t)K * ldb, *bv = old + (size_t)M * ldc;
+    const float MARK = -1234.5f; /* untouched fp32 padding */
+    rng_fill_uniform(f, nf, 100u + (unsigned)(M + N + K));
     for (size_t i = 0; i < (size_t)M * lda; i++) dtype_set(dt, A, i, f[i]);
     for (size_t i = 0; i < (size_t)K * ldb; i++) dtype_set(dt, B, i, f[(size_t)M * lda + i]);
-    for (size_t i = 0; i < (size_t)M * ldc; i++) C[i] = 0x7FFF; /* NaN in both formats */
+    for (size_t i = 0; i < (size_t)M * ldc; i++) {
+        if (cm == LOWP_C_DT) Cw[i] = 0x7FFF; /* NaN in both formats */
+        else Cf[i] = (size_t)(i % ldc) >= (size_t)N ? MARK : cm == LOWP_C_F32_ADD ? old[i] : NAN;
+    }
     /* the reference's operands: the 16-bit values, B transposed so k is contiguous */
     float *a = malloc(sizeof(float) * (size_t)M * K), *bt = malloc(sizeof(float) * (size_t)K * N);
     for (int i = 0; i < M; i++)
@@ -63,7 +75,7 @@ static int run_case(gemm_lowp_path path, dtype_t dt, const tcase *c, int threads
     for (int k = 0; k < K; k++)
         for (int j = 0; j < N; j++) bt[(size_t)j * K + k] = dtype_get(dt, B, (size_t)k * ldb + j);
     cpu_threads_set(threads);
-    const int rc = gemm_lowp_run(path, dt, M, N, K, A, lda, B, ldb, C, ldc);
+    const int rc = gemm_lowp_run(path, dt, M, N, K, A, lda, B, ldb, bias ? bv : NULL, cm, C, ldc);
     long bad = 0, first = -1, pad_written = 0;
     double worst = 0.0;
     for (int i = 0; i < M; i++) {
@@ -74,9 +86,14 @@ static int run_case(gemm_lowp_path path, dtype_t dt, const tcase *c, int threads
                 ref += p;
                 mag += fabs(p);
             }
-            const double acc = 1.01 * K * ldexp(mag, -24); /* fp32 sums, any order */
-            const double bound = half_ulp(dt, fabs(ref) + acc) + acc;
-            const double got = dtype_get(dt, C, (size_t)i * ldc + j);
+            const double init = (bias ? bv[i] : 0.0) +
+                                (cm == LOWP_C_F32_ADD ? old[(size_t)i * ldc + j] : 0.0);
+            ref += init;
+            mag += fabs(init) * 2;
+            const double acc = 1.01 * (K + 2) * ldexp(mag, -24); /* fp32 sums, any order */
+            const double bound = cm == LOWP_C_DT ? half_ulp(dt, fabs(ref) + acc) + acc : acc;
+            const double got = cm == LOWP_C_DT ? dtype_get(dt, C, (size_t)i * ldc + j)
+                                               : Cf[(size_t)i * ldc + j];
             const double err = fabs(got - ref);
             if (!(err <= bound)) {
                 if (first < 0) first = (long)i * N + j;
@@ -84,16 +101,18 @@ static int run_case(gemm_lowp_path path, dtype_t dt, const tcase *c, int threads
             }
             if (err / bound > worst) worst = err / bound;
         }
-        for (int j = N; j < ldc; j++) pad_written += C[(size_t)i * ldc + j] != 0x7FFF;
+        for (int j = N; j < ldc; j++)
+            pad_written += cm == LOWP_C_DT ? Cw[(size_t)i * ldc + j] != 0x7FFF
+                                           : Cf[(size_t)i * ldc + j] != MARK;
     }
     EXPECT(rc == 0, "%s %s returned %d (%s)", path_name(path), dtype_name(dt), rc, err_get());
     EXPECT(bad == 0,
-           "%s %s %dx%dx%d pad %d threads %d: %ld elements out of bounds, first (%ld, %ld), "
-           "worst err/bound %g",
-           path_name(path), dtype_name(dt), M, N, K, c->pad, threads, bad,
+           "%s %s %dx%dx%d pad %d threads %d bias %d mode %d: %ld elements out of bounds, "
+           "first (%ld, %ld), worst err/bound %g",
+           path_name(path), dtype_name(dt), M, N, K, c->pad, threads, bias, (int)cm, bad,
            first < 0 ? -1 : first / N, first < 0 ? -1 : first % N, worst);
-    EXPECT(pad_written == 0, "%s %s %dx%dx%d wrote %ld elements of C's row padding",
-           path_name(path), dtype_name(dt), M, N, K, pad_written);
+    EXPECT(pad_written == 0, "%s %s %dx%dx%d mode %d wrote %ld elements of C's row padding",
+           path_name(path), dtype_name(dt), M, N, K, (int)cm, pad_written);
     free(f); free(A); free(B); free(C); free(a); free(bt);
     return rc == 0 && bad == 0 && pad_written == 0;
 }
@@ -218,9 +237,14 @@ int main(void)
             continue;
         }
         int ok = 1;
-        for (size_t c = 0; c < sizeof CASES / sizeof CASES[0]; c++)
+        for (size_t c = 0; c < sizeof CASES / sizeof CASES[0]; c++) {
             for (int threads = CASES[c].K > 2048 ? 2 : 1; threads <= 2; threads++) /* (time) */
-                ok &= run_case(P[p].path, P[p].dt, &CASES[c], threads);
+                ok &= run_case(P[p].path, P[p].dt, &CASES[c], threads, 0, LOWP_C_DT);
+            /* the convolution's modes: a bias before the rounding, fp32 C */
+            ok &= run_case(P[p].path, P[p].dt, &CASES[c], 2, 1, LOWP_C_DT);
+            ok &= run_case(P[p].path, P[p].dt, &CASES[c], 2, c % 2, LOWP_C_F32);
+            ok &= run_case(P[p].path, P[p].dt, &CASES[c], 2, c % 3 == 0, LOWP_C_F32_ADD);
+        }
         printf("%s %s: %s\n", path_name(P[p].path), dtype_name(P[p].dt), ok ? "ok" : "FAILED");
     }
     TEST_END();

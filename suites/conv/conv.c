@@ -318,7 +318,7 @@ static void conv_layout(const problem *p, case_layout *l)
     /* the reference's memory, and the scratch cpu-omp keeps for this case
      * (host memory beyond the buffers; runner_case_bytes counts ref_bytes) */
     l->ref_bytes = conv_ref_bytes(&d, (conv_dir)p->variant) +
-                   conv_cpu_omp_scratch_bytes(&d, (conv_dir)p->variant);
+                   conv_cpu_omp_scratch_bytes(dt, &d, (conv_dir)p->variant);
 }
 
 /* Inputs per direction, in buffer order: fwd 3, bwd-data 2, bwd-filter 2. */
