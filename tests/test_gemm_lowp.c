@@ -209,9 +209,9 @@ static void test_entry(void)
     /* the internal entry refuses a path that does not take the dtype */
     {
         uint16_t A[4] = {0}, B[4] = {0}, C[4] = {1, 2, 3, 4};
-        EXPECT(gemm_lowp_run(LOWP_F16C, DTYPE_BF16, 2, 2, 2, A, 2, B, 2, C, 2) == -1 &&
-                   gemm_lowp_run(LOWP_AVX512BF16, DTYPE_FP16, 2, 2, 2, A, 2, B, 2, C, 2) == -1 &&
-                   gemm_lowp_run(LOWP_AMX, DTYPE_FP16, 2, 2, 2, A, 2, B, 2, C, 2) == -1 &&
+        EXPECT(gemm_lowp_run(LOWP_F16C, DTYPE_BF16, 2, 2, 2, A, 2, B, 2, NULL, LOWP_C_DT, C, 2) == -1 &&
+                   gemm_lowp_run(LOWP_AVX512BF16, DTYPE_FP16, 2, 2, 2, A, 2, B, 2, NULL, LOWP_C_DT, C, 2) == -1 &&
+                   gemm_lowp_run(LOWP_AMX, DTYPE_FP16, 2, 2, 2, A, 2, B, 2, NULL, LOWP_C_DT, C, 2) == -1 &&
                    C[0] == 1 && C[3] == 4,
                "a path given a dtype it does not take");
     }
