@@ -46,6 +46,14 @@
 /* Columns per group aimed at: past ~400 the filter packing is < 5% of a
  * group's GEMM. */
 #define GROUP_COLS 512
+/* bf16 / fp16 bwd-filter: every group adds its GEMM into the fp32 dw^T
+ * ((C*R*S + 1) x K floats, 9.4 MB at stage 5) and opens a parallel region,
+ * so its groups are about 3x longer (within GROUP_MAX_BYTES).  2 threads,
+ * on a loaded host (load 3-5), before/after alternating: s5 3x3 (mb32, one
+ * group of 32 instead of 4) 73-77 -> 101-109 GFLOP/s (104-109 -> 68-72 ms);
+ * mb32ic256ih14 (4 groups of 8-9 instead of 12) 34-35 -> 58 GFLOP/s, but
+ * 0.40-0.43 -> 0.47-0.49x of oneDNN in a second noisier run. */
+#define GROUP_COLS_BWDF_LOWP 1600
 /* Columns and Y_g / dy_g of one group at most (bytes). */
 #define GROUP_MAX_BYTES (16L << 20)
 
@@ -53,13 +61,13 @@
 
 int conv_group_ok(const conv_dims *d) { return (long)d->P * d->Q < GROUP_MAX_PQ; }
 
-/* Images per group: about GROUP_COLS columns, within GROUP_MAX_BYTES, and a
+/* Images per group: about `cols` columns, within GROUP_MAX_BYTES, and a
  * multiple of `parts` groups of equal size (the last one shorter by less
  * than one image per group). */
-static int group_images(const conv_dims *d, int parts, size_t es)
+static int group_images(const conv_dims *d, int parts, size_t es, long cols)
 {
     const long pq = (long)d->P * d->Q, crs = (long)d->C * d->R * d->S;
-    long gn = (GROUP_COLS + pq - 1) / pq;
+    long gn = (cols + pq - 1) / pq;
     const long fit = GROUP_MAX_BYTES / ((long)es * (crs + (es == 2) + d->K) * pq);
     if (gn > fit) gn = fit;
     if (gn < 1) gn = 1;
@@ -67,6 +75,9 @@ static int group_images(const conv_dims *d, int parts, size_t es)
     if (ng > d->N) ng = d->N;
     return (int)((d->N + ng - 1) / ng);
 }
+
+/* Columns per bwd-filter group aimed at. */
+static long bwdf_cols(dtype_t dt) { return dt == DTYPE_FP32 ? GROUP_COLS : GROUP_COLS_BWDF_LOWP; }
 
 /* The parts of one set of buffers for groups of gn images, in bytes, each
  * a multiple of 64: the columns (C*R*S rows, + the ones row at bf16 /
@@ -96,8 +107,8 @@ double conv_group_scratch_bytes(dtype_t dt, const conv_dims *d, conv_dir dir)
     if (!conv_group_ok(d) || dir == CONV_BWD_DATA) return 0;
     const int nt = omp_get_max_threads();
     const size_t es = conv_es(dt);
-    if (dir == CONV_FWD) return nt * set_bytes(dt, d, group_images(d, nt, es), dir);
-    return set_bytes(dt, d, group_images(d, 1, es), dir);
+    if (dir == CONV_FWD) return nt * set_bytes(dt, d, group_images(d, nt, es, GROUP_COLS), dir);
+    return set_bytes(dt, d, group_images(d, 1, es, bwdf_cols(dt)), dir);
 }
 
 /* The calling thread's set of buffers for groups of gn images: the columns,
@@ -157,7 +168,8 @@ int conv_group_fwd(dtype_t dt, const conv_dims *d, const void *x, const void *w,
 {
     const size_t es = conv_es(dt);
     const long pq = (long)d->P * d->Q, crs = (long)d->C * d->R * d->S, K = d->K;
-    const int gn = group_images(d, omp_get_max_threads(), es), ng = (d->N + gn - 1) / gn;
+    const int gn = group_images(d, omp_get_max_threads(), es, GROUP_COLS);
+    const int ng = (d->N + gn - 1) / gn;
     int failed = 0;
     atomic_int arrived = 0;
 #pragma omp parallel
@@ -213,7 +225,7 @@ int conv_group_bwd_filter(dtype_t dt, const conv_dims *d, const void *x, const v
     const size_t es = conv_es(dt);
     const int lowp = dt != DTYPE_FP32;
     const long pq = (long)d->P * d->Q, crs = (long)d->C * d->R * d->S, K = d->K;
-    const int gn = group_images(d, 1, es);
+    const int gn = group_images(d, 1, es, bwdf_cols(dt));
     void *dyg;
     float *acc = NULL;
     char *col = group_buf(dt, d, gn, CONV_BWD_FILTER, &dyg, &acc);

@@ -22,6 +22,15 @@
  *     instead each micro-kernel call runs over all of K with its tile in
  *     registers and writes the rounded result.  The A block is therefore
  *     MC x K: MC is cut (whole MR panels) to keep it in LOWP_A_BYTES.
+ *     Blocking K was tried (helper branch h-bf16k, not kept): KC
+ *     256-1024, fp32 partials in C (fp32 modes) or a per-thread buffer of
+ *     MC x 16 slivers, rounded once after the last block.  It was slower
+ *     everywhere measured (1 thread, min of 8-20 calls, blocked against
+ *     unblocked alternating in one process: vdpbf16ps 0.95-0.97 at 2048^3,
+ *     1024x1024x2048, 4608x512x1568 in both LOWP_C_DT and LOWP_C_F32; the
+ *     converting path 0.93-0.97): the K x 32 B sliver streamed from L2 is
+ *     kept fed by the prefetchers, and each block's partial load/store and
+ *     A repacking cost more than L1 residency saved.
  *   - Operands are 16-bit: packed as pairs (vdpbf16ps, AMX) or converted to
  *     fp32 (portable, F16C) by the path's own packing routines.
  * Small products run on one thread (GEMM_SERIAL_FLOPS, as fp32); there is no

@@ -28,6 +28,9 @@ static const tcase CASES[] = {
     {1, 1, 1, 0},     {17, 33, 65, 3},  {127, 129, 131, 5}, {33, 70, 7, 1},
     {5, 3, 2, 0},     {12, 32, 64, 0},  {200, 190, 161, 2}, {1, 300, 40, 0},
     {250, 1, 33, 4},  {13, 40, 1500, 1}, {3, 2100, 4100, 1}, /* K past LOWP_A_BYTES; 2 B panels */
+    /* several K blocks (bf16 and fp32 kernels' KC), an odd last block, edge
+     * tiles in both directions: the fp32 partials between blocks */
+    {40, 70, 1001, 2}, {100, 65, 771, 0},
 };
 
 /* Half an ulp of dt at magnitude x (at least half the smallest subnormal's). */
