@@ -62,13 +62,9 @@ static void print_list(FILE *f, const bench_opts *o)
             char needs[64];
             if (strcmp(k->op, d->op) != 0) continue;
             backend_needs_str(k->needs, needs, sizeof needs);
-            char dts[64] = "";
-            for (int dt = 0, u = 0; dt < DTYPE_COUNT; dt++)
-                if (k->dtypes & DTYPE_BIT(dt))
-                    u += snprintf(dts + u, sizeof dts - (size_t)u, "%s%s", u ? "," : "",
-                                  dtype_name((dtype_t)dt));
+            char dts[64];
             fprintf(f, "    %-13s %-4s %-19s needs %-16s %s\n", k->name, dev_kind_name(k->dev),
-                    dts, needs, k->about);
+                    dtype_list(k->dtypes, ",", dts, sizeof dts), needs, k->about);
         }
     }
 }

@@ -285,9 +285,7 @@ const char *conv_onednn_dt_skip(dtype_t dt)
         for (int dir = 0; dir < CONV_NDIRS && !why[dt][0]; dir++) {
             err_clear();
             if (!plan_get(&d, (conv_dir)dir, dt))
-                snprintf(why[dt], sizeof why[dt], "oneDNN %d.%d has no %s convolution on this CPU "
-                         "(%s)", dnnl_version()->major, dnnl_version()->minor, dtype_name(dt),
-                         strrchr(err_get(), ':') ? strrchr(err_get(), ':') + 2 : err_get());
+                onednn_unsupported(why[dt], sizeof why[dt], "convolution", dt);
         }
         for (int dir = 0; dir < CONV_NDIRS; dir++) plan_free(&g_plans[dir]);
         err_clear();

@@ -121,9 +121,7 @@ const char *gemm_onednn_dt_skip(dtype_t dt)
         probed[dt] = 1;
         err_clear();
         if (plan_build(&g_plan, dt, 32, 32, 32, 32, 32, 32))
-            snprintf(why[dt], sizeof why[dt], "oneDNN %d.%d has no %s matmul on this CPU (%s)",
-                     dnnl_version()->major, dnnl_version()->minor, dtype_name(dt),
-                     strrchr(err_get(), ':') ? strrchr(err_get(), ':') + 2 : err_get());
+            onednn_unsupported(why[dt], sizeof why[dt], "matmul", dt);
         plan_free(&g_plan);
         err_clear();
     }

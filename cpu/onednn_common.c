@@ -1,7 +1,9 @@
 /* cpu/onednn_common.c - the engine and stream cpu-onednn's files share. */
 #include "onednn_common.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 dnnl_engine_t onednn_engine;
 dnnl_stream_t onednn_stream;
@@ -30,4 +32,11 @@ fail:
 dnnl_data_type_t onednn_dt(dtype_t dt)
 {
     return dt == DTYPE_BF16 ? dnnl_bf16 : dt == DTYPE_FP16 ? dnnl_f16 : dnnl_f32;
+}
+
+void onednn_unsupported(char *why, size_t cap, const char *what, dtype_t dt)
+{
+    const char *e = err_get(), *status = strrchr(e, ':');   /* DNNL_TRY's "...: <status>" */
+    snprintf(why, cap, "oneDNN %d.%d has no %s %s on this CPU (%s)", dnnl_version()->major,
+             dnnl_version()->minor, dtype_name(dt), what, status ? status + 2 : e);
 }

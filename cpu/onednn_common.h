@@ -20,6 +20,10 @@ int onednn_ready(void);
 /* fp32, tf32 (fp32 storage) -> dnnl_f32; bf16 -> dnnl_bf16; fp16 -> dnnl_f16. */
 dnnl_data_type_t onednn_dt(dtype_t dt);
 
+/* A dt_skip reason after a failed primitive creation: "oneDNN 2.6 has no
+ * fp16 <what> on this CPU (<oneDNN's status from err_get>)" into why. */
+void onednn_unsupported(char *why, size_t cap, const char *what, dtype_t dt);
+
 /* Jumps to `fail` after err_set naming the call and oneDNN's status. */
 #define DNNL_TRY(call)                                                                     \
     do {                                                                                   \

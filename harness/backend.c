@@ -32,14 +32,9 @@ dtype_t backend_dtype(const backend_def *b)
 const char *backend_dt_skip(const backend_def *b, dtype_t dt, char *out, size_t cap)
 {
     if (!(b->dtypes & DTYPE_BIT(dt))) {
-        size_t u = (size_t)snprintf(out, cap, "%s has no %s path (it runs", b->name, dtype_name(dt));
-        for (int d = 0, first = 1; d < DTYPE_COUNT && u < cap; d++)
-            if (b->dtypes & DTYPE_BIT(d)) {
-                u += (size_t)snprintf(out + u, cap - u, "%s%s", first ? " " : ", ",
-                                      dtype_name((dtype_t)d));
-                first = 0;
-            }
-        if (u < cap) snprintf(out + u, cap - u, ")");
+        char runs[64];
+        snprintf(out, cap, "%s has no %s path (it runs %s)", b->name, dtype_name(dt),
+                 dtype_list(b->dtypes, ", ", runs, sizeof runs));
         return out;
     }
     const char *why = b->dt_skip ? b->dt_skip(dt) : NULL;

@@ -3,6 +3,7 @@
 #include "check.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 /* The unit roundoff of the inputs inside a product that the hardware may
@@ -81,6 +82,19 @@ static check_result compare(const void *got, int d, const double *ref, size_t n,
 check_result check_compare_dt(const void *got, dtype_t d, const double *ref, size_t n, double tol)
 {
     return compare(got, d == DTYPE_U8 ? DTYPE_FP32 : d, ref, n, tol);
+}
+
+check_result check_compare_at(const void *got, dtype_t d, const long *idx, void *scratch,
+                              const double *ref, size_t n, double tol)
+{
+    if (dtype_is_16bit(d)) { /* kept as words: the half-ulp bound of the output */
+        uint16_t *w = (uint16_t *)scratch;
+        for (size_t e = 0; e < n; e++) w[e] = ((const uint16_t *)got)[idx[e]];
+    } else {
+        float *f = (float *)scratch;
+        for (size_t e = 0; e < n; e++) f[e] = ((const float *)got)[idx[e]];
+    }
+    return check_compare_dt(scratch, d, ref, n, tol);
 }
 
 check_result check_compare(const float *got, const double *ref, size_t n, double tol)

@@ -75,6 +75,10 @@ double check_unit_roundoff_out(dtype_t d);
 /* Compares n values stored in dtype d (fp32/tf32: floats; bf16/fp16: 16-bit
  * words) with the reference. tol comes from check_tolerance(d, k). */
 check_result check_compare_dt(const void *got, dtype_t d, const double *ref, size_t n, double tol);
+/* The same for the n elements got[idx[e]] of a result stored in d (a sampled
+ * reference's), gathered into scratch (room for n floats) first. */
+check_result check_compare_at(const void *got, dtype_t d, const long *idx, void *scratch,
+                              const double *ref, size_t n, double tol);
 /* The same for fp32 results. */
 check_result check_compare(const float *got, const double *ref, size_t n, double tol);
 /* The same for results computed in double (e.g. a product check of a result). */

@@ -255,12 +255,11 @@ static void plant_fault(const backend_def *b, const case_layout *l, void **host)
  *                              silently multiplies in fp32 (CPU backends with
  *                              an fp32 entry point).
  * 0, or -1 with err_set. Nothing unless a variable names the backend. */
-static int plant_reduced(const runner *r, const suite_def *s, const backend_def *b,
-                         const problem *p, const case_data *d, void **host)
+static int plant_reduced(const suite_def *s, const backend_def *b, const problem *p,
+                         const case_data *d, void **host)
 {
     const char *ulp = getenv("BENCH_PLANT_ULP"), *f32 = getenv("BENCH_PLANT_FP32");
     int out = -1;
-    (void)r;
     for (int i = 0; i < d->l.nbufs && out < 0; i++)
         if (d->l.buf[i].role == ROLE_OUT && d->l.buf[i].typed && host[i]) out = i;
     if (out < 0 || !dtype_is_16bit(p->dtype)) return 0;
@@ -480,7 +479,7 @@ static void exec_case(runner *r, const suite_def *s, const backend_def *b, const
         if (s->steps > 0) trace_add(row, &d->l, host);
         if (step >= steps) continue;   /* --steps: the trace goes on, unchecked */
         if (step == 0) plant_fault(b, &d->l, host);
-        if (step == 0 && plant_reduced(r, s, b, p, d, host)) {
+        if (step == 0 && plant_reduced(s, b, p, d, host)) {
             row_fail(row, "error: %s", err_get());
             return;
         }
@@ -701,6 +700,21 @@ static int run_dtypes(const runner *r, const suite_def *s, dtype_t *out)
     return n;
 }
 
+/* The rows backend b gives one problem at one dtype: its selected modes
+ * (host or the GPU modes, and the data-parallel ones); 0: it has no rows. */
+static int backend_modes(const runner *r, const suite_entry *e, const backend_def *b)
+{
+    int per = 0;
+    if (b->dev != DEV_CPU) {
+        per += n_modes(r, e);
+        for (int m = 0; DP_MODES[m].name; m++) per += gpu_dp_mode_runs(r, e, &DP_MODES[m]);
+    } else {
+        per += runner_mode_selected(r, "host");
+        for (int m = 0; DP_MODES[m].name; m++) per += dp_mode_runs(r, e->def, &DP_MODES[m]);
+    }
+    return per;
+}
+
 int runner_count(const runner *r, const suite_entry *e, int nproblems)
 {
     const backend_def *all[MAX_BACKENDS];
@@ -710,14 +724,7 @@ int runner_count(const runner *r, const suite_entry *e, int nproblems)
     int ndt = run_dtypes(r, e->def, dts);
     for (int i = 0; i < n; i++) {
         if (!runner_backend_selected(r, all[i])) continue;
-        int per = 0;
-        if (all[i]->dev != DEV_CPU) {
-            per += n_modes(r, e);
-            for (int m = 0; DP_MODES[m].name; m++) per += gpu_dp_mode_runs(r, e, &DP_MODES[m]);
-        } else {
-            per += runner_mode_selected(r, "host");
-            for (int m = 0; DP_MODES[m].name; m++) per += dp_mode_runs(r, e->def, &DP_MODES[m]);
-        }
+        int per = backend_modes(r, e, all[i]);
         for (int d = 0; d < ndt; d++) /* a dtype the backend lacks: one skip row */
             cases += e->def->dtypes && per && backend_dt_skip(all[i], dts[d], why, sizeof why)
                          ? 1 : per * nproblems;
@@ -1018,20 +1025,6 @@ static int run_gpu_dp(runner *r, const suite_entry *e, const backend_def *b, con
 
 /* ---- a suite -------------------------------------------------------------- */
 
-/* Whether any selected mode of backend b runs (else it has no rows at all). */
-static int backend_runs_modes(const runner *r, const suite_entry *e, const backend_def *b)
-{
-    int any = 0;
-    if (b->dev == DEV_GPU) {
-        any = n_modes(r, e) > 0;
-        for (int m = 0; DP_MODES[m].name; m++) any |= gpu_dp_mode_runs(r, e, &DP_MODES[m]);
-    } else {
-        any = runner_mode_selected(r, "host");
-        for (int m = 0; DP_MODES[m].name; m++) any |= dp_mode_runs(r, e->def, &DP_MODES[m]);
-    }
-    return any;
-}
-
 /* A skip row for backend b at dtype dt (why), once per suite: the problem
  * column is "-", as the rows that say a GPU is missing. */
 static int dtype_skip_row(runner *r, const suite_def *s, const backend_def *b, dtype_t dt,
@@ -1080,7 +1073,8 @@ int runner_run(runner *r, const suite_entry *e, const problem *probs, int nprobs
             const problem *p = &pd;
             case_data d;
             char what[200];
-            int first = pi == 0 && di == 0 ? 0 : 1;   /* the once-per-suite rows: first */
+            /* not the suite's first case: its once-per-suite rows are written */
+            int later = pi > 0 || di > 0;
             pd.dtype = dts[di];
             snprintf(what, sizeof what, "preparing %s %s %s (inputs and the reference)", s->name,
                      p->desc, s->dtypes ? dtype_name(pd.dtype) : "");
@@ -1101,7 +1095,7 @@ int runner_run(runner *r, const suite_entry *e, const problem *probs, int nprobs
                 /* a GPU backend without a usable GPU has its one row saying so */
                 const int no_gpu = b->dev == DEV_GPU &&
                                    (!r->gpu->usable || r->gpu_lost || !backend_present(b));
-                if (s->dtypes && !no_gpu && backend_runs_modes(r, e, b) &&
+                if (s->dtypes && !no_gpu && backend_modes(r, e, b) > 0 &&
                     backend_dt_skip(b, pd.dtype, why, sizeof why)) {
                     if (pi == 0) rc = dtype_skip_row(r, s, b, pd.dtype, why);
                     continue;
@@ -1109,14 +1103,14 @@ int runner_run(runner *r, const suite_entry *e, const problem *probs, int nprobs
                 if (b->dev == DEV_GPU) { /* one process's work: rank 0's, the others wait */
                     double sps = NAN;
                     if (!several || comm_rank() == 0 || s->all_ranks)
-                        rc = run_gpu_backend(r, e, b, p, first, ok ? &d : NULL, base_median,
+                        rc = run_gpu_backend(r, e, b, p, later, ok ? &d : NULL, base_median,
                                              baseline, &sps);
                     if (several && !s->all_ranks) {
                         comm_quiet_barrier();
                         if (comm_max_int(rc != 0) && rc == 0) rc = 1;   /* rank 0 stopped there */
                     }
                     if (!rc)
-                        rc = run_gpu_dp(r, e, b, p, first, ok ? &d : NULL, sps, base_median,
+                        rc = run_gpu_dp(r, e, b, p, later, ok ? &d : NULL, sps, base_median,
                                         baseline);
                     continue;
                 }

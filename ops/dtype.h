@@ -25,6 +25,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../emu/include/cudaemu/half_round.h"
@@ -53,6 +54,18 @@ static inline int dtype_parse(const char *s)
     for (int d = 0; d < DTYPE_COUNT; d++)
         if (strcmp(s, dtype_name((dtype_t)d)) == 0) return d;
     return -1;
+}
+
+/* The dtypes of set (DTYPE_BIT), in order, joined by sep into out:
+ * "fp32,bf16". Returns out. */
+static inline char *dtype_list(unsigned set, const char *sep, char *out, size_t cap)
+{
+    size_t u = 0;
+    if (cap) out[0] = '\0';
+    for (int d = 0; d < DTYPE_COUNT; d++)
+        if ((set & DTYPE_BIT(d)) && u < cap)
+            u += (size_t)snprintf(out + u, cap - u, "%s%s", u ? sep : "", dtype_name((dtype_t)d));
+    return out;
 }
 
 /* Bytes of one element in storage. */

@@ -6,7 +6,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stdint.h>
 #include <string.h>
 
 #define SAMPLED_PLANES 8
@@ -342,15 +341,7 @@ check_result conv_ref_check(const conv_ref *r, const void *const *out, dtype_t s
     check_result all = {0, 0, tol, 0, -1, 1};
     for (int ti = 0; ti < r->ntensors; ti++) {
         const conv_ref_tensor *t = &r->t[ti];
-        check_result c;
-        if (dtype_is_16bit(storage)) { /* checked as words: the half-ulp bound of the output */
-            uint16_t *w = (uint16_t *)t->gather;   /* n floats of room hold n words */
-            for (size_t e = 0; e < t->n; e++) w[e] = ((const uint16_t *)out[ti])[t->idx[e]];
-            c = check_compare_dt(w, storage, t->val, t->n, tol);
-        } else {
-            for (size_t e = 0; e < t->n; e++) t->gather[e] = ((const float *)out[ti])[t->idx[e]];
-            c = check_compare(t->gather, t->val, t->n, tol);
-        }
+        check_result c = check_compare_at(out[ti], storage, t->idx, t->gather, t->val, t->n, tol);
         all.max_abs_err = fmax(all.max_abs_err, c.max_abs_err);
         all.rel_err = fmax(all.rel_err, c.rel_err);
         all.nonfinite += c.nonfinite;

@@ -5,7 +5,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <stdio.h>
-#include <stdint.h>
 #include <string.h>
 
 static void mark_spread(char *sel, int n, int count)
@@ -101,15 +100,7 @@ check_result gemm_ref_check(const gemm_ref *r, const void *C, dtype_t storage, d
                             char *why, size_t whycap)
 {
     double tol = check_tolerance(dtype, r->K);
-    check_result res;
-    if (dtype_is_16bit(storage)) { /* checked as words: the half-ulp bound of the output */
-        uint16_t *w = (uint16_t *)r->gather;   /* n floats of room hold n words */
-        for (size_t e = 0; e < r->n; e++) w[e] = ((const uint16_t *)C)[r->idx[e]];
-        res = check_compare_dt(w, storage, r->val, r->n, tol);
-    } else {
-        for (size_t e = 0; e < r->n; e++) r->gather[e] = ((const float *)C)[r->idx[e]];
-        res = check_compare(r->gather, r->val, r->n, tol);
-    }
+    check_result res = check_compare_at(C, storage, r->idx, r->gather, r->val, r->n, tol);
     if (!res.pass && res.worst_index >= 0) {
         long w = r->idx[res.worst_index];
         snprintf(why, whycap, "worst C[%ld,%ld] = %.7g, reference %.7g", w / r->N, w % r->N,
