@@ -52,7 +52,10 @@
  * (conv_omp_dt.h): the columns are gathered as 16-bit words, the GEMMs are
  * cpu-omp's bf16/fp16 GEMM (gemm_lowp_ex: fp32 sums), and every output is
  * rounded once from its fp32 value:
- *   fwd         the bias starts the GEMM's sums (no second rounding);
+ *   fwd         bf16 on the vdpbf16ps / AMX kernels: one implicit GEMM over
+ *               all images, columns packed straight from x
+ *               (conv_omp_igemm.c); otherwise the routes above; either way
+ *               the bias starts the GEMM's sums (no second rounding);
  *   bwd-data    the flipped filters are 16-bit too; col2im's columns come
  *               out of the GEMM in fp32 and are summed into an fp32 image,
  *               rounded per channel group;
@@ -74,6 +77,7 @@
 #include "conv_omp_direct.h"
 #include "conv_omp_dt.h"
 #include "conv_omp_group.h"
+#include "conv_omp_igemm.h"
 #include "errmsg.h"
 #include "gemm_cpu.h"
 #include "gemm_omp_impl.h"
@@ -102,6 +106,7 @@ static void *per_call(size_t bytes) { return gemm_scratch(3, bytes); }
 static int fwd_core(dtype_t dt, const conv_dims *d, const void *x, const void *w, const float *b,
                     void *y)
 {
+    if (conv_igemm_ok(dt, d)) return conv_igemm_fwd(dt, d, x, w, b, y);
     if (conv_group_ok(d)) return conv_group_fwd(dt, d, x, w, b, y);
     const size_t es = conv_es(dt);
     const long pq = (long)d->P * d->Q, crs = (long)d->C * d->R * d->S;
@@ -332,6 +337,14 @@ static void note(dtype_t dt, const char *route)
                   route[0] == 'w' ? "" : gemm_cpu_omp_dt_path(dt));
 }
 
+/* The route fwd_core takes for d at dt. */
+static const char *fwd_route(dtype_t dt, const conv_dims *d)
+{
+    return conv_igemm_ok(dt, d)     ? "implicit GEMM (columns packed from x)"
+           : conv_group_ok(d)       ? "image-group columns"
+                                    : "im2col";
+}
+
 static int lowp_ok(dtype_t dt)
 {
     if (dtype_is_16bit(dt)) return 1;
@@ -351,7 +364,7 @@ static int omp_fwd_dt(dtype_t dt, const conv_dims *d, const void *x, const void 
     float *fb = conv_dt_scratch(sizeof(float) * (size_t)d->K, "the fp32 bias");
     if (!fb) return 1;
     conv_widen(dt, b, fb, d->K);
-    note(dt, conv_group_ok(d) ? "image-group columns" : "im2col");
+    note(dt, fwd_route(dt, d));
     return fwd_core(dt, d, x, w, fb, y);
 }
 
@@ -366,8 +379,8 @@ static int omp_bwd_data_dt(dtype_t dt, const conv_dims *d, const void *dy, const
     }
     if (conv_bwd_data_is_fwd(d)) {
         const conv_dims t = conv_bwd_data_flipped(d);
-        note(dt, conv_group_ok(&t) ? "flipped filters, image-group columns"
-                                   : "flipped filters, im2col");
+        case_note_set("%s flipped filters, %s + %s", dtype_name(dt), fwd_route(dt, &t),
+                      gemm_cpu_omp_dt_path(dt));
         return bwd_data_as_fwd(dt, d, dy, w, dx);
     }
     note(dt, "fp32 col2im");
@@ -392,6 +405,7 @@ double conv_cpu_omp_scratch_bytes(dtype_t dt, const conv_dims *d, conv_dir dir)
     const int lowp = dtype_is_16bit(dt), nt = omp_get_max_threads();
     if (dir == CONV_FWD) {
         if (conv_direct_fwd_ok(d)) return lowp ? conv_widen_bytes(d, dir) : 0;
+        if (conv_igemm_ok(dt, d)) return conv_igemm_scratch_bytes(dt, d) + 4.0 * d->K;
         return conv_group_scratch_bytes(dt, d, dir) + (lowp ? 4.0 * d->K : 0);
     }
     if (dir == CONV_BWD_FILTER) {
@@ -405,6 +419,7 @@ double conv_cpu_omp_scratch_bytes(dtype_t dt, const conv_dims *d, conv_dir dir)
     if (!conv_bwd_data_is_fwd(d)) /* each thread's fp32 image of a channel group */
         return lowp ? 4.0 * nt * col2im_channels(d) * d->H * d->W : 0;
     const conv_dims t = conv_bwd_data_flipped(d);
+    if (conv_igemm_ok(dt, &t)) return conv_igemm_scratch_bytes(dt, &t);
     return conv_group_scratch_bytes(dt, &t, CONV_FWD);
 }
 

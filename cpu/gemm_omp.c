@@ -84,7 +84,7 @@
 #include <sys/mman.h>
 
 /* ---- per-thread scratch buffers -------------------------------------------- */
-#define SCRATCH_SLOTS 7 /* gemm_omp_impl.h names them */
+#define SCRATCH_SLOTS 8 /* gemm_omp_impl.h names them */
 typedef struct {
     float *p[SCRATCH_SLOTS];
     size_t cap[SCRATCH_SLOTS];

@@ -125,7 +125,8 @@ void gemm_yield_barrier(atomic_int *count, int target);
  * padded images and partials; the calling thread's rearranged filters),
  * slot 4 cpu-omp's image-group columns (conv_omp_group.c, calling thread),
  * slot 5 its bf16/fp16 convolution's fp32 copies and bias (conv_omp_dt.c),
- * slot 6 the image-group path's rearranged 3x3 filters (calling thread). */
+ * slot 6 the image-group path's rearranged 3x3 filters (calling thread),
+ * slot 7 the bf16 implicit GEMM's packed filters (conv_omp_igemm.c). */
 float *gemm_scratch(int slot, size_t bytes);
 
 #endif

@@ -98,8 +98,7 @@ typedef struct {
     int Kp;
     const uint16_t *A, *B;
     long lda, ldb, ldc;
-    char *C;       /* element (i, j) at C + (i*ldc + j)*csize */
-    size_t csize;  /* 2 (dt) or 4 (fp32 modes) */
+    char *C;       /* element (i, j): gemm_lowp_tile_seg */
     gemm_lowp_cmode cm;
     const float *bias;
 } lowp_blk;
@@ -111,6 +110,35 @@ static void lowp_pack_b(const gemm_job *j, int pc, int kc, int jc, int nc, void 
     const lowp_blk *g = (const lowp_blk *)j;
     (void)pc;
     g->k->pack_b(g->dt, kc, g->Kp, nc, g->B + jc, g->ldb, dst, s0, s1);
+}
+
+void gemm_lowp_tile_seg(const gemm_lowp_kern *k, dtype_t dt, int Kp, const void *ap,
+                        const void *bp, const float *bias, gemm_lowp_cmode cm, void *C, long ldc,
+                        long seg, long seg_stride, int i, long j, int h, int w)
+{
+    const size_t cs = cm == LOWP_C_DT ? 2 : 4;
+    if (seg <= 0 || j / seg == (j + w - 1) / seg) { /* one segment: C addressed directly */
+        const long c0 = seg > 0 ? j / seg * seg_stride + j % seg : j;
+        k->tile(dt, Kp, ap, bp, bias, cm, (char *)C + ((size_t)i * ldc + c0) * cs, ldc, h, w);
+        return;
+    }
+    /* computed into t (h x NR, row stride NR; the old values loaded first
+     * for LOWP_C_F32_ADD), then each segment's piece stored */
+    _Alignas(64) float t[GEMM_MAX_TILE];
+    for (int pass = 0; pass < 2; ++pass) {
+        if (pass) k->tile(dt, Kp, ap, bp, bias, cm, t, k->nr, h, w);
+        else if (cm != LOWP_C_F32_ADD) continue;
+        for (long c = 0; c < w;) {
+            const long jj = j + c, n = seg - jj % seg < w - c ? seg - jj % seg : w - c;
+            char *cp = (char *)C + ((jj / seg) * seg_stride + jj % seg + (long)i * ldc) * (long)cs;
+            for (int y = 0; y < h; ++y) {
+                char *tp = (char *)t + ((size_t)y * k->nr + c) * cs, *q = cp + (size_t)y * ldc * cs;
+                if (pass) memcpy(q, tp, cs * (size_t)n);
+                else memcpy(tp, q, cs * (size_t)n);
+            }
+            c += n;
+        }
+    }
 }
 
 /* gemm_job.item: pack the item's rows of A (all of K), then every tile of
@@ -127,14 +155,12 @@ static void lowp_item(const gemm_job *j, int jc, int nc, int ns, int it, const v
     if (mc <= 0) return;
     k->pack_a(g->dt, j->p.K, g->Kp, mc, g->A + (size_t)ic * g->lda, g->lda, myA);
     for (int s = s0; s < s1; ++s) {
-        const int j0 = s * NR, w = nc - j0 < NR ? nc - j0 : NR;
+        const int w = nc - s * NR < NR ? nc - s * NR : NR;
         const char *bp = (const char *)Bp + (size_t)s * bsliver;
-        for (int ir = 0; ir < mc; ir += MR) {
-            const int h = mc - ir < MR ? mc - ir : MR;
-            k->tile(g->dt, g->Kp, (const char *)myA + (size_t)(ir / MR) * apanel, bp,
-                    g->bias ? g->bias + ic + ir : NULL, g->cm,
-                    g->C + ((size_t)(ic + ir) * g->ldc + jc + j0) * g->csize, g->ldc, h, w);
-        }
+        for (int ir = 0; ir < mc; ir += MR)
+            gemm_lowp_tile_seg(k, g->dt, g->Kp, (const char *)myA + (size_t)(ir / MR) * apanel, bp,
+                               g->bias ? g->bias + ic + ir : NULL, g->cm, g->C, g->ldc, 0, 0,
+                               ic + ir, jc + (long)s * NR, mc - ir < MR ? mc - ir : MR, w);
     }
 }
 
@@ -196,23 +222,46 @@ int gemm_lowp_run(gemm_lowp_path path, dtype_t dt, int M, int N, int K, const vo
     lowp_blk g = {.job = {.pack_b = lowp_pack_b, .item = lowp_item},
                   .k = k, .dt = dt, .Kp = Kp, .A = A, .B = B,
                   .lda = lda, .ldb = ldb, .ldc = ldc, .C = C,
-                  .csize = cm == LOWP_C_DT ? 2 : 4, .cm = cm, .bias = bias};
+                  .cm = cm, .bias = bias};
     gemm_plan_make(&g.job.p, k->mr, k->nr, mc, K, 4096, k->kq, k->esize, M, N, K, nt);
     return gemm_job_run(&g.job) ? -1 : 0;
 }
 
 
-static int path_of(dtype_t dt)
+int gemm_lowp_path_of(dtype_t dt)
 {
     int path = gemm_lowp_choose(dt, cpu_features(), cpu_amx_permit, force_portable());
     if (path < 0) err_set("cpu-omp: no %s GEMM (bf16 and fp16 only)", dtype_name(dt));
     return path;
 }
 
+const gemm_lowp_kern *gemm_lowp_kern_of(gemm_lowp_path path) { return kern_of(path); }
+
+size_t gemm_lowp_packed_a_bytes(gemm_lowp_path path, int M, int K)
+{
+    const gemm_lowp_kern *k = kern_of(path);
+    const long Kp = (K + k->kq - 1) / k->kq * k->kq, mp = (M + k->mr - 1) / k->mr;
+    return (size_t)(mp * k->mr * Kp) * k->esize;
+}
+
+void gemm_lowp_pack_a(gemm_lowp_path path, dtype_t dt, int M, int K, const void *A, int lda,
+                      void *dst)
+{
+    const gemm_lowp_kern *k = kern_of(path);
+    const int Kp = (K + k->kq - 1) / k->kq * k->kq, mp = (M + k->mr - 1) / k->mr;
+    const size_t apanel = (size_t)k->mr * Kp * k->esize;
+#pragma omp parallel for schedule(static) if (mp > 1 && (double)M * K > 65536.0)
+    for (int p = 0; p < mp; ++p) {
+        const int n = M - p * k->mr < k->mr ? M - p * k->mr : k->mr;
+        k->pack_a(dt, K, Kp, n, (const uint16_t *)A + (size_t)p * k->mr * lda, lda,
+                  (char *)dst + (size_t)p * apanel);
+    }
+}
+
 int gemm_lowp_ex(dtype_t dt, int M, int N, int K, const void *A, int lda, const void *B,
                  int ldb, const float *bias, gemm_lowp_cmode cm, void *C, int ldc)
 {
-    const int path = path_of(dt);
+    const int path = gemm_lowp_path_of(dt);
     return path < 0 ? -1
                     : gemm_lowp_run((gemm_lowp_path)path, dt, M, N, K, A, lda, B, ldb, bias, cm, C,
                                     ldc);

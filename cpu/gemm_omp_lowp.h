@@ -100,4 +100,27 @@ int gemm_lowp_run(gemm_lowp_path path, dtype_t dt, int M, int N, int K, const vo
                   int lda, const void *B, int ldb, const float *bias, gemm_lowp_cmode cm,
                   void *C, int ldc);
 
+/* The path gemm_lowp_ex takes for dt on this CPU now (err_set, -1: none),
+ * and a path's kernel. */
+int gemm_lowp_path_of(dtype_t dt);
+const gemm_lowp_kern *gemm_lowp_kern_of(gemm_lowp_path path);
+
+/* A (M x K, dt, row stride lda) packed whole, once, for many products on
+ * path (the convolution's filters): mr-row panels of Kp, panel p at
+ * dst + p*mr*Kp*esize bytes, gemm_lowp_packed_a_bytes in all.  Parallel
+ * over panels when called outside a parallel region. */
+size_t gemm_lowp_packed_a_bytes(gemm_lowp_path path, int M, int K);
+void gemm_lowp_pack_a(gemm_lowp_path path, dtype_t dt, int M, int K, const void *A, int lda,
+                      void *dst);
+
+/* One tile of k: rows [i, i + h) x columns [j, j + w) of C (ldc; columns
+ * in segments of seg, seg <= 0: one: column j is element
+ * (j / seg) * seg_stride + j % seg of row 0, e.g. the images of a
+ * convolution's output) = A panel ap . B
+ * sliver bp over Kp, finished per cm (bias: the h rows' values or NULL);
+ * a tile across segments goes through a buffer. */
+void gemm_lowp_tile_seg(const gemm_lowp_kern *k, dtype_t dt, int Kp, const void *ap,
+                        const void *bp, const float *bias, gemm_lowp_cmode cm, void *C, long ldc,
+                        long seg, long seg_stride, int i, long j, int h, int w);
+
 #endif

@@ -1,0 +1,267 @@
+/* cpu/conv_omp_igemm.c - cpu-omp's bf16 convolution as an implicit GEMM on
+ * the vdpbf16ps / AMX kernels (conv_omp_igemm.h).
+ *
+ * The forward convolution of all N images is one product
+ *   y (K x N*P*Q) = w (K x C*R*S) . col (C*R*S x N*P*Q)
+ * whose columns are never built: they are packed straight from x into the
+ * kernels' K-pair layout (for each pair of rows 2kk, 2kk + 1 of col and 32
+ * columns j, the words col[2kk][j], col[2kk + 1][j]), the filters are packed
+ * once per call (gemm_lowp_pack_a), and the tiles store into y's images as
+ * column segments of P*Q (gemm_lowp_tile_seg).  This replaces, per image or
+ * image group, an im2col pass, the GEMM's own copy of those columns and a
+ * repacking of the whole filter matrix (perf, bf16 at 2 threads: ResNet-50
+ * stage 2 3x3 spent 21 % in im2col and 6 % packing B, stage 5 16 % in
+ * im2col and 11 % packing the filters).
+ *
+ * Packing: a sliver's 32 columns are a few runs of consecutive pixels of
+ * one output row.  For each tap (r, s) and run, the words of col's row
+ * (c, r, s) are consecutive in x (stride 1) or every other word (stride 2),
+ * inside the image for a sub-range of the run: one masked load (two and a
+ * compaction at stride 2), the same for every channel c but for c*H*W, so
+ * the loads of the R*S taps are worked out once per sliver.  Masked-off
+ * words are never read (no fault, no read outside x).  Gathers were tried
+ * first: 40 % of the time at stage 2 (vpgatherdd, ~40 cycles each here).
+ *
+ * Threads: work items are groups of slivers (GROUP_BYTES of packed columns,
+ * in the core's L2), each packed by the thread that takes it into its own
+ * buffer and multiplied there by every filter panel, so no thread waits for
+ * another's packing; the blocked GEMM's shared panel (gemm_job_run) needs a
+ * barrier per panel and, at K = 64 filters, left the packed columns in L3
+ * (measured 0.67 against 0.69 of oneDNN with groups, before the loads were
+ * hoisted out of the channel loop).
+ */
+#include "conv_omp_igemm.h"
+#include "errmsg.h"
+#include "gemm_omp_impl.h"
+#include "gemm_omp_lowp.h"
+
+#include <omp.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#define SLOT 7 /* gemm_scratch: the packed filters (gemm_omp_impl.h) */
+
+/* row_load entries of a sliver on the stack: R*S taps x at most 32 runs */
+#define MAX_LOADS 2048
+
+/* What pack_fwd reads. */
+typedef struct {
+    const conv_dims *d;
+    const uint16_t *x;
+} fwd_src;
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#define TGT __attribute__((target("avx512f,avx512bw,avx512vl,bmi2")))
+
+/* A sliver's columns that are consecutive pixels of one output row: lanes
+ * [lane0, lane0 + len) are q0 .. q0 + len - 1 of row p of image n. */
+typedef struct {
+    int lane0, len, hb, wb; /* hb = p*sh - ph, wb = q0*sw - pw */
+    long xoff;              /* n*C*H*W */
+} run;
+
+/* The runs of the 32 columns [j0, min(j0 + 32, jend)); returns how many. */
+static int runs_of(const conv_dims *d, long j0, long jend, run *ru)
+{
+    const long pq = (long)d->P * d->Q, chw = (long)d->C * d->H * d->W;
+    const long je = j0 + 32 < jend ? j0 + 32 : jend;
+    int nr = 0;
+    for (long j = j0; j < je; ++nr) {
+        const long n = j / pq, pix = j % pq;
+        const int p = (int)(pix / d->Q), q = (int)(pix % d->Q);
+        const int len = (int)(d->Q - q < je - j ? d->Q - q : je - j);
+        ru[nr] = (run){(int)(j - j0), len, p * d->sh - d->ph, q * d->sw - d->pw, n * chw};
+        j += len;
+    }
+    return nr;
+}
+
+/* i0 = ceil(a / b), for b > 0 and any sign of a. */
+static inline int cdiv(int a, int b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+
+/* One masked load of a row of col: the words of lanes m (stride 2: read as
+ * words m0 of the 32 at x + off + c*H*W and m1 of the next 32, then
+ * compacted), lane L's word at element off + c*H*W + L*sw. */
+typedef struct {
+    __mmask32 m, m0, m1;
+    long off;
+} row_load;
+
+/* The loads of tap (r, s) for a sliver's runs (the same for every channel
+ * c): appended at tab; returns how many. */
+TGT static int loads_of(const conv_dims *d, const run *ru, int nr, int r, int s, row_load *tab)
+{
+    const int sw = d->sw;
+    int n = 0;
+    for (int i = 0; i < nr; ++i) {
+        const run *u = &ru[i];
+        const int h = u->hb + r;
+        if ((unsigned)h >= (unsigned)d->H) continue;
+        const int w0 = u->wb + s; /* input column of the run's first pixel */
+        int lo = cdiv(-w0, sw), hi = cdiv(d->W - w0, sw);
+        if (lo < 0) lo = 0;
+        if (hi > u->len) hi = u->len;
+        if (hi <= lo) continue;
+        const uint32_t m = (hi - lo == 32 ? ~0u : (1u << (hi - lo)) - 1) << (u->lane0 + lo);
+        tab[n].m = (__mmask32)m;
+        tab[n].m0 = (__mmask32)_pdep_u32(m & 0xFFFF, 0x55555555u);
+        tab[n].m1 = (__mmask32)_pdep_u32(m >> 16, 0x55555555u);
+        tab[n].off = u->xoff + (long)h * d->W + w0 - (long)u->lane0 * sw;
+        ++n;
+    }
+    return n;
+}
+
+/* Row (c, tap) of col for the sliver whose loads are l[0 .. n), 32 words. */
+TGT static inline __m512i row_of(const fwd_src *f, const row_load *l, int n, long coff)
+{
+    __m512i v = _mm512_setzero_si512();
+    if (f->d->sw == 1) {
+        for (int i = 0; i < n; ++i)
+            v = _mm512_mask_loadu_epi16(v, l[i].m, (const void *)((uintptr_t)f->x + 2 * (uintptr_t)(l[i].off + coff)));
+        return v;
+    }
+    const __m512i even = _mm512_set_epi16(62, 60, 58, 56, 54, 52, 50, 48, 46, 44, 42, 40, 38,
+                                          36, 34, 32, 30, 28, 26, 24, 22, 20, 18, 16, 14, 12,
+                                          10, 8, 6, 4, 2, 0);
+    for (int i = 0; i < n; ++i) {
+        const uintptr_t b = (uintptr_t)f->x + 2 * (uintptr_t)(l[i].off + coff);
+        const __m512i a0 = _mm512_maskz_loadu_epi16(l[i].m0, (const void *)b);
+        const __m512i a1 = _mm512_maskz_loadu_epi16(l[i].m1, (const void *)(b + 64));
+        v = _mm512_mask_mov_epi16(v, l[i].m, _mm512_permutex2var_epi16(a0, even, a1));
+    }
+    return v;
+}
+
+/* Slivers [s0, s1) (32 columns each, Kp rows: pairs past K zero) of col's
+ * columns [jc, jc + nc) into dst in the kernels' pair layout. */
+TGT static void pack_fwd(const void *ctx, int K, int Kp, int jc, int nc, void *dst, int s0,
+                         int s1)
+{
+    const fwd_src *f = ctx;
+    const conv_dims *d = f->d;
+    static const uint16_t LO[32] = {0, 32, 1, 33, 2, 34, 3, 35, 4, 36, 5, 37, 6, 38, 7, 39,
+                                    8, 40, 9, 41, 10, 42, 11, 43, 12, 44, 13, 45, 14, 46, 15, 47};
+    const __m512i plo = _mm512_loadu_si512(LO), phi = _mm512_add_epi16(plo, _mm512_set1_epi16(16));
+    const long hw = (long)d->H * d->W;
+    const int rs = d->R * d->S;
+    for (int s = s0; s < s1; ++s) {
+        run ru[32];
+        row_load tab[MAX_LOADS];
+        int start[MAX_LOADS + 1];
+        const int nr = runs_of(d, (long)jc + 32L * s, (long)jc + nc, ru);
+        start[0] = 0;
+        for (int t = 0; t < rs; ++t)
+            start[t + 1] = start[t] + loads_of(d, ru, nr, t / d->S, t % d->S, tab + start[t]);
+        __m512i *o = (__m512i *)((uint16_t *)dst + (size_t)s * 32 * Kp);
+        int c = 0, t = 0; /* the channel and tap of the next row */
+        for (int kk = 0; kk < Kp / 2; ++kk, o += 2) {
+            __m512i r[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
+            for (int h = 0; h < 2 && 2 * kk + h < K; ++h) {
+                r[h] = row_of(f, tab + start[t], start[t + 1] - start[t], c * hw);
+                if (++t == rs) t = 0, ++c;
+            }
+            o[0] = _mm512_permutex2var_epi16(r[0], plo, r[1]);
+            o[1] = _mm512_permutex2var_epi16(r[0], phi, r[1]);
+        }
+    }
+}
+
+static int simd_ok(void)
+{
+    return __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+           __builtin_cpu_supports("bmi2");
+}
+#else
+static void pack_fwd(const void *ctx, int K, int Kp, int jc, int nc, void *dst, int s0, int s1)
+{
+    (void)ctx, (void)K, (void)Kp, (void)jc, (void)nc, (void)dst, (void)s0, (void)s1;
+}
+static int simd_ok(void) { return 0; }
+#endif
+
+int conv_igemm_ok(dtype_t dt, const conv_dims *d)
+{
+    if (dt != DTYPE_BF16 || !simd_ok()) return 0;
+    const int path = gemm_lowp_path_of(dt);
+    if (path != LOWP_AVX512BF16 && path != LOWP_AMX) return 0;
+    /* strides the loads take; a sliver's loads on the stack; columns and
+     * rows counted in int */
+    return d->sw <= 2 && 32L * d->R * d->S <= MAX_LOADS && (double)d->N * d->P * d->Q < INT32_MAX &&
+           (double)d->C * d->R * d->S < INT32_MAX;
+}
+
+double conv_igemm_scratch_bytes(dtype_t dt, const conv_dims *d)
+{
+    const int path = gemm_lowp_path_of(dt);
+    return path < 0 ? 0 : (double)gemm_lowp_packed_a_bytes(path, d->K, d->C * d->R * d->S);
+}
+
+/* Bytes of packed B a thread keeps in its L2 while the A panels stream
+ * past: a group of whole slivers. */
+#define GROUP_BYTES (512 * 1024)
+
+/* C (M x ncols, row stride ldc, columns in segments of seg, each
+ * seg_stride after the last) = Ap . B, finished per cm from bias; B's
+ * slivers packed by pack from ctx, in groups (see the top), into the
+ * taking thread's gemm_scratch slot 0. */
+static int run_groups(gemm_lowp_path path, dtype_t dt, int M, long ncols, int K, const void *Ap,
+                      void (*pack)(const void *, int, int, int, int, void *, int, int),
+                      const void *ctx, const float *bias, gemm_lowp_cmode cm, void *C, long ldc,
+                      long seg, long seg_stride)
+{
+    const gemm_lowp_kern *k = gemm_lowp_kern_of(path);
+    const int Kp = (K + k->kq - 1) / k->kq * k->kq, MR = k->mr, NR = k->nr;
+    const size_t sliver = (size_t)NR * Kp * k->esize, apanel = (size_t)MR * Kp * k->esize;
+    int gs = (int)(GROUP_BYTES / sliver);
+    if (gs < 1) gs = 1;
+    const long ns = (ncols + NR - 1) / NR, ng = (ns + gs - 1) / gs;
+    const int nt = 2.0 * M * ncols * K < 2.0 * 160 * 160 * 160 ? 1 : omp_get_max_threads();
+    int failed = 0;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        char *bp = (char *)gemm_scratch(0, sliver * (size_t)gs);
+        if (!bp) {
+#pragma omp atomic write
+            failed = 1;
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (long g = 0; g < ng; ++g) {
+            if (failed) continue;
+            const long j0 = g * gs * NR, nc = ncols - j0 < (long)gs * NR ? ncols - j0 : (long)gs * NR;
+            const int nsg = (int)((nc + NR - 1) / NR);
+            pack(ctx, K, Kp, (int)j0, (int)nc, bp, 0, nsg);
+            for (int ir = 0; ir < M; ir += MR)
+                for (int s = 0; s < nsg; ++s)
+                    gemm_lowp_tile_seg(k, dt, Kp, (const char *)Ap + (size_t)(ir / MR) * apanel,
+                                       bp + (size_t)s * sliver, bias ? bias + ir : NULL, cm, C,
+                                       ldc, seg, seg_stride, ir, j0 + (long)s * NR,
+                                       M - ir < MR ? M - ir : MR,
+                                       (int)(nc - s * NR < NR ? nc - s * NR : NR));
+        }
+    }
+    if (failed) err_set("cpu-omp conv: out of memory for the packed columns (%zu bytes)",
+                        sliver * (size_t)gs);
+    return failed;
+}
+
+int conv_igemm_fwd(dtype_t dt, const conv_dims *d, const void *x, const void *w, const float *b,
+                   void *y)
+{
+    const int path = gemm_lowp_path_of(dt);
+    if (path < 0) return 1;
+    const int crs = d->C * d->R * d->S;
+    const long pq = (long)d->P * d->Q;
+    void *Ap = gemm_scratch(SLOT, gemm_lowp_packed_a_bytes(path, d->K, crs));
+    if (!Ap) {
+        err_set("cpu-omp conv: out of memory for the packed filters (%zu bytes)",
+                gemm_lowp_packed_a_bytes(path, d->K, crs));
+        return 1;
+    }
+    gemm_lowp_pack_a(path, dt, d->K, crs, w, crs, Ap);
+    const fwd_src f = {d, x};
+    return run_groups(path, dt, d->K, d->N * pq, crs, Ap, pack_fwd, &f, b, LOWP_C_DT, y, pq, pq,
+                      d->K * pq);
+}

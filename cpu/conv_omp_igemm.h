@@ -1,0 +1,25 @@
+/* cpu/conv_omp_igemm.h - cpu-omp's bf16 convolution as an implicit GEMM
+ * (internal to cpu/; conv_omp.c chooses the route): the columns of every
+ * image packed straight from x into the bf16 GEMM kernels' panels, the
+ * filters packed once per call, one product over all images.
+ *
+ * Contract as conv_cpu.h (NCHW / KCRS), bf16 buffers, fp32 bias, fp32 sums,
+ * each output rounded once (conv_omp_dt.h). */
+#ifndef CONV_OMP_IGEMM_H
+#define CONV_OMP_IGEMM_H
+
+#include "../ops/conv_dims.h"
+
+/* Whether the route runs d at dt here: bf16 on the vdpbf16ps or AMX path
+ * (the pair-packed panels), AVX-512BW, and sizes within its int32 indices. */
+int conv_igemm_ok(dtype_t dt, const conv_dims *d);
+
+/* Bytes of the calling thread's kept scratch (gemm_scratch slot 7, the
+ * packed filters) conv_igemm_fwd takes for d. */
+double conv_igemm_scratch_bytes(dtype_t dt, const conv_dims *d);
+
+/* y = conv(x, w) (+ b, fp32, when not NULL). 0, or non-zero after err_set. */
+int conv_igemm_fwd(dtype_t dt, const conv_dims *d, const void *x, const void *w, const float *b,
+                   void *y);
+
+#endif
