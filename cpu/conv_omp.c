@@ -84,6 +84,7 @@
 
 #include <omp.h>
 #include <string.h>
+#include <stdlib.h>
 
 #define COL_BLOCK_BYTES (1024 << 10)
 
@@ -357,7 +358,7 @@ static int omp_fwd_dt(dtype_t dt, const conv_dims *d, const void *x, const void 
 {
     (void)ws, (void)stream;
     if (!lowp_ok(dt)) return 1;
-    if (conv_direct_fwd_ok(d)) {
+    if (conv_direct_fwd_ok(d) && !getenv("IGX")) {
         note(dt, "widened to fp32 + direct fp32 kernel");
         return conv_widen_fwd(dt, d, x, w, b, y);
     }
@@ -373,7 +374,7 @@ static int omp_bwd_data_dt(dtype_t dt, const conv_dims *d, const void *dy, const
 {
     (void)ws, (void)stream;
     if (!lowp_ok(dt)) return 1;
-    if (conv_direct_bwd_data_ok(d)) {
+    if (conv_direct_bwd_data_ok(d) && !getenv("IGX")) {
         note(dt, "widened to fp32 + direct fp32 kernel");
         return conv_widen_bwd_data(dt, d, dy, w, dx);
     }
@@ -396,6 +397,10 @@ static int omp_bwd_filter_dt(dtype_t dt, const conv_dims *d, const void *x, cons
         note(dt, "widened to fp32 + direct fp32 kernel");
         return conv_widen_bwd_filter(dt, d, x, dy, dw, db);
     }
+    if (conv_igemm_bwf_ok(dt, d) && !getenv("IGB")) {
+        note(dt, "implicit GEMM (pixel pairs packed from x and dy), fp32 partials");
+        return conv_igemm_bwd_filter(dt, d, x, dy, dw, db);
+    }
     note(dt, conv_group_ok(d) ? "image-group columns, fp32 dw" : "im2col, fp32 partials");
     return bwd_filter_core(dt, d, x, dy, dw, db);
 }
@@ -410,6 +415,7 @@ double conv_cpu_omp_scratch_bytes(dtype_t dt, const conv_dims *d, conv_dir dir)
     }
     if (dir == CONV_BWD_FILTER) {
         if (conv_direct_bwd_filter_ok(d)) return lowp ? conv_widen_bytes(d, dir) : 0;
+        if (conv_igemm_bwf_ok(dt, d)) return conv_igemm_bwf_scratch_bytes(dt, d);
         if (conv_group_ok(d) || !lowp) return conv_group_scratch_bytes(dt, d, dir);
         /* each thread's block of dy^T */
         const long pq = (long)d->P * d->Q, crs = (long)d->C * d->R * d->S;

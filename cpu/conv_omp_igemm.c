@@ -34,6 +34,7 @@
 #include "errmsg.h"
 #include "gemm_omp_impl.h"
 #include "gemm_omp_lowp.h"
+#include "conv_omp_cols.h"
 
 #include <omp.h>
 #include <stdint.h>
@@ -41,106 +42,13 @@
 
 #define SLOT 7 /* gemm_scratch: the packed filters (gemm_omp_impl.h) */
 
-/* row_load entries of a sliver on the stack: R*S taps x at most 32 runs */
-#define MAX_LOADS 2048
-
-/* What pack_fwd reads. */
-typedef struct {
-    const conv_dims *d;
-    const uint16_t *x;
-} fwd_src;
-
 #if defined(__x86_64__)
-#include <immintrin.h>
-
-#define TGT __attribute__((target("avx512f,avx512bw,avx512vl,bmi2")))
-
-/* A sliver's columns that are consecutive pixels of one output row: lanes
- * [lane0, lane0 + len) are q0 .. q0 + len - 1 of row p of image n. */
-typedef struct {
-    int lane0, len, hb, wb; /* hb = p*sh - ph, wb = q0*sw - pw */
-    long xoff;              /* n*C*H*W */
-} run;
-
-/* The runs of the 32 columns [j0, min(j0 + 32, jend)); returns how many. */
-static int runs_of(const conv_dims *d, long j0, long jend, run *ru)
-{
-    const long pq = (long)d->P * d->Q, chw = (long)d->C * d->H * d->W;
-    const long je = j0 + 32 < jend ? j0 + 32 : jend;
-    int nr = 0;
-    for (long j = j0; j < je; ++nr) {
-        const long n = j / pq, pix = j % pq;
-        const int p = (int)(pix / d->Q), q = (int)(pix % d->Q);
-        const int len = (int)(d->Q - q < je - j ? d->Q - q : je - j);
-        ru[nr] = (run){(int)(j - j0), len, p * d->sh - d->ph, q * d->sw - d->pw, n * chw};
-        j += len;
-    }
-    return nr;
-}
-
-/* i0 = ceil(a / b), for b > 0 and any sign of a. */
-static inline int cdiv(int a, int b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
-
-/* One masked load of a row of col: the words of lanes m (stride 2: read as
- * words m0 of the 32 at x + off + c*H*W and m1 of the next 32, then
- * compacted), lane L's word at element off + c*H*W + L*sw. */
-typedef struct {
-    __mmask32 m, m0, m1;
-    long off;
-} row_load;
-
-/* The loads of tap (r, s) for a sliver's runs (the same for every channel
- * c): appended at tab; returns how many. */
-TGT static int loads_of(const conv_dims *d, const run *ru, int nr, int r, int s, row_load *tab)
-{
-    const int sw = d->sw;
-    int n = 0;
-    for (int i = 0; i < nr; ++i) {
-        const run *u = &ru[i];
-        const int h = u->hb + r;
-        if ((unsigned)h >= (unsigned)d->H) continue;
-        const int w0 = u->wb + s; /* input column of the run's first pixel */
-        int lo = cdiv(-w0, sw), hi = cdiv(d->W - w0, sw);
-        if (lo < 0) lo = 0;
-        if (hi > u->len) hi = u->len;
-        if (hi <= lo) continue;
-        const uint32_t m = (hi - lo == 32 ? ~0u : (1u << (hi - lo)) - 1) << (u->lane0 + lo);
-        tab[n].m = (__mmask32)m;
-        tab[n].m0 = (__mmask32)_pdep_u32(m & 0xFFFF, 0x55555555u);
-        tab[n].m1 = (__mmask32)_pdep_u32(m >> 16, 0x55555555u);
-        tab[n].off = u->xoff + (long)h * d->W + w0 - (long)u->lane0 * sw;
-        ++n;
-    }
-    return n;
-}
-
-/* Row (c, tap) of col for the sliver whose loads are l[0 .. n), 32 words. */
-TGT static inline __m512i row_of(const fwd_src *f, const row_load *l, int n, long coff)
-{
-    __m512i v = _mm512_setzero_si512();
-    if (f->d->sw == 1) {
-        for (int i = 0; i < n; ++i)
-            v = _mm512_mask_loadu_epi16(v, l[i].m, (const void *)((uintptr_t)f->x + 2 * (uintptr_t)(l[i].off + coff)));
-        return v;
-    }
-    const __m512i even = _mm512_set_epi16(62, 60, 58, 56, 54, 52, 50, 48, 46, 44, 42, 40, 38,
-                                          36, 34, 32, 30, 28, 26, 24, 22, 20, 18, 16, 14, 12,
-                                          10, 8, 6, 4, 2, 0);
-    for (int i = 0; i < n; ++i) {
-        const uintptr_t b = (uintptr_t)f->x + 2 * (uintptr_t)(l[i].off + coff);
-        const __m512i a0 = _mm512_maskz_loadu_epi16(l[i].m0, (const void *)b);
-        const __m512i a1 = _mm512_maskz_loadu_epi16(l[i].m1, (const void *)(b + 64));
-        v = _mm512_mask_mov_epi16(v, l[i].m, _mm512_permutex2var_epi16(a0, even, a1));
-    }
-    return v;
-}
-
 /* Slivers [s0, s1) (32 columns each, Kp rows: pairs past K zero) of col's
  * columns [jc, jc + nc) into dst in the kernels' pair layout. */
 TGT static void pack_fwd(const void *ctx, int K, int Kp, int jc, int nc, void *dst, int s0,
                          int s1)
 {
-    const fwd_src *f = ctx;
+    const col_src *f = ctx;
     const conv_dims *d = f->d;
     static const uint16_t LO[32] = {0, 32, 1, 33, 2, 34, 3, 35, 4, 36, 5, 37, 6, 38, 7, 39,
                                     8, 40, 9, 41, 10, 42, 11, 43, 12, 44, 13, 45, 14, 46, 15, 47};
@@ -191,6 +99,11 @@ int conv_igemm_ok(dtype_t dt, const conv_dims *d)
      * rows counted in int */
     return d->sw <= 2 && 32L * d->R * d->S <= MAX_LOADS && (double)d->N * d->P * d->Q < INT32_MAX &&
            (double)d->C * d->R * d->S < INT32_MAX;
+}
+
+int conv_igemm_bwf_ok(dtype_t dt, const conv_dims *d)
+{
+    return conv_igemm_ok(dt, d) && gemm_lowp_path_of(dt) == LOWP_AVX512BF16;
 }
 
 double conv_igemm_scratch_bytes(dtype_t dt, const conv_dims *d)
@@ -261,7 +174,7 @@ int conv_igemm_fwd(dtype_t dt, const conv_dims *d, const void *x, const void *w,
         return 1;
     }
     gemm_lowp_pack_a(path, dt, d->K, crs, w, crs, Ap);
-    const fwd_src f = {d, x};
+    const col_src f = {d, x};
     return run_groups(path, dt, d->K, d->N * pq, crs, Ap, pack_fwd, &f, b, LOWP_C_DT, y, pq, pq,
                       d->K * pq);
 }

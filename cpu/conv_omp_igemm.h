@@ -22,4 +22,16 @@ double conv_igemm_scratch_bytes(dtype_t dt, const conv_dims *d);
 int conv_igemm_fwd(dtype_t dt, const conv_dims *d, const void *x, const void *w, const float *b,
                    void *y);
 
+/* Whether conv_igemm_bwd_filter runs d at dt here: conv_igemm_ok and the
+ * vdpbf16ps path (its A panels are that kernel's; not AMX). */
+int conv_igemm_bwf_ok(dtype_t dt, const conv_dims *d);
+
+/* Bytes of kept scratch (gemm_scratch slot 2 of every thread) it takes. */
+double conv_igemm_bwf_scratch_bytes(dtype_t dt, const conv_dims *d);
+
+/* dw (K x C x R x S) and db (K) of d, bf16, each rounded once from its fp32
+ * sum over all pixels of all images. 0, or non-zero after err_set. */
+int conv_igemm_bwd_filter(dtype_t dt, const conv_dims *d, const void *x, const void *dy,
+                          void *dw, void *db);
+
 #endif
