@@ -84,7 +84,6 @@
 
 #include <omp.h>
 #include <string.h>
-#include <stdlib.h>
 
 #define COL_BLOCK_BYTES (1024 << 10)
 
@@ -338,6 +337,23 @@ static void note(dtype_t dt, const char *route)
                   route[0] == 'w' ? "" : gemm_cpu_omp_dt_path(dt));
 }
 
+/* Whether the bf16 implicit GEMM (conv_omp_igemm.h) is taken for d's dir
+ * even where the widened direct route applies: when its product is wide
+ * enough for the kernel's 12-row panels (fwd: K filters, bwd-data: C
+ * channels, >= 8) or 32-column slivers (bwd-filter: K >= 32).  Measured at
+ * 2 threads against oneDNN, implicit vs widened: cnn-conv1 (C 3, K 16) fwd
+ * 0.62 vs 0.47, bwd-data 0.62 vs 1.46, bwd-filter 0.42 vs 0.62; cnn-conv2
+ * (C 16, K 32) fwd 0.56 vs 0.38, bwd-data 0.42 vs 0.39, bwd-filter 0.81
+ * vs 0.62. */
+static int igemm_first(dtype_t dt, const conv_dims *d, conv_dir dir)
+{
+    if (dir == CONV_FWD) return d->K >= 8 && conv_igemm_ok(dt, d);
+    if (dir == CONV_BWD_FILTER) return d->K >= 32 && conv_igemm_bwf_ok(dt, d);
+    if (!conv_bwd_data_is_fwd(d) || d->C < 8) return 0;
+    const conv_dims t = conv_bwd_data_flipped(d);
+    return conv_igemm_ok(dt, &t);
+}
+
 /* The route fwd_core takes for d at dt. */
 static const char *fwd_route(dtype_t dt, const conv_dims *d)
 {
@@ -358,7 +374,7 @@ static int omp_fwd_dt(dtype_t dt, const conv_dims *d, const void *x, const void 
 {
     (void)ws, (void)stream;
     if (!lowp_ok(dt)) return 1;
-    if (conv_direct_fwd_ok(d) && !getenv("IGX")) {
+    if (conv_direct_fwd_ok(d) && !igemm_first(dt, d, CONV_FWD)) {
         note(dt, "widened to fp32 + direct fp32 kernel");
         return conv_widen_fwd(dt, d, x, w, b, y);
     }
@@ -374,7 +390,7 @@ static int omp_bwd_data_dt(dtype_t dt, const conv_dims *d, const void *dy, const
 {
     (void)ws, (void)stream;
     if (!lowp_ok(dt)) return 1;
-    if (conv_direct_bwd_data_ok(d) && !getenv("IGX")) {
+    if (conv_direct_bwd_data_ok(d) && !igemm_first(dt, d, CONV_BWD_DATA)) {
         note(dt, "widened to fp32 + direct fp32 kernel");
         return conv_widen_bwd_data(dt, d, dy, w, dx);
     }
@@ -393,11 +409,11 @@ static int omp_bwd_filter_dt(dtype_t dt, const conv_dims *d, const void *x, cons
 {
     (void)ws, (void)stream;
     if (!lowp_ok(dt)) return 1;
-    if (conv_direct_bwd_filter_ok(d)) {
+    if (conv_direct_bwd_filter_ok(d) && !igemm_first(dt, d, CONV_BWD_FILTER)) {
         note(dt, "widened to fp32 + direct fp32 kernel");
         return conv_widen_bwd_filter(dt, d, x, dy, dw, db);
     }
-    if (conv_igemm_bwf_ok(dt, d) && !getenv("IGB")) {
+    if (conv_igemm_bwf_ok(dt, d)) {
         note(dt, "implicit GEMM (pixel pairs packed from x and dy), fp32 partials");
         return conv_igemm_bwd_filter(dt, d, x, dy, dw, db);
     }
@@ -409,19 +425,22 @@ double conv_cpu_omp_scratch_bytes(dtype_t dt, const conv_dims *d, conv_dir dir)
 {
     const int lowp = dtype_is_16bit(dt), nt = omp_get_max_threads();
     if (dir == CONV_FWD) {
-        if (conv_direct_fwd_ok(d)) return lowp ? conv_widen_bytes(d, dir) : 0;
+        if (conv_direct_fwd_ok(d) && !(lowp && igemm_first(dt, d, dir)))
+            return lowp ? conv_widen_bytes(d, dir) : 0;
         if (conv_igemm_ok(dt, d)) return conv_igemm_scratch_bytes(dt, d) + 4.0 * d->K;
         return conv_group_scratch_bytes(dt, d, dir) + (lowp ? 4.0 * d->K : 0);
     }
     if (dir == CONV_BWD_FILTER) {
-        if (conv_direct_bwd_filter_ok(d)) return lowp ? conv_widen_bytes(d, dir) : 0;
+        if (conv_direct_bwd_filter_ok(d) && !(lowp && igemm_first(dt, d, dir)))
+            return lowp ? conv_widen_bytes(d, dir) : 0;
         if (conv_igemm_bwf_ok(dt, d)) return conv_igemm_bwf_scratch_bytes(dt, d);
         if (conv_group_ok(d) || !lowp) return conv_group_scratch_bytes(dt, d, dir);
         /* each thread's block of dy^T */
         const long pq = (long)d->P * d->Q, crs = (long)d->C * d->R * d->S;
         return 2.0 * nt * pixel_block(crs + d->K, pq, 2) * d->K;
     }
-    if (conv_direct_bwd_data_ok(d)) return lowp ? conv_widen_bytes(d, dir) : 0;
+    if (conv_direct_bwd_data_ok(d) && !(lowp && igemm_first(dt, d, dir)))
+        return lowp ? conv_widen_bytes(d, dir) : 0;
     if (!conv_bwd_data_is_fwd(d)) /* each thread's fp32 image of a channel group */
         return lowp ? 4.0 * nt * col2im_channels(d) * d->H * d->W : 0;
     const conv_dims t = conv_bwd_data_flipped(d);
