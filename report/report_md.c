@@ -107,12 +107,12 @@ static void write_checks(const rundata *rd, FILE *f)
         return;
     }
     fprintf(f, "## Failed checks\n\n%d of %d checks failed (%d skipped).\n\n", failed, n - skipped, skipped);
-    fprintf(f, "| suite | case | shape | backend | mode | rel err / tolerance | note | re-run |\n"
-               "|---|---|---|---|---|---|---|---|\n");
+    fprintf(f, "| suite | case | shape | backend | mode | dtype | rel err / tolerance | note | re-run |\n"
+               "|---|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < n; i++) {
         if (!rd_is(rd, i, COL_CHECK, "fail")) continue;
-        static const int COLS[] = {COL_SUITE, COL_CASE, COL_SHAPE, COL_BACKEND, COL_MODE};
-        for (int c = 0; c < 5; c++) md_cell(f, rd_str(rd, i, COLS[c]));
+        static const int COLS[] = {COL_SUITE, COL_CASE, COL_SHAPE, COL_BACKEND, COL_MODE, COL_DTYPE};
+        for (int c = 0; c < 6; c++) md_cell(f, rd_str(rd, i, COLS[c]));
         char err[96] = "";
         double re = rd_num(rd, i, COL_REL_ERR), tol = rd_num(rd, i, COL_TOLERANCE);
         if (!isnan(re) || !isnan(tol)) snprintf(err, sizeof err, "%.3g / %.3g", re, tol);

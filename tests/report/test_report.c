@@ -142,6 +142,7 @@ static int matmul_run(const char *dir, int failing, int emulate_gpu, int with_cp
     if (failing) {
         rows[n] = mk("matmul", "odd-7x13x5", "cpu-omp", "host", "7x13x5", 0.001, "fail", 0);
         rows[n].rel_err = 0.5;
+        snprintf(rows[n].dtype, sizeof rows[0].dtype, "bf16");
         snprintf(rows[n++].note, sizeof rows[0].note, "wrong: \"C[3]\" = 7\nexpected 5");
     }
     rows[n] = mk("matmul", "-", "cublas", "-", "-", 0, "skip", 0);
@@ -186,8 +187,8 @@ static void test_json_and_md(void)
     if (m) {
         char *failed = strstr(m, "## Failed checks"), *table = strstr(m, "| case | shape |");
         EXPECT(failed && table && failed < table, "Failed checks must come before the tables");
-        EXPECT(failed && strstr(failed, "| matmul | odd-7x13x5 | 7x13x5 | cpu-omp | host |"),
-               "the failed row is listed");
+        EXPECT(failed && strstr(failed, "| matmul | odd-7x13x5 | 7x13x5 | cpu-omp | host | bf16 |"),
+               "the failed row is listed, with its dtype");
         EXPECT(failed && strstr(failed, "| re-run |") &&
                    strstr(failed, "| `bench --suite matmul --sizes 7x13x5 --backend cpu-omp --mode host` |"),
                "the failed row carries its re-run command");
