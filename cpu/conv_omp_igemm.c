@@ -13,14 +13,10 @@
  * stage 2 3x3 spent 21 % in im2col and 6 % packing B, stage 5 16 % in
  * im2col and 11 % packing the filters).
  *
- * Packing: a sliver's 32 columns are a few runs of consecutive pixels of
- * one output row.  For each tap (r, s) and run, the words of col's row
- * (c, r, s) are consecutive in x (stride 1) or every other word (stride 2),
- * inside the image for a sub-range of the run: one masked load (two and a
- * compaction at stride 2), the same for every channel c but for c*H*W, so
- * the loads of the R*S taps are worked out once per sliver.  Masked-off
- * words are never read (no fault, no read outside x).  Gathers were tried
- * first: 40 % of the time at stage 2 (vpgatherdd, ~40 cycles each here).
+ * The columns are read 32 at a time by masked loads (conv_omp_cols.h);
+ * gathers were tried first: 40 % of the time at stage 2 (vpgatherdd, ~40
+ * cycles each here).  Each pair of rows becomes the kernels' 64 words by
+ * two word permutes.
  *
  * Threads: work items are groups of slivers (GROUP_BYTES of packed columns,
  * in the core's L2), each packed by the thread that takes it into its own
@@ -31,10 +27,10 @@
  * hoisted out of the channel loop).
  */
 #include "conv_omp_igemm.h"
+#include "conv_omp_cols.h"
 #include "errmsg.h"
 #include "gemm_omp_impl.h"
 #include "gemm_omp_lowp.h"
-#include "conv_omp_cols.h"
 
 #include <omp.h>
 #include <stdint.h>
@@ -106,15 +102,20 @@ int conv_igemm_bwf_ok(dtype_t dt, const conv_dims *d)
     return conv_igemm_ok(dt, d) && gemm_lowp_path_of(dt) == LOWP_AVX512BF16;
 }
 
-double conv_igemm_scratch_bytes(dtype_t dt, const conv_dims *d)
-{
-    const int path = gemm_lowp_path_of(dt);
-    return path < 0 ? 0 : (double)gemm_lowp_packed_a_bytes(path, d->K, d->C * d->R * d->S);
-}
-
 /* Bytes of packed B a thread keeps in its L2 while the A panels stream
  * past: a group of whole slivers. */
 #define GROUP_BYTES (512 * 1024)
+
+double conv_igemm_scratch_bytes(dtype_t dt, const conv_dims *d)
+{
+    const int path = gemm_lowp_path_of(dt);
+    if (path < 0) return 0;
+    const gemm_lowp_kern *k = gemm_lowp_kern_of(path);
+    const int crs = d->C * d->R * d->S;
+    const double sliver = (double)k->nr * ((crs + k->kq - 1) / k->kq * k->kq) * k->esize;
+    return (double)gemm_lowp_packed_a_bytes(path, d->K, crs) +
+           omp_get_max_threads() * (sliver > GROUP_BYTES ? sliver : GROUP_BYTES);
+}
 
 /* C (M x ncols, row stride ldc, columns in segments of seg, each
  * seg_stride after the last) = Ap . B, finished per cm from bias; B's
@@ -131,7 +132,7 @@ static int run_groups(gemm_lowp_path path, dtype_t dt, int M, long ncols, int K,
     int gs = (int)(GROUP_BYTES / sliver);
     if (gs < 1) gs = 1;
     const long ns = (ncols + NR - 1) / NR, ng = (ns + gs - 1) / gs;
-    const int nt = 2.0 * M * ncols * K < 2.0 * 160 * 160 * 160 ? 1 : omp_get_max_threads();
+    const int nt = 2.0 * M * ncols * K < GEMM_SERIAL_FLOPS ? 1 : omp_get_max_threads();
     int failed = 0;
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {

@@ -14,8 +14,9 @@
  * (the pair-packed panels), AVX-512BW, and sizes within its int32 indices. */
 int conv_igemm_ok(dtype_t dt, const conv_dims *d);
 
-/* Bytes of the calling thread's kept scratch (gemm_scratch slot 7, the
- * packed filters) conv_igemm_fwd takes for d. */
+/* Bytes of kept scratch conv_igemm_fwd takes for d: the packed filters
+ * (the calling thread's gemm_scratch slot 7) and every thread's group of
+ * packed columns (slot 0). */
 double conv_igemm_scratch_bytes(dtype_t dt, const conv_dims *d);
 
 /* y = conv(x, w) (+ b, fp32, when not NULL). 0, or non-zero after err_set. */
