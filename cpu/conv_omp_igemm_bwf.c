@@ -196,11 +196,8 @@ int conv_igemm_bwd_filter(dtype_t dt, const conv_dims *d, const void *x, const v
     plan_make(d, nt, &p);
     const long nch = (p.npq + p.J - 1) / p.J;
     const int rs = d->R * d->S;
-    float *part[256] = {NULL};
-    if (nt > 256) {
-        err_set("cpu-omp conv: %d threads, at most 256 for the bf16 bwd-filter", nt);
-        return 1;
-    }
+    float *part[nt]; /* each thread's partial; NULL: it took no chunk */
+    for (int t = 0; t < nt; ++t) part[t] = NULL;
     int failed = 0;
 #pragma omp parallel num_threads(nt)
     {
