@@ -56,6 +56,26 @@ static void gather2_16(uint16_t *o, const uint16_t *src, int n)
     }
 }
 static int has_avx512bw(void) { return __builtin_cpu_supports("avx512bw") != 0; }
+
+/* dst[2t] += src[t] for 0 <= t < n, 16 at a time; only those elements are
+ * read and written (masked: the odd ones between, and anything past
+ * dst[2n - 2], may belong to another thread's channels). */
+__attribute__((target("avx512f")))
+static void add2(float *dst, const float *src, int n)
+{
+    const __m512i i0 = _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0);
+    const __m512i i1 = _mm512_add_epi32(i0, _mm512_set1_epi32(8));
+    for (int t = 0; t < n; t += 16) {
+        const int m = n - t < 16 ? n - t : 16; /* sources this round */
+        const __m512 s = _mm512_maskz_loadu_ps((__mmask16)((1u << m) - 1), src + t);
+        const __mmask16 m0 = (__mmask16)(0x5555u & ((1u << (2 * (m < 8 ? m : 8))) - 1));
+        const __mmask16 m1 = (__mmask16)(m > 8 ? 0x5555u & ((1u << (2 * (m - 8))) - 1) : 0);
+        float *d0 = dst + 2 * t, *d1 = d0 + 16;
+        _mm512_mask_storeu_ps(d0, m0, _mm512_add_ps(_mm512_maskz_loadu_ps(m0, d0), _mm512_permutexvar_ps(i0, s)));
+        if (m1)
+            _mm512_mask_storeu_ps(d1, m1, _mm512_add_ps(_mm512_maskz_loadu_ps(m1, d1), _mm512_permutexvar_ps(i1, s)));
+    }
+}
 #endif
 
 /* o[t] = 0 for q <= t < a and b <= t < qe, src[t*sw] for a <= t < b:
@@ -157,6 +177,10 @@ void conv_col2im(const conv_dims *d, const float *col, long ldcol, int c0, int c
                     const float *src = in + (long)p * Q;
                     if (sw == 1)
                         for (int q = qa; q < qb; q++) dst[q] += src[q];
+#if defined(__x86_64__)
+                    else if (sw == 2 && qb > qa && has_avx512())
+                        add2(dst + 2L * qa, src + qa, qb - qa);
+#endif
                     else
                         for (int q = qa; q < qb; q++) dst[(long)q * sw] += src[q];
                 }
