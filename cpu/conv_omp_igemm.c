@@ -106,14 +106,21 @@ int conv_igemm_bwf_ok(dtype_t dt, const conv_dims *d)
  * past: a group of whole slivers. */
 #define GROUP_BYTES (512 * 1024)
 
+/* The kernel for the product of d's K filters on path: the vdpbf16ps one
+ * whose panels fit K best, or AMX's. */
+static const gemm_lowp_kern *kern_for(int path, const conv_dims *d)
+{
+    return path == LOWP_AVX512BF16 ? gemm_lowp_kern_bf16_rows(d->K) : gemm_lowp_kern_of(path);
+}
+
 double conv_igemm_scratch_bytes(dtype_t dt, const conv_dims *d)
 {
     const int path = gemm_lowp_path_of(dt);
     if (path < 0) return 0;
-    const gemm_lowp_kern *k = gemm_lowp_kern_of(path);
+    const gemm_lowp_kern *k = kern_for(path, d);
     const int crs = d->C * d->R * d->S;
     const double sliver = (double)k->nr * ((crs + k->kq - 1) / k->kq * k->kq) * k->esize;
-    return (double)gemm_lowp_packed_a_bytes(path, d->K, crs) +
+    return (double)gemm_lowp_packed_a_bytes(k, d->K, crs) +
            omp_get_max_threads() * (sliver > GROUP_BYTES ? sliver : GROUP_BYTES);
 }
 
@@ -121,12 +128,11 @@ double conv_igemm_scratch_bytes(dtype_t dt, const conv_dims *d)
  * seg_stride after the last) = Ap . B, finished per cm from bias; B's
  * slivers packed by pack from ctx, in groups (see the top), into the
  * taking thread's gemm_scratch slot 0. */
-static int run_groups(gemm_lowp_path path, dtype_t dt, int M, long ncols, int K, const void *Ap,
-                      void (*pack)(const void *, int, int, int, int, void *, int, int),
+static int run_groups(const gemm_lowp_kern *k, dtype_t dt, int M, long ncols, int K,
+                      const void *Ap, void (*pack)(const void *, int, int, int, int, void *, int, int),
                       const void *ctx, const float *bias, gemm_lowp_cmode cm, void *C, long ldc,
                       long seg, long seg_stride)
 {
-    const gemm_lowp_kern *k = gemm_lowp_kern_of(path);
     const int Kp = (K + k->kq - 1) / k->kq * k->kq, MR = k->mr, NR = k->nr;
     const size_t sliver = (size_t)NR * Kp * k->esize, apanel = (size_t)MR * Kp * k->esize;
     int gs = (int)(GROUP_BYTES / sliver);
@@ -168,14 +174,15 @@ int conv_igemm_fwd(dtype_t dt, const conv_dims *d, const void *x, const void *w,
     if (path < 0) return 1;
     const int crs = d->C * d->R * d->S;
     const long pq = (long)d->P * d->Q;
-    void *Ap = gemm_scratch(SLOT, gemm_lowp_packed_a_bytes(path, d->K, crs));
+    const gemm_lowp_kern *k = kern_for(path, d);
+    void *Ap = gemm_scratch(SLOT, gemm_lowp_packed_a_bytes(k, d->K, crs));
     if (!Ap) {
         err_set("cpu-omp conv: out of memory for the packed filters (%zu bytes)",
-                gemm_lowp_packed_a_bytes(path, d->K, crs));
+                gemm_lowp_packed_a_bytes(k, d->K, crs));
         return 1;
     }
-    gemm_lowp_pack_a(path, dt, d->K, crs, w, crs, Ap);
+    gemm_lowp_pack_a(k, dt, d->K, crs, w, crs, Ap);
     const col_src f = {d, x};
-    return run_groups(path, dt, d->K, d->N * pq, crs, Ap, pack_fwd, &f, b, LOWP_C_DT, y, pq, pq,
+    return run_groups(k, dt, d->K, d->N * pq, crs, Ap, pack_fwd, &f, b, LOWP_C_DT, y, pq, pq,
                       d->K * pq);
 }

@@ -237,17 +237,15 @@ int gemm_lowp_path_of(dtype_t dt)
 
 const gemm_lowp_kern *gemm_lowp_kern_of(gemm_lowp_path path) { return kern_of(path); }
 
-size_t gemm_lowp_packed_a_bytes(gemm_lowp_path path, int M, int K)
+size_t gemm_lowp_packed_a_bytes(const gemm_lowp_kern *k, int M, int K)
 {
-    const gemm_lowp_kern *k = kern_of(path);
     const long Kp = (K + k->kq - 1) / k->kq * k->kq, mp = (M + k->mr - 1) / k->mr;
     return (size_t)(mp * k->mr * Kp) * k->esize;
 }
 
-void gemm_lowp_pack_a(gemm_lowp_path path, dtype_t dt, int M, int K, const void *A, int lda,
+void gemm_lowp_pack_a(const gemm_lowp_kern *k, dtype_t dt, int M, int K, const void *A, int lda,
                       void *dst)
 {
-    const gemm_lowp_kern *k = kern_of(path);
     const int Kp = (K + k->kq - 1) / k->kq * k->kq, mp = (M + k->mr - 1) / k->mr;
     const size_t apanel = (size_t)k->mr * Kp * k->esize;
 #pragma omp parallel for schedule(static) if (mp > 1 && (double)M * K > 65536.0)

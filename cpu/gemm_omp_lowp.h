@@ -65,6 +65,11 @@ typedef struct gemm_lowp_kern {
 
 /* The kernels; each is usable only on the path gemm_lowp_choose gives for it. */
 const gemm_lowp_kern *gemm_lowp_kern_avx512bf16(void);
+/* The vdpbf16ps kernel for a product of M rows: the 12 x 32 tile, or a
+ * 16-row one (same B slivers) where 16-row panels waste fewer rows (M = 16,
+ * 32, 64: gemm_omp_bf16.c has the measurements).  Same path and layout of
+ * B; A packed by the kernel's own pack_a. */
+const gemm_lowp_kern *gemm_lowp_kern_bf16_rows(int M);
 const gemm_lowp_kern *gemm_lowp_kern_amx(void);
 /* The fp32 micro-kernel of gemm_kernel_select(), with conversions by F16C
  * (f16c != 0, fp16 only) or plain C. */
@@ -106,11 +111,11 @@ int gemm_lowp_path_of(dtype_t dt);
 const gemm_lowp_kern *gemm_lowp_kern_of(gemm_lowp_path path);
 
 /* A (M x K, dt, row stride lda) packed whole, once, for many products on
- * path (the convolution's filters): mr-row panels of Kp, panel p at
+ * kernel k (the convolution's filters): mr-row panels of Kp, panel p at
  * dst + p*mr*Kp*esize bytes, gemm_lowp_packed_a_bytes in all.  Parallel
  * over panels when called outside a parallel region. */
-size_t gemm_lowp_packed_a_bytes(gemm_lowp_path path, int M, int K);
-void gemm_lowp_pack_a(gemm_lowp_path path, dtype_t dt, int M, int K, const void *A, int lda,
+size_t gemm_lowp_packed_a_bytes(const gemm_lowp_kern *k, int M, int K);
+void gemm_lowp_pack_a(const gemm_lowp_kern *k, dtype_t dt, int M, int K, const void *A, int lda,
                       void *dst);
 
 /* One tile of k: rows [i, i + h) x columns [j, j + w) of C (ldc; columns

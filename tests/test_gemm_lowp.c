@@ -7,8 +7,11 @@
  * over a NaN-filled C whose row padding must stay untouched; and the
  * convolution's output modes (gemm_lowp_ex: a per-row bias before the one
  * rounding, fp32 C stored or added to).  Also:
- * BENCH_CPU_LOWP_PATH=portable, the unsupported dtypes' error, and the path
- * decision (gemm_lowp_choose) for CPUs this one is not, AMX included. */
+ * BENCH_CPU_LOWP_PATH=portable, the unsupported dtypes' error, the path
+ * decision (gemm_lowp_choose) for CPUs this one is not, AMX included, and
+ * the two vdpbf16ps tiles (12 and 16 rows) driven one at a time as the
+ * convolution's implicit GEMMs drive them: A packed whole, C's columns in
+ * segments with gaps left untouched, every output mode. */
 #define _POSIX_C_SOURCE 200809L
 #include "check.h"
 #include "cpu_features.h"
@@ -120,6 +123,88 @@ static int run_case(gemm_lowp_path path, dtype_t dt, const tcase *c, int threads
     return rc == 0 && bad == 0 && pad_written == 0;
 }
 
+/* ---- kernels driven one tile at a time (cpu-omp's bf16 implicit GEMMs) ------ */
+/* k's tiles over an M x N x K product, A packed whole (gemm_lowp_pack_a), B
+ * by k->pack_b, stored through gemm_lowp_tile_seg into C's columns in
+ * segments of seg (seg_stride apart: the gaps must stay untouched), in mode
+ * cm with a bias; every element against the double reference. */
+static int tiles_case(const gemm_lowp_kern *k, int M, int N, int K, long seg, long sst,
+                      gemm_lowp_cmode cm)
+{
+    const dtype_t dt = DTYPE_BF16;
+    const int Kp = (K + k->kq - 1) / k->kq * k->kq, ns = (N + k->nr - 1) / k->nr;
+    const long nseg = (N + seg - 1) / seg, ldc = nseg * sst; /* row i at i*ldc */
+    float *f = malloc(sizeof(float) * ((size_t)M * K + (size_t)K * N + M + (size_t)M * ldc));
+    float *bias = f + (size_t)M * K + (size_t)K * N, *old = bias + M;
+    rng_fill_uniform(f, (size_t)M * K + (size_t)K * N + M + (size_t)M * ldc, 7u + M + N + K);
+    uint16_t *A = malloc(2 * (size_t)M * K), *B = malloc(2 * (size_t)K * N);
+    for (size_t i = 0; i < (size_t)M * K; i++) dtype_set(dt, A, i, f[i]);
+    for (size_t i = 0; i < (size_t)K * N; i++) dtype_set(dt, B, i, f[(size_t)M * K + i]);
+    void *Ap = malloc(gemm_lowp_packed_a_bytes(k, M, K));
+    void *Bp = aligned_alloc(64, ((size_t)ns * k->nr * Kp * k->esize + 63) & ~(size_t)63);
+    void *C = malloc(4 * (size_t)M * ldc);
+    const float MARK = -1234.5f;
+    for (long e = 0; e < M * ldc; e++) {
+        const int in = e % ldc % sst < seg && e % ldc / sst * seg + e % ldc % sst < N;
+        if (cm == LOWP_C_DT) ((uint16_t *)C)[e] = 0x7FFF;
+        else ((float *)C)[e] = !in ? MARK : cm == LOWP_C_F32_ADD ? old[e] : NAN;
+    }
+    gemm_lowp_pack_a(k, dt, M, K, A, K, Ap);
+    k->pack_b(dt, K, Kp, N, B, N, Bp, 0, ns);
+    for (int ir = 0; ir < M; ir += k->mr)
+        for (int s = 0; s < ns; ++s)
+            gemm_lowp_tile_seg(k, dt, Kp, (char *)Ap + (size_t)(ir / k->mr) * k->mr * Kp * k->esize,
+                               (char *)Bp + (size_t)s * k->nr * Kp * k->esize, bias + ir, cm, C,
+                               ldc, seg, sst, ir, (long)s * k->nr, M - ir < k->mr ? M - ir : k->mr,
+                               N - s * k->nr < k->nr ? N - s * k->nr : k->nr);
+    long bad = 0, gap = 0;
+    for (int i = 0; i < M; i++)
+        for (long e = 0; e < ldc; e++) {
+            const long j = e / sst * seg + e % sst;
+            const size_t at = (size_t)i * ldc + e;
+            if (e % sst >= seg || j >= N) { /* a gap: untouched */
+                gap += cm == LOWP_C_DT ? ((uint16_t *)C)[at] != 0x7FFF : ((float *)C)[at] != MARK;
+                continue;
+            }
+            double ref = bias[i] + (cm == LOWP_C_F32_ADD ? old[at] : 0.0), mag = fabs(ref) * 2;
+            for (int q = 0; q < K; q++) {
+                const double p = (double)dtype_get(dt, A, (size_t)i * K + q) *
+                                 dtype_get(dt, B, (size_t)q * N + j);
+                ref += p;
+                mag += fabs(p);
+            }
+            const double acc = 1.01 * (K + 2) * ldexp(mag, -24);
+            const double bound = cm == LOWP_C_DT ? half_ulp(dt, fabs(ref) + acc) + acc : acc;
+            const double got = cm == LOWP_C_DT ? dtype_get(dt, C, at) : ((float *)C)[at];
+            bad += !(fabs(got - ref) <= bound);
+        }
+    EXPECT(bad == 0 && gap == 0, "%d-row kernel %dx%dx%d segments of %ld (stride %ld) mode %d: "
+           "%ld elements out of bounds, %ld gap elements written", k->mr, M, N, K, seg, sst,
+           (int)cm, bad, gap);
+    free(f); free(A); free(B); free(Ap); free(Bp); free(C);
+    return bad == 0 && gap == 0;
+}
+
+static void test_tiles(void)
+{
+    if (!(cpu_features() & CPU_F_AVX512BF16)) {
+        printf("skipped: the vdpbf16ps tiles (this CPU lacks AVX512-BF16)\n");
+        return;
+    }
+    const gemm_lowp_kern *ks[2] = {gemm_lowp_kern_avx512bf16(), gemm_lowp_kern_bf16_rows(32)};
+    EXPECT(ks[0]->mr == 12 && ks[1]->mr == 16 && gemm_lowp_kern_bf16_rows(48) == ks[0] &&
+               gemm_lowp_kern_bf16_rows(16) == ks[1] && gemm_lowp_kern_bf16_rows(64) == ks[1],
+           "the vdpbf16ps kernel for M rows");
+    static const int SH[][5] = {/* M, N, K, seg, seg stride */
+                                {32, 70, 9, 70, 70},  {17, 45, 33, 7, 10}, {16, 64, 144, 49, 53},
+                                {40, 33, 2, 5, 5},    {5, 17, 1, 3, 4}};
+    for (int kk = 0; kk < 2; kk++)
+        for (size_t c = 0; c < sizeof SH / sizeof SH[0]; c++)
+            for (int cm = LOWP_C_DT; cm <= LOWP_C_F32_ADD; cm++)
+                tiles_case(ks[kk], SH[c][0], SH[c][1], SH[c][2], SH[c][3], SH[c][4],
+                           (gemm_lowp_cmode)cm);
+}
+
 /* ---- gemm_lowp_choose: the decision, for CPUs this one is not ---------------- */
 static int permit_calls;
 static int permit_yes(void) { permit_calls++; return 1; }
@@ -224,6 +309,7 @@ int main(void)
 {
     test_choose();
     test_entry();
+    test_tiles();
 
     /* every path this CPU has, for each dtype it serves */
     const unsigned f = cpu_features();
