@@ -348,7 +348,7 @@ static void note(dtype_t dt, const char *route)
 static int igemm_first(dtype_t dt, const conv_dims *d, conv_dir dir)
 {
     if (dir == CONV_FWD) return d->K >= 8 && conv_igemm_ok(dt, d);
-    if (dir == CONV_BWD_FILTER) return d->K >= 32 && conv_igemm_bwf_ok(dt, d);
+    if (dir == CONV_BWD_FILTER) return d->K >= 16 && conv_igemm_bwf_ok(dt, d);
     if (!conv_bwd_data_is_fwd(d) || d->C < 8) return 0;
     const conv_dims t = conv_bwd_data_flipped(d);
     return conv_igemm_ok(dt, &t);

@@ -88,8 +88,10 @@ TGT static inline int loads_of(const conv_dims *d, const run *ru, int nr, int r,
         if (hi <= lo) continue;
         const uint32_t m = (hi - lo == 32 ? ~0u : (1u << (hi - lo)) - 1) << (u->lane0 + lo);
         tab[n].m = (__mmask32)m;
-        tab[n].m0 = (__mmask32)_pdep_u32(m & 0xFFFF, 0x55555555u);
-        tab[n].m1 = (__mmask32)_pdep_u32(m >> 16, 0x55555555u);
+        if (sw == 2) { /* the words of the two loads compacted */
+            tab[n].m0 = (__mmask32)_pdep_u32(m & 0xFFFF, 0x55555555u);
+            tab[n].m1 = (__mmask32)_pdep_u32(m >> 16, 0x55555555u);
+        }
         tab[n].off = u->xoff + (long)h * d->W + w0 - (long)u->lane0 * sw;
         ++n;
     }

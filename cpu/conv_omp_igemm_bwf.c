@@ -5,8 +5,9 @@
  *
  * reduced over every pixel of every image.  vdpbf16ps sums products in
  * pairs along the reduction, so both operands are packed as pairs of
- * consecutive pixels: the A panels (12 rows of col: taps of channels) hold,
- * per pixel pair, 12 dwords (col[i][j], col[i][j + 1]); the B slivers (32
+ * consecutive pixels: the A panels (mr = 12 or 16 rows of col: taps of
+ * channels; gemm_lowp_kern_bf16_rows picks the tile) hold, per pixel pair,
+ * mr dwords (col[i][j], col[i][j + 1]); the B slivers (32
  * filters) hold 32 dwords (dy[k][j], dy[k][j + 1]).  Rows of col and of dy
  * are read 32 pixels at a time in place (conv_omp_cols.h: masked loads, no
  * im2col) and turned into pairs by 16 x 16 dword transposes.  The row of
@@ -14,7 +15,7 @@
  *
  * Work items are chunks of pixels: the thread that takes one packs dy's
  * chunk (all filters, BCHUNK_BYTES, kept in its L2), then per A panel packs
- * the panel's 12 rows of the chunk and runs it against every sliver, adding
+ * the panel's rows of the chunk and runs it against every sliver, adding
  * into its own fp32 partial of [dw^T; db^T] (the first chunk stores); the
  * partials are summed and rounded once at the end (conv_sum_partials).  A
  * layer has equal chunks, a multiple of the threads, so a layer whose dy is
@@ -33,12 +34,12 @@
 
 #define SLOT 2               /* gemm_scratch: each thread's partial and chunks */
 #define BCHUNK_BYTES (512 << 10) /* dy's packed chunk, in the core's L2 */
-#define MR 12                /* the vdpbf16ps kernel's tile (gemm_omp_bf16.c) */
-#define NR 32
+#define NR 32 /* the vdpbf16ps kernels' sliver (gemm_omp_bf16.c) */
 
 /* The sizes of one call. */
 typedef struct {
-    int crs, M, mp;  /* rows of col; + the ones row; A panels */
+    const gemm_lowp_kern *k; /* its rows per panel: mr (12 or 16) */
+    int mr, crs, M, mp; /* rows of col; + the ones row; A panels */
     int K, ns;       /* filters; B slivers */
     long npq, J;     /* pixels; per chunk (a multiple of 32) */
     int nblk;        /* 32-pixel blocks per chunk */
@@ -49,7 +50,11 @@ static void plan_make(const conv_dims *d, int nt, bwf_plan *p)
 {
     p->crs = d->C * d->R * d->S;
     p->M = p->crs + 1;
-    p->mp = (p->M + MR - 1) / MR;
+    /* 16-row panels where they fit M better or the filters fill only half a
+     * sliver (that tile skips an empty half; cnn-conv1's 16 filters) */
+    p->k = d->K <= 16 ? gemm_lowp_kern_bf16_rows(16) : gemm_lowp_kern_bf16_rows(p->M);
+    p->mr = p->k->mr;
+    p->mp = (p->M + p->mr - 1) / p->mr;
     p->K = d->K;
     p->ns = (d->K + NR - 1) / NR;
     p->npq = (long)d->N * d->P * d->Q;
@@ -61,7 +66,7 @@ static void plan_make(const conv_dims *d, int nt, bwf_plan *p)
     p->J = ((p->npq + nch - 1) / nch + 31) / 32 * 32;
     p->nblk = (int)(p->J / 32);
     p->part = ((size_t)p->M * p->K * 4 + 63) & ~(size_t)63;
-    p->a = (size_t)MR * p->J * 2;
+    p->a = (size_t)p->mr * p->J * 2;
     p->b = (size_t)p->ns * NR * p->J * 2;
     p->tabs = (size_t)p->nblk * (sizeof(row_load) * 32 * d->R * d->S + sizeof(int) * (d->R * d->S + 1));
 }
@@ -119,10 +124,10 @@ TGT static void pack_dy(const conv_dims *d, const bwf_plan *p, const uint16_t *d
         for (int s = 0; s < p->ns; ++s) {
             __m512i r[32];
             for (int k = 0; k < 32; ++k)
-                r[k] = s * NR + k < p->K ? row_of(&src, tab, nl, (s * NR + k) * pq)
+                r[k] = s * NR + k < p->K ? row_of(&src, tab, nl, (long)(s * NR + k) * pq)
                                          : _mm512_setzero_si512();
             tr16(r);
-            tr16(r + 16);
+            if (s * NR + 16 < p->K) tr16(r + 16); /* else zeros (cnn-conv1's 16 filters) */
             __m512i *o = (__m512i *)(dst + ((size_t)s * (p->J / 2) + 16 * b) * 64);
             for (int kk = 0; kk < 16; ++kk) {
                 o[2 * kk] = r[kk];
@@ -154,15 +159,15 @@ TGT static void chunk_loads(const conv_dims *d, const bwf_plan *p, long j0, long
     }
 }
 
-/* A panel pn (rows 12*pn .. of [col; 1]) of the chunk's pixels [j0, j0 + jn)
- * into dst: pair kk's 12 dwords at dst + kk*24 words. */
+/* A panel pn (rows mr*pn .. of [col; 1]) of the chunk's pixels [j0, j0 + jn)
+ * into dst: pair kk's mr dwords at dst + kk*2*mr words. */
 TGT static void pack_col(const conv_dims *d, const bwf_plan *p, const uint16_t *x, int pn,
                          long jn, const row_load *tab, const int *start, uint16_t *dst)
 {
     const col_src src = {d, x};
     const int rs = d->R * d->S;
     const long hw = (long)d->H * d->W;
-    const int i0 = pn * MR;
+    const int mr = p->mr, i0 = pn * mr;
     for (int b = 0; b < p->nblk; ++b) {
         const int *st = start + (size_t)b * (rs + 1);
         const long left = jn - 32L * b; /* pixels of this block in the chunk */
@@ -171,14 +176,15 @@ TGT static void pack_col(const conv_dims *d, const bwf_plan *p, const uint16_t *
         int c = i0 / rs, t = i0 % rs;
         for (int i = 0; i < 16; ++i) {
             const int row = i0 + i;
-            if (i >= MR || row > p->crs) r[i] = _mm512_setzero_si512();
+            if (i >= mr || row > p->crs) r[i] = _mm512_setzero_si512();
             else if (row == p->crs) r[i] = _mm512_maskz_mov_epi16(valid, _mm512_set1_epi16(0x3F80));
             else r[i] = row_of(&src, tab + st[t], st[t + 1] - st[t], c * hw);
             if (++t == rs) t = 0, ++c;
         }
         tr16(r);
-        uint32_t *o = (uint32_t *)dst + (size_t)16 * b * MR;
-        for (int kk = 0; kk < 16; ++kk) _mm512_mask_storeu_epi32(o + kk * MR, 0x0FFF, r[kk]);
+        uint32_t *o = (uint32_t *)dst + (size_t)16 * b * mr;
+        const __mmask16 keep = (__mmask16)((1u << mr) - 1);
+        for (int kk = 0; kk < 16; ++kk) _mm512_mask_storeu_epi32(o + kk * mr, keep, r[kk]);
     }
 }
 
@@ -190,10 +196,10 @@ int conv_igemm_bwd_filter(dtype_t dt, const conv_dims *d, const void *x, const v
         err_set("cpu-omp conv: the implicit bwd-filter needs the vdpbf16ps path");
         return 1;
     }
-    const gemm_lowp_kern *k = gemm_lowp_kern_of(path);
     const int nt = omp_get_max_threads();
     bwf_plan p;
     plan_make(d, nt, &p);
+    const gemm_lowp_kern *k = p.k;
     const long nch = (p.npq + p.J - 1) / p.J;
     const int rs = d->R * d->S;
     float *part[nt]; /* each thread's partial; NULL: it took no chunk */
@@ -220,10 +226,10 @@ int conv_igemm_bwd_filter(dtype_t dt, const conv_dims *d, const void *x, const v
             chunk_loads(d, &p, j0, jn, tab, start);
             for (int pn = 0; pn < p.mp; ++pn) {
                 pack_col(d, &p, x, pn, jn, tab, start, ap);
-                const int h = p.M - pn * MR < MR ? p.M - pn * MR : MR;
+                const int h = p.M - pn * p.mr < p.mr ? p.M - pn * p.mr : p.mr;
                 for (int s = 0; s < p.ns; ++s)
                     k->tile(dt, (int)p.J, ap, bp + (size_t)s * (p.J / 2) * 64, NULL, cm,
-                            mine + (size_t)pn * MR * p.K + s * NR, p.K, h,
+                            mine + (size_t)pn * p.mr * p.K + s * NR, p.K, h,
                             p.K - s * NR < NR ? p.K - s * NR : NR);
             }
             part[me] = mine;
