@@ -74,6 +74,7 @@
 #include "conv_omp_direct.h"
 #include "conv_omp_dt.h"
 #include "conv_omp_group.h"
+#include "conv_omp_regions.h"
 #include "errmsg.h"
 #include "gemm_cpu.h"
 #include "gemm_omp_impl.h"
@@ -231,7 +232,11 @@ static int omp_bwd_data(const conv_dims *d, const float *dy, const float *w, flo
 {
     (void)ws, (void)stream;
     if (conv_direct_bwd_data_ok(d)) return conv_direct_bwd_data(d, dy, w, dx);
-    if (conv_bwd_data_is_fwd(d)) return bwd_data_as_fwd(DTYPE_FP32, d, dy, w, dx);
+    if (conv_bwd_data_is_fwd(d)) {
+        const conv_dims t = conv_bwd_data_flipped(d);
+        if (conv_regions_ok(DTYPE_FP32, &t)) return conv_regions_fwd(&t, dy, w, 1, NULL, dx);
+        return bwd_data_as_fwd(DTYPE_FP32, d, dy, w, dx);
+    }
     return bwd_data_col2im(DTYPE_FP32, d, dy, w, dx);
 }
 

@@ -36,6 +36,7 @@
 #include "conv_omp_group.h"
 #include "conv_im2col.h"
 #include "conv_omp_dt.h"
+#include "conv_omp_regions.h"
 #include "errmsg.h"
 #include "gemm_cpu.h"
 #include "gemm_omp_impl.h"
@@ -63,7 +64,6 @@
 #define SLOT 4 /* gemm_scratch slot (gemm_omp_impl.h) */
 
 static int split_ok(dtype_t dt, const conv_dims *d);
-static int split_images(const conv_dims *d);
 static double split_filter_bytes(dtype_t dt, const conv_dims *d);
 static long split_edge_floats(const conv_dims *d);
 
@@ -116,10 +116,9 @@ double conv_group_scratch_bytes(dtype_t dt, const conv_dims *d, conv_dir dir)
     const int nt = omp_get_max_threads();
     const size_t es = conv_es(dt);
     if (dir == CONV_FWD)
-        return nt * set_bytes(dt, d,
-                              split_ok(dt, d) ? split_images(d) : group_images(d, nt, es, GROUP_COLS),
-                              dir) +
-               split_filter_bytes(dt, d);
+        return conv_regions_ok(dt, d)
+                   ? conv_regions_scratch_bytes(d)
+                   : nt * set_bytes(dt, d, group_images(d, nt, es, GROUP_COLS), dir);
     return set_bytes(dt, d, group_images(d, 1, es, bwdf_cols(dt)), dir) + split_filter_bytes(dt, d);
 }
 
@@ -242,49 +241,9 @@ static void split_gather(const conv_dims *d, const float *x, int g, long ldc,
         }
 }
 
-/* Images per group: one group per thread, within GROUP_MAX_BYTES. The edge
- * regions' GEMMs have few columns (5 or 7 an image at 7x7) against the
- * whole filter matrix, so groups are larger than the plain path's: 8 images
- * a group ran 1.2x slower than 16 (1 thread). */
-static int split_images(const conv_dims *d)
-{
-    const long pq = (long)d->P * d->Q, crs = 9L * d->C, nt = omp_get_max_threads();
-    long gn = (d->N + nt - 1) / nt;
-    const long fit = GROUP_MAX_BYTES / ((long)sizeof(float) * (crs + d->K) * pq);
-    if (gn > fit) gn = fit;
-    return gn < 1 ? 1 : (int)gn;
-}
-
 static double split_filter_bytes(dtype_t dt, const conv_dims *d)
 {
     return split_ok(dt, d) ? sizeof(float) * (18.0 * d->K * d->C + split_edge_floats(d)) : 0;
-}
-
-/* Region q of images n0..n0+g-1: its columns into col, Y_q (K x g*npx) into
- * yq, then scattered into y. team: the gather and scatter as parallel loops
- * and the GEMM on the team (called outside a parallel region). */
-static int split_run(const conv_dims *d, const float *x, int n0, int g, const split_region *q,
-                     const float *A, const float *b, float *y, float *col, float *yq, int team)
-{
-    const long pq = (long)d->P * d->Q, K = d->K, C = d->C, img = C * d->H * d->W;
-    const int qw = q->ow1 - q->ow0 + 1;
-    const long npx = (long)(q->oh1 - q->oh0 + 1) * qw, ldc = g * npx;
-    const long taps = (long)(q->r1 - q->r0) * (q->s1 - q->s0);
-#pragma omp parallel for if (team) schedule(static)
-    for (int i = 0; i < g; i++) /* image i's columns: col + i*npx, row stride ldc */
-        split_gather(d, x + (n0 + i) * img, 1, ldc, q, col + i * npx);
-    if (conv_gemm_bias(DTYPE_FP32, (int)K, (int)ldc, (int)(taps * C), A, (int)(9 * C), col,
-                       (int)ldc, b, yq, (int)ldc))
-        return 1;
-#pragma omp parallel for if (team) schedule(static)
-    for (long it = 0; it < g * K; it++) { /* y[n0+i][k][region] = Y_q[k][i*npx + .] */
-        const long i = it / K, k = it % K;
-        const float *src = yq + k * ldc + i * npx;
-        float *dst = y + ((n0 + i) * K + k) * pq;
-        for (int oh = q->oh0; oh <= q->oh1; oh++, src += qw)
-            for (int j = 0; j < qw; j++) dst[(long)oh * d->Q + q->ow0 + j] = src[j];
-    }
-    return 0;
 }
 
 /* The edge regions' columns and Y_q for all N images at once (floats). */
@@ -294,64 +253,6 @@ static long split_edge_floats(const conv_dims *d)
     return px * d->N * (6L * d->C + d->K);
 }
 
-static int split_fwd(const conv_dims *d, const float *x, const float *w, const float *b, float *y)
-{
-    const long K = d->K, C = d->C, crs = 9 * C;
-    const int gn = split_images(d), ng = (d->N + gn - 1) / gn;
-    split_region rg[5];
-    const int nrg = split_regions(d, rg);
-    float *wr = gemm_scratch(6, 2 * sizeof(float) * (size_t)(K * crs));
-    if (!wr) {
-        err_set("cpu-omp conv: out of memory for the rearranged filters (%.0f bytes)",
-                split_filter_bytes(DTYPE_FP32, d));
-        return 1;
-    }
-    float *ws = wr + K * crs;
-    const float *A[5];
-    for (int ri = 0; ri < nrg; ri++)
-        A[ri] = rg[ri].layout == 0   ? w
-                : rg[ri].layout == 1 ? wr + (long)rg[ri].r0 * 3 * C
-                                     : ws + (long)rg[ri].s0 * 3 * C;
-    int failed = 0;
-    atomic_int arrived = 0;
-#pragma omp parallel
-    {
-        void *ygv = NULL, *colv = group_buf(DTYPE_FP32, d, gn, CONV_FWD, &ygv, NULL);
-        float *col = colv, *yg = ygv;
-        if (!col) {
-#pragma omp atomic write
-            failed = 1;
-        }
-#pragma omp for schedule(static)
-        for (long k = 0; k < K; k++)
-            for (long c = 0; c < C; c++)
-                for (int t = 0; t < 9; t++) {
-                    const float v = w[(k * C + c) * 9 + t];
-                    wr[k * crs + t * C + c] = v;
-                    ws[k * crs + ((t % 3) * 3 + t / 3) * C + c] = v;
-                }
-#pragma omp for schedule(dynamic, 1) nowait
-        for (int gi = 0; gi < ng; gi++) {
-            if (!col) continue;
-            const int n0 = gi * gn, g = d->N - n0 < gn ? d->N - n0 : gn;
-            if (split_run(d, x, n0, g, &rg[0], A[0], b, y, col, yg, 0)) {
-#pragma omp atomic write
-                failed = 1;
-            }
-        }
-        gemm_yield_barrier(&arrived, omp_get_num_threads());
-    }
-    if (!failed) { /* the edges of every image: 4 team GEMMs of N*5..7 columns */
-        const long cols = 6L * C * (d->P > d->Q ? d->P : d->Q) * d->N;
-        float *col = gemm_scratch(SLOT, sizeof(float) * (size_t)split_edge_floats(d));
-        if (!col) failed = 1;
-        for (int ri = 1; ri < nrg && !failed; ri++)
-            failed = split_run(d, x, 0, d->N, &rg[ri], A[ri], b, y, col, col + cols, 1);
-    }
-    if (failed) err_set("cpu-omp conv: out of memory for a group's columns or GEMM panels");
-    return failed;
-}
-
 /* fwd: the groups are shared out among the threads, each building its
  * group's columns in its own buffers and running the GEMM alone (no barrier
  * inside a group: on this shared 2-vCPU host a team GEMM per group lost to
@@ -359,7 +260,7 @@ static int split_fwd(const conv_dims *d, const float *x, const float *w, const f
 int conv_group_fwd(dtype_t dt, const conv_dims *d, const void *x, const void *w, const float *b,
                    void *y)
 {
-    if (split_ok(dt, d)) return split_fwd(d, x, w, b, y);
+    if (conv_regions_ok(dt, d)) return conv_regions_fwd(d, x, w, 0, b, y);
     const size_t es = conv_es(dt);
     const long pq = (long)d->P * d->Q, crs = (long)d->C * d->R * d->S, K = d->K;
     const int gn = group_images(d, omp_get_max_threads(), es, GROUP_COLS);
