@@ -46,16 +46,14 @@ typedef struct {
     int oh0, oh1, ow0, ow1; /* output pixels [oh0, oh1) x [ow0, ow1) */
     int r0, r1, s0, s1;     /* their taps inside the image: [r0, r1) x [s0, s1) */
     long npx, cols;         /* pixels, and columns (N * npx) */
-    int sb, nsl;            /* first sliver, sliver count */
+    int nsl;                /* slivers of NR columns */
 } region;
 
 typedef struct {
-    gemm_job job; /* first: gemm_job_run's callbacks get it */
     const gemm_kern_cfg *cf;
     const conv_dims *d;
     const float *x, *Ap;
-    float *Y;
-    long ldy, panel; /* Y's row stride; floats per packed filter panel */
+    long panel; /* floats per packed filter panel */
     int nrg;
     region rg[MAX_CLASS * MAX_CLASS];
 } rjob;
@@ -84,15 +82,14 @@ static int tap_classes(int n, int f, int pad, int lo[], int hi[], int t0[], int 
     return m;
 }
 
-/* The regions of d, each's columns starting on a sliver of nr; returns the
- * sliver count. */
-static int regions_make(const conv_dims *d, int nr, region *rg, int *nrg)
+/* The regions of d (slivers of nr columns); returns how many. */
+static int regions_make(const conv_dims *d, int nr, region *rg)
 {
     int rl[MAX_CLASS], rh[MAX_CLASS], r0[MAX_CLASS], r1[MAX_CLASS];
     int cl[MAX_CLASS], ch[MAX_CLASS], s0[MAX_CLASS], s1[MAX_CLASS];
     const int nrow = tap_classes(d->P, d->R, d->ph, rl, rh, r0, r1);
     const int ncol = tap_classes(d->Q, d->S, d->pw, cl, ch, s0, s1);
-    int n = 0, sb = 0;
+    int n = 0;
     for (int a = 0; a < nrow; a++)
         for (int b = 0; b < ncol; b++, n++) {
             region *q = &rg[n];
@@ -100,23 +97,10 @@ static int regions_make(const conv_dims *d, int nr, region *rg, int *nrg)
                           .r1 = r1[a], .s0 = s0[b], .s1 = s1[b]};
             q->npx = (long)(q->oh1 - q->oh0) * (q->ow1 - q->ow0);
             q->cols = d->N * q->npx;
-            q->sb = sb;
             q->nsl = (int)((q->cols + nr - 1) / nr);
-            sb += q->nsl;
         }
-    *nrg = n;
-    return sb;
+    return n;
 }
-
-static const region *region_of(const rjob *g, int sliver)
-{
-    int q = 0;
-    while (q + 1 < g->nrg && sliver >= g->rg[q + 1].sb) q++;
-    return &g->rg[q];
-}
-
-/* Rows of K a region reads: its taps x C. */
-static long region_k(const region *q, long C) { return (long)(q->r1 - q->r0) * (q->s1 - q->s0) * C; }
 
 /* Panel p of the packed filters: rows k in [p*mr, p*mr + mr) (zero past K),
  * element (k, r, s, c) at dst[((r*S + s)*C + c)*mr + k - p*mr]. flipped:
@@ -153,161 +137,139 @@ static void pack_filters(const conv_dims *d, const float *w, int flipped, int mr
     }
 }
 
-/* gemm_job.pack_b: rows [pc, pc + kc) of slivers [s0, s1) of the column
- * panel at jc, gathered from x; slivers whose region's K ends before pc are
- * left alone (the item never reads them). */
-static void regions_pack_b(const gemm_job *j, int pc, int kc, int jc, int nc, void *dst, int s0,
-                           int s1)
+/* Slivers (NR columns each) per work item, and channels per K block. */
+#define ITEM_SLIVERS 2
+#define KC_MAX 256
+
+/* Work item `it`, largest regions first: slivers [*s0, *s1) of region *q;
+ * -1 past the last. */
+static int item_of(const rjob *g, int it, int *s0, int *s1)
 {
-    (void)nc;
-    const rjob *g = (const rjob *)j;
-    const conv_dims *d = g->d;
-    const int NR = j->p.nr, W = d->W;
-    const long C = d->C, hw = (long)d->H * W, img = C * hw;
-    for (int s = s0; s < s1; s++) {
-        const int gs = jc / NR + s;
-        const region *q = region_of(g, gs);
-        const long kq = region_k(q, C);
-        if (pc >= kq) continue;
-        const int kn = kq - pc < kc ? (int)(kq - pc) : kc, qw = q->ow1 - q->ow0;
-        const int ns = q->s1 - q->s0;
-        long off[MAX_NR];
-        int nv = 0;
-        for (int jj = 0; jj < NR; jj++) {
-            const long lj = (long)(gs - q->sb) * NR + jj;
-            if (lj >= q->cols) break;
-            const long n = lj / q->npx, px = lj % q->npx;
-            off[nv++] = n * img + (q->oh0 + px / qw - d->ph) * (long)W + q->ow0 + px % qw - d->pw;
+    for (int taps = MAX_CLASS * MAX_CLASS; taps > 0; taps--)
+        for (int q = 0; q < g->nrg; q++) {
+            const region *r = &g->rg[q];
+            if ((r->r1 - r->r0) * (r->s1 - r->s0) != taps) continue;
+            const int n = (r->nsl + ITEM_SLIVERS - 1) / ITEM_SLIVERS;
+            if (it >= n) {
+                it -= n;
+                continue;
+            }
+            *s0 = it * ITEM_SLIVERS;
+            *s1 = *s0 + ITEM_SLIVERS < r->nsl ? *s0 + ITEM_SLIVERS : r->nsl;
+            return q;
         }
-        float *o = (float *)dst + (size_t)s * kc * NR;
-        long c = (pc) % C, u = pc / C; /* channel, tap within the region */
-        for (int kk = 0; kk < kn; kk++, o += NR) {
-            const float *xb = g->x + c * hw + (q->r0 + u / ns) * (long)W + q->s0 + u % ns;
-            int jj = 0;
-            for (; jj < nv; jj++) o[jj] = xb[off[jj]];
-            for (; jj < NR; jj++) o[jj] = 0.0f;
-            if (++c == C) c = 0, u++;
-        }
-    }
+    return -1;
 }
 
-/* gemm_job.item: rows [ic, ic + mc) x slivers [s0, s1) of the column panel
- * at jc, every K block of each sliver's region; A's micro-panels are read
- * from the packed filters in place, split where the region's K leaves a
- * run of contiguous taps. */
-static void regions_item(const gemm_job *j, int jc, int nc, int ns, int it, const void *Bpv,
-                         void *myA)
+/* One work item: slivers [s0, s1) of region q, every K block (a tap x up to
+ * KC_MAX channels): their B panels gathered from x into Bp, then every MR
+ * panel of filters against them into Yb (all K rows, row stride ldb), then
+ * Yb scattered into y (+ b). */
+static void run_item(const rjob *g, int q, int s0, int s1, const float *b, float *y,
+                     float *Bp, float *Yb)
 {
-    (void)nc, (void)myA;
-    const rjob *g = (const rjob *)j;
-    const gemm_plan *p = &j->p;
-    const int MR = p->mr, NR = p->nr, K = p->K, KC = p->KC, S = g->d->S;
-    const long C = g->d->C;
-    int ic, mc, s0, s1;
-    gemm_item_range(p, ns, it, &ic, &mc, &s0, &s1);
-    if (mc <= 0) return;
-    for (int pc = 0; pc < K; pc += KC) {
-        const int kc = K - pc < KC ? K - pc : KC;
-        const float *Bk = (const float *)Bpv + (size_t)pc * ns * NR;
-        for (int s = s0; s < s1; s++) {
-            const region *q = region_of(g, jc / NR + s);
-            const long kq = region_k(q, C), run = (long)(q->s1 - q->s0) * C;
-            if (pc >= kq) continue;
-            const long end = kq - pc < kc ? kq : pc + kc;
-            const float *bp = Bk + (size_t)s * kc * NR;
-            for (int ir = 0; ir < mc; ir += MR) {
-                const float *ap = g->Ap + (size_t)((ic + ir) / MR) * g->panel;
-                float *c = g->Y + (size_t)(ic + ir) * g->ldy + jc + (size_t)s * NR;
-                for (long kk = pc; kk < end;) {
-                    const long u = kk / run, rem = kk % run;
-                    const long seg = end - kk < run - rem ? end - kk : run - rem;
-                    const float *a = ap + (((q->r0 + u) * S + q->s0) * C + rem) * MR;
-                    g->cf->fn(seg, a, bp + (kk - pc) * NR, c, g->ldy, 1.0f, kk ? 1.0f : 0.0f);
-                    kk += seg;
+    const conv_dims *d = g->d;
+    const region *r = &g->rg[q];
+    const gemm_kern_cfg *cf = g->cf;
+    const int MR = cf->mr, NR = cf->nr, W = d->W, ns = s1 - s0;
+    const long C = d->C, K = d->K, hw = (long)d->H * W, img = C * hw, pq = (long)d->P * d->Q;
+    const long rows = (K + MR - 1) / MR * MR, ldb = (long)ns * NR, qw = r->ow1 - r->ow0;
+    const long kb = (C + KC_MAX - 1) / KC_MAX, KC = (C + kb - 1) / kb;
+    long off[ITEM_SLIVERS * MAX_NR], yo[ITEM_SLIVERS * MAX_NR]; /* x and y offsets */
+    int nv = 0;
+    for (long lj = (long)s0 * NR; lj < (long)s1 * NR && lj < r->cols; lj++, nv++) {
+        const long n = lj / r->npx, px = lj % r->npx;
+        const long oh = r->oh0 + px / qw, ow = r->ow0 + px % qw;
+        off[nv] = n * img + (oh - d->ph) * W + ow - d->pw;
+        yo[nv] = n * K * pq + oh * d->Q + ow;
+    }
+    int first = 1;
+    for (int tr = r->r0; tr < r->r1; tr++)
+        for (int ts = r->s0; ts < r->s1; ts++)
+            for (long c0 = 0; c0 < C; c0 += KC, first = 0) {
+                const long kc = C - c0 < KC ? C - c0 : KC;
+                for (int si = 0; si < ns; si++) { /* B: kc rows of NR columns each */
+                    float *o = Bp + (size_t)si * kc * NR;
+                    const int j0 = si * NR, j1 = nv < j0 + NR ? nv : j0 + NR;
+                    for (long c = c0; c < c0 + kc; c++, o += NR) {
+                        const float *xb = g->x + c * hw + tr * (long)W + ts;
+                        int jj = j0;
+                        for (; jj < j1; jj++) o[jj - j0] = xb[off[jj]];
+                        for (; jj < j0 + NR; jj++) o[jj - j0] = 0.0f;
+                    }
+                }
+                const long ao = ((long)(tr * d->S + ts) * C + c0) * MR;
+                for (long ir = 0; ir < rows; ir += MR) {
+                    const float *a = g->Ap + (size_t)(ir / MR) * g->panel + ao;
+                    for (int si = 0; si < ns; si++)
+                        cf->fn(kc, a, Bp + (size_t)si * kc * NR, Yb + ir * ldb + si * NR, ldb,
+                               1.0f, first ? 0.0f : 1.0f);
                 }
             }
-        }
+    for (long k = 0; k < K; k++) {
+        const float *yr = Yb + k * ldb, bk = b ? b[k] : 0.0f;
+        for (int jj = 0; jj < nv; jj++) y[yo[jj] + k * pq] = yr[jj] + bk;
     }
 }
 
-/* K block length asked of the plan: C, or an equal part of it (<= 384, a
- * multiple of 8) where there is one, so that blocks end where taps do. */
-static int k_block(long C)
+/* Floats of the packed filters, and of one thread's buffers (an item's B
+ * panels and its rows of Y), for micro-kernel cf. */
+static void sizes(const conv_dims *d, const gemm_kern_cfg *cf, long *ap, long *per_thread)
 {
-    const long m = (C + 383) / 384;
-    return C % m == 0 && (C / m) % 8 == 0 ? (int)(C / m) : 384;
-}
-
-/* Y's and the packed filters' floats for micro-kernel cf. */
-static void sizes(const conv_dims *d, const gemm_kern_cfg *cf, long *ap, long *y)
-{
-    region rg[MAX_CLASS * MAX_CLASS];
-    int nrg;
-    const long nsl = regions_make(d, cf->nr, rg, &nrg);
-    const long rows = ((long)d->K + cf->mr - 1) / cf->mr * cf->mr;
+    const long rows = ((long)d->K + cf->mr - 1) / cf->mr * cf->mr, cols = ITEM_SLIVERS * cf->nr;
     *ap = rows * d->R * d->S * d->C;
-    *y = rows * nsl * cf->nr;
+    *per_thread = cols * (KC_MAX + rows);
 }
 
 double conv_regions_scratch_bytes(const conv_dims *d)
 {
-    long ap, y;
-    sizes(d, gemm_kernel_select(), &ap, &y);
-    return sizeof(float) * ((double)ap + y);
+    long ap, pt;
+    sizes(d, gemm_kernel_select(), &ap, &pt);
+    return sizeof(float) * ((double)ap + (double)pt * omp_get_max_threads());
 }
 
 int conv_regions_fwd(const conv_dims *d, const float *x, const float *w, int flipped,
                      const float *b, float *y)
 {
     const gemm_kern_cfg *cf = gemm_kernel_select();
-    const int MR = cf->mr, NR = cf->nr, K = d->K;
-    const long pq = (long)d->P * d->Q, rs = (long)d->R * d->S;
-    rjob g = {.job = {.pack_b = regions_pack_b, .item = regions_item}, .cf = cf, .d = d, .x = x};
-    const int nsl = regions_make(d, NR, g.rg, &g.nrg);
-    const long mp = (K + MR - 1) / MR;
-    long apn, yn;
-    sizes(d, cf, &apn, &yn);
+    const int MR = cf->mr;
+    rjob g = {.cf = cf, .d = d, .x = x, .panel = (long)d->R * d->S * d->C * MR};
+    g.nrg = regions_make(d, cf->nr, g.rg);
+    const long mp = (d->K + MR - 1) / MR;
+    long apn, ptn;
+    sizes(d, cf, &apn, &ptn);
     float *Ap = gemm_scratch(6, sizeof(float) * (size_t)apn);
-    float *Y = Ap ? gemm_scratch(4, sizeof(float) * (size_t)yn) : NULL;
-    if (!Y) {
-        err_set("cpu-omp conv: out of memory for the packed filters and Y (%.0f bytes)",
-                conv_regions_scratch_bytes(d));
+    if (!Ap) {
+        err_set("cpu-omp conv: out of memory for the packed filters (%.0f bytes)",
+                sizeof(float) * (double)apn);
         return 1;
     }
-    g.Ap = Ap, g.Y = Y, g.ldy = (long)nsl * NR, g.panel = rs * d->C * MR;
-    /* column of output pixel px of image n: cb[px] + n * np[px] */
-    int cb[MAX_PQ], np[MAX_PQ];
-    for (int q = 0; q < g.nrg; q++) {
-        const region *r = &g.rg[q];
-        for (int oh = r->oh0; oh < r->oh1; oh++)
-            for (int ow = r->ow0; ow < r->ow1; ow++) {
-                const long px = (long)oh * d->Q + ow;
-                cb[px] = r->sb * NR + (oh - r->oh0) * (r->ow1 - r->ow0) + ow - r->ow0;
-                np[px] = (int)r->npx;
-            }
-    }
-    atomic_int packed = 0;
+    g.Ap = Ap;
+    int items = 0;
+    for (int q = 0; q < g.nrg; q++) items += (g.rg[q].nsl + ITEM_SLIVERS - 1) / ITEM_SLIVERS;
+    int failed = 0;
+    atomic_int arrived = 0;
 #pragma omp parallel
     {
+        const int nt = omp_get_num_threads();
+        float *Bp = gemm_scratch(4, sizeof(float) * (size_t)ptn);
+        if (!Bp) {
+#pragma omp atomic write
+            failed = 1;
+        }
 #pragma omp for schedule(dynamic, 1) nowait
         for (long p = 0; p < mp; p++) pack_filters(d, w, flipped, MR, p, Ap + p * g.panel);
-        gemm_yield_barrier(&packed, omp_get_num_threads());
-    }
-    gemm_plan_make(&g.job.p, MR, NR, cf->mc, k_block(d->C), cf->nc, 1, sizeof(float), K,
-                   nsl * NR, (int)(rs * d->C), omp_get_max_threads());
-    if (gemm_job_run(&g.job)) return 1;
-    atomic_int stored = 0;
-#pragma omp parallel
-    {
-#pragma omp for schedule(static) nowait
-        for (long k = 0; k < K; k++) { /* y[n][k][px] = Y[k][column of (n, px)] (+ b[k]) */
-            const float *yr = Y + k * g.ldy, bk = b ? b[k] : 0.0f;
-            for (long n = 0; n < d->N; n++) {
-                float *o = y + (n * K + k) * pq;
-                for (long px = 0; px < pq; px++) o[px] = yr[cb[px] + n * np[px]] + bk;
-            }
+        gemm_yield_barrier(&arrived, nt); /* every filter panel is packed */
+#pragma omp for schedule(dynamic, 1) nowait
+        for (int it = 0; it < items; it++) {
+            int s0 = 0, s1 = 0;
+            const int q = item_of(&g, it, &s0, &s1);
+            if (Bp) run_item(&g, q, s0, s1, b, y, Bp, Bp + ITEM_SLIVERS * cf->nr * KC_MAX);
         }
-        gemm_yield_barrier(&stored, omp_get_num_threads());
+        gemm_yield_barrier(&arrived, 2 * nt);
     }
-    return 0;
+    if (failed)
+        err_set("cpu-omp conv: out of memory for a thread's B panels and rows of Y (%.0f bytes)",
+                sizeof(float) * (double)ptn);
+    return failed;
 }
