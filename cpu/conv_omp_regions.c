@@ -138,8 +138,12 @@ static void pack_filters(const conv_dims *d, const float *w, int flipped, int mr
 }
 
 /* Slivers (NR columns each) per work item, and channels per K block. */
+#ifndef ITEM_SLIVERS /* (-D for tuning builds) */
 #define ITEM_SLIVERS 2
+#endif
+#ifndef KC_MAX
 #define KC_MAX 256
+#endif
 
 /* Work item `it`, largest regions first: slivers [*s0, *s1) of region *q;
  * -1 past the last. */
@@ -184,9 +188,9 @@ static void run_item(const rjob *g, int q, int s0, int s1, const float *b, float
         yo[nv] = n * K * pq + oh * d->Q + ow;
     }
     int first = 1;
-    for (int tr = r->r0; tr < r->r1; tr++)
-        for (int ts = r->s0; ts < r->s1; ts++)
-            for (long c0 = 0; c0 < C; c0 += KC, first = 0) {
+    for (long c0 = 0; c0 < C; c0 += KC)
+        for (int tr = r->r0; tr < r->r1; tr++)
+            for (int ts = r->s0; ts < r->s1; ts++, first = 0) {
                 const long kc = C - c0 < KC ? C - c0 : KC;
                 for (int si = 0; si < ns; si++) { /* B: kc rows of NR columns each */
                     float *o = Bp + (size_t)si * kc * NR;
