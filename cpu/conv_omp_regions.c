@@ -53,7 +53,6 @@ typedef struct {
     const gemm_kern_cfg *cf;
     const conv_dims *d;
     const float *x, *Ap;
-    long panel; /* floats per packed filter panel */
     int nrg;
     region rg[MAX_CLASS * MAX_CLASS];
 } rjob;
@@ -102,18 +101,37 @@ static int regions_make(const conv_dims *d, int nr, region *rg)
     return n;
 }
 
-/* Panel p of the packed filters: rows k in [p*mr, p*mr + mr) (zero past K),
- * element (k, r, s, c) at dst[((r*S + s)*C + c)*mr + k - p*mr]. flipped:
- * w is [C][K][R][S] and (k, r, s, c) is w[c][k][R-1-r][S-1-s]. Blocks of
- * PACK_C channels are first copied whole into tmp (mr rows of PACK_C*R*S
- * floats, or PACK_C rows of mr*R*S when flipped: the source's own order),
- * then written out as whole mr-float rows: a scalar loop writing each float
- * to its place straight from w took 7% of a stage-5 call. */
+/* Channels per K block: C in equal blocks of at most KC_MAX. */
+#ifndef KC_MAX /* (-D for tuning builds) */
+#define KC_MAX 256
+#endif
+static long k_block(long C) { return (C + (C + KC_MAX - 1) / KC_MAX - 1) / ((C + KC_MAX - 1) / KC_MAX); }
+
+/* Where row k = p*mr + i of the packed filters for tap t (= r*S + s) and
+ * channel c is: at ((t*C + c0)*rows + p*kb*mr + (c - c0)*mr + i), c0 the
+ * first channel of c's K block and kb its length, rows = K rounded up to
+ * mr: each K block (a tap x a channel block) holds the MR-row micro-panels
+ * of every panel one after another, so an item streams them in order from
+ * L3 (the hardware prefetcher follows; with the panels R*S*C*mr floats
+ * apart a one-thread kernel loop over A in L3 ran 1.07x slower). */
+static long a_at(long C, long rows, int mr, long t, long c, long p)
+{
+    const long KC = k_block(C), c0 = c / KC * KC, kb = C - c0 < KC ? C - c0 : KC;
+    return (t * C + c0) * rows + (p * kb + c - c0) * mr;
+}
+
+/* Panel p of the packed filters (rows k in [p*mr, p*mr + mr), zero past K):
+ * element (k, r, s, c) is w[k][c][r][s], or flipped (w is [C][K][R][S])
+ * w[c][k][R-1-r][S-1-s]. Blocks of PACK_C channels are first copied whole
+ * into tmp (mr rows of PACK_C*R*S floats, or PACK_C rows of mr*R*S when
+ * flipped: the source's own order), then written out as whole mr-float
+ * rows: a scalar loop writing each float to its place straight from w took
+ * 7% of a stage-5 call. */
 #define PACK_C 16
 static void pack_filters(const conv_dims *d, const float *w, int flipped, int mr, long p,
-                         float *dst)
+                         float *Ap)
 {
-    const long C = d->C, K = d->K, rs = (long)d->R * d->S;
+    const long C = d->C, K = d->K, rs = (long)d->R * d->S, rows = (K + mr - 1) / mr * mr;
     const long k0 = p * mr, kn = K - k0 < mr ? K - k0 : mr;
     float tmp[PACK_C * 16 * 9]; /* PACK_C * mr * rs: mr <= 16 (12 at most), rs == 9 */
     const long si = flipped ? rs : PACK_C * rs, sc = flipped ? mr * rs : rs; /* tmp strides */
@@ -127,8 +145,8 @@ static void pack_filters(const conv_dims *d, const float *w, int flipped, int mr
                 memcpy(tmp + i * si, w + ((k0 + i) * C + c0) * rs, sizeof(float) * cn * rs);
         for (long t = 0; t < rs; t++) {
             const float *src = tmp + (flipped ? rs - 1 - t : t);
-            float *o = dst + (t * C + c0) * mr;
-            for (long cc = 0; cc < cn; cc++, o += mr) {
+            for (long cc = 0; cc < cn; cc++) {
+                float *o = Ap + a_at(C, rows, mr, t, c0 + cc, p);
                 long i = 0;
                 for (; i < kn; i++) o[i] = src[i * si + cc * sc];
                 for (; i < mr; i++) o[i] = 0.0f;
@@ -137,12 +155,9 @@ static void pack_filters(const conv_dims *d, const float *w, int flipped, int mr
     }
 }
 
-/* Slivers (NR columns each) per work item, and channels per K block. */
+/* Slivers (NR columns each) per work item. */
 #ifndef ITEM_SLIVERS /* (-D for tuning builds) */
 #define ITEM_SLIVERS 2
-#endif
-#ifndef KC_MAX
-#define KC_MAX 256
 #endif
 
 /* Work item `it`, largest regions first: slivers [*s0, *s1) of region *q;
@@ -178,7 +193,7 @@ static void run_item(const rjob *g, int q, int s0, int s1, const float *b, float
     const int MR = cf->mr, NR = cf->nr, W = d->W, ns = s1 - s0;
     const long C = d->C, K = d->K, hw = (long)d->H * W, img = C * hw, pq = (long)d->P * d->Q;
     const long rows = (K + MR - 1) / MR * MR, ldb = (long)ns * NR, qw = r->ow1 - r->ow0;
-    const long kb = (C + KC_MAX - 1) / KC_MAX, KC = (C + kb - 1) / kb;
+    const long KC = k_block(C);
     long off[ITEM_SLIVERS * MAX_NR], yo[ITEM_SLIVERS * MAX_NR]; /* x and y offsets */
     int nv = 0;
     for (long lj = (long)s0 * NR; lj < (long)s1 * NR && lj < r->cols; lj++, nv++) {
@@ -202,9 +217,9 @@ static void run_item(const rjob *g, int q, int s0, int s1, const float *b, float
                         for (; jj < j0 + NR; jj++) o[jj - j0] = 0.0f;
                     }
                 }
-                const long ao = ((long)(tr * d->S + ts) * C + c0) * MR;
+                const float *ab = g->Ap + a_at(C, rows, MR, tr * d->S + ts, c0, 0);
                 for (long ir = 0; ir < rows; ir += MR) {
-                    const float *a = g->Ap + (size_t)(ir / MR) * g->panel + ao;
+                    const float *a = ab + ir * kc;
                     for (int si = 0; si < ns; si++)
                         cf->fn(kc, a, Bp + (size_t)si * kc * NR, Yb + ir * ldb + si * NR, ldb,
                                1.0f, first ? 0.0f : 1.0f);
@@ -237,7 +252,7 @@ int conv_regions_fwd(const conv_dims *d, const float *x, const float *w, int fli
 {
     const gemm_kern_cfg *cf = gemm_kernel_select();
     const int MR = cf->mr;
-    rjob g = {.cf = cf, .d = d, .x = x, .panel = (long)d->R * d->S * d->C * MR};
+    rjob g = {.cf = cf, .d = d, .x = x};
     g.nrg = regions_make(d, cf->nr, g.rg);
     const long mp = (d->K + MR - 1) / MR;
     long apn, ptn;
@@ -262,7 +277,7 @@ int conv_regions_fwd(const conv_dims *d, const float *x, const float *w, int fli
             failed = 1;
         }
 #pragma omp for schedule(dynamic, 1) nowait
-        for (long p = 0; p < mp; p++) pack_filters(d, w, flipped, MR, p, Ap + p * g.panel);
+        for (long p = 0; p < mp; p++) pack_filters(d, w, flipped, MR, p, Ap);
         gemm_yield_barrier(&arrived, nt); /* every filter panel is packed */
 #pragma omp for schedule(dynamic, 1) nowait
         for (int it = 0; it < items; it++) {
