@@ -10,8 +10,10 @@
  *  - image groups (conv_omp_group.c): output images of < 256 pixels (ResNet
  *    stage 5's 7x7): the columns of several images side by side, one GEMM on
  *    the whole team per group (fwd, bwd-data as fwd, bwd-filter); fp32 3x3
- *    pad-1 stride-1 fwd (and so bwd-data) and bwd-filter skip the taps in the padding
- *    (five output regions, each a GEMM over its inside taps).
+ *    pad-1 stride-1 skips the taps in the padding: fwd and bwd-data (read
+ *    through the flipped filters, no flipped copy) as one GEMM over nine
+ *    output regions on filters packed once (conv_omp_regions.c), bwd-filter
+ *    as five region GEMMs (conv_omp_group.c).
  *  - im2col + our GEMM (this file), everything else (ResNet/VGG layers,
  *    strides > 1, pointwise); see below.
  * Measured in one quiet stretch, medians of 3 runs (2 threads) or 2 (1

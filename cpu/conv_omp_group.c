@@ -19,9 +19,11 @@
  *               is one vectorised sum per channel over every image.
  *   bwd-data    at stride 1 is a forward convolution (conv_omp.c), so it
  *               takes fwd's group path when the flipped problem qualifies.
- *   fp32 3x3 / pad 1 / stride 1 fwd and bwd-filter: split into output
- *               regions so that the taps in the padding are not multiplied
- *               (split_fwd, split_bwd_filter, below).
+ *   fp32 3x3 / pad 1 / stride 1: fwd (and so bwd-data) take
+ *               conv_omp_regions.c (one GEMM over the output's tap regions on
+ *               filters packed once); bwd-filter is split into five output
+ *               regions here so that the taps in the padding are not
+ *               multiplied (split_bwd_filter, below).
  * Columns are built by the team (items: image x 16 channels); the GEMM runs
  * on the team too (gemm_cpu_omp's own threads, outside any region here).
  * bf16 / fp16 (conv_omp_dt.h): the columns and Y_g are 16-bit, the bias
@@ -63,7 +65,6 @@
 
 #define SLOT 4 /* gemm_scratch slot (gemm_omp_impl.h) */
 
-static int split_ok(dtype_t dt, const conv_dims *d);
 static double split_filter_bytes(dtype_t dt, const conv_dims *d);
 static long split_edge_floats(const conv_dims *d);
 
@@ -170,38 +171,26 @@ static long build_item(const conv_dims *d, size_t es, int trans, const void *x, 
     return 0;
 }
 
-/* fp32 3x3 / pad 1 / stride 1 (ResNet stage 5's 7x7 layers, fwd and, through
- * the flipped filters, bwd-data): the taps that fall in the padding are not
- * multiplied. im2col's columns carry them as zero rows, 18% of a 7x7 image's
- * products (oneDNN skips them). The output pixels are split into five
- * regions, each one GEMM over only the taps every pixel of it has inside the
- * image, read from a copy of the filters whose rows for those taps are
- * contiguous:
- *   interior   rows 1..P-2, cols 1..Q-2: all 9 taps, w as it is;
- *   top        row 0,   cols 1..Q-2: r = 1, 2 of wr[k][r][s][c];
- *   bottom     row P-1, cols 1..Q-2: r = 0, 1 of wr;
- *   left       col 0,   every row:   s = 1, 2 of ws[k][s][r][c];
- *   right      col Q-1, every row:   s = 0, 1 of ws
+/* fp32 3x3 / pad 1 / stride 1 bwd-filter (ResNet stage 5's 7x7 layers; fwd
+ * and bwd-data take conv_omp_regions.c, conv_regions_ok): the taps that fall
+ * in the padding are not multiplied. im2col's columns carry them as zero
+ * rows, 18% of a 7x7 image's products (oneDNN skips them). The output pixels
+ * are split into five regions, each one GEMM over only the taps every pixel
+ * of it has inside the image, into a copy of dw whose rows for those taps
+ * are contiguous:
+ *   interior   rows 1..P-2, cols 1..Q-2: all 9 taps, dw as it is;
+ *   top        row 0,   cols 1..Q-2: r = 1, 2 of dwr[k][r][s][c];
+ *   bottom     row P-1, cols 1..Q-2: r = 0, 1 of dwr;
+ *   left       col 0,   every row:   s = 1, 2 of dws[k][s][r][c];
+ *   right      col Q-1, every row:   s = 0, 1 of dws
  * (the corners keep one padded tap row: their columns there are gathered as
- * zeros). 7x7: 369 of 441 products per image and channel pair. The interior
- * runs as the plain path's groups do (one group per thread, its GEMM alone);
- * the four edges then run for all N images at once, each one GEMM on the
- * team: edge GEMMs per group (5-7 columns an image against the whole
- * filter matrix, packed each time) lost most of the saving. wr and ws (and
- * the edges' columns, slot 4) are the calling thread's kept scratch
- * (gemm_scratch slot 6). Measured at 1 thread under outside load (user CPU
- * seconds of 22 reps of each direction, over 2 reps' baseline, twice):
- * fwd + bwd-data 5.24 / 5.26 s -> 4.83 / 4.89 s (-8%; bwd-filter unchanged). */
-static int split_ok(dtype_t dt, const conv_dims *d)
-{
-    return dt == DTYPE_FP32 && d->R == 3 && d->S == 3 && d->ph == 1 && d->pw == 1 &&
-           d->sh == 1 && d->sw == 1 && d->H >= 3 && d->W >= 3 && d->P == d->H && d->Q == d->W;
-}
-
+ * zeros). 7x7: 369 of 441 products per image and channel pair. dwr and dws
+ * are the calling thread's kept scratch (gemm_scratch slot 6), the edges'
+ * columns slot 4. */
 typedef struct {
     int oh0, oh1, ow0, ow1; /* output pixels [oh0, oh1] x [ow0, ow1] */
     int r0, r1, s0, s1;     /* taps [r0, r1) x [s0, s1) */
-    int layout;             /* 0: w's rows c*9 + r*3 + s; 1: wr's; 2: ws's */
+    int layout;             /* 0: dw's rows c*9 + r*3 + s; 1: dwr's; 2: dws's */
 } split_region;
 
 static int split_regions(const conv_dims *d, split_region *rg)
@@ -243,7 +232,7 @@ static void split_gather(const conv_dims *d, const float *x, int g, long ldc,
 
 static double split_filter_bytes(dtype_t dt, const conv_dims *d)
 {
-    return split_ok(dt, d) ? sizeof(float) * (18.0 * d->K * d->C + split_edge_floats(d)) : 0;
+    return conv_regions_ok(dt, d) ? sizeof(float) * (18.0 * d->K * d->C + split_edge_floats(d)) : 0;
 }
 
 /* The edge regions' columns and Y_q for all N images at once (floats). */
@@ -331,9 +320,9 @@ static void split_dy(const conv_dims *d, const float *dy, int n0, int g, const s
     }
 }
 
-/* fp32 bwd-filter with split_fwd's regions: the interior group by group
+/* fp32 bwd-filter with the five regions: the interior group by group
  * (dw += dy_int . col_int^T on the team), then each edge for all N images
- * into an r- or s-major copy (wr / ws's layouts, zeroed), added into dw at
+ * into an r- or s-major copy (dwr / dws, zeroed), added into dw at
  * the end. Measured at 1 thread under outside load (user CPU seconds of 22
  * reps of each direction over 2 reps', twice): 4.87 / 5.00 s -> 4.78 / 4.79 s,
  * the bwd-filter part about -4% (the dw copies' zeroing and sum eat most of
@@ -398,7 +387,7 @@ static int split_bwd_filter(const conv_dims *d, const float *x, const float *dy,
 int conv_group_bwd_filter(dtype_t dt, const conv_dims *d, const void *x, const void *dy,
                           void *dw, void *db)
 {
-    if (split_ok(dt, d)) return split_bwd_filter(d, x, dy, dw, db);
+    if (conv_regions_ok(dt, d)) return split_bwd_filter(d, x, dy, dw, db);
     const size_t es = conv_es(dt);
     const int lowp = dt != DTYPE_FP32;
     const long pq = (long)d->P * d->Q, crs = (long)d->C * d->R * d->S, K = d->K;

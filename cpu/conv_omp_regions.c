@@ -2,33 +2,43 @@
  * of small images (conv_omp_regions.h): ResNet-50 stage 5 (7x7, C = K = 512),
  * fwd and, through the flipped filters, bwd-data.
  *
- * One GEMM on the whole team, Y (K x columns) = W . B, where
+ * One GEMM, Y (K x columns) = W . B, run by the team as work items:
  *  - the output pixels are split into regions by the taps they have inside
  *    the image (rows: r in [1,3) at the top, [0,2) at the bottom, all three
  *    between; the same for columns and s: 9 regions at 7x7), so no tap in
  *    the padding is multiplied (7x7: 361 of 441 products per image and
- *    channel pair);
+ *    channel pair, as oneDNN);
  *  - the filters are packed once per call, straight from w (or from the
- *    bwd-data problem's w, flipped and transposed on the way), into the
- *    micro-kernel's MR-row panels over all of K = (r, s, c): a region's
- *    K (its taps, c innermost) is a few contiguous runs of every panel, so
- *    every region reads the same packed copy, and no GEMM packs A;
- *  - B's panels are gathered straight from x by the GEMM's own packing
- *    phase (gemm_job pack_b): column j of a region is image j / npx, pixel
- *    j % npx of the region, its slivers of NR columns never straddle two
- *    regions; no column matrix is written first;
- *  - the driver is the fp32 GEMM's (gemm_plan_make, gemm_job_run), its item
- *    the blocked GEMM's loop (K block, sliver, MR panel) stopping at the
- *    sliver's region's K, on full tiles of a padded Y (K rounded up to MR),
- *    which is then scattered into y (+ bias).
- * Why: the image-group regions path before this (per-thread GEMMs of 16
- * images on the interior, team GEMMs on four edges, each packing its A, on
- * r- and s-major copies of the filters) spent a third of its time outside
- * the micro-kernel (2 threads, perf: the micro-kernel 63%, the scalar
- * region gather 11%, the filter copies 7%, A packing 5%, B packing 3%):
- * 0.62-0.69x of oneDNN fwd, 0.58-0.64x bwd-data (41-48 ms against 28).
- * Buffers: the packed filters (gemm_scratch slot 6) and Y (slot 4), the
- * calling thread's, kept between calls; the GEMM's B panel in slot 0.
+ *    bwd-data problem's w, flipped and transposed on the way: no flipped
+ *    copy), into the micro-kernel's MR-row micro-panels, K block by K block
+ *    (a tap x up to KC_MAX channels, a_at): every region reads the same
+ *    packed copy at its own taps, and nothing else packs A;
+ *  - an item is ITEM_SLIVERS slivers (NR columns) of one region, column j
+ *    being image j / npx, pixel j % npx of the region; for each K block it
+ *    gathers its B micro-panels from x into its own buffer (L1/L2), runs
+ *    every MR panel of filters against them into its rows of Y (L2), and at
+ *    the end scatters Y into y (+ bias); items go largest region first,
+ *    dynamically (a preempted thread does not hold the others back).
+ * Why, measured (2 threads, ct side by side with oneDNN, quiet host):
+ *  - the image-group regions path before this (per-thread GEMMs of 16
+ *    images on the interior, team GEMMs on four edges, each packing all its
+ *    A, on r- and s-major copies of the filters) spent a third of its time
+ *    outside the micro-kernel (perf: micro-kernel 63%, scalar gather 11%,
+ *    filter copies 7%, A packing 5%, B packing 3%): 41-48 ms against
+ *    oneDNN's 28, 0.62-0.69x fwd, 0.58-0.64x bwd-data;
+ *  - one gemm_job (gemm_job_run) over all regions with these packed
+ *    filters: 34-35 ms (0.81-0.82x), but its shared B panel (K x 896
+ *    columns, 16 MB) was written and re-read through L3, the gather 8.8%;
+ *  - items gathering their own B (this file): 30.4-31.5 ms, 0.87-0.93x
+ *    fwd and bwd-data; the micro-kernel is ~87% of the time;
+ *  - tried, no better: 1, 3 or 4 slivers an item, K blocks of 128 or 512
+ *    channels (all within 1-2%); the columns pixel-major (image fastest)
+ *    with x and y transposed to [C][H][W][N] once so that B rows are
+ *    contiguous copies (the transposes cost more than the gather saved);
+ *    AVX-512 gathers (vgatherdps, slower than scalar loads on this Zen 4:
+ *    12% of the time against 7-9%); software prefetch of x in the gather.
+ * Buffers: the packed filters (gemm_scratch slot 6, calling thread) and
+ * each thread's B panels and rows of Y (slot 4), kept between calls.
  */
 #include "conv_omp_regions.h"
 #include "errmsg.h"

@@ -56,6 +56,7 @@ static const char *const SHAPES[] = {
     "mb11ic72ih5iw8oc80kh3ph1",     /* fp32 3x3 pad 1 regions (padded taps skipped), P != Q */
     "mb5ic72ih3oc80kh3ph1",         /* 3x3 output: one-pixel interior */
     "mb6ic136ih5iw6oc40kh3ph1",     /* bwd-filter past the direct limit: its regions */
+    "mb2ic261ih4oc263kh3ph1",       /* fp32 regions' channel blocks 131+130 (bwd-data 132+131) */
     /* P*Q >= 256: cpu-omp's per-image column blocks (conv_omp.c) */
     "mb2ic8ih34oc12kh3sh2ph1",      /* stride 2: fwd, bwd-filter; col2im bwd-data */
     "mb2ic16ih17oc24kh1",           /* pointwise: the image read in place */
