@@ -15,7 +15,8 @@
  *    packed copy at its own taps, and nothing else packs A;
  *  - an item is ITEM_SLIVERS slivers (NR columns) of one region, column j
  *    being image j / npx, pixel j % npx of the region; for each K block it
- *    gathers its B micro-panels from x into its own buffer (L1/L2), runs
+ *    gathers its B micro-panels from x (chunk_gather: with AVX-512F, a few
+ *    loads and a permute per 16 columns) into its own buffer (L1/L2), runs
  *    every MR panel of filters against them into its rows of Y (L2), and at
  *    the end scatters Y into y (+ bias); items go largest region first,
  *    dynamically (a preempted thread does not hold the others back).
@@ -29,14 +30,18 @@
  *  - one gemm_job (gemm_job_run) over all regions with these packed
  *    filters: 34-35 ms (0.81-0.82x), but its shared B panel (K x 896
  *    columns, 16 MB) was written and re-read through L3, the gather 8.8%;
- *  - items gathering their own B (this file): 30.4-31.5 ms, 0.87-0.93x
- *    fwd and bwd-data; the micro-kernel is ~87% of the time;
+ *  - items gathering their own B (this file), scalar gather: 30.4-31.5 ms,
+ *    0.87-0.93x fwd and bwd-data; the micro-kernel ~87% of the time, the
+ *    gather 8-10%; with chunk_gather's permutes the gather is 5-6% (1
+ *    thread, perf), 0.92-0.95x (30.3-31.2 ms against 27.9-29.6);
  *  - tried, no better: 1, 3 or 4 slivers an item, K blocks of 128 or 512
- *    channels (all within 1-2%); the columns pixel-major (image fastest)
- *    with x and y transposed to [C][H][W][N] once so that B rows are
- *    contiguous copies (the transposes cost more than the gather saved);
- *    AVX-512 gathers (vgatherdps, slower than scalar loads on this Zen 4:
- *    12% of the time against 7-9%); software prefetch of x in the gather.
+ *    channels (all within 1-2%); gathering all taps of a channel block
+ *    before their GEMMs (x hot across taps: same time); the columns
+ *    pixel-major (image fastest) with x and y transposed to [C][H][W][N]
+ *    once so that B rows are contiguous copies (the transposes cost more
+ *    than the gather saved); AVX-512 vgatherdps (slower than scalar loads
+ *    on this Zen 4: 12% of the time against 8-10%); software prefetch of
+ *    x rows ahead of the gather; SSE inserts (4 loads, one store).
  * Buffers: the packed filters (gemm_scratch slot 6, calling thread) and
  * each thread's B panels and rows of Y (slot 4), kept between calls.
  */
@@ -44,6 +49,9 @@
 #include "errmsg.h"
 #include "gemm_omp_impl.h"
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 #include <omp.h>
 #include <stddef.h>
 #include <string.h>
@@ -71,7 +79,7 @@ int conv_regions_ok(dtype_t dt, const conv_dims *d)
 {
     return dt == DTYPE_FP32 && d->R == 3 && d->S == 3 && d->ph == 1 && d->pw == 1 &&
            d->sh == 1 && d->sw == 1 && d->H >= 3 && d->W >= 3 && d->P == d->H &&
-           d->Q == d->W && (long)d->P * d->Q < MAX_PQ;
+           d->Q == d->W && (long)d->P * d->Q < MAX_PQ && conv_x_elems(d) < (1LL << 31);
 }
 
 /* Splits [0, n) output positions (stride 1) into runs with the same taps
@@ -190,6 +198,83 @@ static int item_of(const rjob *g, int it, int *s0, int *s1)
     return -1;
 }
 
+/* Gathering a 16-column chunk of B rows, o[c*ld + l] = xb[c*hw + off[l]]:
+ * its columns are split into segments whose sources lie within 32 floats
+ * (base, span), and, with AVX-512F, each row of a segment is two masked
+ * loads and a two-source permute (idx), merged under the segment's lanes
+ * (mask). The columns of a region's sliver are runs of pixels of an image
+ * (a 7x7 interior chunk: 1-2 segments), so this replaces 16 scalar loads
+ * and stores with a few vector ones: the scalar gather (3-4 cycles a float
+ * on this Zen 4, store-load aliasing between B and x) had been 8-10% of a
+ * stage-5 call; vgatherdps was slower still. A chunk of more than
+ * CHUNK_SEGS segments (the corners: one pixel an image) stays scalar. */
+#define CHUNK_SEGS 6
+typedef struct {
+    int nv, nseg;                /* columns, segments (> CHUNK_SEGS: scalar) */
+    const int *off;              /* the columns' x offsets */
+    int base[CHUNK_SEGS], span[CHUNK_SEGS];
+    unsigned mask[CHUNK_SEGS];
+    int idx[CHUNK_SEGS][16];
+} chunk_plan;
+
+static void chunk_plan_make(const int *off, int nv, chunk_plan *pl)
+{
+    pl->nv = nv, pl->off = off, pl->nseg = 0;
+    for (int l = 0; l < nv;) {
+        const int s = pl->nseg++;
+        if (s >= CHUNK_SEGS) return;
+        pl->base[s] = off[l], pl->mask[s] = 0;
+        for (int m = 0; m < 16; m++) pl->idx[s][m] = 0;
+        for (; l < nv && off[l] - pl->base[s] < 32 && off[l] >= pl->base[s]; l++) {
+            pl->idx[s][l] = off[l] - pl->base[s];
+            pl->mask[s] |= 1u << l;
+            pl->span[s] = off[l] - pl->base[s] + 1;
+        }
+    }
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx512f"))) static void chunk_gather_avx512(const chunk_plan *pl,
+                                                                   const float *xb, long hw,
+                                                                   long kc, float *o, long ld)
+{
+    if (pl->nv < 16) /* lanes past the columns stay 0 */
+        for (long c = 0; c < kc; c++) _mm512_storeu_ps(o + c * ld, _mm512_setzero_ps());
+    for (int s = 0; s < pl->nseg; s++) { /* segment by segment: its masks stay in registers */
+        const __m512i idx = _mm512_loadu_si512(pl->idx[s]);
+        const __mmask16 m = (__mmask16)pl->mask[s];
+        const __mmask16 lo = (__mmask16)(pl->span[s] >= 16 ? 0xffff : (1u << pl->span[s]) - 1);
+        const __mmask16 hi = (__mmask16)(pl->span[s] > 16 ? (1u << (pl->span[s] - 16)) - 1 : 0);
+        const float *src = xb + pl->base[s];
+        float *dst = o;
+        for (long c = 0; c < kc; c++, src += hw, dst += ld) {
+            const __m512 a = _mm512_maskz_loadu_ps(lo, src);
+            const __m512 b = _mm512_maskz_loadu_ps(hi, src + 16);
+            _mm512_mask_storeu_ps(dst, m, _mm512_permutex2var_ps(a, idx, b));
+        }
+    }
+}
+#endif
+
+/* kc rows of the chunk pl (16 floats each, row stride ld) from xb. */
+static void chunk_gather(const chunk_plan *pl, const float *xb, long hw, long kc, float *o, long ld,
+                         int wide)
+{
+#if defined(__x86_64__)
+    if (wide && pl->nseg <= CHUNK_SEGS) {
+        chunk_gather_avx512(pl, xb, hw, kc, o, ld);
+        return;
+    }
+#else
+    (void)wide;
+#endif
+    for (long c = 0; c < kc; c++, xb += hw, o += ld) {
+        int l = 0;
+        for (; l < pl->nv; l++) o[l] = xb[pl->off[l]];
+        for (; l < 16; l++) o[l] = 0.0f;
+    }
+}
+
 /* One work item: slivers [s0, s1) of region q, every K block (a tap x up to
  * KC_MAX channels): their B panels gathered from x into Bp, then every MR
  * panel of filters against them into Yb (all K rows, row stride ldb), then
@@ -204,29 +289,28 @@ static void run_item(const rjob *g, int q, int s0, int s1, const float *b, float
     const long C = d->C, K = d->K, hw = (long)d->H * W, img = C * hw, pq = (long)d->P * d->Q;
     const long rows = (K + MR - 1) / MR * MR, ldb = (long)ns * NR, qw = r->ow1 - r->ow0;
     const long KC = k_block(C);
-    long off[ITEM_SLIVERS * MAX_NR], yo[ITEM_SLIVERS * MAX_NR]; /* x and y offsets */
+    int off[ITEM_SLIVERS * MAX_NR]; /* x offset of a column (tap (ph, pw), channel 0) */
+    long yo[ITEM_SLIVERS * MAX_NR]; /* y offset of a column (channel 0) */
     int nv = 0;
     for (long lj = (long)s0 * NR; lj < (long)s1 * NR && lj < r->cols; lj++, nv++) {
         const long n = lj / r->npx, px = lj % r->npx;
         const long oh = r->oh0 + px / qw, ow = r->ow0 + px % qw;
-        off[nv] = n * img + (oh - d->ph) * W + ow - d->pw;
+        off[nv] = (int)(n * img + (oh - d->ph) * W + ow - d->pw); /* conv_regions_ok: < 2^31 */
         yo[nv] = n * K * pq + oh * d->Q + ow;
     }
+    const int nch = ns * NR / 16, wide = cf->simd == 2; /* 16-column chunks */
+    chunk_plan pl[ITEM_SLIVERS * MAX_NR / 16];
+    for (int h = 0; h < nch; h++)
+        chunk_plan_make(off + 16 * h, nv - 16 * h < 0 ? 0 : nv - 16 * h < 16 ? nv - 16 * h : 16,
+                        &pl[h]);
     int first = 1;
     for (long c0 = 0; c0 < C; c0 += KC)
         for (int tr = r->r0; tr < r->r1; tr++)
             for (int ts = r->s0; ts < r->s1; ts++, first = 0) {
                 const long kc = C - c0 < KC ? C - c0 : KC;
-                for (int si = 0; si < ns; si++) { /* B: kc rows of NR columns each */
-                    float *o = Bp + (size_t)si * kc * NR;
-                    const int j0 = si * NR, j1 = nv < j0 + NR ? nv : j0 + NR;
-                    for (long c = c0; c < c0 + kc; c++, o += NR) {
-                        const float *xb = g->x + c * hw + tr * (long)W + ts;
-                        int jj = j0;
-                        for (; jj < j1; jj++) o[jj - j0] = xb[off[jj]];
-                        for (; jj < j0 + NR; jj++) o[jj - j0] = 0.0f;
-                    }
-                }
+                for (int h = 0; h < nch; h++) /* B: kc rows of NR columns a sliver */
+                    chunk_gather(&pl[h], g->x + c0 * hw + tr * (long)W + ts, hw, kc,
+                                 Bp + (size_t)(h * 16 / NR) * kc * NR + h * 16 % NR, NR, wide);
                 const float *ab = g->Ap + a_at(C, rows, MR, tr * d->S + ts, c0, 0);
                 for (long ir = 0; ir < rows; ir += MR) {
                     const float *a = ab + ir * kc;

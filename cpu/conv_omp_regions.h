@@ -11,7 +11,7 @@
 #include "../ops/conv_dims.h"
 
 /* Whether forward problem d takes this path (fp32, 3x3, pad 1, stride 1,
- * output image of the input's size and < 256 pixels). */
+ * output image of the input's size and < 256 pixels, x of < 2^31 floats). */
 int conv_regions_ok(dtype_t dt, const conv_dims *d);
 
 /* The bytes of kept scratch conv_regions_fwd takes for d (the calling
