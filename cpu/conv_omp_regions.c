@@ -150,7 +150,7 @@ static void pack_filters(const conv_dims *d, const float *w, int flipped, int mr
                          float *Ap)
 {
     const long C = d->C, K = d->K, rs = (long)d->R * d->S, rows = (K + mr - 1) / mr * mr;
-    const long k0 = p * mr, kn = K - k0 < mr ? K - k0 : mr;
+    const long k0 = p * mr, kn = K - k0 < mr ? K - k0 : mr, kcb = k_block(C);
     float tmp[PACK_C * 16 * 9]; /* PACK_C * mr * rs: mr <= 16 (12 at most), rs == 9 */
     const long si = flipped ? rs : PACK_C * rs, sc = flipped ? mr * rs : rs; /* tmp strides */
     for (long c0 = 0; c0 < C; c0 += PACK_C) {
@@ -161,11 +161,17 @@ static void pack_filters(const conv_dims *d, const float *w, int flipped, int mr
         else
             for (long i = 0; i < kn; i++)
                 memcpy(tmp + i * si, w + ((k0 + i) * C + c0) * rs, sizeof(float) * cn * rs);
+        /* the block's channels are one run of whole mr-float rows in Ap
+         * unless a K block ends inside it */
+        const int one_run = c0 / kcb == (c0 + cn - 1) / kcb;
         for (long t = 0; t < rs; t++) {
             const float *src = tmp + (flipped ? rs - 1 - t : t);
-            for (long cc = 0; cc < cn; cc++) {
-                float *o = Ap + a_at(C, rows, mr, t, c0 + cc, p);
+            float *o = Ap + a_at(C, rows, mr, t, c0, p);
+            for (long cc = 0; cc < cn; cc++, o += mr) {
+                if (!one_run) o = Ap + a_at(C, rows, mr, t, c0 + cc, p);
                 long i = 0;
+                if (kn == 12)
+                    for (; i < 12; i++) o[i] = src[i * si + cc * sc]; /* unrolled */
                 for (; i < kn; i++) o[i] = src[i * si + cc * sc];
                 for (; i < mr; i++) o[i] = 0.0f;
             }
