@@ -73,7 +73,7 @@ typedef struct {
     const float *x, *Ap;
     int nrg;
     region rg[MAX_CLASS * MAX_CLASS];
-} rjob;
+} rcall; /* one call's operands and regions (read-only in the threads) */
 
 int conv_regions_ok(dtype_t dt, const conv_dims *d)
 {
@@ -123,7 +123,11 @@ static int regions_make(const conv_dims *d, int nr, region *rg)
 #ifndef KC_MAX /* (-D for tuning builds) */
 #define KC_MAX 256
 #endif
-static long k_block(long C) { return (C + (C + KC_MAX - 1) / KC_MAX - 1) / ((C + KC_MAX - 1) / KC_MAX); }
+static long k_block(long C)
+{
+    const long nb = (C + KC_MAX - 1) / KC_MAX;
+    return (C + nb - 1) / nb;
+}
 
 /* Where row k = p*mr + i of the packed filters for tap t (= r*S + s) and
  * channel c is: at ((t*C + c0)*rows + p*kb*mr + (c - c0)*mr + i), c0 the
@@ -188,7 +192,7 @@ static void pack_filters(const conv_dims *d, const float *w, int flipped, int mr
 
 /* Work item `it`, largest regions first: slivers [*s0, *s1) of region *q;
  * -1 past the last. */
-static int item_of(const rjob *g, int it, int *s0, int *s1)
+static int item_of(const rcall *g, int it, int *s0, int *s1)
 {
     for (int taps = MAX_CLASS * MAX_CLASS; taps > 0; taps--)
         for (int q = 0; q < g->nrg; q++) {
@@ -284,10 +288,11 @@ static void chunk_gather(const chunk_plan *pl, const float *xb, long hw, long kc
 }
 
 /* One work item: slivers [s0, s1) of region q, every K block (a tap x up to
- * KC_MAX channels): their B panels gathered from x into Bp, then every MR
+ * KC_MAX channels): their B panels gathered from x into Bp (chunk_gather,
+ * 16 columns at a time: every kernel's NR is a multiple of 16), then every MR
  * panel of filters against them into Yb (all K rows, row stride ldb), then
  * Yb scattered into y (+ b). */
-static void run_item(const rjob *g, int q, int s0, int s1, const float *b, float *y,
+static void run_item(const rcall *g, int q, int s0, int s1, const float *b, float *y,
                      float *Bp, float *Yb)
 {
     const conv_dims *d = g->d;
@@ -354,7 +359,7 @@ int conv_regions_fwd(const conv_dims *d, const float *x, const float *w, int fli
 {
     const gemm_kern_cfg *cf = gemm_kernel_select();
     const int MR = cf->mr;
-    rjob g = {.cf = cf, .d = d, .x = x};
+    rcall g = {.cf = cf, .d = d, .x = x};
     g.nrg = regions_make(d, cf->nr, g.rg);
     const long mp = (d->K + MR - 1) / MR;
     long apn, ptn;
