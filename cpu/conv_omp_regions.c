@@ -7,7 +7,10 @@
  *    the image (rows: r in [1,3) at the top, [0,2) at the bottom, all three
  *    between; the same for columns and s: 9 regions at 7x7), so no tap in
  *    the padding is multiplied (7x7: 361 of 441 products per image and
- *    channel pair, as oneDNN);
+ *    channel pair, as oneDNN); with few images, where each region's last
+ *    sliver of NR columns is mostly padding, one region of every pixel and
+ *    tap on a zero-padded copy of x costs less (regions_merged: mb1 at 7x7
+ *    49 sliver-taps split, 18 merged; mb32 361 against 441);
  *  - the filters are packed once per call, straight from w (or from the
  *    bwd-data problem's w, flipped and transposed on the way: no flipped
  *    copy), into the micro-kernel's MR-row micro-panels, K block by K block
@@ -70,8 +73,12 @@ typedef struct {
 typedef struct {
     const gemm_kern_cfg *cf;
     const conv_dims *d;
-    const float *x, *Ap;
-    int nrg;
+    const float *Ap;
+    const float *xs;       /* the images the columns are gathered from: x, or xp */
+    long xhw, ximg, xorg;  /* their plane and image floats; where output pixel
+                            * (0, 0)'s tap (0, 0) is in an image (may be < 0) */
+    int xw;                /* their row length */
+    int nrg, nrc;          /* regions; row chunks (of MR panels) an item */
     region rg[MAX_CLASS * MAX_CLASS];
 } rcall; /* one call's operands and regions (read-only in the threads) */
 
@@ -79,7 +86,8 @@ int conv_regions_ok(dtype_t dt, const conv_dims *d)
 {
     return dt == DTYPE_FP32 && d->R == 3 && d->S == 3 && d->ph == 1 && d->pw == 1 &&
            d->sh == 1 && d->sw == 1 && d->H >= 3 && d->W >= 3 && d->P == d->H &&
-           d->Q == d->W && (long)d->P * d->Q < MAX_PQ && conv_x_elems(d) < (1LL << 31);
+           d->Q == d->W && (long)d->P * d->Q < MAX_PQ &&
+           (long long)d->N * d->C * (d->H + 2) * (d->W + 2) < (1LL << 31); /* int offsets */
 }
 
 /* Splits [0, n) output positions (stride 1) into runs with the same taps
@@ -99,9 +107,17 @@ static int tap_classes(int n, int f, int pad, int lo[], int hi[], int t0[], int 
     return m;
 }
 
-/* The regions of d (slivers of nr columns); returns how many. */
-static int regions_make(const conv_dims *d, int nr, region *rg)
+/* The regions of d (slivers of nr columns); returns how many. merged: one
+ * region, every pixel with every tap (read from a zero-padded copy). */
+static int regions_make(const conv_dims *d, int nr, int merged, region *rg)
 {
+    if (merged) {
+        rg[0] = (region){.oh1 = d->P, .ow1 = d->Q, .r1 = d->R, .s1 = d->S};
+        rg[0].npx = (long)d->P * d->Q;
+        rg[0].cols = d->N * rg[0].npx;
+        rg[0].nsl = (int)((rg[0].cols + nr - 1) / nr);
+        return 1;
+    }
     int rl[MAX_CLASS], rh[MAX_CLASS], r0[MAX_CLASS], r1[MAX_CLASS];
     int cl[MAX_CLASS], ch[MAX_CLASS], s0[MAX_CLASS], s1[MAX_CLASS];
     const int nrow = tap_classes(d->P, d->R, d->ph, rl, rh, r0, r1);
@@ -117,6 +133,26 @@ static int regions_make(const conv_dims *d, int nr, region *rg)
             q->nsl = (int)((q->cols + nr - 1) / nr);
         }
     return n;
+}
+
+/* Slivers x taps, the GEMM's work in units of NR columns x C. */
+static long regions_cost(const region *rg, int n)
+{
+    long c = 0;
+    for (int q = 0; q < n; q++) c += (long)rg[q].nsl * (rg[q].r1 - rg[q].r0) * (rg[q].s1 - rg[q].s0);
+    return c;
+}
+
+/* Whether one region on a zero-padded copy of x costs less than the split:
+ * few images (every region's last sliver padded to NR columns), e.g. 7x7
+ * mb1 49 slivers x taps split against 18 merged; mb32 361 against 441. */
+static int regions_merged(const conv_dims *d, int nr)
+{
+    region rg[MAX_CLASS * MAX_CLASS];
+    const int n = regions_make(d, nr, 0, rg);
+    const long split = regions_cost(rg, n);
+    regions_make(d, nr, 1, rg);
+    return regions_cost(rg, 1) < split;
 }
 
 /* Channels per K block: C in equal blocks of at most KC_MAX. */
@@ -185,15 +221,22 @@ static void pack_filters(const conv_dims *d, const float *w, int flipped, int mr
     }
 }
 
-/* Slivers (NR columns each) per work item. */
+/* Slivers (NR columns each) per work item; work items a thread at least
+ * (row chunks make up for few column groups: mb1, 2 threads, 1, 2 or 4 an
+ * item all ~2.8-2.9 ms at best on a noisy host). */
 #ifndef ITEM_SLIVERS /* (-D for tuning builds) */
 #define ITEM_SLIVERS 2
 #endif
+#ifndef ROW_ITEMS
+#define ROW_ITEMS 2
+#endif
 
-/* Work item `it`, largest regions first: slivers [*s0, *s1) of region *q;
- * -1 past the last. */
-static int item_of(const rcall *g, int it, int *s0, int *s1)
+/* Work item `it`, largest regions first: slivers [*s0, *s1) of region *q
+ * (returned; -1 past the last) x row chunk *rc (of g->nrc). */
+static int item_of(const rcall *g, int it, int *s0, int *s1, int *rc)
 {
+    *rc = it % g->nrc;
+    it /= g->nrc;
     for (int taps = MAX_CLASS * MAX_CLASS; taps > 0; taps--)
         for (int q = 0; q < g->nrg; q++) {
             const region *r = &g->rg[q];
@@ -292,23 +335,25 @@ static void chunk_gather(const chunk_plan *pl, const float *xb, long hw, long kc
  * 16 columns at a time: every kernel's NR is a multiple of 16), then every MR
  * panel of filters against them into Yb (all K rows, row stride ldb), then
  * Yb scattered into y (+ b). */
-static void run_item(const rcall *g, int q, int s0, int s1, const float *b, float *y,
+static void run_item(const rcall *g, int q, int s0, int s1, int rc, const float *b, float *y,
                      float *Bp, float *Yb)
 {
     const conv_dims *d = g->d;
     const region *r = &g->rg[q];
     const gemm_kern_cfg *cf = g->cf;
-    const int MR = cf->mr, NR = cf->nr, W = d->W, ns = s1 - s0;
-    const long C = d->C, K = d->K, hw = (long)d->H * W, img = C * hw, pq = (long)d->P * d->Q;
-    const long rows = (K + MR - 1) / MR * MR, ldb = (long)ns * NR, qw = r->ow1 - r->ow0;
+    const int MR = cf->mr, NR = cf->nr, ns = s1 - s0;
+    const long C = d->C, K = d->K, pq = (long)d->P * d->Q;
+    const long mp = (K + MR - 1) / MR, ldb = (long)ns * NR, qw = r->ow1 - r->ow0;
+    const long ir0 = mp * rc / g->nrc * MR, ir1 = mp * (rc + 1) / g->nrc * MR; /* rows */
+    const long k1 = ir1 < K ? ir1 : K;
     const long KC = k_block(C);
-    int off[ITEM_SLIVERS * MAX_NR]; /* x offset of a column (tap (ph, pw), channel 0) */
+    int off[ITEM_SLIVERS * MAX_NR]; /* where a column's tap (0, 0), channel 0 is in xs */
     long yo[ITEM_SLIVERS * MAX_NR]; /* y offset of a column (channel 0) */
     int nv = 0;
     for (long lj = (long)s0 * NR; lj < (long)s1 * NR && lj < r->cols; lj++, nv++) {
         const long n = lj / r->npx, px = lj % r->npx;
         const long oh = r->oh0 + px / qw, ow = r->ow0 + px % qw;
-        off[nv] = (int)(n * img + (oh - d->ph) * W + ow - d->pw); /* conv_regions_ok: < 2^31 */
+        off[nv] = (int)(n * g->ximg + oh * g->xw + ow + g->xorg); /* conv_regions_ok: < 2^31 */
         yo[nv] = n * K * pq + oh * d->Q + ow;
     }
     const int nch = ns * NR / 16, wide = cf->simd == 2; /* 16-column chunks */
@@ -322,77 +367,102 @@ static void run_item(const rcall *g, int q, int s0, int s1, const float *b, floa
             for (int ts = r->s0; ts < r->s1; ts++, first = 0) {
                 const long kc = C - c0 < KC ? C - c0 : KC;
                 for (int h = 0; h < nch; h++) /* B: kc rows of NR columns a sliver */
-                    chunk_gather(&pl[h], g->x + c0 * hw + tr * (long)W + ts, hw, kc,
+                    chunk_gather(&pl[h], g->xs + c0 * g->xhw + tr * (long)g->xw + ts, g->xhw, kc,
                                  Bp + (size_t)(h * 16 / NR) * kc * NR + h * 16 % NR, NR, wide);
-                const float *ab = g->Ap + a_at(C, rows, MR, tr * d->S + ts, c0, 0);
-                for (long ir = 0; ir < rows; ir += MR) {
+                const float *ab = g->Ap + a_at(C, mp * MR, MR, tr * d->S + ts, c0, 0);
+                for (long ir = ir0; ir < ir1; ir += MR) {
                     const float *a = ab + ir * kc;
                     for (int si = 0; si < ns; si++)
                         cf->fn(kc, a, Bp + (size_t)si * kc * NR, Yb + ir * ldb + si * NR, ldb,
                                1.0f, first ? 0.0f : 1.0f);
                 }
             }
-    for (long k = 0; k < K; k++) {
+    for (long k = ir0; k < k1; k++) {
         const float *yr = Yb + k * ldb, bk = b ? b[k] : 0.0f;
         for (int jj = 0; jj < nv; jj++) y[yo[jj] + k * pq] = yr[jj] + bk;
     }
 }
 
-/* Floats of the packed filters, and of one thread's buffers (an item's B
- * panels and its rows of Y), for micro-kernel cf. */
-static void sizes(const conv_dims *d, const gemm_kern_cfg *cf, long *ap, long *per_thread)
+/* Floats of the packed filters and, merged, of the padded copy of x after
+ * them (from *ap on), and of one thread's buffers (an item's B panels and
+ * its rows of Y), for micro-kernel cf. */
+static void sizes(const conv_dims *d, const gemm_kern_cfg *cf, int merged, long *ap, long *xp,
+                  long *per_thread)
 {
     const long rows = ((long)d->K + cf->mr - 1) / cf->mr * cf->mr, cols = ITEM_SLIVERS * cf->nr;
-    *ap = rows * d->R * d->S * d->C;
+    *ap = (rows * d->R * d->S * d->C + 15) / 16 * 16;
+    *xp = merged ? (long)d->N * d->C * (d->H + 2 * d->ph) * (d->W + 2 * d->pw) : 0;
     *per_thread = cols * (KC_MAX + rows);
 }
 
 double conv_regions_scratch_bytes(const conv_dims *d)
 {
-    long ap, pt;
-    sizes(d, gemm_kernel_select(), &ap, &pt);
-    return sizeof(float) * ((double)ap + (double)pt * omp_get_max_threads());
+    const gemm_kern_cfg *cf = gemm_kernel_select();
+    long ap, xp, pt;
+    sizes(d, cf, regions_merged(d, cf->nr), &ap, &xp, &pt);
+    return sizeof(float) * ((double)ap + (double)xp + (double)pt * omp_get_max_threads());
 }
 
 int conv_regions_fwd(const conv_dims *d, const float *x, const float *w, int flipped,
                      const float *b, float *y)
 {
     const gemm_kern_cfg *cf = gemm_kernel_select();
-    const int MR = cf->mr;
-    rcall g = {.cf = cf, .d = d, .x = x};
-    g.nrg = regions_make(d, cf->nr, g.rg);
-    const long mp = (d->K + MR - 1) / MR;
-    long apn, ptn;
-    sizes(d, cf, &apn, &ptn);
-    float *Ap = gemm_scratch(6, sizeof(float) * (size_t)apn);
+    const int MR = cf->mr, merged = regions_merged(d, cf->nr);
+    const long mp = (d->K + MR - 1) / MR, Hp = d->H + 2L * d->ph, Wp = d->W + 2L * d->pw;
+    long apn, xpn, ptn;
+    sizes(d, cf, merged, &apn, &xpn, &ptn);
+    float *Ap = gemm_scratch(6, sizeof(float) * (size_t)(apn + xpn));
     if (!Ap) {
         err_set("cpu-omp conv: out of memory for the packed filters (%.0f bytes)",
-                sizeof(float) * (double)apn);
+                sizeof(float) * ((double)apn + xpn));
         return 1;
     }
-    g.Ap = Ap;
-    int items = 0;
-    for (int q = 0; q < g.nrg; q++) items += (g.rg[q].nsl + ITEM_SLIVERS - 1) / ITEM_SLIVERS;
+    float *xp = Ap + apn; /* merged: x zero-padded, [N][C][Hp][Wp] */
+    rcall g = {.cf = cf, .d = d, .Ap = Ap, .xs = merged ? xp : x, .xw = merged ? (int)Wp : d->W};
+    g.xhw = merged ? Hp * Wp : (long)d->H * d->W;
+    g.ximg = d->C * g.xhw;
+    g.xorg = merged ? 0 : -((long)d->ph * d->W + d->pw);
+    g.nrg = regions_make(d, cf->nr, merged, g.rg);
+    /* items: column groups, and where there are fewer than ROW_ITEMS a
+     * thread, row chunks of them (mb1 merged: 2 slivers, one column group,
+     * its B gathered once per chunk) */
+    const int nt = omp_get_max_threads();
+    int cols = 0;
+    for (int q = 0; q < g.nrg; q++) cols += (g.rg[q].nsl + ITEM_SLIVERS - 1) / ITEM_SLIVERS;
+    g.nrc = cols >= ROW_ITEMS * nt ? 1 : (ROW_ITEMS * nt + cols - 1) / cols;
+    if (g.nrc > mp) g.nrc = (int)mp;
+    const int items = cols * g.nrc;
+    const long planes = merged ? (long)d->N * d->C : 0;
     int failed = 0;
     atomic_int arrived = 0;
 #pragma omp parallel
     {
-        const int nt = omp_get_num_threads();
+        const int team = omp_get_num_threads();
         float *Bp = gemm_scratch(4, sizeof(float) * (size_t)ptn);
         if (!Bp) {
 #pragma omp atomic write
             failed = 1;
         }
 #pragma omp for schedule(dynamic, 1) nowait
-        for (long p = 0; p < mp; p++) pack_filters(d, w, flipped, MR, p, Ap);
-        gemm_yield_barrier(&arrived, nt); /* every filter panel is packed */
+        for (long p = 0; p < mp + planes; p++) {
+            if (p < mp) {
+                pack_filters(d, w, flipped, MR, p, Ap);
+                continue;
+            }
+            const float *src = x + (p - mp) * d->H * d->W; /* plane (n, c) padded */
+            float *dst = xp + (p - mp) * Hp * Wp;
+            memset(dst, 0, sizeof(float) * (size_t)(Hp * Wp));
+            for (long h = 0; h < d->H; h++)
+                memcpy(dst + (h + d->ph) * Wp + d->pw, src + h * d->W, sizeof(float) * d->W);
+        }
+        gemm_yield_barrier(&arrived, team); /* every filter panel (and xp) is ready */
 #pragma omp for schedule(dynamic, 1) nowait
         for (int it = 0; it < items; it++) {
-            int s0 = 0, s1 = 0;
-            const int q = item_of(&g, it, &s0, &s1);
-            if (Bp) run_item(&g, q, s0, s1, b, y, Bp, Bp + ITEM_SLIVERS * cf->nr * KC_MAX);
+            int s0 = 0, s1 = 0, rc = 0;
+            const int q = item_of(&g, it, &s0, &s1, &rc);
+            if (Bp) run_item(&g, q, s0, s1, rc, b, y, Bp, Bp + ITEM_SLIVERS * cf->nr * KC_MAX);
         }
-        gemm_yield_barrier(&arrived, 2 * nt);
+        gemm_yield_barrier(&arrived, 2 * team);
     }
     if (failed)
         err_set("cpu-omp conv: out of memory for a thread's B panels and rows of Y (%.0f bytes)",
