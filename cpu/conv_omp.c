@@ -10,8 +10,10 @@
  *  - image groups (conv_omp_group.c): output images of < 256 pixels (ResNet
  *    stage 5's 7x7): the columns of several images side by side, one GEMM on
  *    the whole team per group (fwd, bwd-data as fwd, bwd-filter); fp32 3x3
- *    pad-1 stride-1 fwd (and so bwd-data) and bwd-filter skip the taps in the padding
- *    (five output regions, each a GEMM over its inside taps).
+ *    pad-1 stride-1 skips the taps in the padding: fwd and bwd-data (read
+ *    through the flipped filters, no flipped copy) as one GEMM over nine
+ *    output regions on filters packed once (conv_omp_regions.c), bwd-filter
+ *    as five region GEMMs (conv_omp_group.c).
  *  - im2col + our GEMM (this file), everything else (ResNet/VGG layers,
  *    strides > 1, pointwise); see below.
  * Measured in one quiet stretch, medians of 3 runs (2 threads) or 2 (1
@@ -78,6 +80,7 @@
 #include "conv_omp_dt.h"
 #include "conv_omp_group.h"
 #include "conv_omp_igemm.h"
+#include "conv_omp_regions.h"
 #include "errmsg.h"
 #include "gemm_cpu.h"
 #include "gemm_omp_impl.h"
@@ -236,7 +239,11 @@ static int omp_bwd_data(const conv_dims *d, const float *dy, const float *w, flo
 {
     (void)ws, (void)stream;
     if (conv_direct_bwd_data_ok(d)) return conv_direct_bwd_data(d, dy, w, dx);
-    if (conv_bwd_data_is_fwd(d)) return bwd_data_as_fwd(DTYPE_FP32, d, dy, w, dx);
+    if (conv_bwd_data_is_fwd(d)) {
+        const conv_dims t = conv_bwd_data_flipped(d);
+        if (conv_regions_ok(DTYPE_FP32, &t)) return conv_regions_fwd(&t, dy, w, 1, NULL, dx);
+        return bwd_data_as_fwd(DTYPE_FP32, d, dy, w, dx);
+    }
     return bwd_data_col2im(DTYPE_FP32, d, dy, w, dx);
 }
 

@@ -19,9 +19,11 @@
  *               is one vectorised sum per channel over every image.
  *   bwd-data    at stride 1 is a forward convolution (conv_omp.c), so it
  *               takes fwd's group path when the flipped problem qualifies.
- *   fp32 3x3 / pad 1 / stride 1 fwd and bwd-filter: split into output
- *               regions so that the taps in the padding are not multiplied
- *               (split_fwd, split_bwd_filter, below).
+ *   fp32 3x3 / pad 1 / stride 1: fwd (and so bwd-data) take
+ *               conv_omp_regions.c (one GEMM over the output's tap regions on
+ *               filters packed once); bwd-filter is split into five output
+ *               regions here so that the taps in the padding are not
+ *               multiplied (split_bwd_filter, below).
  * Columns are built by the team (items: image x 16 channels); the GEMM runs
  * on the team too (gemm_cpu_omp's own threads, outside any region here).
  * bf16 / fp16 (conv_omp_dt.h): the columns and Y_g are 16-bit, the bias
@@ -36,6 +38,7 @@
 #include "conv_omp_group.h"
 #include "conv_im2col.h"
 #include "conv_omp_dt.h"
+#include "conv_omp_regions.h"
 #include "errmsg.h"
 #include "gemm_cpu.h"
 #include "gemm_omp_impl.h"
@@ -62,8 +65,6 @@
 
 #define SLOT 4 /* gemm_scratch slot (gemm_omp_impl.h) */
 
-static int split_ok(dtype_t dt, const conv_dims *d);
-static int split_images(const conv_dims *d);
 static double split_filter_bytes(dtype_t dt, const conv_dims *d);
 static long split_edge_floats(const conv_dims *d);
 
@@ -116,10 +117,9 @@ double conv_group_scratch_bytes(dtype_t dt, const conv_dims *d, conv_dir dir)
     const int nt = omp_get_max_threads();
     const size_t es = conv_es(dt);
     if (dir == CONV_FWD)
-        return nt * set_bytes(dt, d,
-                              split_ok(dt, d) ? split_images(d) : group_images(d, nt, es, GROUP_COLS),
-                              dir) +
-               split_filter_bytes(dt, d);
+        return conv_regions_ok(dt, d)
+                   ? conv_regions_scratch_bytes(d)
+                   : nt * set_bytes(dt, d, group_images(d, nt, es, GROUP_COLS), dir);
     return set_bytes(dt, d, group_images(d, 1, es, bwdf_cols(dt)), dir) + split_filter_bytes(dt, d);
 }
 
@@ -171,38 +171,26 @@ static long build_item(const conv_dims *d, size_t es, int trans, const void *x, 
     return 0;
 }
 
-/* fp32 3x3 / pad 1 / stride 1 (ResNet stage 5's 7x7 layers, fwd and, through
- * the flipped filters, bwd-data): the taps that fall in the padding are not
- * multiplied. im2col's columns carry them as zero rows, 18% of a 7x7 image's
- * products (oneDNN skips them). The output pixels are split into five
- * regions, each one GEMM over only the taps every pixel of it has inside the
- * image, read from a copy of the filters whose rows for those taps are
- * contiguous:
- *   interior   rows 1..P-2, cols 1..Q-2: all 9 taps, w as it is;
- *   top        row 0,   cols 1..Q-2: r = 1, 2 of wr[k][r][s][c];
- *   bottom     row P-1, cols 1..Q-2: r = 0, 1 of wr;
- *   left       col 0,   every row:   s = 1, 2 of ws[k][s][r][c];
- *   right      col Q-1, every row:   s = 0, 1 of ws
+/* fp32 3x3 / pad 1 / stride 1 bwd-filter (ResNet stage 5's 7x7 layers; fwd
+ * and bwd-data take conv_omp_regions.c, conv_regions_ok): the taps that fall
+ * in the padding are not multiplied. im2col's columns carry them as zero
+ * rows, 18% of a 7x7 image's products (oneDNN skips them). The output pixels
+ * are split into five regions, each one GEMM over only the taps every pixel
+ * of it has inside the image, into a copy of dw whose rows for those taps
+ * are contiguous:
+ *   interior   rows 1..P-2, cols 1..Q-2: all 9 taps, dw as it is;
+ *   top        row 0,   cols 1..Q-2: r = 1, 2 of dwr[k][r][s][c];
+ *   bottom     row P-1, cols 1..Q-2: r = 0, 1 of dwr;
+ *   left       col 0,   every row:   s = 1, 2 of dws[k][s][r][c];
+ *   right      col Q-1, every row:   s = 0, 1 of dws
  * (the corners keep one padded tap row: their columns there are gathered as
- * zeros). 7x7: 369 of 441 products per image and channel pair. The interior
- * runs as the plain path's groups do (one group per thread, its GEMM alone);
- * the four edges then run for all N images at once, each one GEMM on the
- * team: edge GEMMs per group (5-7 columns an image against the whole
- * filter matrix, packed each time) lost most of the saving. wr and ws (and
- * the edges' columns, slot 4) are the calling thread's kept scratch
- * (gemm_scratch slot 6). Measured at 1 thread under outside load (user CPU
- * seconds of 22 reps of each direction, over 2 reps' baseline, twice):
- * fwd + bwd-data 5.24 / 5.26 s -> 4.83 / 4.89 s (-8%; bwd-filter unchanged). */
-static int split_ok(dtype_t dt, const conv_dims *d)
-{
-    return dt == DTYPE_FP32 && d->R == 3 && d->S == 3 && d->ph == 1 && d->pw == 1 &&
-           d->sh == 1 && d->sw == 1 && d->H >= 3 && d->W >= 3 && d->P == d->H && d->Q == d->W;
-}
-
+ * zeros). 7x7: 369 of 441 products per image and channel pair. dwr and dws
+ * are the calling thread's kept scratch (gemm_scratch slot 6), the edges'
+ * columns slot 4. */
 typedef struct {
     int oh0, oh1, ow0, ow1; /* output pixels [oh0, oh1] x [ow0, ow1] */
     int r0, r1, s0, s1;     /* taps [r0, r1) x [s0, s1) */
-    int layout;             /* 0: w's rows c*9 + r*3 + s; 1: wr's; 2: ws's */
+    int layout;             /* 0: dw's rows c*9 + r*3 + s; 1: dwr's; 2: dws's */
 } split_region;
 
 static int split_regions(const conv_dims *d, split_region *rg)
@@ -242,49 +230,9 @@ static void split_gather(const conv_dims *d, const float *x, int g, long ldc,
         }
 }
 
-/* Images per group: one group per thread, within GROUP_MAX_BYTES. The edge
- * regions' GEMMs have few columns (5 or 7 an image at 7x7) against the
- * whole filter matrix, so groups are larger than the plain path's: 8 images
- * a group ran 1.2x slower than 16 (1 thread). */
-static int split_images(const conv_dims *d)
-{
-    const long pq = (long)d->P * d->Q, crs = 9L * d->C, nt = omp_get_max_threads();
-    long gn = (d->N + nt - 1) / nt;
-    const long fit = GROUP_MAX_BYTES / ((long)sizeof(float) * (crs + d->K) * pq);
-    if (gn > fit) gn = fit;
-    return gn < 1 ? 1 : (int)gn;
-}
-
 static double split_filter_bytes(dtype_t dt, const conv_dims *d)
 {
-    return split_ok(dt, d) ? sizeof(float) * (18.0 * d->K * d->C + split_edge_floats(d)) : 0;
-}
-
-/* Region q of images n0..n0+g-1: its columns into col, Y_q (K x g*npx) into
- * yq, then scattered into y. team: the gather and scatter as parallel loops
- * and the GEMM on the team (called outside a parallel region). */
-static int split_run(const conv_dims *d, const float *x, int n0, int g, const split_region *q,
-                     const float *A, const float *b, float *y, float *col, float *yq, int team)
-{
-    const long pq = (long)d->P * d->Q, K = d->K, C = d->C, img = C * d->H * d->W;
-    const int qw = q->ow1 - q->ow0 + 1;
-    const long npx = (long)(q->oh1 - q->oh0 + 1) * qw, ldc = g * npx;
-    const long taps = (long)(q->r1 - q->r0) * (q->s1 - q->s0);
-#pragma omp parallel for if (team) schedule(static)
-    for (int i = 0; i < g; i++) /* image i's columns: col + i*npx, row stride ldc */
-        split_gather(d, x + (n0 + i) * img, 1, ldc, q, col + i * npx);
-    if (conv_gemm_bias(DTYPE_FP32, (int)K, (int)ldc, (int)(taps * C), A, (int)(9 * C), col,
-                       (int)ldc, b, yq, (int)ldc))
-        return 1;
-#pragma omp parallel for if (team) schedule(static)
-    for (long it = 0; it < g * K; it++) { /* y[n0+i][k][region] = Y_q[k][i*npx + .] */
-        const long i = it / K, k = it % K;
-        const float *src = yq + k * ldc + i * npx;
-        float *dst = y + ((n0 + i) * K + k) * pq;
-        for (int oh = q->oh0; oh <= q->oh1; oh++, src += qw)
-            for (int j = 0; j < qw; j++) dst[(long)oh * d->Q + q->ow0 + j] = src[j];
-    }
-    return 0;
+    return conv_regions_ok(dt, d) ? sizeof(float) * (18.0 * d->K * d->C + split_edge_floats(d)) : 0;
 }
 
 /* The edge regions' columns and Y_q for all N images at once (floats). */
@@ -294,64 +242,6 @@ static long split_edge_floats(const conv_dims *d)
     return px * d->N * (6L * d->C + d->K);
 }
 
-static int split_fwd(const conv_dims *d, const float *x, const float *w, const float *b, float *y)
-{
-    const long K = d->K, C = d->C, crs = 9 * C;
-    const int gn = split_images(d), ng = (d->N + gn - 1) / gn;
-    split_region rg[5];
-    const int nrg = split_regions(d, rg);
-    float *wr = gemm_scratch(6, 2 * sizeof(float) * (size_t)(K * crs));
-    if (!wr) {
-        err_set("cpu-omp conv: out of memory for the rearranged filters (%.0f bytes)",
-                split_filter_bytes(DTYPE_FP32, d));
-        return 1;
-    }
-    float *ws = wr + K * crs;
-    const float *A[5];
-    for (int ri = 0; ri < nrg; ri++)
-        A[ri] = rg[ri].layout == 0   ? w
-                : rg[ri].layout == 1 ? wr + (long)rg[ri].r0 * 3 * C
-                                     : ws + (long)rg[ri].s0 * 3 * C;
-    int failed = 0;
-    atomic_int arrived = 0;
-#pragma omp parallel
-    {
-        void *ygv = NULL, *colv = group_buf(DTYPE_FP32, d, gn, CONV_FWD, &ygv, NULL);
-        float *col = colv, *yg = ygv;
-        if (!col) {
-#pragma omp atomic write
-            failed = 1;
-        }
-#pragma omp for schedule(static)
-        for (long k = 0; k < K; k++)
-            for (long c = 0; c < C; c++)
-                for (int t = 0; t < 9; t++) {
-                    const float v = w[(k * C + c) * 9 + t];
-                    wr[k * crs + t * C + c] = v;
-                    ws[k * crs + ((t % 3) * 3 + t / 3) * C + c] = v;
-                }
-#pragma omp for schedule(dynamic, 1) nowait
-        for (int gi = 0; gi < ng; gi++) {
-            if (!col) continue;
-            const int n0 = gi * gn, g = d->N - n0 < gn ? d->N - n0 : gn;
-            if (split_run(d, x, n0, g, &rg[0], A[0], b, y, col, yg, 0)) {
-#pragma omp atomic write
-                failed = 1;
-            }
-        }
-        gemm_yield_barrier(&arrived, omp_get_num_threads());
-    }
-    if (!failed) { /* the edges of every image: 4 team GEMMs of N*5..7 columns */
-        const long cols = 6L * C * (d->P > d->Q ? d->P : d->Q) * d->N;
-        float *col = gemm_scratch(SLOT, sizeof(float) * (size_t)split_edge_floats(d));
-        if (!col) failed = 1;
-        for (int ri = 1; ri < nrg && !failed; ri++)
-            failed = split_run(d, x, 0, d->N, &rg[ri], A[ri], b, y, col, col + cols, 1);
-    }
-    if (failed) err_set("cpu-omp conv: out of memory for a group's columns or GEMM panels");
-    return failed;
-}
-
 /* fwd: the groups are shared out among the threads, each building its
  * group's columns in its own buffers and running the GEMM alone (no barrier
  * inside a group: on this shared 2-vCPU host a team GEMM per group lost to
@@ -359,7 +249,7 @@ static int split_fwd(const conv_dims *d, const float *x, const float *w, const f
 int conv_group_fwd(dtype_t dt, const conv_dims *d, const void *x, const void *w, const float *b,
                    void *y)
 {
-    if (split_ok(dt, d)) return split_fwd(d, x, w, b, y);
+    if (conv_regions_ok(dt, d)) return conv_regions_fwd(d, x, w, 0, b, y);
     const size_t es = conv_es(dt);
     const long pq = (long)d->P * d->Q, crs = (long)d->C * d->R * d->S, K = d->K;
     const int gn = group_images(d, omp_get_max_threads(), es, GROUP_COLS);
@@ -430,9 +320,9 @@ static void split_dy(const conv_dims *d, const float *dy, int n0, int g, const s
     }
 }
 
-/* fp32 bwd-filter with split_fwd's regions: the interior group by group
+/* fp32 bwd-filter with the five regions: the interior group by group
  * (dw += dy_int . col_int^T on the team), then each edge for all N images
- * into an r- or s-major copy (wr / ws's layouts, zeroed), added into dw at
+ * into an r- or s-major copy (dwr / dws, zeroed), added into dw at
  * the end. Measured at 1 thread under outside load (user CPU seconds of 22
  * reps of each direction over 2 reps', twice): 4.87 / 5.00 s -> 4.78 / 4.79 s,
  * the bwd-filter part about -4% (the dw copies' zeroing and sum eat most of
@@ -497,7 +387,7 @@ static int split_bwd_filter(const conv_dims *d, const float *x, const float *dy,
 int conv_group_bwd_filter(dtype_t dt, const conv_dims *d, const void *x, const void *dy,
                           void *dw, void *db)
 {
-    if (split_ok(dt, d)) return split_bwd_filter(d, x, dy, dw, db);
+    if (conv_regions_ok(dt, d)) return split_bwd_filter(d, x, dy, dw, db);
     const size_t es = conv_es(dt);
     const int lowp = dt != DTYPE_FP32;
     const long pq = (long)d->P * d->Q, crs = (long)d->C * d->R * d->S, K = d->K;

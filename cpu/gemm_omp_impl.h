@@ -123,9 +123,11 @@ void gemm_yield_barrier(atomic_int *count, int target);
  * slot 0 is the GEMM's packed panels, slot 1 the GEMV's contiguous vector,
  * slots 2 and 3 cpu-omp's direct convolution (conv_omp_direct.c: per-thread
  * padded images and partials; the calling thread's rearranged filters),
- * slot 4 cpu-omp's image-group columns (conv_omp_group.c, calling thread),
+ * slot 4 cpu-omp's image-group columns (conv_omp_group.c, calling thread;
+ *        conv_omp_regions.c: every thread's B panels and rows of Y),
  * slot 5 its bf16/fp16 convolution's fp32 copies and bias (conv_omp_dt.c),
- * slot 6 the image-group path's rearranged 3x3 filters (calling thread),
+ * slot 6 the 3x3 regions' packed filters (conv_omp_regions.c) or dw copies
+ *        (conv_omp_group.c's bwd-filter), calling thread,
  * slot 7 the bf16 implicit GEMM's packed filters (conv_omp_igemm.c). */
 float *gemm_scratch(int slot, size_t bytes);
 

@@ -51,11 +51,15 @@ static const char *const SHAPES[] = {
     "mb3ic5ih6oc7kh1sh1",           /* 1x1 stride 1: im2col fwd, direct bwd-filter */
     /* cpu-omp's image groups (P*Q < 256: conv_omp_group.c), two groups each */
     "mb40ic8ih9oc20kh3sh2ph1",      /* fwd and bwd-filter grouped (stride 2) */
-    "mb20ic72ih6oc80kh3ph1",        /* fwd, and bwd-data as a forward pass, grouped */
+    "mb20ic72ih6oc80kh3ph1",        /* fwd, and bwd-data as a forward pass, grouped
+                                       (fp32: 3x3 regions split, padded taps skipped) */
     "mb70ic8ih9oc20kh3sh2ph1",      /* bf16/fp16 bwd-filter's longer groups: two of 35 */
-    "mb11ic72ih5iw8oc80kh3ph1",     /* fp32 3x3 pad 1 regions (padded taps skipped), P != Q */
+    "mb11ic72ih5iw8oc80kh3ph1",     /* fp32 3x3 pad 1 regions (merged), P != Q */
     "mb5ic72ih3oc80kh3ph1",         /* 3x3 output: one-pixel interior */
     "mb6ic136ih5iw6oc40kh3ph1",     /* bwd-filter past the direct limit: its regions */
+    "mb2ic261ih4oc263kh3ph1",       /* fp32 regions merged (few images): channel blocks
+                                       131+130 (bwd-data 132+131) */
+    "mb20ic261ih3oc24kh3ph1",       /* fp32 regions split, channel blocks 131+130 */
     /* P*Q >= 256: cpu-omp's per-image column blocks (conv_omp.c) */
     "mb2ic8ih34oc12kh3sh2ph1",      /* stride 2: fwd, bwd-filter; col2im bwd-data */
     "mb2ic16ih17oc24kh1",           /* pointwise: the image read in place */
