@@ -36,6 +36,7 @@
 #define BCHUNK_BYTES (512 << 10) /* dy's packed chunk, in the core's L2 */
 #define NR 32 /* the vdpbf16ps kernels' sliver (gemm_omp_bf16.c) */
 
+#if defined(__x86_64__) /* row_load (conv_omp_cols.h) is x86-64 only */
 /* The sizes of one call. */
 typedef struct {
     const gemm_lowp_kern *k; /* its rows per panel: mr (12 or 16) */
@@ -80,7 +81,6 @@ double conv_igemm_bwf_scratch_bytes(dtype_t dt, const conv_dims *d)
     return (double)nt * (p.part + p.a + p.b + p.tabs + 64 * 3);
 }
 
-#if defined(__x86_64__)
 /* r[0 .. 16) = its transpose (16 x 16 dwords). */
 TGT static inline void tr16(__m512i *r)
 {
@@ -243,7 +243,13 @@ int conv_igemm_bwd_filter(dtype_t dt, const conv_dims *d, const void *x, const v
     conv_sum_partials(dt, part, nt, p.K, p.crs, 1, p.K, dw, db);
     return 0;
 }
-#else
+#else /* not x86-64: conv_igemm_bwf_ok is 0 (no AVX-512), nothing is kept */
+double conv_igemm_bwf_scratch_bytes(dtype_t dt, const conv_dims *d)
+{
+    (void)dt, (void)d;
+    return 0;
+}
+
 int conv_igemm_bwd_filter(dtype_t dt, const conv_dims *d, const void *x, const void *dy,
                           void *dw, void *db)
 {
