@@ -451,8 +451,12 @@ double conv_cpu_omp_scratch_bytes(dtype_t dt, const conv_dims *d, conv_dir dir)
     if (!conv_bwd_data_is_fwd(d)) /* each thread's fp32 image of a channel group */
         return lowp ? 4.0 * nt * col2im_channels(d) * d->H * d->W : 0;
     const conv_dims t = conv_bwd_data_flipped(d);
-    if (conv_igemm_ok(dt, &t)) return conv_igemm_scratch_bytes(dt, &t);
-    return conv_group_scratch_bytes(dt, &t, CONV_FWD);
+    /* bwd_data_as_fwd's flipped filters (slot 3); the fp32 regions read w in place */
+    const double wt = dt == DTYPE_FP32 && conv_regions_ok(DTYPE_FP32, &t)
+                          ? 0.0
+                          : (double)conv_es(dt) * (double)conv_w_elems(d);
+    if (conv_igemm_ok(dt, &t)) return wt + conv_igemm_scratch_bytes(dt, &t);
+    return wt + conv_group_scratch_bytes(dt, &t, CONV_FWD);
 }
 
 const conv_ops CONV_OPS_CPU_OMP = {
