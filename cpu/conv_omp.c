@@ -346,16 +346,16 @@ static void note(dtype_t dt, const char *route)
 
 /* Whether the bf16 implicit GEMM (conv_omp_igemm.h) is taken for d's dir
  * even where the widened direct route applies: when its product is wide
- * enough for the kernel's 12-row panels (fwd: K filters, bwd-data: C
+ * enough for the kernel's row panels (fwd: K filters, bwd-data: C
  * channels, >= 8) or 32-column slivers (bwd-filter: K >= 32).  Measured at
  * 2 threads against oneDNN, implicit vs widened: cnn-conv1 (C 3, K 16) fwd
- * 0.62 vs 0.47, bwd-data 0.62 vs 1.46, bwd-filter 0.42 vs 0.62; cnn-conv2
- * (C 16, K 32) fwd 0.56 vs 0.38, bwd-data 0.42 vs 0.39, bwd-filter 0.81
- * vs 0.62. */
+ * 0.62 vs 0.47, bwd-data 0.62 vs 1.46, bwd-filter 0.60 vs 0.62 (with the
+ * 16-row tile; 0.42 with the 12-row one); cnn-conv2 (C 16, K 32) fwd 0.56
+ * vs 0.38, bwd-data 0.42 vs 0.39, bwd-filter 0.81 vs 0.62. */
 static int igemm_first(dtype_t dt, const conv_dims *d, conv_dir dir)
 {
     if (dir == CONV_FWD) return d->K >= 8 && conv_igemm_ok(dt, d);
-    if (dir == CONV_BWD_FILTER) return d->K >= 16 && conv_igemm_bwf_ok(dt, d);
+    if (dir == CONV_BWD_FILTER) return d->K >= 32 && conv_igemm_bwf_ok(dt, d);
     if (!conv_bwd_data_is_fwd(d) || d->C < 8) return 0;
     const conv_dims t = conv_bwd_data_flipped(d);
     return conv_igemm_ok(dt, &t);
