@@ -34,28 +34,25 @@
 
 #include <omp.h>
 #include <stdint.h>
-#include <stdlib.h>
 
 #define SLOT 7 /* gemm_scratch: the packed filters (gemm_omp_impl.h) */
 
 #if defined(__x86_64__)
-/* Slivers [s0, s1) (32 columns each, Kp rows: pairs past K zero) of col's
+/* Slivers [0, ns) (32 columns each, Kp rows: pairs past K zero) of col's
  * columns [jc, jc + nc) into dst in the kernels' pair layout. */
-TGT static void pack_fwd(const void *ctx, int K, int Kp, int jc, int nc, void *dst, int s0,
-                         int s1)
+TGT static void pack_fwd(const col_src *f, int K, int Kp, long jc, long nc, void *dst, int ns)
 {
-    const col_src *f = ctx;
     const conv_dims *d = f->d;
     static const uint16_t LO[32] = {0, 32, 1, 33, 2, 34, 3, 35, 4, 36, 5, 37, 6, 38, 7, 39,
                                     8, 40, 9, 41, 10, 42, 11, 43, 12, 44, 13, 45, 14, 46, 15, 47};
     const __m512i plo = _mm512_loadu_si512(LO), phi = _mm512_add_epi16(plo, _mm512_set1_epi16(16));
     const long hw = (long)d->H * d->W;
     const int rs = d->R * d->S;
-    for (int s = s0; s < s1; ++s) {
+    for (int s = 0; s < ns; ++s) {
         run ru[32];
         row_load tab[MAX_LOADS];
         int start[MAX_LOADS + 1];
-        const int nr = runs_of(d, (long)jc + 32L * s, (long)jc + nc, ru);
+        const int nr = runs_of(d, jc + 32L * s, jc + nc, ru);
         start[0] = 0;
         for (int t = 0; t < rs; ++t)
             start[t + 1] = start[t] + loads_of(d, ru, nr, t / d->S, t % d->S, tab + start[t]);
@@ -79,9 +76,9 @@ static int simd_ok(void)
            __builtin_cpu_supports("bmi2");
 }
 #else
-static void pack_fwd(const void *ctx, int K, int Kp, int jc, int nc, void *dst, int s0, int s1)
+static void pack_fwd(const col_src *f, int K, int Kp, long jc, long nc, void *dst, int ns)
 {
-    (void)ctx, (void)K, (void)Kp, (void)jc, (void)nc, (void)dst, (void)s0, (void)s1;
+    (void)f, (void)K, (void)Kp, (void)jc, (void)nc, (void)dst, (void)ns;
 }
 static int simd_ok(void) { return 0; }
 #endif
@@ -119,21 +116,20 @@ double conv_igemm_scratch_bytes(dtype_t dt, const conv_dims *d)
     if (path < 0) return 0;
     const gemm_lowp_kern *k = kern_for(path, d);
     const int crs = d->C * d->R * d->S;
-    const double sliver = (double)k->nr * ((crs + k->kq - 1) / k->kq * k->kq) * k->esize;
+    const double sliver = (double)k->nr * gemm_lowp_kp(k, crs) * k->esize;
     return (double)gemm_lowp_packed_a_bytes(k, d->K, crs) +
            omp_get_max_threads() * (sliver > GROUP_BYTES ? sliver : GROUP_BYTES);
 }
 
-/* C (M x ncols, row stride ldc, columns in segments of seg, each
- * seg_stride after the last) = Ap . B, finished per cm from bias; B's
- * slivers packed by pack from ctx, in groups (see the top), into the
- * taking thread's gemm_scratch slot 0. */
-static int run_groups(const gemm_lowp_kern *k, dtype_t dt, int M, long ncols, int K,
-                      const void *Ap, void (*pack)(const void *, int, int, int, int, void *, int, int),
-                      const void *ctx, const float *bias, gemm_lowp_cmode cm, void *C, long ldc,
-                      long seg, long seg_stride)
+/* y (K filters x N*P*Q columns, image n's at y + n*K*P*Q) = Ap . col,
+ * rounded once from bias + the sum; col's slivers packed from f in groups
+ * (see the top) into the taking thread's gemm_scratch slot 0. */
+static int run_groups(const gemm_lowp_kern *k, dtype_t dt, const col_src *f, const void *Ap,
+                      const float *bias, void *y)
 {
-    const int Kp = (K + k->kq - 1) / k->kq * k->kq, MR = k->mr, NR = k->nr;
+    const conv_dims *d = f->d;
+    const int M = d->K, K = d->C * d->R * d->S, Kp = gemm_lowp_kp(k, K), MR = k->mr, NR = k->nr;
+    const long pq = (long)d->P * d->Q, ncols = d->N * pq;
     const size_t sliver = (size_t)NR * Kp * k->esize, apanel = (size_t)MR * Kp * k->esize;
     int gs = (int)(GROUP_BYTES / sliver);
     if (gs < 1) gs = 1;
@@ -152,12 +148,12 @@ static int run_groups(const gemm_lowp_kern *k, dtype_t dt, int M, long ncols, in
             if (failed) continue;
             const long j0 = g * gs * NR, nc = ncols - j0 < (long)gs * NR ? ncols - j0 : (long)gs * NR;
             const int nsg = (int)((nc + NR - 1) / NR);
-            pack(ctx, K, Kp, (int)j0, (int)nc, bp, 0, nsg);
+            pack_fwd(f, K, Kp, j0, nc, bp, nsg);
             for (int ir = 0; ir < M; ir += MR)
                 for (int s = 0; s < nsg; ++s)
                     gemm_lowp_tile_seg(k, dt, Kp, (const char *)Ap + (size_t)(ir / MR) * apanel,
-                                       bp + (size_t)s * sliver, bias ? bias + ir : NULL, cm, C,
-                                       ldc, seg, seg_stride, ir, j0 + (long)s * NR,
+                                       bp + (size_t)s * sliver, bias ? bias + ir : NULL,
+                                       LOWP_C_DT, y, pq, pq, M * pq, ir, j0 + (long)s * NR,
                                        M - ir < MR ? M - ir : MR,
                                        (int)(nc - s * NR < NR ? nc - s * NR : NR));
         }
@@ -173,16 +169,14 @@ int conv_igemm_fwd(dtype_t dt, const conv_dims *d, const void *x, const void *w,
     const int path = gemm_lowp_path_of(dt);
     if (path < 0) return 1;
     const int crs = d->C * d->R * d->S;
-    const long pq = (long)d->P * d->Q;
     const gemm_lowp_kern *k = kern_for(path, d);
-    void *Ap = gemm_scratch(SLOT, gemm_lowp_packed_a_bytes(k, d->K, crs));
+    const size_t abytes = gemm_lowp_packed_a_bytes(k, d->K, crs);
+    void *Ap = gemm_scratch(SLOT, abytes);
     if (!Ap) {
-        err_set("cpu-omp conv: out of memory for the packed filters (%zu bytes)",
-                gemm_lowp_packed_a_bytes(k, d->K, crs));
+        err_set("cpu-omp conv: out of memory for the packed filters (%zu bytes)", abytes);
         return 1;
     }
     gemm_lowp_pack_a(k, dt, d->K, crs, w, crs, Ap);
     const col_src f = {d, x};
-    return run_groups(k, dt, d->K, d->N * pq, crs, Ap, pack_fwd, &f, b, LOWP_C_DT, y, pq, pq,
-                      d->K * pq);
+    return run_groups(k, dt, &f, Ap, b, y);
 }

@@ -30,7 +30,6 @@
 
 #include <omp.h>
 #include <stdint.h>
-#include <string.h>
 
 #define SLOT 2               /* gemm_scratch: each thread's partial and chunks */
 #define BCHUNK_BYTES (512 << 10) /* dy's packed chunk, in the core's L2 */
@@ -45,6 +44,7 @@ typedef struct {
     long npq, J;     /* pixels; per chunk (a multiple of 32) */
     int nblk;        /* 32-pixel blocks per chunk */
     size_t part, a, b, tabs; /* bytes per thread: partial, A panel, B chunk, loads */
+    size_t bytes;            /* their sum: one thread's slot */
 } bwf_plan;
 
 static void plan_make(const conv_dims *d, int nt, bwf_plan *p)
@@ -70,6 +70,7 @@ static void plan_make(const conv_dims *d, int nt, bwf_plan *p)
     p->a = (size_t)p->mr * p->J * 2;
     p->b = (size_t)p->ns * NR * p->J * 2;
     p->tabs = (size_t)p->nblk * (sizeof(row_load) * 32 * d->R * d->S + sizeof(int) * (d->R * d->S + 1));
+    p->bytes = p->part + p->a + p->b + p->tabs;
 }
 
 double conv_igemm_bwf_scratch_bytes(dtype_t dt, const conv_dims *d)
@@ -78,7 +79,7 @@ double conv_igemm_bwf_scratch_bytes(dtype_t dt, const conv_dims *d)
     bwf_plan p;
     const int nt = omp_get_max_threads();
     plan_make(d, nt, &p);
-    return (double)nt * (p.part + p.a + p.b + p.tabs + 64 * 3);
+    return (double)nt * p.bytes;
 }
 
 /* r[0 .. 16) = its transpose (16 x 16 dwords). */
@@ -208,7 +209,7 @@ int conv_igemm_bwd_filter(dtype_t dt, const conv_dims *d, const void *x, const v
 #pragma omp parallel num_threads(nt)
     {
         const int me = omp_get_thread_num();
-        char *buf = (char *)gemm_scratch(SLOT, p.part + p.a + p.b + p.tabs + 64 * 3);
+        char *buf = (char *)gemm_scratch(SLOT, p.bytes);
         if (!buf) {
 #pragma omp atomic write
             failed = 1;
@@ -237,7 +238,7 @@ int conv_igemm_bwd_filter(dtype_t dt, const conv_dims *d, const void *x, const v
     }
     if (failed) {
         err_set("cpu-omp conv: out of memory for the bf16 bwd-filter's chunks (%zu bytes a thread)",
-                p.part + p.a + p.b + p.tabs);
+                p.bytes);
         return 1;
     }
     conv_sum_partials(dt, part, nt, p.K, p.crs, 1, p.K, dw, db);

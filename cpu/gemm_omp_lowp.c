@@ -213,7 +213,7 @@ int gemm_lowp_run(gemm_lowp_path path, dtype_t dt, int M, int N, int K, const vo
         return 0;
     }
     const gemm_lowp_kern *k = kern_of(path);
-    const int Kp = (K + k->kq - 1) / k->kq * k->kq;
+    const int Kp = gemm_lowp_kp(k, K);
     int mc = (int)(LOWP_A_BYTES / (k->esize * (size_t)Kp)) / k->mr * k->mr;
     if (mc > k->mc) mc = k->mc;
     if (mc < k->mr) mc = k->mr;
@@ -239,14 +239,14 @@ const gemm_lowp_kern *gemm_lowp_kern_of(gemm_lowp_path path) { return kern_of(pa
 
 size_t gemm_lowp_packed_a_bytes(const gemm_lowp_kern *k, int M, int K)
 {
-    const long Kp = (K + k->kq - 1) / k->kq * k->kq, mp = (M + k->mr - 1) / k->mr;
+    const long Kp = gemm_lowp_kp(k, K), mp = (M + k->mr - 1) / k->mr;
     return (size_t)(mp * k->mr * Kp) * k->esize;
 }
 
 void gemm_lowp_pack_a(const gemm_lowp_kern *k, dtype_t dt, int M, int K, const void *A, int lda,
                       void *dst)
 {
-    const int Kp = (K + k->kq - 1) / k->kq * k->kq, mp = (M + k->mr - 1) / k->mr;
+    const int Kp = gemm_lowp_kp(k, K), mp = (M + k->mr - 1) / k->mr;
     const size_t apanel = (size_t)k->mr * Kp * k->esize;
 #pragma omp parallel for schedule(static) if (mp > 1 && (double)M * K > 65536.0)
     for (int p = 0; p < mp; ++p) {

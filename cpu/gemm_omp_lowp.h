@@ -63,6 +63,9 @@ typedef struct gemm_lowp_kern {
                  gemm_lowp_cmode cm, void *C, long ldc, int h, int w);
 } gemm_lowp_kern;
 
+/* K rounded up to k's packed length (a multiple of kq). */
+static inline int gemm_lowp_kp(const gemm_lowp_kern *k, int K) { return (K + k->kq - 1) / k->kq * k->kq; }
+
 /* The kernels; each is usable only on the path gemm_lowp_choose gives for it. */
 const gemm_lowp_kern *gemm_lowp_kern_avx512bf16(void);
 /* The vdpbf16ps kernel for a product of M rows: the 12 x 32 tile, or a
