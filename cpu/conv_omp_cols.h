@@ -120,6 +120,19 @@ TGT static inline __m512i row_of(const col_src *f, const row_load *l, int n, lon
 }
 
 
+/* Rows a (2kk) and b (2kk + 1) of col, 32 words each, as the kernels' K
+ * pair kk of a sliver: o[0], o[1] hold, column by column, a's word then
+ * b's (gemm_bf16_pack_b32's layout). */
+TGT static inline void cols_pair_store(__m512i *o, __m512i a, __m512i b)
+{
+    static const uint16_t LO[32] = {0, 32, 1, 33, 2, 34, 3, 35, 4, 36, 5, 37, 6, 38, 7, 39,
+                                    8, 40, 9, 41, 10, 42, 11, 43, 12, 44, 13, 45, 14, 46, 15, 47};
+    const __m512i lo = _mm512_loadu_si512(LO), hi = _mm512_add_epi16(lo, _mm512_set1_epi16(16));
+    o[0] = _mm512_permutex2var_epi16(a, lo, b);
+    o[1] = _mm512_permutex2var_epi16(a, hi, b);
+}
+
+
 /* d's output gradient dy as the columns of a 1x1 convolution (stride 1, no
  * padding) over K-channel P x Q images: row k of its col is dy's channel k. */
 static inline conv_dims cols_dy_dims(const conv_dims *d)

@@ -43,9 +43,6 @@
 TGT static void pack_fwd(const col_src *f, int K, int Kp, long jc, long nc, void *dst, int ns)
 {
     const conv_dims *d = f->d;
-    static const uint16_t LO[32] = {0, 32, 1, 33, 2, 34, 3, 35, 4, 36, 5, 37, 6, 38, 7, 39,
-                                    8, 40, 9, 41, 10, 42, 11, 43, 12, 44, 13, 45, 14, 46, 15, 47};
-    const __m512i plo = _mm512_loadu_si512(LO), phi = _mm512_add_epi16(plo, _mm512_set1_epi16(16));
     const long hw = (long)d->H * d->W;
     const int rs = d->R * d->S;
     for (int s = 0; s < ns; ++s) {
@@ -64,8 +61,7 @@ TGT static void pack_fwd(const col_src *f, int K, int Kp, long jc, long nc, void
                 r[h] = row_of(f, tab + start[t], start[t + 1] - start[t], c * hw);
                 if (++t == rs) t = 0, ++c;
             }
-            o[0] = _mm512_permutex2var_epi16(r[0], plo, r[1]);
-            o[1] = _mm512_permutex2var_epi16(r[0], phi, r[1]);
+            cols_pair_store(o, r[0], r[1]);
         }
     }
 }
@@ -114,6 +110,7 @@ double conv_igemm_scratch_bytes(dtype_t dt, const conv_dims *d)
 {
     const int path = gemm_lowp_path_of(dt);
     if (path < 0) return 0;
+    if (conv_igemm_regions_pays(dt, d)) return conv_igemm_regions_scratch_bytes(dt, d);
     const gemm_lowp_kern *k = kern_for(path, d);
     const int crs = d->C * d->R * d->S;
     const double sliver = (double)k->nr * gemm_lowp_kp(k, crs) * k->esize;
@@ -168,6 +165,7 @@ int conv_igemm_fwd(dtype_t dt, const conv_dims *d, const void *x, const void *w,
 {
     const int path = gemm_lowp_path_of(dt);
     if (path < 0) return 1;
+    if (conv_igemm_regions_pays(dt, d)) return conv_igemm_regions_fwd(dt, d, x, w, b, y);
     const int crs = d->C * d->R * d->S;
     const gemm_lowp_kern *k = kern_for(path, d);
     const size_t abytes = gemm_lowp_packed_a_bytes(k, d->K, crs);

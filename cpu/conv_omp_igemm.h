@@ -23,6 +23,15 @@ double conv_igemm_scratch_bytes(dtype_t dt, const conv_dims *d);
 int conv_igemm_fwd(dtype_t dt, const conv_dims *d, const void *x, const void *w, const float *b,
                    void *y);
 
+/* conv_igemm_fwd's variant over the output's tap regions (stride-1 3x3 /
+ * pad-1 small images, conv_omp_igemm_regions.c), which conv_igemm_fwd
+ * takes itself where it pays (64 filters or more, and a twentieth of the
+ * work or more in the padding), and its scratch (the same slots). */
+int conv_igemm_regions_pays(dtype_t dt, const conv_dims *d);
+double conv_igemm_regions_scratch_bytes(dtype_t dt, const conv_dims *d);
+int conv_igemm_regions_fwd(dtype_t dt, const conv_dims *d, const void *x, const void *w,
+                           const float *b, void *y);
+
 /* Whether conv_igemm_bwd_filter runs d at dt here: conv_igemm_ok and the
  * vdpbf16ps path (its A panels are that kernel's; not AMX). */
 int conv_igemm_bwf_ok(dtype_t dt, const conv_dims *d);

@@ -53,6 +53,7 @@
  * kept between calls.
  */
 #include "conv_omp_regions.h"
+#include "conv_tap_regions.h"
 #include "errmsg.h"
 #include "gemm_omp_impl.h"
 
@@ -64,15 +65,7 @@
 #include <string.h>
 
 #define MAX_PQ 256   /* output pixels at most (conv_group_ok) */
-#define MAX_CLASS 3  /* row / column tap classes of a 3x3 pad-1 filter */
 #define MAX_NR 32    /* widest micro-kernel */
-
-typedef struct {
-    int oh0, oh1, ow0, ow1; /* output pixels [oh0, oh1) x [ow0, ow1) */
-    int r0, r1, s0, s1;     /* their taps inside the image: [r0, r1) x [s0, s1) */
-    long npx, cols;         /* pixels, and columns (N * npx) */
-    int nsl;                /* slivers of NR columns */
-} region;
 
 typedef struct {
     const gemm_kern_cfg *cf;
@@ -92,59 +85,6 @@ int conv_regions_ok(dtype_t dt, const conv_dims *d)
            d->sh == 1 && d->sw == 1 && d->H >= 3 && d->W >= 3 && d->P == d->H &&
            d->Q == d->W && (long)d->P * d->Q < MAX_PQ &&
            (long long)d->N * d->C * (d->H + 2) * (d->W + 2) < (1LL << 31); /* int offsets */
-}
-
-/* Splits [0, n) output positions (stride 1) into runs with the same taps
- * [t0, t1) of f inside an input of n (padding pad): up to MAX_CLASS. */
-static int tap_classes(int n, int f, int pad, int lo[], int hi[], int t0[], int t1[])
-{
-    int m = 0;
-    for (int o = 0; o < n; o++) {
-        const int a = pad - o > 0 ? pad - o : 0, b = n + pad - o < f ? n + pad - o : f;
-        if (m && t0[m - 1] == a && t1[m - 1] == b) {
-            hi[m - 1] = o + 1;
-            continue;
-        }
-        lo[m] = o, hi[m] = o + 1, t0[m] = a, t1[m] = b;
-        m++;
-    }
-    return m;
-}
-
-/* The regions of d (slivers of nr columns); returns how many. merged: one
- * region, every pixel with every tap (read from a zero-padded copy). */
-static int regions_make(const conv_dims *d, int nr, int merged, region *rg)
-{
-    if (merged) {
-        rg[0] = (region){.oh1 = d->P, .ow1 = d->Q, .r1 = d->R, .s1 = d->S};
-        rg[0].npx = (long)d->P * d->Q;
-        rg[0].cols = d->N * rg[0].npx;
-        rg[0].nsl = (int)((rg[0].cols + nr - 1) / nr);
-        return 1;
-    }
-    int rl[MAX_CLASS], rh[MAX_CLASS], r0[MAX_CLASS], r1[MAX_CLASS];
-    int cl[MAX_CLASS], ch[MAX_CLASS], s0[MAX_CLASS], s1[MAX_CLASS];
-    const int nrow = tap_classes(d->P, d->R, d->ph, rl, rh, r0, r1);
-    const int ncol = tap_classes(d->Q, d->S, d->pw, cl, ch, s0, s1);
-    int n = 0;
-    for (int a = 0; a < nrow; a++)
-        for (int b = 0; b < ncol; b++, n++) {
-            region *q = &rg[n];
-            *q = (region){.oh0 = rl[a], .oh1 = rh[a], .ow0 = cl[b], .ow1 = ch[b], .r0 = r0[a],
-                          .r1 = r1[a], .s0 = s0[b], .s1 = s1[b]};
-            q->npx = (long)(q->oh1 - q->oh0) * (q->ow1 - q->ow0);
-            q->cols = d->N * q->npx;
-            q->nsl = (int)((q->cols + nr - 1) / nr);
-        }
-    return n;
-}
-
-/* Slivers x taps, the GEMM's work in units of NR columns x C. */
-static long regions_cost(const region *rg, int n)
-{
-    long c = 0;
-    for (int q = 0; q < n; q++) c += (long)rg[q].nsl * (rg[q].r1 - rg[q].r0) * (rg[q].s1 - rg[q].s0);
-    return c;
 }
 
 /* Whether one region on a zero-padded copy of x costs less than the split:
@@ -235,26 +175,12 @@ static void pack_filters(const conv_dims *d, const float *w, int flipped, int mr
 #define ROW_ITEMS 2
 #endif
 
-/* Work item `it`, largest regions first: slivers [*s0, *s1) of region *q
- * (returned; -1 past the last) x row chunk *rc (of g->nrc). */
+/* Work item `it`: slivers [*s0, *s1) of region *q (returned; -1 past the
+ * last), largest regions first (regions_item), x row chunk *rc (of g->nrc). */
 static int item_of(const rcall *g, int it, int *s0, int *s1, int *rc)
 {
     *rc = it % g->nrc;
-    it /= g->nrc;
-    for (int taps = MAX_CLASS * MAX_CLASS; taps > 0; taps--)
-        for (int q = 0; q < g->nrg; q++) {
-            const region *r = &g->rg[q];
-            if ((r->r1 - r->r0) * (r->s1 - r->s0) != taps) continue;
-            const int n = (r->nsl + ITEM_SLIVERS - 1) / ITEM_SLIVERS;
-            if (it >= n) {
-                it -= n;
-                continue;
-            }
-            *s0 = it * ITEM_SLIVERS;
-            *s1 = *s0 + ITEM_SLIVERS < r->nsl ? *s0 + ITEM_SLIVERS : r->nsl;
-            return q;
-        }
-    return -1;
+    return regions_item(g->rg, g->nrg, ITEM_SLIVERS, it / g->nrc, s0, s1);
 }
 
 /* Gathering a 16-column chunk of B rows, o[c*ld + l] = xb[c*hw + off[l]]:

@@ -54,6 +54,8 @@ static const char *const SHAPES[] = {
     "mb20ic72ih6oc80kh3ph1",        /* fwd, and bwd-data as a forward pass, grouped
                                        (fp32: 3x3 regions split, padded taps skipped) */
     "mb70ic8ih9oc20kh3sh2ph1",      /* bf16/fp16 bwd-filter's longer groups: two of 35 */
+    "mb24ic6ih7oc64kh3ph1",         /* bf16 implicit GEMM over tap regions (fwd), the
+                                       16-row tile; 20ic72ih6oc80 above: 12-row, bwd-data */
     "mb11ic72ih5iw8oc80kh3ph1",     /* fp32 3x3 pad 1 regions (merged), P != Q */
     "mb5ic72ih3oc80kh3ph1",         /* 3x3 output: one-pixel interior */
     "mb6ic136ih5iw6oc40kh3ph1",     /* bwd-filter past the direct limit: its regions */
