@@ -364,7 +364,8 @@ static int igemm_first(dtype_t dt, const conv_dims *d, conv_dir dir)
 /* The route fwd_core takes for d at dt. */
 static const char *fwd_route(dtype_t dt, const conv_dims *d)
 {
-    return conv_igemm_regions_pays(dt, d) ? "implicit GEMM over tap regions (padded taps skipped)"
+    return conv_igemm_pw_pays(dt, d)        ? "implicit GEMM, columns read in place (padded pair copy)"
+           : conv_igemm_regions_pays(dt, d) ? "implicit GEMM over tap regions (padded taps skipped)"
            : conv_igemm_ok(dt, d)     ? "implicit GEMM (columns packed from x)"
            : conv_group_ok(d)       ? "image-group columns"
                                     : "im2col";

@@ -79,6 +79,26 @@ static void pack_fwd(const col_src *f, int K, int Kp, long jc, long nc, void *ds
 static int simd_ok(void) { return 0; }
 #endif
 
+void conv_igemm_pack_taps(const conv_dims *d, int mr, const uint16_t *w, uint32_t *dst)
+{
+    const int M = d->K, C = d->C, rs = d->R * d->S, np = (M + mr - 1) / mr;
+    const size_t panel = (size_t)rs * ((C + 1) / 2) * mr;
+#pragma omp parallel for schedule(static) if (np > 1)
+    for (int p = 0; p < np; ++p) {
+        uint32_t *o = dst + (size_t)p * panel;
+        const int h = M - p * mr < mr ? M - p * mr : mr;
+        for (int t = 0; t < rs; ++t)
+            for (int c = 0; c < C; c += 2, o += mr) {
+                int i = 0;
+                for (; i < h; ++i) {
+                    const uint16_t *a = w + ((size_t)(p * mr + i) * C + c) * rs + t;
+                    o[i] = a[0] | (c + 1 < C ? (uint32_t)a[rs] << 16 : 0);
+                }
+                for (; i < mr; ++i) o[i] = 0;
+            }
+    }
+}
+
 int conv_igemm_ok(dtype_t dt, const conv_dims *d)
 {
     if (dt != DTYPE_BF16 || !simd_ok()) return 0;
@@ -110,6 +130,7 @@ double conv_igemm_scratch_bytes(dtype_t dt, const conv_dims *d)
 {
     const int path = gemm_lowp_path_of(dt);
     if (path < 0) return 0;
+    if (conv_igemm_pw_pays(dt, d)) return conv_igemm_pw_scratch_bytes(dt, d);
     if (conv_igemm_regions_pays(dt, d)) return conv_igemm_regions_scratch_bytes(dt, d);
     const gemm_lowp_kern *k = kern_for(path, d);
     const int crs = d->C * d->R * d->S;
@@ -165,6 +186,7 @@ int conv_igemm_fwd(dtype_t dt, const conv_dims *d, const void *x, const void *w,
 {
     const int path = gemm_lowp_path_of(dt);
     if (path < 0) return 1;
+    if (conv_igemm_pw_pays(dt, d)) return conv_igemm_pw_fwd(dt, d, x, w, b, y);
     if (conv_igemm_regions_pays(dt, d)) return conv_igemm_regions_fwd(dt, d, x, w, b, y);
     const int crs = d->C * d->R * d->S;
     const gemm_lowp_kern *k = kern_for(path, d);

@@ -10,6 +10,8 @@
 
 #include "../ops/conv_dims.h"
 
+#include <stdint.h>
+
 /* Whether the route runs d at dt here: bf16 on the vdpbf16ps or AMX path
  * (the pair-packed panels), AVX-512BW, and sizes within its int32 indices. */
 int conv_igemm_ok(dtype_t dt, const conv_dims *d);
@@ -22,6 +24,22 @@ double conv_igemm_scratch_bytes(dtype_t dt, const conv_dims *d);
 /* y = conv(x, w) (+ b, fp32, when not NULL). 0, or non-zero after err_set. */
 int conv_igemm_fwd(dtype_t dt, const conv_dims *d, const void *x, const void *w, const float *b,
                    void *y);
+
+/* w (K x C x R x S, bf16 words) packed for the vdpbf16ps kernels' mr-row A
+ * panels in tap-major pairs: K pair t * ceil(C/2) + c/2 of panel p holds,
+ * for each of its rows m, the words w[m][c][t] (low) and w[m][c + 1][t]
+ * (0 past C); rows past K zero; panels R*S*ceil(C/2)*mr dwords apart.
+ * Parallel over panels (call it outside a parallel region). */
+void conv_igemm_pack_taps(const conv_dims *d, int mr, const uint16_t *w, uint32_t *dst);
+
+/* conv_igemm_fwd's variant for few filters at stride 1, the columns read
+ * in place from a padded channel-pair copy of x (conv_omp_igemm_pw.c),
+ * which conv_igemm_fwd takes itself where it pays (at most 32 filters),
+ * and its scratch (slot 7, and slot 4 for the copy). */
+int conv_igemm_pw_pays(dtype_t dt, const conv_dims *d);
+double conv_igemm_pw_scratch_bytes(dtype_t dt, const conv_dims *d);
+int conv_igemm_pw_fwd(dtype_t dt, const conv_dims *d, const void *x, const void *w,
+                      const float *b, void *y);
 
 /* conv_igemm_fwd's variant over the output's tap regions (stride-1 3x3 /
  * pad-1 small images, conv_omp_igemm_regions.c), which conv_igemm_fwd

@@ -72,29 +72,6 @@ double conv_igemm_regions_scratch_bytes(dtype_t dt, const conv_dims *d)
            (double)omp_get_max_threads() * group_of(d) * 2.0 * NR * d->R * d->S * d->C;
 }
 
-/* w (K x C x R x S) into mr-row panels of tap-major pairs: K pair
- * (t*C + c) / 2 of panel p holds, for each of its rows m, the words
- * w[m][c][t] (low) and w[m][c + 1][t]; rows past K zero. */
-static void pack_taps(const conv_dims *d, int mr, const uint16_t *w, uint32_t *dst)
-{
-    const int M = d->K, C = d->C, rs = d->R * d->S, np = (M + mr - 1) / mr;
-    const size_t panel = (size_t)rs * C / 2 * mr;
-#pragma omp parallel for schedule(static) if (np > 1)
-    for (int p = 0; p < np; ++p) {
-        uint32_t *o = dst + (size_t)p * panel;
-        const int h = M - p * mr < mr ? M - p * mr : mr;
-        for (int t = 0; t < rs; ++t)
-            for (int c = 0; c < C; c += 2, o += mr) {
-                int i = 0;
-                for (; i < h; ++i) {
-                    const uint16_t *a = w + ((size_t)(p * mr + i) * C + c) * rs + t;
-                    o[i] = a[0] | (uint32_t)a[rs] << 16;
-                }
-                for (; i < mr; ++i) o[i] = 0;
-            }
-    }
-}
-
 #if defined(__x86_64__)
 /* The runs of region r's columns [j0, min(j0 + NR, r->cols)) (runs_of's,
  * for a region's pixels) and where each run's first output is in y
@@ -131,24 +108,6 @@ TGT static void pack_sliver(const col_src *f, const region *r, const run *ru, in
         }
 }
 
-/* Rows [0, h) of the fp32 tile t (NR floats a row) rounded once to bf16
- * into rows i0.. of y, run by run (masked stores: only the runs' words are
- * written). */
-__attribute__((target("avx512f,avx512bw,avx512bf16"))) static void
-store_tile(const float *t, int h, const run *ru, const long *yo, int nr, uint16_t *y, long pq,
-           int i0)
-{
-    for (int i = 0; i < h; ++i) {
-        const __m512i v = (__m512i)_mm512_cvtne2ps_pbh(_mm512_loadu_ps(t + i * NR + 16),
-                                                       _mm512_loadu_ps(t + i * NR));
-        for (int u = 0; u < nr; ++u) {
-            const uint32_t m = (ru[u].len == 32 ? ~0u : (1u << ru[u].len) - 1) << ru[u].lane0;
-            const long e = yo[u] + (long)(i0 + i) * pq - ru[u].lane0; /* lane 0's element */
-            _mm512_mask_storeu_epi16((void *)((uintptr_t)y + 2 * (uintptr_t)e), (__mmask32)m, v);
-        }
-    }
-}
-
 /* Panel ap (mr rows, tap-major pairs) times region r's sliver bp into the
  * fp32 tile t: one K range of the panel per run of the region's taps that
  * is consecutive in tap-major order, the first starting at the bias. */
@@ -177,7 +136,7 @@ int conv_igemm_regions_fwd(dtype_t dt, const conv_dims *d, const void *x, const 
         err_set("cpu-omp conv: out of memory for the packed filters (%zu bytes)", abytes);
         return 1;
     }
-    pack_taps(d, MR, w, Ap);
+    conv_igemm_pack_taps(d, MR, w, Ap);
     region rg[MAX_CLASS * MAX_CLASS];
     const int nrg = regions_make(d, NR, 0, rg);
     int items = 0;
@@ -216,7 +175,7 @@ int conv_igemm_regions_fwd(dtype_t dt, const conv_dims *d, const void *x, const 
                     const int h = M - ir < MR ? M - ir : MR;
                     tile_region(k, dt, d, r, (const char *)Ap + (size_t)(ir / MR) * apanel,
                                 bp + s * sliver, b ? b + ir : NULL, t, h, wd[s]);
-                    store_tile(t, h, ru[s], yo[s], nr[s], y, pq, ir);
+                    cols_store_tile(t, h, ru[s], yo[s], nr[s], y, pq, ir);
                 }
         }
     }

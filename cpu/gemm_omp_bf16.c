@@ -173,9 +173,28 @@ TGT static void tile(dtype_t dt, int Kp, const void *Ap, const void *Bp, const f
                                  (__m256i)_mm512_cvtneps_pbh(c##i));
 #define H_STF(i)                                                                    \
     if (i < h) _mm512_mask_storeu_ps(cf + (size_t)(i) * ldc, ma, c##i);
+#define H_STR(i)                                                                    \
+    if (i < h) {                                                                    \
+        const __m256i v = (__m256i)_mm512_cvtneps_pbh(c##i);                        \
+        for (int u = 0; u < runs->n; ++u) {                                         \
+            const __mmask16 m = (__mmask16)(runs->mask[u] >> lane0);                 \
+            if (m)                                                                  \
+                _mm256_mask_storeu_epi16(                                           \
+                    (void *)((uintptr_t)C +                                         \
+                             2 * (uintptr_t)(runs->e[u] + lane0 + (long)(i) * ldc)), \
+                    m, v);                                                          \
+        }                                                                           \
+    }
 
-TGT static void half16(int Kp, const uint32_t *a, const __m512i *b, const float *bias,
-                       gemm_lowp_cmode cm, void *C, long ldc, int h, int w)
+/* b: the sliver's K pairs one after another (offs NULL: the packed layout,
+ * aligned), or pair kk's 16 columns at (const uint32_t *)b + offs[kk] (B read
+ * in place, any alignment: gemm_bf16_tile16_at).  runs (not NULL): C is bf16
+ * and the half's columns (the sliver's lanes lane0 ..) go out run by run
+ * (gemm_lowp_runs), rounded once.  Inlined into both callers, so each loop
+ * is specialised. */
+TGT static inline __attribute__((always_inline)) void
+half16(int Kp, const uint32_t *a, const void *b, const int *offs, const float *bias,
+       gemm_lowp_cmode cm, void *C, long ldc, int h, int w, const gemm_lowp_runs *runs, int lane0)
 {
     float *cf = C;
     const __mmask16 ma = w >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << w) - 1);
@@ -183,13 +202,21 @@ TGT static void half16(int Kp, const uint32_t *a, const __m512i *b, const float 
     if (bias || cm == LOWP_C_F32_ADD) {
         H_ROWS(H_INIT)
     }
-    for (int kk = Kp / 2; kk > 0; --kk, a += 16, b += 2) {
-        const __m512bh b0 = (__m512bh)_mm512_load_si512(b);
-        _mm_prefetch((const char *)(b + 16), _MM_HINT_T0); /* 8 pairs ahead */
+    for (int kk = 0; kk < Kp / 2; ++kk, a += 16) {
+        const __m512i *bk = (const __m512i *)b + 2 * kk;
+        __m512bh b0;
+        if (offs) {
+            b0 = (__m512bh)_mm512_loadu_si512((const uint32_t *)b + offs[kk]);
+        } else {
+            b0 = (__m512bh)_mm512_load_si512(bk);
+            _mm_prefetch((const char *)(bk + 16), _MM_HINT_T0); /* 8 pairs ahead */
+        }
         _mm_prefetch((const char *)(a + 8 * 16), _MM_HINT_T0);
         H_ROWS(H_DP)
     }
-    if (cm == LOWP_C_DT) {
+    if (runs) {
+        H_ROWS(H_STR)
+    } else if (cm == LOWP_C_DT) {
         H_ROWS(H_ST)
     } else {
         H_ROWS(H_STF)
@@ -201,9 +228,18 @@ TGT static void tile16(dtype_t dt, int Kp, const void *Ap, const void *Bp, const
 {
     const size_t cs = cm == LOWP_C_DT ? 2 : 4;
     (void)dt;
-    half16(Kp, Ap, Bp, bias, cm, C, ldc, h, w < 16 ? w : 16);
+    half16(Kp, Ap, Bp, NULL, bias, cm, C, ldc, h, w < 16 ? w : 16, NULL, 0);
     if (w > 16)
-        half16(Kp, Ap, (const __m512i *)Bp + 1, bias, cm, (char *)C + 16 * cs, ldc, h, w - 16);
+        half16(Kp, Ap, (const __m512i *)Bp + 1, NULL, bias, cm, (char *)C + 16 * cs, ldc, h,
+               w - 16, NULL, 0);
+}
+
+TGT void gemm_bf16_tile16_at(int Kp, const void *Ap, const uint32_t *b, const int *offs,
+                             const float *bias, const gemm_lowp_runs *runs, uint16_t *y,
+                             long ldy, int h, int w)
+{
+    half16(Kp, Ap, b, offs, bias, LOWP_C_DT, y, ldy, h, w < 16 ? w : 16, runs, 0);
+    if (w > 16) half16(Kp, Ap, b + 16, offs, bias, LOWP_C_DT, y, ldy, h, w - 16, runs, 16);
 }
 
 static void pack_a16(dtype_t dt, int K, int Kp, int n, const uint16_t *A, long lda, void *dst)

@@ -1,0 +1,243 @@
+/* cpu/conv_omp_igemm_pw.c - the bf16 implicit GEMM of conv_omp_igemm.c for
+ * few filters (stride 1): the columns read in place, never packed.
+ *
+ * With 16-32 filters the product is short and packing the columns costs
+ * what the multiplies do (perf, cnn-conv2 fwd, 32 filters over 16 x 3 x 3,
+ * 14x14 mb64: the kernel 53 %, packing 35 %; 0.49 ms against oneDNN's
+ * 0.30).  Here x is copied once per call into planes of channel pairs
+ * (xp[n][c/2][H + 2ph][W + 2pw] of dwords, a pair's words side by side:
+ * the kernels' K-pair layout), zero-padded; and the output is computed on
+ * the padded width: virtual column j of an image is output pixel
+ * (j / Wp, j % Wp), Wp = W + 2pw, of which j % Wp >= Q are thrown away.  Then
+ * tap (r, s) of channel pair c2 for 32 consecutive virtual columns is 32
+ * consecutive dwords of xp, at j + c2*plane + r*Wp + s: the 16-row tile
+ * reads B straight from xp through a table of those offsets
+ * (gemm_bf16_tile16_at), the filters packed once (conv_igemm_pack_taps),
+ * and the tile is rounded once and stored run by run of valid pixels from
+ * its registers.  The price is (Wp - Q) / Wp of the multiplies (cnn-conv2
+ * 2/16, cnn-conv1 2/30) and a copy of x. */
+#include "conv_omp_igemm.h"
+#include "conv_omp_cols.h"
+#include "errmsg.h"
+#include "gemm_omp_impl.h"
+#include "gemm_omp_lowp.h"
+
+#include <omp.h>
+#include <stdint.h>
+#include <string.h>
+
+#define SLOT_X 4        /* gemm_scratch: the pair planes of x (calling thread) */
+#define SLOT_A 7        /* the packed filters, as conv_omp_igemm.c's */
+#define NR 32           /* columns a tile */
+#define MR 16           /* the 16-row tile's panels */
+#define ITEM 8          /* slivers a work item */
+#define MAX_PAIRS 4096  /* the offsets table, on the stack */
+
+typedef struct {
+    long wp;    /* padded row length */
+    long cols;  /* virtual columns an image: P * wp */
+    long ns;    /* slivers an image */
+    long plane; /* dwords a channel-pair plane: the padded image and the slack
+                 * the last sliver's farthest tap reads */
+    long img;   /* dwords an image */
+    int cp;     /* channel pairs */
+} geom;
+
+static geom geom_of(const conv_dims *d)
+{
+    geom g;
+    g.wp = d->W + 2L * d->pw;
+    g.cols = d->P * g.wp;
+    g.ns = (g.cols + NR - 1) / NR;
+    const long padded = (d->H + 2L * d->ph) * g.wp;
+    const long reach = g.ns * NR + (d->R - 1) * g.wp + d->S - 1;
+    g.plane = ((padded > reach ? padded : reach) + 15) / 16 * 16;
+    g.cp = (d->C + 1) / 2;
+    g.img = g.cp * g.plane;
+    return g;
+}
+
+int conv_igemm_pw_pays(dtype_t dt, const conv_dims *d)
+{
+    if (d->sh != 1 || d->sw != 1 || d->K > 32 || 4L * (d->S - 1) > d->Q ||
+        !conv_igemm_ok(dt, d) || gemm_lowp_path_of(dt) != LOWP_AVX512BF16)
+        return 0;
+    const geom g = geom_of(d);
+    return (long)d->R * d->S * g.cp <= MAX_PAIRS && (double)d->N * g.img < INT32_MAX;
+}
+
+static size_t a_bytes(const conv_dims *d, const geom *g)
+{
+    return (size_t)(d->K + MR - 1) / MR * MR * d->R * d->S * g->cp * 4;
+}
+
+/* Whether the work items are whole images, each thread copying its own
+ * into its L2 (enough images for the team), or groups of slivers of a copy
+ * of every image made first (measured, cnn-conv2 bwd-data mb64: the copy
+ * through L3 was a fifth of the time). */
+static int per_image(const conv_dims *d) { return d->N >= 2 * omp_get_max_threads(); }
+
+double conv_igemm_pw_scratch_bytes(dtype_t dt, const conv_dims *d)
+{
+    const geom g = geom_of(d);
+    (void)dt;
+    return (double)a_bytes(d, &g) +
+           4.0 * g.img * (per_image(d) ? omp_get_max_threads() : d->N);
+}
+
+#if defined(__x86_64__)
+/* Plane pl (image pl / cp, channels 2 (pl % cp) and the next) of x's pair
+ * planes (geom_of) into o, zero-padded: each padded row written whole, 32 dwords at a time, from masked loads of the two channels' row
+ * (the padding lanes loaded as zeros); the rows above and below and the
+ * slack zeroed. */
+TGT static void interleave_plane(const conv_dims *d, const geom *g, const uint16_t *x, long pl,
+                                 uint32_t *o)
+{
+    const long hw = (long)d->H * d->W, top = d->ph * g->wp, body = d->H * g->wp;
+    {
+        const long n = pl / g->cp;
+        const int c = (int)(pl % g->cp) * 2;
+        const uint16_t *x0 = x + (n * d->C + c) * hw, *x1 = c + 1 < d->C ? x0 + hw : NULL;
+        memset(o, 0, sizeof(uint32_t) * (size_t)top);
+        memset(o + top + body, 0, sizeof(uint32_t) * (size_t)(g->plane - top - body));
+        for (int h = 0; h < d->H; ++h)
+            for (long k = 0; k < g->wp; k += 32) { /* padded columns [k, k + 32) */
+                const long a0 = k - d->pw;        /* the source column of lane 0 */
+                const long lo = a0 < 0 ? -a0 : 0, hi = d->W - a0 < 32 ? d->W - a0 : 32;
+                const __mmask32 m = hi > lo ? (__mmask32)((hi - lo == 32 ? ~0u : (1u << (hi - lo)) - 1) << lo) : 0;
+                const long e = (long)h * d->W + a0; /* lane 0's element (may be < 0) */
+                const __m512i va = _mm512_maskz_loadu_epi16(m, (const void *)((uintptr_t)x0 + 2 * (uintptr_t)e));
+                const __m512i vb = x1 ? _mm512_maskz_loadu_epi16(m, (const void *)((uintptr_t)x1 + 2 * (uintptr_t)e))
+                                      : _mm512_setzero_si512();
+                __m512i v[2];
+                cols_pair_store(v, va, vb);
+                const long nw = g->wp - k < 32 ? g->wp - k : 32;
+                uint32_t *dst = o + top + h * g->wp + k;
+                _mm512_mask_storeu_epi32(dst, (__mmask16)(nw >= 16 ? 0xFFFF : (1u << nw) - 1), v[0]);
+                if (nw > 16) _mm512_mask_storeu_epi32(dst + 16, (__mmask16)((1u << (nw - 16)) - 1), v[1]);
+            }
+    }
+}
+
+/* Every pair plane of x into xp, image by image (N * cp planes). */
+static void interleave(const conv_dims *d, const geom *g, const uint16_t *x, uint32_t *xp)
+{
+    const long planes = (long)d->N * g->cp;
+#pragma omp parallel for schedule(static) if (planes > 1)
+    for (long pl = 0; pl < planes; ++pl) interleave_plane(d, g, x, pl, xp + pl * g->plane);
+}
+
+/* The valid pixels among image n's virtual columns [j0, j0 + w) as runs
+ * of lanes, with where each goes in y (channel 0). */
+static void pixel_runs(const conv_dims *d, const geom *g, long n, long j0, int w,
+                       gemm_lowp_runs *ru)
+{
+    const long kpq = (long)d->K * d->P * d->Q;
+    ru->n = 0;
+    for (int l = 0; l < w;) {
+        const long p = (j0 + l) / g->wp, q = (j0 + l) % g->wp;
+        if (q >= d->Q) { /* the padding columns: to the next row */
+            l += (int)(g->wp - q);
+            continue;
+        }
+        const int len = (int)(d->Q - q < w - l ? d->Q - q : w - l);
+        ru->mask[ru->n] = (len == 32 ? ~0u : (1u << len) - 1) << l;
+        ru->e[ru->n++] = n * kpq + p * d->Q + q - l;
+        l += len;
+    }
+}
+
+/* The operands of one call (read-only in the threads). */
+typedef struct {
+    const conv_dims *d;
+    geom g;
+    const uint32_t *Ap; /* the packed filters: np pairs a panel */
+    int np;
+    const int *offs;
+    const float *b;
+    uint16_t *y;
+} pw_call;
+
+/* Slivers [s0, s1) of image n, its pair planes at xi: every filter panel,
+ * stored into y. */
+static void slivers(const pw_call *c, long n, const uint32_t *xi, long s0, long s1)
+{
+    const conv_dims *d = c->d;
+    const long pq = (long)d->P * d->Q;
+    const int M = d->K;
+    gemm_lowp_runs ru;
+    for (long s = s0; s < s1; ++s) {
+        const long j0 = s * NR;
+        const int wd = (int)(c->g.cols - j0 < NR ? c->g.cols - j0 : NR);
+        pixel_runs(d, &c->g, n, j0, wd, &ru);
+        for (int ir = 0; ir < M; ir += MR)
+            gemm_bf16_tile16_at(2 * c->np, c->Ap + (size_t)(ir / MR) * c->np * MR, xi + j0,
+                                c->offs, c->b ? c->b + ir : NULL, &ru, c->y + ir * pq, pq,
+                                M - ir < MR ? M - ir : MR, wd);
+    }
+}
+
+int conv_igemm_pw_fwd(dtype_t dt, const conv_dims *d, const void *x, const void *w, const float *b,
+                      void *y)
+{
+    const geom g = geom_of(d);
+    const int np = d->R * d->S * g.cp, img_items = per_image(d);
+    const size_t ab = a_bytes(d, &g);
+    uint32_t *Ap = (uint32_t *)gemm_scratch(SLOT_A, ab);
+    if (!Ap) {
+        err_set("cpu-omp conv: out of memory for the packed filters (%zu bytes)", ab);
+        return 1;
+    }
+    (void)dt;
+    conv_igemm_pack_taps(d, MR, w, Ap);
+    int offs[MAX_PAIRS]; /* pair t*cp + c2: tap t = (r, s), channel pair c2 */
+    for (int t = 0; t < d->R * d->S; ++t)
+        for (int c2 = 0; c2 < g.cp; ++c2)
+            offs[t * g.cp + c2] = (int)(c2 * g.plane + t / d->S * g.wp + t % d->S);
+    const pw_call c = {d, g, Ap, np, offs, b, y};
+    const int nt = 2.0 * d->K * d->N * d->P * d->Q * d->C * d->R * d->S < GEMM_SERIAL_FLOPS
+                       ? 1 : omp_get_max_threads();
+    const size_t ib = sizeof(uint32_t) * (size_t)g.img;
+    int failed = 0;
+    if (img_items) { /* an image an item, its planes in the taking thread's buffer */
+#pragma omp parallel num_threads(nt) if (nt > 1)
+        {
+            uint32_t *xi = (uint32_t *)gemm_scratch(SLOT_X, ib);
+            if (!xi) {
+#pragma omp atomic write
+                failed = 1;
+            }
+#pragma omp for schedule(dynamic, 1)
+            for (long n = 0; n < d->N; ++n) {
+                if (failed) continue;
+                for (long q = 0; q < g.cp; ++q) interleave_plane(d, &g, x, n * g.cp + q, xi + q * g.plane);
+                slivers(&c, n, xi, 0, g.ns);
+            }
+        }
+    } else { /* few images: every plane first, then groups of slivers */
+        uint32_t *xp = (uint32_t *)gemm_scratch(SLOT_X, ib * (size_t)d->N);
+        if (!xp) {
+            err_set("cpu-omp conv: out of memory for the pair planes of x (%zu bytes)",
+                    ib * (size_t)d->N);
+            return 1;
+        }
+        interleave(d, &g, x, xp);
+        const long per = (g.ns + ITEM - 1) / ITEM;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1)
+        for (long it = 0; it < d->N * per; ++it) {
+            const long n = it / per, s0 = it % per * ITEM;
+            slivers(&c, n, xp + n * g.img, s0, s0 + ITEM < g.ns ? s0 + ITEM : g.ns);
+        }
+    }
+    if (failed) err_set("cpu-omp conv: out of memory for an image's pair planes (%zu bytes)", ib);
+    return failed;
+}
+#else
+int conv_igemm_pw_fwd(dtype_t dt, const conv_dims *d, const void *x, const void *w, const float *b,
+                      void *y)
+{
+    (void)dt, (void)d, (void)x, (void)w, (void)b, (void)y;
+    err_set("cpu-omp conv: the bf16 implicit GEMM needs x86-64");
+    return 1;
+}
+#endif
