@@ -418,6 +418,10 @@ static int omp_bwd_filter_dt(dtype_t dt, const conv_dims *d, const void *x, cons
 {
     (void)ws, (void)stream;
     if (!lowp_ok(dt)) return 1;
+    if (conv_igemm_pwbf_pays(dt, d)) {
+        note(dt, "implicit GEMM, x and dy read in place (padded copy), fp32 partials");
+        return conv_igemm_pwbf(dt, d, x, dy, dw, db);
+    }
     if (conv_direct_bwd_filter_ok(d) && !igemm_first(dt, d, CONV_BWD_FILTER)) {
         note(dt, "widened to fp32 + direct fp32 kernel");
         return conv_widen_bwd_filter(dt, d, x, dy, dw, db);
@@ -440,6 +444,7 @@ double conv_cpu_omp_scratch_bytes(dtype_t dt, const conv_dims *d, conv_dir dir)
         return conv_group_scratch_bytes(dt, d, dir) + (lowp ? 4.0 * d->K : 0);
     }
     if (dir == CONV_BWD_FILTER) {
+        if (lowp && conv_igemm_pwbf_pays(dt, d)) return conv_igemm_pwbf_scratch_bytes(dt, d);
         if (conv_direct_bwd_filter_ok(d) && !(lowp && igemm_first(dt, d, dir)))
             return lowp ? conv_widen_bytes(d, dir) : 0;
         if (conv_igemm_bwf_ok(dt, d)) return conv_igemm_bwf_scratch_bytes(dt, d);

@@ -154,6 +154,45 @@ cols_store_tile(const float *t, int h, const run *ru, const long *yo, int nr, ui
 }
 
 
+/* r[0 .. 16) = its transpose (16 x 16 dwords). */
+TGT static inline void cols_tr16(__m512i *r)
+{
+    __m512i t[16];
+    for (int i = 0; i < 16; i += 2) {
+        t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 16; i += 4) {
+        r[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]);
+        r[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);
+        r[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]);
+        r[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);
+    }
+    for (int i = 0; i < 4; ++i) {
+        t[i] = _mm512_shuffle_i32x4(r[i], r[i + 4], 0x88);
+        t[i + 4] = _mm512_shuffle_i32x4(r[i], r[i + 4], 0xdd);
+        t[i + 8] = _mm512_shuffle_i32x4(r[i + 8], r[i + 12], 0x88);
+        t[i + 12] = _mm512_shuffle_i32x4(r[i + 8], r[i + 12], 0xdd);
+    }
+    for (int i = 0; i < 8; ++i) {
+        r[i] = _mm512_shuffle_i32x4(t[i], t[i + 8], 0x88);
+        r[i + 8] = _mm512_shuffle_i32x4(t[i], t[i + 8], 0xdd);
+    }
+}
+
+/* Words [k, k + 32) of a row of W words padded by pw zeros on the left (and
+ * any number on the right): lane L is row[k + L - pw], or 0 outside the
+ * row; only the row's words are read. */
+TGT static inline __m512i cols_padded_row32(const uint16_t *row, long W, long pw, long k)
+{
+    const long a0 = k - pw; /* the row element of lane 0 (may be < 0) */
+    const long lo = a0 < 0 ? -a0 : 0, hi = W - a0 < 32 ? W - a0 : 32;
+    if (hi <= lo) return _mm512_setzero_si512();
+    const __mmask32 m = (__mmask32)((hi - lo == 32 ? ~0u : (1u << (hi - lo)) - 1) << lo);
+    return _mm512_maskz_loadu_epi16(m, (const void *)((uintptr_t)row + 2 * (uintptr_t)a0));
+}
+
+
 /* d's output gradient dy as the columns of a 1x1 convolution (stride 1, no
  * padding) over K-channel P x Q images: row k of its col is dy's channel k. */
 static inline conv_dims cols_dy_dims(const conv_dims *d)

@@ -50,6 +50,15 @@ double conv_igemm_regions_scratch_bytes(dtype_t dt, const conv_dims *d);
 int conv_igemm_regions_fwd(dtype_t dt, const conv_dims *d, const void *x, const void *w,
                            const float *b, void *y);
 
+/* The bwd-filter with x and dy read in place, for at most 32 filters at
+ * stride 1 and an even output width (conv_omp_igemm_pw_bwf.c): whether it
+ * takes d, its kept scratch (gemm_scratch slot 2 of every thread), and the
+ * entry (dw, db as conv_igemm_bwd_filter's). */
+int conv_igemm_pwbf_pays(dtype_t dt, const conv_dims *d);
+double conv_igemm_pwbf_scratch_bytes(dtype_t dt, const conv_dims *d);
+int conv_igemm_pwbf(dtype_t dt, const conv_dims *d, const void *x, const void *dy, void *dw,
+                    void *db);
+
 /* Whether conv_igemm_bwd_filter runs d at dt here: conv_igemm_ok and the
  * vdpbf16ps path (its A panels are that kernel's; not AMX). */
 int conv_igemm_bwf_ok(dtype_t dt, const conv_dims *d);

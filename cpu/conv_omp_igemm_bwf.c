@@ -82,32 +82,6 @@ double conv_igemm_bwf_scratch_bytes(dtype_t dt, const conv_dims *d)
     return (double)nt * p.bytes;
 }
 
-/* r[0 .. 16) = its transpose (16 x 16 dwords). */
-TGT static inline void tr16(__m512i *r)
-{
-    __m512i t[16];
-    for (int i = 0; i < 16; i += 2) {
-        t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
-        t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
-    }
-    for (int i = 0; i < 16; i += 4) {
-        r[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]);
-        r[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);
-        r[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]);
-        r[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);
-    }
-    for (int i = 0; i < 4; ++i) {
-        t[i] = _mm512_shuffle_i32x4(r[i], r[i + 4], 0x88);
-        t[i + 4] = _mm512_shuffle_i32x4(r[i], r[i + 4], 0xdd);
-        t[i + 8] = _mm512_shuffle_i32x4(r[i + 8], r[i + 12], 0x88);
-        t[i + 12] = _mm512_shuffle_i32x4(r[i + 8], r[i + 12], 0xdd);
-    }
-    for (int i = 0; i < 8; ++i) {
-        r[i] = _mm512_shuffle_i32x4(t[i], t[i + 8], 0x88);
-        r[i + 8] = _mm512_shuffle_i32x4(t[i], t[i + 8], 0xdd);
-    }
-}
-
 /* dy's pixels [j0, j0 + jn) of every filter, as B slivers of J pixels
  * (pairs past jn zero): sliver s, pair kk at dst + (s*J/2 + kk)*64 words. */
 TGT static void pack_dy(const conv_dims *d, const bwf_plan *p, const uint16_t *dy, long j0,
@@ -127,8 +101,8 @@ TGT static void pack_dy(const conv_dims *d, const bwf_plan *p, const uint16_t *d
             for (int k = 0; k < 32; ++k)
                 r[k] = s * NR + k < p->K ? row_of(&src, tab, nl, (long)(s * NR + k) * pq)
                                          : _mm512_setzero_si512();
-            tr16(r);
-            if (s * NR + 16 < p->K) tr16(r + 16); /* else zeros (cnn-conv1's 16 filters) */
+            cols_tr16(r);
+            if (s * NR + 16 < p->K) cols_tr16(r + 16); /* else zeros (cnn-conv1's 16 filters) */
             __m512i *o = (__m512i *)(dst + ((size_t)s * (p->J / 2) + 16 * b) * 64);
             for (int kk = 0; kk < 16; ++kk) {
                 o[2 * kk] = r[kk];
@@ -182,7 +156,7 @@ TGT static void pack_col(const conv_dims *d, const bwf_plan *p, const uint16_t *
             else r[i] = row_of(&src, tab + st[t], st[t + 1] - st[t], c * hw);
             if (++t == rs) t = 0, ++c;
         }
-        tr16(r);
+        cols_tr16(r);
         uint32_t *o = (uint32_t *)dst + (size_t)16 * b * mr;
         const __mmask16 keep = (__mmask16)((1u << mr) - 1);
         for (int kk = 0; kk < 16; ++kk) _mm512_mask_storeu_epi32(o + kk * mr, keep, r[kk]);

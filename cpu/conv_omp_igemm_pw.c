@@ -102,12 +102,9 @@ TGT static void interleave_plane(const conv_dims *d, const geom *g, const uint16
         memset(o + top + body, 0, sizeof(uint32_t) * (size_t)(g->plane - top - body));
         for (int h = 0; h < d->H; ++h)
             for (long k = 0; k < g->wp; k += 32) { /* padded columns [k, k + 32) */
-                const long a0 = k - d->pw;        /* the source column of lane 0 */
-                const long lo = a0 < 0 ? -a0 : 0, hi = d->W - a0 < 32 ? d->W - a0 : 32;
-                const __mmask32 m = hi > lo ? (__mmask32)((hi - lo == 32 ? ~0u : (1u << (hi - lo)) - 1) << lo) : 0;
-                const long e = (long)h * d->W + a0; /* lane 0's element (may be < 0) */
-                const __m512i va = _mm512_maskz_loadu_epi16(m, (const void *)((uintptr_t)x0 + 2 * (uintptr_t)e));
-                const __m512i vb = x1 ? _mm512_maskz_loadu_epi16(m, (const void *)((uintptr_t)x1 + 2 * (uintptr_t)e))
+                const long e = (long)h * d->W;
+                const __m512i va = cols_padded_row32(x0 + e, d->W, d->pw, k);
+                const __m512i vb = x1 ? cols_padded_row32(x1 + e, d->W, d->pw, k)
                                       : _mm512_setzero_si512();
                 __m512i v[2];
                 cols_pair_store(v, va, vb);
