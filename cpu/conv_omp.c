@@ -80,6 +80,7 @@
 #include "conv_omp_dt.h"
 #include "conv_omp_group.h"
 #include "conv_omp_igemm.h"
+#include "conv_omp_pw.h"
 #include "conv_omp_regions.h"
 #include "errmsg.h"
 #include "gemm_cpu.h"
@@ -110,6 +111,7 @@ static int fwd_core(dtype_t dt, const conv_dims *d, const void *x, const void *w
                     void *y)
 {
     if (conv_igemm_ok(dt, d)) return conv_igemm_fwd(dt, d, x, w, b, y);
+    if (conv_pw32_ok(dt, d)) return conv_pw32_fwd(d, x, w, b, y);
     if (conv_group_ok(d)) return conv_group_fwd(dt, d, x, w, b, y);
     const size_t es = conv_es(dt);
     const long pq = (long)d->P * d->Q, crs = (long)d->C * d->R * d->S;
@@ -441,6 +443,7 @@ double conv_cpu_omp_scratch_bytes(dtype_t dt, const conv_dims *d, conv_dir dir)
         if (conv_direct_fwd_ok(d) && !(lowp && igemm_first(dt, d, dir)))
             return lowp ? conv_widen_bytes(d, dir) : 0;
         if (conv_igemm_ok(dt, d)) return conv_igemm_scratch_bytes(dt, d) + 4.0 * d->K;
+        if (conv_pw32_ok(dt, d)) return conv_pw32_scratch_bytes(d);
         return conv_group_scratch_bytes(dt, d, dir) + (lowp ? 4.0 * d->K : 0);
     }
     if (dir == CONV_BWD_FILTER) {
@@ -463,6 +466,7 @@ double conv_cpu_omp_scratch_bytes(dtype_t dt, const conv_dims *d, conv_dir dir)
                           ? 0.0
                           : (double)conv_es(dt) * (double)conv_w_elems(d);
     if (conv_igemm_ok(dt, &t)) return wt + conv_igemm_scratch_bytes(dt, &t);
+    if (conv_pw32_ok(dt, &t)) return wt + conv_pw32_scratch_bytes(&t);
     return wt + conv_group_scratch_bytes(dt, &t, CONV_FWD);
 }
 

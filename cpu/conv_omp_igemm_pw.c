@@ -18,6 +18,7 @@
  * 2/16, cnn-conv1 2/30) and a copy of x. */
 #include "conv_omp_igemm.h"
 #include "conv_omp_cols.h"
+#include "conv_omp_pw.h"
 #include "errmsg.h"
 #include "gemm_omp_impl.h"
 #include "gemm_omp_lowp.h"
@@ -26,49 +27,27 @@
 #include <stdint.h>
 #include <string.h>
 
-#define SLOT_X 4        /* gemm_scratch: the pair planes of x (calling thread) */
+#define SLOT_X 4        /* gemm_scratch: pair planes of x (a thread its image, or all) */
 #define SLOT_A 7        /* the packed filters, as conv_omp_igemm.c's */
 #define NR 32           /* columns a tile */
 #define MR 16           /* the 16-row tile's panels */
 #define ITEM 8          /* slivers a work item */
 #define MAX_PAIRS 4096  /* the offsets table, on the stack */
 
-typedef struct {
-    long wp;    /* padded row length */
-    long cols;  /* virtual columns an image: P * wp */
-    long ns;    /* slivers an image */
-    long plane; /* dwords a channel-pair plane: the padded image and the slack
-                 * the last sliver's farthest tap reads */
-    long img;   /* dwords an image */
-    int cp;     /* channel pairs */
-} geom;
-
-static geom geom_of(const conv_dims *d)
-{
-    geom g;
-    g.wp = d->W + 2L * d->pw;
-    g.cols = d->P * g.wp;
-    g.ns = (g.cols + NR - 1) / NR;
-    const long padded = (d->H + 2L * d->ph) * g.wp;
-    const long reach = g.ns * NR + (d->R - 1) * g.wp + d->S - 1;
-    g.plane = ((padded > reach ? padded : reach) + 15) / 16 * 16;
-    g.cp = (d->C + 1) / 2;
-    g.img = g.cp * g.plane;
-    return g;
-}
+static pw_geom geom_of(const conv_dims *d) { return pw_geom_of(d, (d->C + 1) / 2); }
 
 int conv_igemm_pw_pays(dtype_t dt, const conv_dims *d)
 {
     if (d->sh != 1 || d->sw != 1 || d->K > 32 || 4L * (d->S - 1) > d->Q ||
         !conv_igemm_ok(dt, d) || gemm_lowp_path_of(dt) != LOWP_AVX512BF16)
         return 0;
-    const geom g = geom_of(d);
-    return (long)d->R * d->S * g.cp <= MAX_PAIRS && (double)d->N * g.img < INT32_MAX;
+    const pw_geom g = geom_of(d);
+    return (long)d->R * d->S * g.planes <= MAX_PAIRS && (double)d->N * g.img < INT32_MAX;
 }
 
-static size_t a_bytes(const conv_dims *d, const geom *g)
+static size_t a_bytes(const conv_dims *d, const pw_geom *g)
 {
-    return (size_t)(d->K + MR - 1) / MR * MR * d->R * d->S * g->cp * 4;
+    return (size_t)(d->K + MR - 1) / MR * MR * d->R * d->S * g->planes * 4;
 }
 
 /* Whether the work items are whole images, each thread copying its own
@@ -79,24 +58,25 @@ static int per_image(const conv_dims *d) { return d->N >= 2 * omp_get_max_thread
 
 double conv_igemm_pw_scratch_bytes(dtype_t dt, const conv_dims *d)
 {
-    const geom g = geom_of(d);
+    const pw_geom g = geom_of(d);
     (void)dt;
     return (double)a_bytes(d, &g) +
            4.0 * g.img * (per_image(d) ? omp_get_max_threads() : d->N);
 }
 
 #if defined(__x86_64__)
-/* Plane pl (image pl / cp, channels 2 (pl % cp) and the next) of x's pair
- * planes (geom_of) into o, zero-padded: each padded row written whole, 32 dwords at a time, from masked loads of the two channels' row
- * (the padding lanes loaded as zeros); the rows above and below and the
- * slack zeroed. */
-TGT static void interleave_plane(const conv_dims *d, const geom *g, const uint16_t *x, long pl,
+/* Plane pl (image pl / planes, channels 2 (pl % planes) and the next) of
+ * x's pair planes (conv_omp_pw.h) into o, zero-padded: each padded row
+ * written whole, 32 dwords at a time, from masked loads of the two
+ * channels' row (the padding lanes loaded as zeros); the rows above and
+ * below and the slack zeroed. */
+TGT static void interleave_plane(const conv_dims *d, const pw_geom *g, const uint16_t *x, long pl,
                                  uint32_t *o)
 {
     const long hw = (long)d->H * d->W, top = d->ph * g->wp, body = d->H * g->wp;
     {
-        const long n = pl / g->cp;
-        const int c = (int)(pl % g->cp) * 2;
+        const long n = pl / g->planes;
+        const int c = (int)(pl % g->planes) * 2;
         const uint16_t *x0 = x + (n * d->C + c) * hw, *x1 = c + 1 < d->C ? x0 + hw : NULL;
         memset(o, 0, sizeof(uint32_t) * (size_t)top);
         memset(o + top + body, 0, sizeof(uint32_t) * (size_t)(g->plane - top - body));
@@ -116,38 +96,18 @@ TGT static void interleave_plane(const conv_dims *d, const geom *g, const uint16
     }
 }
 
-/* Every pair plane of x into xp, image by image (N * cp planes). */
-static void interleave(const conv_dims *d, const geom *g, const uint16_t *x, uint32_t *xp)
+/* Every pair plane of x into xp, image by image. */
+static void interleave(const conv_dims *d, const pw_geom *g, const uint16_t *x, uint32_t *xp)
 {
-    const long planes = (long)d->N * g->cp;
+    const long planes = (long)d->N * g->planes;
 #pragma omp parallel for schedule(static) if (planes > 1)
     for (long pl = 0; pl < planes; ++pl) interleave_plane(d, g, x, pl, xp + pl * g->plane);
-}
-
-/* The valid pixels among image n's virtual columns [j0, j0 + w) as runs
- * of lanes, with where each goes in y (channel 0). */
-static void pixel_runs(const conv_dims *d, const geom *g, long n, long j0, int w,
-                       gemm_lowp_runs *ru)
-{
-    const long kpq = (long)d->K * d->P * d->Q;
-    ru->n = 0;
-    for (int l = 0; l < w;) {
-        const long p = (j0 + l) / g->wp, q = (j0 + l) % g->wp;
-        if (q >= d->Q) { /* the padding columns: to the next row */
-            l += (int)(g->wp - q);
-            continue;
-        }
-        const int len = (int)(d->Q - q < w - l ? d->Q - q : w - l);
-        ru->mask[ru->n] = (len == 32 ? ~0u : (1u << len) - 1) << l;
-        ru->e[ru->n++] = n * kpq + p * d->Q + q - l;
-        l += len;
-    }
 }
 
 /* The operands of one call (read-only in the threads). */
 typedef struct {
     const conv_dims *d;
-    geom g;
+    pw_geom g;
     const uint32_t *Ap; /* the packed filters: np pairs a panel */
     int np;
     const int *offs;
@@ -162,11 +122,11 @@ static void slivers(const pw_call *c, long n, const uint32_t *xi, long s0, long 
     const conv_dims *d = c->d;
     const long pq = (long)d->P * d->Q;
     const int M = d->K;
-    gemm_lowp_runs ru;
+    gemm_runs ru;
     for (long s = s0; s < s1; ++s) {
         const long j0 = s * NR;
         const int wd = (int)(c->g.cols - j0 < NR ? c->g.cols - j0 : NR);
-        pixel_runs(d, &c->g, n, j0, wd, &ru);
+        pw_runs(d, &c->g, n, j0, wd, &ru);
         for (int ir = 0; ir < M; ir += MR)
             gemm_bf16_tile16_at(2 * c->np, c->Ap + (size_t)(ir / MR) * c->np * MR, xi + j0,
                                 c->offs, c->b ? c->b + ir : NULL, &ru, c->y + ir * pq, pq,
@@ -177,8 +137,8 @@ static void slivers(const pw_call *c, long n, const uint32_t *xi, long s0, long 
 int conv_igemm_pw_fwd(dtype_t dt, const conv_dims *d, const void *x, const void *w, const float *b,
                       void *y)
 {
-    const geom g = geom_of(d);
-    const int np = d->R * d->S * g.cp, img_items = per_image(d);
+    const pw_geom g = geom_of(d);
+    const int np = d->R * d->S * g.planes, img_items = per_image(d);
     const size_t ab = a_bytes(d, &g);
     uint32_t *Ap = (uint32_t *)gemm_scratch(SLOT_A, ab);
     if (!Ap) {
@@ -187,10 +147,10 @@ int conv_igemm_pw_fwd(dtype_t dt, const conv_dims *d, const void *x, const void 
     }
     (void)dt;
     conv_igemm_pack_taps(d, MR, w, Ap);
-    int offs[MAX_PAIRS]; /* pair t*cp + c2: tap t = (r, s), channel pair c2 */
+    int offs[MAX_PAIRS]; /* pair t*planes + c2: tap t = (r, s), channel pair c2 */
     for (int t = 0; t < d->R * d->S; ++t)
-        for (int c2 = 0; c2 < g.cp; ++c2)
-            offs[t * g.cp + c2] = (int)(c2 * g.plane + t / d->S * g.wp + t % d->S);
+        for (int c2 = 0; c2 < g.planes; ++c2)
+            offs[t * g.planes + c2] = (int)(c2 * g.plane + t / d->S * g.wp + t % d->S);
     const pw_call c = {d, g, Ap, np, offs, b, y};
     const int nt = 2.0 * d->K * d->N * d->P * d->Q * d->C * d->R * d->S < GEMM_SERIAL_FLOPS
                        ? 1 : omp_get_max_threads();
@@ -207,7 +167,7 @@ int conv_igemm_pw_fwd(dtype_t dt, const conv_dims *d, const void *x, const void 
 #pragma omp for schedule(dynamic, 1)
             for (long n = 0; n < d->N; ++n) {
                 if (failed) continue;
-                for (long q = 0; q < g.cp; ++q) interleave_plane(d, &g, x, n * g.cp + q, xi + q * g.plane);
+                for (long q = 0; q < g.planes; ++q) interleave_plane(d, &g, x, n * g.planes + q, xi + q * g.plane);
                 slivers(&c, n, xi, 0, g.ns);
             }
         }

@@ -190,11 +190,11 @@ TGT static void tile(dtype_t dt, int Kp, const void *Ap, const void *Bp, const f
  * aligned), or pair kk's 16 columns at (const uint32_t *)b + offs[kk] (B read
  * in place, any alignment: gemm_bf16_tile16_at).  runs (not NULL): C is bf16
  * and the half's columns (the sliver's lanes lane0 ..) go out run by run
- * (gemm_lowp_runs), rounded once.  Inlined into both callers, so each loop
+ * (gemm_runs), rounded once.  Inlined into both callers, so each loop
  * is specialised. */
 TGT static inline __attribute__((always_inline)) void
 half16(int Kp, const uint32_t *a, const void *b, const int *offs, const float *bias,
-       gemm_lowp_cmode cm, void *C, long ldc, int h, int w, const gemm_lowp_runs *runs, int lane0)
+       gemm_lowp_cmode cm, void *C, long ldc, int h, int w, const gemm_runs *runs, int lane0)
 {
     float *cf = C;
     const __mmask16 ma = w >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << w) - 1);
@@ -235,7 +235,7 @@ TGT static void tile16(dtype_t dt, int Kp, const void *Ap, const void *Bp, const
 }
 
 TGT void gemm_bf16_tile16_at(int Kp, const void *Ap, const uint32_t *b, const int *offs,
-                             const float *bias, const gemm_lowp_runs *runs, uint16_t *y,
+                             const float *bias, const gemm_runs *runs, uint16_t *y,
                              long ldy, int h, int w)
 {
     half16(Kp, Ap, b, offs, bias, LOWP_C_DT, y, ldy, h, w < 16 ? w : 16, runs, 0);

@@ -11,6 +11,7 @@
 
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* C[MR x NR] (row stride ldc) = alpha * Ap * Bp + beta * C, where Ap is a
  * packed kc x MR micro-panel (MR floats per k) and Bp a packed kc x NR one
@@ -23,6 +24,16 @@ typedef struct {
     gemm_ukernel_fn fn;
     int simd; /* 2 AVX-512F, 1 AVX2+FMA, 0 plain C */
 } gemm_kern_cfg;
+
+/* Where a tile's columns go when they are not one block of C: run u is
+ * the sliver's lanes mask[u] (consecutive), lane L of row i at element
+ * e[u] + L + i*ldc (e[u] may be negative: only the run's lanes are
+ * addressed). */
+typedef struct {
+    int n;
+    uint32_t mask[32];
+    long e[32];
+} gemm_runs;
 
 #define GEMM_MAX_TILE (16 * 32) /* largest MR*NR of any kernel */
 

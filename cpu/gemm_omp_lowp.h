@@ -11,6 +11,7 @@
 #define GEMM_OMP_LOWP_H
 
 #include "../ops/dtype.h"
+#include "gemm_omp_impl.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -73,16 +74,6 @@ const gemm_lowp_kern *gemm_lowp_kern_avx512bf16(void);
  * 32, 64: gemm_omp_bf16.c has the measurements).  Same path and layout of
  * B; A packed by the kernel's own pack_a. */
 const gemm_lowp_kern *gemm_lowp_kern_bf16_rows(int M);
-/* Where a tile's columns go when they are not one block of C: run u is
- * the sliver's lanes mask[u] (consecutive), lane L of row i at element
- * e[u] + L + i*ldc (e[u] may be negative: only the run's lanes are
- * addressed). */
-typedef struct {
-    int n;
-    uint32_t mask[32];
-    long e[32];
-} gemm_lowp_runs;
-
 /* The 16-row tile of gemm_lowp_kern_bf16_rows on a B read in place: K pair
  * kk's 32 columns are the dwords at b + offs[kk] (any alignment; each the
  * words of rows 2kk and 2kk + 1 of one column), A one 16-row panel (Kp/2
@@ -90,7 +81,7 @@ typedef struct {
  * into y run by run (row stride ldy).  x86-64 on the vdpbf16ps path only
  * (no other definition). */
 void gemm_bf16_tile16_at(int Kp, const void *Ap, const uint32_t *b, const int *offs,
-                         const float *bias, const gemm_lowp_runs *runs, uint16_t *y, long ldy,
+                         const float *bias, const gemm_runs *runs, uint16_t *y, long ldy,
                          int h, int w);
 const gemm_lowp_kern *gemm_lowp_kern_amx(void);
 /* The fp32 micro-kernel of gemm_kernel_select(), with conversions by F16C

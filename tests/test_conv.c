@@ -62,7 +62,11 @@ static const char *const SHAPES[] = {
     "mb2ic261ih4oc263kh3ph1",       /* fp32 regions merged (few images): channel blocks
                                        131+130 (bwd-data 132+131) */
     "mb20ic261ih3oc24kh3ph1",       /* fp32 regions split, channel blocks 131+130 */
-    /* P*Q >= 256: cpu-omp's per-image column blocks (conv_omp.c) */
+    /* P*Q >= 256: cpu-omp's per-image column blocks (conv_omp.c), and at
+       fp32 stride 1 its in-place route (conv_omp_pw32.c) */
+    "mb2ic72ih17oc20kh3ph1",        /* fp32 in place fwd: 12-row panels, one short */
+    "mb1ic65ih16iw20oc16kh3ph1",    /* fp32 in place fwd: 8-row panels, W != H */
+    "mb2ic24ih17oc72kh3ph1",        /* fp32 in place bwd-data (flipped: 72 channels) */
     "mb2ic8ih34oc12kh3sh2ph1",      /* stride 2: fwd, bwd-filter; col2im bwd-data */
     "mb2ic16ih17oc24kh1",           /* pointwise: the image read in place */
     "mb2ic4ih34oc40kh1sh2",         /* bwd-filter K > C*R*S: dw = dy . col^T */
