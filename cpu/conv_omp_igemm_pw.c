@@ -150,7 +150,7 @@ int conv_igemm_pw_fwd(dtype_t dt, const conv_dims *d, const void *x, const void 
     int offs[MAX_PAIRS]; /* pair t*planes + c2: tap t = (r, s), channel pair c2 */
     for (int t = 0; t < d->R * d->S; ++t)
         for (int c2 = 0; c2 < g.planes; ++c2)
-            offs[t * g.planes + c2] = (int)(c2 * g.plane + t / d->S * g.wp + t % d->S);
+            offs[t * g.planes + c2] = (int)pw_tap(&g, c2, t / d->S, t % d->S);
     const pw_call c = {d, g, Ap, np, offs, b, y};
     const int nt = 2.0 * d->K * d->N * d->P * d->Q * d->C * d->R * d->S < GEMM_SERIAL_FLOPS
                        ? 1 : omp_get_max_threads();

@@ -1,16 +1,18 @@
-/* cpu/conv_omp_pw.h - a stride-1 convolution computed on the padded width
+/* cpu/conv_omp_pw.h - a convolution computed on the padded width
  * (internal to cpu/: the in-place implicit GEMMs, conv_omp_igemm_pw.c at
  * bf16 and conv_omp_pw32.c at fp32).
  *
- * x is copied once, zero-padded, into planes of 4-byte elements (fp32: one
- * channel a plane; bf16: a pair of channels a plane, each element the two
- * words), Hp = H + 2ph rows of Wp = W + 2pw.  Virtual column j of an image
- * is output pixel (j / Wp, j % Wp); its tap (r, s) is element
- * j + r*Wp + s of every plane, so 32 consecutive virtual columns of a tap
- * are 32 consecutive elements: a GEMM's B rows read in place.  Virtual
- * columns with j % Wp >= Q are computed and dropped ((Wp - Q) / Wp of the
- * work).  A plane holds the padded image and the slack the last sliver's
- * farthest tap reads. */
+ * x is copied once, zero-padded, into planes of 4-byte elements (fp32: a
+ * channel; bf16: a pair of channels, each element the two words), Hp =
+ * H + 2ph rows of Wp = W + 2pw; at strides sh, sw each channel is split
+ * into sh*sw phase planes (phase (a, b): padded rows a, a + sh, ..., columns
+ * b, b + sw, ...; ceil(Hp/sh) rows of wp = ceil(Wp/sw)).  Virtual column j
+ * of an image is output pixel (j / wp, j % wp); its tap (r, s) is element
+ * j + (r/sh)*wp + s/sw of phase (r % sh, s % sw) of every channel, so 32
+ * consecutive virtual columns of a tap are 32 consecutive elements: a GEMM's
+ * B rows read in place (pw_tap).  Virtual columns with j % wp >= Q are
+ * computed and dropped ((wp - Q) / wp of the work).  A plane holds the
+ * padded phase and the slack the last sliver's farthest tap reads. */
 #ifndef CONV_OMP_PW_H
 #define CONV_OMP_PW_H
 
@@ -18,26 +20,36 @@
 #include "gemm_omp_impl.h"
 
 typedef struct {
-    long wp;    /* padded row length */
+    long wp;    /* a virtual row: ceil(Wp / sw) */
+    long rows;  /* a phase's rows: ceil(Hp / sh) */
     long cols;  /* virtual columns an image: P * wp */
     long ns;    /* slivers of 32 an image */
     long plane; /* elements a plane */
     long img;   /* elements an image: planes * plane */
+    int sh, sw; /* the strides: phases a channel */
     int planes; /* planes an image */
 } pw_geom;
 
-static inline pw_geom pw_geom_of(const conv_dims *d, int planes)
+/* The geometry of d over chans planes of channels an image. */
+static inline pw_geom pw_geom_of(const conv_dims *d, int chans)
 {
     pw_geom g;
-    g.wp = d->W + 2L * d->pw;
+    g.sh = d->sh, g.sw = d->sw;
+    g.wp = (d->W + 2L * d->pw + d->sw - 1) / d->sw;
+    g.rows = (d->H + 2L * d->ph + d->sh - 1) / d->sh;
     g.cols = d->P * g.wp;
     g.ns = (g.cols + 31) / 32;
-    const long padded = (d->H + 2L * d->ph) * g.wp;
-    const long reach = g.ns * 32 + (d->R - 1) * g.wp + d->S - 1;
-    g.plane = ((padded > reach ? padded : reach) + 15) / 16 * 16;
-    g.planes = planes;
-    g.img = planes * g.plane;
+    const long reach = g.ns * 32 + (d->R - 1) / d->sh * g.wp + (d->S - 1) / d->sw;
+    g.plane = ((g.rows * g.wp > reach ? g.rows * g.wp : reach) + 15) / 16 * 16;
+    g.planes = chans * d->sh * d->sw;
+    g.img = g.planes * g.plane;
     return g;
+}
+
+/* Where tap (r, s) of channel plane c of an image's virtual column 0 is. */
+static inline long pw_tap(const pw_geom *g, long c, int r, int s)
+{
+    return ((c * g->sh + r % g->sh) * g->sw + s % g->sw) * g->plane + r / g->sh * g->wp + s / g->sw;
 }
 
 /* The valid pixels among image n's virtual columns [j0, j0 + w) (w <= 32)
@@ -62,8 +74,8 @@ static inline void pw_runs(const conv_dims *d, const pw_geom *g, long n, long j0
 }
 
 /* fp32 (conv_omp_pw32.c): whether forward problem d takes the in-place
- * route (stride 1, AVX-512F, output images of 256 pixels or more, at most
- * an eighth of the work in dropped columns), its kept scratch (the calling
+ * route (strides 1 or 2, AVX-512F, output images of 256 pixels or more, at
+ * most an eighth of the work in dropped columns), its kept scratch (the calling
  * thread's gemm_scratch slots 4 and 6), and y = conv(x, w) (+ b). 0, or
  * non-zero after err_set (out of memory). */
 int conv_pw32_ok(dtype_t dt, const conv_dims *d);

@@ -1,6 +1,7 @@
-/* cpu/conv_omp_pw32.c - cpu-omp's fp32 stride-1 convolution of images of
- * 256 pixels or more as an implicit GEMM whose columns are read in place
- * (conv_omp_pw.h): fwd and, through the flipped filters, bwd-data.
+/* cpu/conv_omp_pw32.c - cpu-omp's fp32 convolution (strides 1 and 2) of
+ * images of 256 pixels or more as an implicit GEMM whose columns are read
+ * in place (conv_omp_pw.h): fwd and, at stride 1 through the flipped
+ * filters, bwd-data.
  *
  * The im2col route wrote each image's column matrix (C*R*S x P*Q, 9x x at
  * 3x3) and the GEMM packed it again: ResNet-50 stage 2 3x3 fwd spent 16 %
@@ -30,11 +31,11 @@
 
 int conv_pw32_ok(dtype_t dt, const conv_dims *d)
 {
-    if (dt != DTYPE_FP32 || d->sh != 1 || d->sw != 1 || (long)d->P * d->Q < 256 ||
-        8L * (d->S - 1) > d->Q || gemm_kernel_select()->simd != 2)
+    if (dt != DTYPE_FP32 || d->sh > 2 || d->sw > 2 || (long)d->P * d->Q < 256 ||
+        gemm_kernel_select()->simd != 2)
         return 0;
     const pw_geom g = pw_geom_of(d, d->C);
-    return (double)d->N * g.img < INT32_MAX && (double)d->C * d->R * d->S < INT32_MAX;
+    return 8L * (g.wp - d->Q) <= g.wp && (double)d->N * g.img < INT32_MAX && (double)d->C * d->R * d->S < INT32_MAX;
 }
 
 /* Rows a filter panel: 12 unless 8 wastes fewer padded rows. */
@@ -62,24 +63,38 @@ double conv_pw32_scratch_bytes(const conv_dims *d)
 #if defined(__x86_64__)
 #define PTGT __attribute__((target("avx512f")))
 
-/* Plane pl of x (image pl / C, channel pl % C) into o, zero-padded: every
- * padded row written whole, 16 floats at a time, from masked loads of the
- * image row (the padding lanes loaded as zeros). */
+/* Phase plane pl of x's copy (image pl / planes; channel, then phase (a, b)
+ * of it) into o, zero-padded: every row written whole, 16 floats at a time
+ * from masked loads of the image row (stride 2: two, and the phase's lanes
+ * picked), the padding lanes loaded as zeros; rows in the padding and the
+ * slack zeroed. */
 PTGT static void pad_plane(const conv_dims *d, const pw_geom *g, const float *x, long pl, float *o)
 {
-    const long top = d->ph * g->wp, body = d->H * g->wp;
-    const float *src = x + pl * d->H * d->W;
-    memset(o, 0, sizeof(float) * (size_t)top);
-    memset(o + top + body, 0, sizeof(float) * (size_t)(g->plane - top - body));
-    for (int h = 0; h < d->H; ++h)
-        for (long k = 0; k < g->wp; k += 16) {
-            const long a0 = k - d->pw, lo = a0 < 0 ? -a0 : 0, hi = d->W - a0 < 16 ? d->W - a0 : 16;
-            const __mmask16 m = hi > lo ? (__mmask16)(((1u << (hi - lo)) - 1) << lo) : 0;
-            const long e = (long)h * d->W + a0; /* lane 0's element (may be < 0) */
-            const __m512 v = _mm512_maskz_loadu_ps(m, (const void *)((uintptr_t)src + 4 * (uintptr_t)e));
-            const long nw = g->wp - k < 16 ? g->wp - k : 16;
-            _mm512_mask_storeu_ps(o + top + h * g->wp + k, (__mmask16)((1u << nw) - 1), v);
+    const long ph = pl % (g->sh * g->sw), a = ph / g->sw, b = ph % g->sw;
+    const float *src = x + pl / (g->sh * g->sw) * d->H * d->W; /* (n, c) */
+    const __m512i pick = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    for (long r = 0; r < g->rows; ++r) {
+        const long h = r * g->sh + a - d->ph; /* the image row */
+        float *orow = o + r * g->wp;
+        if (h < 0 || h >= d->H) {
+            memset(orow, 0, sizeof(float) * (size_t)g->wp);
+            continue;
         }
+        for (long k = 0; k < g->wp; k += 16) {
+            /* lane L: image column (k + L)*sw + b - pw; window [a0, a0 + 16*sw) */
+            const long a0 = k * g->sw + b - d->pw, span = 16L * g->sw;
+            const long lo = a0 < 0 ? -a0 : 0, hi = d->W - a0 < span ? d->W - a0 : span;
+            const uint32_t m = hi > lo ? (uint32_t)(((uint64_t)1 << (hi - lo)) - 1) << lo : 0;
+            const uintptr_t at = (uintptr_t)src + 4 * (uintptr_t)(h * d->W + a0);
+            __m512 v = _mm512_maskz_loadu_ps((__mmask16)m, (const void *)at);
+            if (g->sw == 2)
+                v = _mm512_permutex2var_ps(
+                    v, pick, _mm512_maskz_loadu_ps((__mmask16)(m >> 16), (const void *)(at + 64)));
+            const long nw = g->wp - k < 16 ? g->wp - k : 16;
+            _mm512_mask_storeu_ps(orow + k, (__mmask16)((1u << nw) - 1), v);
+        }
+    }
+    memset(o + g->rows * g->wp, 0, sizeof(float) * (size_t)(g->plane - g->rows * g->wp));
 }
 
 #define F_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
@@ -141,8 +156,8 @@ int conv_pw32_fwd(const conv_dims *d, const float *x, const float *w, const floa
         return 1;
     }
     float *xp = (float *)(offs + (crs + 15) / 16 * 16);
-    for (long k = 0; k < crs; ++k) /* row k = (c, r, s) of B: c*plane + r*wp + s */
-        offs[k] = (int)(k / rs * g.plane + k % rs / d->S * g.wp + k % d->S);
+    for (long k = 0; k < crs; ++k) /* row k = (c, r, s) of B */
+        offs[k] = (int)pw_tap(&g, k / rs, (int)(k % rs / d->S), (int)(k % d->S));
     const long per = (g.ns + ITEM - 1) / ITEM, items = d->N * per;
 #pragma omp parallel
     {
@@ -151,7 +166,7 @@ int conv_pw32_fwd(const conv_dims *d, const float *x, const float *w, const floa
             gemm_pack_cols((int)crs, M - p * mr < mr ? (int)(M - p * mr) : mr, mr,
                            w + p * mr * crs, crs, Ap + p * mr * crs, 0, 1);
 #pragma omp for schedule(static)
-        for (long pl = 0; pl < (long)d->N * d->C; ++pl)
+        for (long pl = 0; pl < d->N * g.planes; ++pl)
             pad_plane(d, &g, x, pl, xp + pl * g.plane);
 #pragma omp for schedule(dynamic, 1)
         for (long it = 0; it < items; ++it) {

@@ -67,6 +67,7 @@ static const char *const SHAPES[] = {
     "mb2ic72ih17oc20kh3ph1",        /* fp32 in place fwd: 12-row panels, one short */
     "mb1ic65ih16iw20oc16kh3ph1",    /* fp32 in place fwd: 8-row panels, W != H */
     "mb2ic24ih17oc72kh3ph1",        /* fp32 in place bwd-data (flipped: 72 channels) */
+    "mb1ic3ih35iw47oc8kh7sh2ph3",   /* fp32 in place at stride 2 (phase planes), 7x7 */
     "mb2ic8ih34oc12kh3sh2ph1",      /* stride 2: fwd, bwd-filter; col2im bwd-data */
     "mb2ic16ih17oc24kh1",           /* pointwise: the image read in place */
     "mb2ic4ih34oc40kh1sh2",         /* bwd-filter K > C*R*S: dw = dy . col^T */
