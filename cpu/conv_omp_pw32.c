@@ -27,6 +27,7 @@
 
 #define SLOT_X 4  /* gemm_scratch: the offsets and the padded copy (calling thread) */
 #define SLOT_A 6  /* the packed filters (calling thread) */
+#define SLOT_I 2  /* per image: each thread's copy of its image */
 #define ITEM 4    /* slivers a work item */
 
 int conv_pw32_ok(dtype_t dt, const conv_dims *d)
@@ -37,6 +38,11 @@ int conv_pw32_ok(dtype_t dt, const conv_dims *d)
     const pw_geom g = pw_geom_of(d, d->C);
     return 8L * (g.wp - d->Q) <= g.wp && (double)d->N * g.img < INT32_MAX && (double)d->C * d->R * d->S < INT32_MAX;
 }
+
+/* Whether each work item is a whole image, copied by the thread that takes
+ * it into its own buffer (enough images for the team), or a group of
+ * slivers of a copy of every image made first. */
+static int per_image(const conv_dims *d) { return d->N >= 2 * omp_get_max_threads(); }
 
 /* Rows a filter panel: 12 unless 8 wastes fewer padded rows. */
 static int mr_of(const conv_dims *d)
@@ -50,14 +56,16 @@ static void sizes(const conv_dims *d, size_t *ab, size_t *xb)
     const pw_geom g = pw_geom_of(d, d->C);
     const long crs = (long)d->C * d->R * d->S, mr = mr_of(d);
     *ab = sizeof(float) * (size_t)((d->K + mr - 1) / mr * mr * crs);
-    *xb = sizeof(int) * (size_t)((crs + 15) / 16 * 16) + sizeof(float) * (size_t)(d->N * g.img);
+    *xb = sizeof(int) * (size_t)((crs + 15) / 16 * 16) +
+          (per_image(d) ? 0 : sizeof(float) * (size_t)(d->N * g.img));
 }
 
 double conv_pw32_scratch_bytes(const conv_dims *d)
 {
     size_t ab, xb;
     sizes(d, &ab, &xb);
-    return (double)ab + (double)xb;
+    const double mine = per_image(d) ? 4.0 * pw_geom_of(d, d->C).img * omp_get_max_threads() : 0;
+    return (double)ab + (double)xb + mine;
 }
 
 #if defined(__x86_64__)
@@ -159,31 +167,56 @@ int conv_pw32_fwd(const conv_dims *d, const float *x, const float *w, const floa
     for (long k = 0; k < crs; ++k) /* row k = (c, r, s) of B */
         offs[k] = (int)pw_tap(&g, k / rs, (int)(k % rs / d->S), (int)(k % d->S));
     const long per = (g.ns + ITEM - 1) / ITEM, items = d->N * per;
+    const int img_items = per_image(d);
+    int failed = 0;
 #pragma omp parallel
     {
+        float *mine = img_items ? gemm_scratch(SLOT_I, sizeof(float) * (size_t)g.img) : NULL;
+        if (img_items && !mine) {
+#pragma omp atomic write
+            failed = 1;
+        }
 #pragma omp for schedule(static) nowait
         for (long p = 0; p < np; ++p) /* panel p: rows p*mr .. of w (M x crs), zero past M */
             gemm_pack_cols((int)crs, M - p * mr < mr ? (int)(M - p * mr) : mr, mr,
                            w + p * mr * crs, crs, Ap + p * mr * crs, 0, 1);
+        if (!img_items) {
 #pragma omp for schedule(static)
-        for (long pl = 0; pl < d->N * g.planes; ++pl)
-            pad_plane(d, &g, x, pl, xp + pl * g.plane);
+            for (long pl = 0; pl < d->N * g.planes; ++pl)
+                pad_plane(d, &g, x, pl, xp + pl * g.plane);
+        } else {
+#pragma omp barrier
+        }
 #pragma omp for schedule(dynamic, 1)
-        for (long it = 0; it < items; ++it) {
-            const long n = it / per, s0 = it % per * ITEM, s1 = s0 + ITEM < g.ns ? s0 + ITEM : g.ns;
-            gemm_runs ru[ITEM];
-            for (long s = s0; s < s1; ++s) {
-                const long j0 = s * 32;
-                pw_runs(d, &g, n, j0, (int)(g.cols - j0 < 32 ? g.cols - j0 : 32), &ru[s - s0]);
+        for (long it = 0; it < (img_items ? d->N : items); ++it) {
+            if (failed) continue;
+            const long n = img_items ? it : it / per;
+            const long s0 = img_items ? 0 : it % per * ITEM;
+            const long s1 = img_items ? g.ns : s0 + ITEM < g.ns ? s0 + ITEM : g.ns;
+            const float *xi = xp + n * g.img;
+            if (img_items) { /* the image's planes into this thread's buffer */
+                for (long q = 0; q < g.planes; ++q)
+                    pad_plane(d, &g, x, n * g.planes + q, mine + q * g.plane);
+                xi = mine;
             }
-            for (long p = 0; p < np; ++p)
-                for (long s = s0; s < s1; ++s)
-                    ftile_any(mr, crs, Ap + p * mr * crs, xp + n * g.img + s * 32, offs,
-                              b ? b + p * mr : NULL, &ru[s - s0], y + p * mr * pq, pq,
-                              M - p * mr < mr ? (int)(M - p * mr) : mr);
+            for (long t0 = s0; t0 < s1; t0 += ITEM) {
+                const long t1 = t0 + ITEM < s1 ? t0 + ITEM : s1;
+                gemm_runs ru[ITEM];
+                for (long s = t0; s < t1; ++s) {
+                    const long j0 = s * 32;
+                    pw_runs(d, &g, n, j0, (int)(g.cols - j0 < 32 ? g.cols - j0 : 32), &ru[s - t0]);
+                }
+                for (long p = 0; p < np; ++p)
+                    for (long s = t0; s < t1; ++s)
+                        ftile_any(mr, crs, Ap + p * mr * crs, xi + s * 32, offs,
+                                  b ? b + p * mr : NULL, &ru[s - t0], y + p * mr * pq, pq,
+                                  M - p * mr < mr ? (int)(M - p * mr) : mr);
+            }
         }
     }
-    return 0;
+    if (failed) err_set("cpu-omp conv: out of memory for an image's padded copy (%zu bytes)",
+                        sizeof(float) * (size_t)g.img);
+    return failed;
 }
 #else
 int conv_pw32_fwd(const conv_dims *d, const float *x, const float *w, const float *b, float *y)
