@@ -34,7 +34,7 @@ void conv_igemm_pack_taps(const conv_dims *d, int mr, const uint16_t *w, uint32_
 
 /* conv_igemm_fwd's variant for few filters at stride 1, the columns read
  * in place from a padded channel-pair copy of x (conv_omp_igemm_pw.c),
- * which conv_igemm_fwd takes itself where it pays (at most 32 filters),
+ * which conv_igemm_fwd takes itself where it pays (at most 64 filters),
  * and its scratch (slot 7, and slot 4 for the copy). */
 int conv_igemm_pw_pays(dtype_t dt, const conv_dims *d);
 double conv_igemm_pw_scratch_bytes(dtype_t dt, const conv_dims *d);
