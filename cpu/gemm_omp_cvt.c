@@ -184,7 +184,35 @@ void gemm_lowp_widen(dtype_t dt, const uint16_t *s, float *d, long n)
     to_f32(dt, (cpu_features() & CPU_F_F16C) != 0, s, d, n);
 }
 
+#if defined(__x86_64__)
+/* from_f32's bf16 rounding, 16 at a time (the same integer formula, so the
+ * same bits, NaN and subnormals included); returns how many were done. */
+__attribute__((target("avx512f,avx512bw"))) static long bf16_from_f32_avx512(const float *s,
+                                                                            uint16_t *d, long n)
+{
+    const __m512i half = _mm512_set1_epi32(0x7FFF), one = _mm512_set1_epi32(1);
+    const __m512i abs = _mm512_set1_epi32(0x7FFFFFFF), inf = _mm512_set1_epi32(0x7F800000);
+    long j = 0;
+    for (; j + 16 <= n; j += 16) {
+        const __m512i u = _mm512_loadu_si512(s + j);
+        const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(u, 16), one);
+        __m512i r = _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(u, half), odd), 16);
+        const __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(u, abs), inf);
+        r = _mm512_mask_mov_epi32(r, nan, half);
+        _mm256_storeu_si256((__m256i *)(d + j), _mm512_cvtepi32_epi16(r));
+    }
+    return j;
+}
+#endif
+
 void gemm_lowp_narrow(dtype_t dt, const float *s, uint16_t *d, long n)
 {
+#if defined(__x86_64__)
+    if (dt == DTYPE_BF16 && __builtin_cpu_supports("avx512bw")) {
+        const long j = bf16_from_f32_avx512(s, d, n);
+        from_f32(dt, 0, s + j, d + j, n - j);
+        return;
+    }
+#endif
     from_f32(dt, (cpu_features() & CPU_F_F16C) != 0, s, d, n);
 }
