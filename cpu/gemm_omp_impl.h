@@ -133,13 +133,20 @@ void gemm_yield_barrier(atomic_int *count, int target);
  * grown across calls, freed when the thread exits.  NULL when out of memory.
  * slot 0 is the GEMM's packed panels, slot 1 the GEMV's contiguous vector,
  * slots 2 and 3 cpu-omp's direct convolution (conv_omp_direct.c: per-thread
- * padded images and partials; the calling thread's rearranged filters),
+ * padded images and partials; the calling thread's rearranged filters);
+ *        slot 2 also each thread's partial and copies in the bf16 bwd-filters
+ *        (conv_omp_igemm_bwf.c, conv_omp_igemm_pw_bwf.c) and its image in the
+ *        fp32 in-place route (conv_omp_pw32.c),
  * slot 4 cpu-omp's image-group columns (conv_omp_group.c, calling thread;
- *        conv_omp_regions.c: every thread's B panels and rows of Y),
+ *        conv_omp_regions.c: every thread's B panels and rows of Y), or the
+ *        padded copies of x of the in-place routes (conv_omp_igemm_pw.c,
+ *        conv_omp_pw32.c),
  * slot 5 its bf16/fp16 convolution's fp32 copies and bias (conv_omp_dt.c),
- * slot 6 the 3x3 regions' packed filters (conv_omp_regions.c) or dw copies
- *        (conv_omp_group.c's bwd-filter), calling thread,
- * slot 7 the bf16 implicit GEMM's packed filters (conv_omp_igemm.c). */
+ * slot 6 the 3x3 regions' packed filters (conv_omp_regions.c), the fp32
+ *        in-place route's (conv_omp_pw32.c), or dw copies (conv_omp_group.c's
+ *        bwd-filter), calling thread,
+ * slot 7 the bf16 implicit GEMMs' packed filters (conv_omp_igemm*.c).
+ * One route runs at a time, so routes share slots. */
 float *gemm_scratch(int slot, size_t bytes);
 
 #endif
