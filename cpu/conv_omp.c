@@ -411,6 +411,10 @@ static int omp_bwd_data_dt(dtype_t dt, const conv_dims *d, const void *dy, const
                       gemm_cpu_omp_dt_path(dt));
         return bwd_data_as_fwd(dt, d, dy, w, dx);
     }
+    if (conv_igemm_phase_pays(dt, d)) {
+        note(dt, "implicit GEMM per output phase, dy read in place (padded pair copy)");
+        return conv_igemm_phase_bwd_data(dt, d, dy, w, dx);
+    }
     note(dt, "fp32 col2im");
     return bwd_data_col2im(dt, d, dy, w, dx);
 }
@@ -458,6 +462,8 @@ double conv_cpu_omp_scratch_bytes(dtype_t dt, const conv_dims *d, conv_dir dir)
     }
     if (conv_direct_bwd_data_ok(d) && !(lowp && igemm_first(dt, d, dir)))
         return lowp ? conv_widen_bytes(d, dir) : 0;
+    if (lowp && !conv_bwd_data_is_fwd(d) && conv_igemm_phase_pays(dt, d))
+        return conv_igemm_phase_scratch_bytes(dt, d);
     if (!conv_bwd_data_is_fwd(d)) /* each thread's fp32 image of a channel group */
         return lowp ? 4.0 * nt * col2im_channels(d) * d->H * d->W : 0;
     const conv_dims t = conv_bwd_data_flipped(d);

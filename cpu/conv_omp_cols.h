@@ -21,6 +21,7 @@
 #include "../ops/conv_dims.h"
 
 #include <stdint.h>
+#include <string.h>
 
 /* row_load entries of a sliver on the stack: R*S taps x at most 32 runs */
 #define MAX_LOADS 2048
@@ -190,6 +191,29 @@ TGT static inline __m512i cols_padded_row32(const uint16_t *row, long W, long pw
     if (hi <= lo) return _mm512_setzero_si512();
     const __mmask32 m = (__mmask32)((hi - lo == 32 ? ~0u : (1u << (hi - lo)) - 1) << lo);
     return _mm512_maskz_loadu_epi16(m, (const void *)((uintptr_t)row + 2 * (uintptr_t)a0));
+}
+
+
+/* Two channels x0 and x1 (x1 NULL: zeros), H x W words each, as one plane
+ * of word pairs (x0's the low word), zero-padded: top rows and left columns
+ * of zeros before them, rows of wp dwords, plane dwords in all (the rest
+ * zero).  Each row written whole, 32 dwords at a time. */
+TGT static inline void cols_pair_plane(const uint16_t *x0, const uint16_t *x1, long H, long W,
+                                       long top, long left, long wp, long plane, uint32_t *o)
+{
+    memset(o, 0, sizeof(uint32_t) * (size_t)(top * wp));
+    memset(o + (top + H) * wp, 0, sizeof(uint32_t) * (size_t)(plane - (top + H) * wp));
+    for (long h = 0; h < H; ++h)
+        for (long k = 0; k < wp; k += 32) { /* padded columns [k, k + 32) */
+            const __m512i va = cols_padded_row32(x0 + h * W, W, left, k);
+            const __m512i vb = x1 ? cols_padded_row32(x1 + h * W, W, left, k) : _mm512_setzero_si512();
+            __m512i v[2];
+            cols_pair_store(v, va, vb);
+            const long nw = wp - k < 32 ? wp - k : 32;
+            uint32_t *dst = o + (top + h) * wp + k;
+            _mm512_mask_storeu_epi32(dst, (__mmask16)(nw >= 16 ? 0xFFFF : (1u << nw) - 1), v[0]);
+            if (nw > 16) _mm512_mask_storeu_epi32(dst + 16, (__mmask16)((1u << (nw - 16)) - 1), v[1]);
+        }
 }
 
 

@@ -59,6 +59,15 @@ double conv_igemm_pwbf_scratch_bytes(dtype_t dt, const conv_dims *d);
 int conv_igemm_pwbf(dtype_t dt, const conv_dims *d, const void *x, const void *dy, void *dw,
                     void *db);
 
+/* bwd-data at stride 2 by dx's phases, each an in-place stride-1 implicit
+ * GEMM over a padded copy of dy (conv_omp_igemm_phase.c): whether it takes
+ * bwd-data problem d (enough images for the team, 16 channels or more),
+ * its kept scratch (slot 7, and slot 2 of every thread), and the entry. */
+int conv_igemm_phase_pays(dtype_t dt, const conv_dims *d);
+double conv_igemm_phase_scratch_bytes(dtype_t dt, const conv_dims *d);
+int conv_igemm_phase_bwd_data(dtype_t dt, const conv_dims *d, const void *dy, const void *w,
+                              void *dx);
+
 /* Whether conv_igemm_bwd_filter runs d at dt here: conv_igemm_ok and the
  * vdpbf16ps path (its A panels are that kernel's; not AMX). */
 int conv_igemm_bwf_ok(dtype_t dt, const conv_dims *d);

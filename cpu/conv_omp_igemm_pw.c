@@ -80,27 +80,10 @@ double conv_igemm_pw_scratch_bytes(dtype_t dt, const conv_dims *d)
 TGT static void interleave_plane(const conv_dims *d, const pw_geom *g, const uint16_t *x, long pl,
                                  uint32_t *o)
 {
-    const long hw = (long)d->H * d->W, top = d->ph * g->wp, body = d->H * g->wp;
-    {
-        const long n = pl / g->planes;
-        const int c = (int)(pl % g->planes) * 2;
-        const uint16_t *x0 = x + (n * d->C + c) * hw, *x1 = c + 1 < d->C ? x0 + hw : NULL;
-        memset(o, 0, sizeof(uint32_t) * (size_t)top);
-        memset(o + top + body, 0, sizeof(uint32_t) * (size_t)(g->plane - top - body));
-        for (int h = 0; h < d->H; ++h)
-            for (long k = 0; k < g->wp; k += 32) { /* padded columns [k, k + 32) */
-                const long e = (long)h * d->W;
-                const __m512i va = cols_padded_row32(x0 + e, d->W, d->pw, k);
-                const __m512i vb = x1 ? cols_padded_row32(x1 + e, d->W, d->pw, k)
-                                      : _mm512_setzero_si512();
-                __m512i v[2];
-                cols_pair_store(v, va, vb);
-                const long nw = g->wp - k < 32 ? g->wp - k : 32;
-                uint32_t *dst = o + top + h * g->wp + k;
-                _mm512_mask_storeu_epi32(dst, (__mmask16)(nw >= 16 ? 0xFFFF : (1u << nw) - 1), v[0]);
-                if (nw > 16) _mm512_mask_storeu_epi32(dst + 16, (__mmask16)((1u << (nw - 16)) - 1), v[1]);
-            }
-    }
+    const long hw = (long)d->H * d->W, n = pl / g->planes;
+    const int c = (int)(pl % g->planes) * 2;
+    const uint16_t *x0 = x + (n * d->C + c) * hw;
+    cols_pair_plane(x0, c + 1 < d->C ? x0 + hw : NULL, d->H, d->W, d->ph, d->pw, g->wp, g->plane, o);
 }
 
 /* Every pair plane of x into xp, image by image. */

@@ -68,6 +68,11 @@ static const char *const SHAPES[] = {
     "mb1ic65ih16iw20oc16kh3ph1",    /* fp32 in place fwd: 8-row panels, W != H */
     "mb2ic24ih17oc72kh3ph1",        /* fp32 in place bwd-data (flipped: 72 channels) */
     "mb1ic3ih35iw47oc8kh7sh2ph3",   /* fp32 in place at stride 2 (phase planes), 7x7 */
+    /* bf16 bwd-data at stride 2 by dx's phases (conv_omp_igemm_phase.c) */
+    "mb4ic16ih13iw70oc12kh3sh2ph1", /* odd H; rows of 35 phase columns (two chunks) */
+    "mb4ic17ih9iw12oc5kh2sh2",      /* one tap a phase; 17 channels, odd K */
+    "mb4ic20ih12oc7kh1sh2",         /* three phases without a tap: zeros */
+    "mb4ic16ih11iw9oc6kh3sh2sw1ph1pw1", /* stride 2 down, 1 across: two phases */
     "mb2ic8ih34oc12kh3sh2ph1",      /* stride 2: fwd, bwd-filter; col2im bwd-data */
     "mb2ic16ih17oc24kh1",           /* pointwise: the image read in place */
     "mb2ic4ih34oc40kh1sh2",         /* bwd-filter K > C*R*S: dw = dy . col^T */
