@@ -130,8 +130,9 @@ const backend_def BACKENDS[] = {
      .ops = &CONV_OPS_CPU_NAIVE},
     {.name = "cpu-omp", .op = "conv", .dev = DEV_CPU, .dtypes = DT(FP32) | DT(BF16) | DT(FP16),
      .needs = NEEDS_NONE,
-     .about = "OpenMP: direct AVX-512 kernels for small stride-1 layers, else L2-sized im2col "
-              "blocks into cpu-omp's GEMM; bf16/fp16 on its bf16/fp16 GEMM (route in the note)",
+     .about = "OpenMP: direct AVX-512 kernels for small stride-1 layers, implicit GEMMs whose "
+              "register tiles read a padded copy of x in place, else L2-sized im2col blocks "
+              "into cpu-omp's GEMM; bf16/fp16 on its bf16/fp16 GEMM kernels (route in the note)",
      .ops = &CONV_OPS_CPU_OMP},
     {.name = "cpu-blas", .op = "conv", .dev = DEV_CPU, .dtypes = DT(FP32), .needs = NEEDS_BLAS,
      .about = "im2col + OpenBLAS sgemm, col2im for bwd-data (the Caffe path)",
