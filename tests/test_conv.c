@@ -52,10 +52,9 @@ static const char *const SHAPES[] = {
     /* cpu-omp's image groups (P*Q < 256: conv_omp_group.c), two groups each */
     "mb40ic8ih9oc20kh3sh2ph1",      /* fwd and bwd-filter grouped (stride 2) */
     "mb20ic72ih6oc80kh3ph1",        /* fwd, and bwd-data as a forward pass, grouped
-                                       (fp32: 3x3 regions split, padded taps skipped) */
+                                       (fp32: 3x3 regions split, padded taps skipped;
+                                       bf16: tap regions, fwd 16-row tile, bwd-data 12) */
     "mb70ic8ih9oc20kh3sh2ph1",      /* bf16/fp16 bwd-filter's longer groups: two of 35 */
-    "mb24ic6ih7oc64kh3ph1",         /* bf16 implicit GEMM over tap regions (fwd), the
-                                       16-row tile; 20ic72ih6oc80 above: 12-row, bwd-data */
     "mb11ic72ih5iw8oc80kh3ph1",     /* fp32 3x3 pad 1 regions (merged), P != Q */
     "mb5ic72ih3oc80kh3ph1",         /* 3x3 output: one-pixel interior */
     "mb6ic136ih5iw6oc40kh3ph1",     /* bwd-filter past the direct limit: its regions */
@@ -64,9 +63,9 @@ static const char *const SHAPES[] = {
     "mb20ic261ih3oc24kh3ph1",       /* fp32 regions split, channel blocks 131+130 */
     /* P*Q >= 256: cpu-omp's per-image column blocks (conv_omp.c), and at
        fp32 stride 1 its in-place route (conv_omp_pw32.c) */
-    "mb2ic72ih17oc20kh3ph1",        /* fp32 in place fwd: 12-row panels, one short */
-    "mb1ic65ih16iw20oc16kh3ph1",    /* fp32 in place fwd: 8-row panels, W != H */
-    "mb2ic24ih17oc72kh3ph1",        /* fp32 in place bwd-data (flipped: 72 channels) */
+    "mb2ic65ih16oc11kh3ph1",        /* fp32 in place fwd: a 12-row panel, 11 filled */
+    "mb1ic65ih16iw17oc8kh3ph1",     /* fp32 in place fwd: 8-row panels, W != H */
+    "mb1ic4ih16oc65kh3ph1",         /* fp32 in place bwd-data (flipped: 65 channels) */
     "mb1ic3ih35iw47oc8kh7sh2ph3",   /* fp32 in place at stride 2 (phase planes), 7x7 */
     /* bf16 bwd-data at stride 2 by dx's phases (conv_omp_igemm_phase.c) */
     "mb4ic16ih13iw70oc12kh3sh2ph1", /* odd H; rows of 35 phase columns (two chunks) */
