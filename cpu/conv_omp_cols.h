@@ -19,6 +19,7 @@
 #define CONV_OMP_COLS_H
 
 #include "../ops/conv_dims.h"
+#include "gemm_omp_impl.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -136,21 +137,19 @@ TGT static inline void cols_pair_store(__m512i *o, __m512i a, __m512i b)
 
 /* Rows [0, h) of an fp32 tile t (32 floats a row: a sliver's columns)
  * rounded once to bf16 (nearest even, vcvtne2ps2bf16 as the kernels' own
- * stores) into rows i0.. of y (row stride pq elements), run by run of the
- * sliver's columns: lanes [ru[u].lane0, + len) at y + yo[u] + row * pq.
- * Masked stores: no other word of y is written. */
+ * stores) into y (row stride ldy) run by run of the sliver's columns
+ * (gemm_runs, as the 16-row tile's in-register stores).  Masked stores: no
+ * other word of y is written. */
 __attribute__((target("avx512f,avx512bw,avx512bf16"))) static inline void
-cols_store_tile(const float *t, int h, const run *ru, const long *yo, int nr, uint16_t *y,
-                long pq, int i0)
+cols_store_tile(const float *t, int h, const gemm_runs *ru, uint16_t *y, long ldy)
 {
     for (int i = 0; i < h; ++i) {
         const __m512i v = (__m512i)_mm512_cvtne2ps_pbh(_mm512_loadu_ps(t + i * 32 + 16),
                                                        _mm512_loadu_ps(t + i * 32));
-        for (int u = 0; u < nr; ++u) {
-            const uint32_t m = (ru[u].len == 32 ? ~0u : (1u << ru[u].len) - 1) << ru[u].lane0;
-            const long e = yo[u] + (long)(i0 + i) * pq - ru[u].lane0; /* lane 0's element */
-            _mm512_mask_storeu_epi16((void *)((uintptr_t)y + 2 * (uintptr_t)e), (__mmask32)m, v);
-        }
+        for (int u = 0; u < ru->n; ++u)
+            _mm512_mask_storeu_epi16(
+                (void *)((uintptr_t)y + 2 * (uintptr_t)(ru->e[u] + (long)i * ldy)),
+                (__mmask32)ru->mask[u], v);
     }
 }
 

@@ -74,9 +74,9 @@ double conv_igemm_regions_scratch_bytes(dtype_t dt, const conv_dims *d)
 
 #if defined(__x86_64__)
 /* The runs of region r's columns [j0, min(j0 + NR, r->cols)) (runs_of's,
- * for a region's pixels) and where each run's first output is in y
- * (channel 0); returns how many. */
-static int region_runs(const conv_dims *d, const region *r, long j0, run *ru, long *yo)
+ * for a region's pixels, into ru) and where each run's outputs go in y
+ * (channel 0, into out); returns how many. */
+static int region_runs(const conv_dims *d, const region *r, long j0, run *ru, gemm_runs *out)
 {
     const long je = j0 + NR < r->cols ? j0 + NR : r->cols, qw = r->ow1 - r->ow0;
     const long chw = (long)d->C * d->H * d->W, kpq = (long)d->K * d->P * d->Q;
@@ -84,11 +84,13 @@ static int region_runs(const conv_dims *d, const region *r, long j0, run *ru, lo
     for (long j = j0; j < je; ++nr) {
         const long n = j / r->npx, px = j % r->npx;
         const int oh = r->oh0 + (int)(px / qw), ow = r->ow0 + (int)(px % qw);
-        const int len = (int)(r->ow1 - ow < je - j ? r->ow1 - ow : je - j);
-        ru[nr] = (run){(int)(j - j0), len, oh - d->ph, ow - d->pw, n * chw};
-        yo[nr] = n * kpq + (long)oh * d->Q + ow;
+        const int len = (int)(r->ow1 - ow < je - j ? r->ow1 - ow : je - j), l = (int)(j - j0);
+        ru[nr] = (run){l, len, oh - d->ph, ow - d->pw, n * chw};
+        out->mask[nr] = (len == 32 ? ~0u : (1u << len) - 1) << l;
+        out->e[nr] = n * kpq + (long)oh * d->Q + ow - l;
         j += len;
     }
+    out->n = nr;
     return nr;
 }
 
@@ -160,14 +162,14 @@ int conv_igemm_regions_fwd(dtype_t dt, const conv_dims *d, const void *x, const 
             if (failed || q < 0) continue;
             const region *r = &rg[q];
             const size_t sliver = wide / (d->R * d->S) * (r->r1 - r->r0) * (r->s1 - r->s0);
-            run ru[MAX_GROUP][NR];
-            long yo[MAX_GROUP][NR];
-            int nr[MAX_GROUP], wd[MAX_GROUP];
+            gemm_runs out[MAX_GROUP];
+            int wd[MAX_GROUP];
             for (int s = 0; s < s1 - s0; ++s) {
                 const long j0 = (long)(s0 + s) * NR;
-                nr[s] = region_runs(d, r, j0, ru[s], yo[s]);
+                run ru[NR];
+                const int nr = region_runs(d, r, j0, ru, &out[s]);
                 wd[s] = (int)(r->cols - j0 < NR ? r->cols - j0 : NR);
-                pack_sliver(&f, r, ru[s], nr[s], bp + s * sliver);
+                pack_sliver(&f, r, ru, nr, bp + s * sliver);
             }
             _Alignas(64) float t[GEMM_MAX_TILE];
             for (int ir = 0; ir < M; ir += MR)
@@ -175,7 +177,7 @@ int conv_igemm_regions_fwd(dtype_t dt, const conv_dims *d, const void *x, const 
                     const int h = M - ir < MR ? M - ir : MR;
                     tile_region(k, dt, d, r, (const char *)Ap + (size_t)(ir / MR) * apanel,
                                 bp + s * sliver, b ? b + ir : NULL, t, h, wd[s]);
-                    cols_store_tile(t, h, ru[s], yo[s], nr[s], y, pq, ir);
+                    cols_store_tile(t, h, &out[s], (uint16_t *)y + ir * pq, pq);
                 }
         }
     }
