@@ -8,6 +8,7 @@
 #include "run.h"
 #include "registry.h"
 #include "gemm_cpu.h"
+#include "conv_cpu.h"
 #include "errmsg.h"
 #include "gpu.h"
 #include "gpu_exec.h"
@@ -579,6 +580,7 @@ int main(int argc, char **argv)
     int emu_progress_set = getenv("CUDAEMU_PROGRESS_MS") != NULL;
     if (strcmp(GPU_FLAVOUR, "emulator") == 0 && !emu_progress_set) setenv("CUDAEMU_PROGRESS_MS", "0", 0);
     if (env_threads_ok(err, sizeof err)) goto usage;
+    if (conv_cpu_omp_check_env(err, sizeof err)) goto usage;
     {   /* the chart scripts' folder goes into gnuplot's parameters: bounded, quotable */
         const char *pd = getenv("BENCH_PLOTS_DIR");
         if (pd && strlen(pd) > 4000) {

@@ -51,6 +51,11 @@ extern const conv_ops CONV_OPS_CPU_ONEDNN;
  * them in a case's memory estimate. */
 double conv_cpu_omp_scratch_bytes(dtype_t dt, const conv_dims *d, conv_dir dir);
 
+/* 0, or 2 with one line in err (cap bytes) when BENCH_CPU_CONV_ROUTE (the
+ * test hook that forces a cpu-omp convolution route, conv_omp_routes.h)
+ * names no route: bench checks it before any work. */
+int conv_cpu_omp_check_env(char *err, size_t cap);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,6 +1,9 @@
-/* cpu/conv_omp.c - cpu-omp: hand-written OpenMP + SIMD convolution (conv_cpu.h).
+/* cpu/conv_omp.c - cpu-omp convolution's column routes: im2col blocks + our
+ * GEMM (fwd, bwd-filter), col2im (bwd-data at any stride), and the flipped
+ * filters that turn a stride-1 bwd-data into a forward problem.
  *
- * Three routes, chosen per call:
+ * Which route runs is one ordered table per direction (conv_omp_routes.c,
+ * with cpu-omp's entry points); the other routes live in their own files:
  *  - direct (conv_omp_direct.c): stride 1 with a short reduction (fwd C*R*S
  *    <= 576 and not 1x1-unpadded, bwd-filter <= 1152) and a padded image of
  *    <= 128 KiB: the cnn model's layers. Each image is zero-padded once into
@@ -9,13 +12,11 @@
  *    pixels, bwd-filter over output channels. No columns, no small GEMMs.
  *  - image groups (conv_omp_group.c): output images of < 256 pixels (ResNet
  *    stage 5's 7x7): the columns of several images side by side, one GEMM on
- *    the whole team per group (fwd, bwd-data as fwd, bwd-filter); fp32 3x3
- *    pad-1 stride-1 skips the taps in the padding: fwd and bwd-data (read
- *    through the flipped filters, no flipped copy) as one GEMM over nine
- *    output regions on filters packed once (conv_omp_regions.c), bwd-filter
- *    as five region GEMMs (conv_omp_group.c).
- *  - im2col + our GEMM (this file), everything else (ResNet/VGG layers,
- *    strides > 1, pointwise); see below.
+ *    the whole team per group; fp32 3x3 pad-1 stride-1 skips the taps in the
+ *    padding (conv_omp_regions.c, and the group file's split bwd-filter).
+ *  - in place (conv_omp_pw32.c, conv_omp_igemm*.c): implicit GEMMs reading
+ *    their columns from a padded copy of x.
+ *  - im2col + our GEMM (this file), everything else; see below.
  * Measured in one quiet stretch, medians of 3 runs (2 threads) or 2 (1
  * thread), ms: im2col route (before) -> direct / cpu-onednn / cpu-blas:
  *   2 threads  conv1 mb64ic3ih28oc16kh3ph1   fwd        0.42 -> 0.23 / 0.23 / 0.91
@@ -74,14 +75,9 @@
  * one barrier per call, not one per image. Buffers: kept per thread
  * (gemm_scratch slots 2 and 3), as the GEMM's and the direct path's are.
  */
-#include "conv_cpu.h"
 #include "conv_im2col.h"
-#include "conv_omp_direct.h"
+#include "conv_omp_im2col.h"
 #include "conv_omp_dt.h"
-#include "conv_omp_group.h"
-#include "conv_omp_igemm.h"
-#include "conv_omp_pw.h"
-#include "conv_omp_regions.h"
 #include "errmsg.h"
 #include "gemm_cpu.h"
 #include "gemm_omp_impl.h"
@@ -103,16 +99,20 @@ static long pixel_block(long rows, long pq, size_t es)
 /* Kept buffers (gemm_scratch, 64-byte aligned, grown on demand, never
  * freed per call): slot 2 per thread (column blocks, partials), slot 3 the
  * calling thread's rearranged filters. The GEMMs called inside use slot 0. */
-static void *per_thread(size_t bytes) { return gemm_scratch(2, bytes); }
-static void *per_call(size_t bytes) { return gemm_scratch(3, bytes); }
+static void *per_thread(size_t bytes) { return gemm_scratch(SCRATCH_CONV_THREAD, bytes); }
+static void *per_call(size_t bytes) { return gemm_scratch(SCRATCH_CONV_FILTERS, bytes); }
 
-/* y = conv(x, w) (+ b when b is not NULL), every buffer but b in dt. */
-static int fwd_core(dtype_t dt, const conv_dims *d, const void *x, const void *w, const float *b,
-                    void *y)
+double conv_cols_fwd_scratch(dtype_t dt, const conv_dims *d)
 {
-    if (conv_igemm_ok(dt, d)) return conv_igemm_fwd(dt, d, x, w, b, y);
-    if (conv_pw32_ok(dt, d)) return conv_pw32_fwd(d, x, w, b, y);
-    if (conv_group_ok(d)) return conv_group_fwd(dt, d, x, w, b, y);
+    if (conv_is_pointwise(d)) return 0; /* x read in place */
+    const size_t es = conv_es(dt);
+    const long pq = (long)d->P * d->Q, crs = (long)d->C * d->R * d->S;
+    return (double)omp_get_max_threads() * (double)es * (double)crs * pixel_block(crs, pq, es);
+}
+
+int conv_cols_fwd(dtype_t dt, const conv_dims *d, const void *x, const void *w, const float *b,
+                  void *y)
+{
     const size_t es = conv_es(dt);
     const long pq = (long)d->P * d->Q, crs = (long)d->C * d->R * d->S;
     const int point = conv_is_pointwise(d);
@@ -145,24 +145,18 @@ static int fwd_core(dtype_t dt, const conv_dims *d, const void *x, const void *w
     return failed;
 }
 
-static int omp_fwd(const conv_dims *d, const float *x, const float *w, const float *b, float *y,
-                   void *ws, void *stream)
+double conv_flip_bytes(dtype_t dt, const conv_dims *d)
 {
-    (void)ws, (void)stream;
-    if (conv_direct_fwd_ok(d)) return conv_direct_fwd(d, x, w, b, y);
-    return fwd_core(DTYPE_FP32, d, x, w, b, y);
+    return (double)conv_es(dt) * (double)conv_w_elems(d);
 }
 
-/* bwd-data at stride 1 as a forward convolution of dy (see the header). */
-static int bwd_data_as_fwd(dtype_t dt, const conv_dims *d, const void *dy, const void *w,
-                           void *dx)
+const void *conv_flip_filters(dtype_t dt, const conv_dims *d, const void *w)
 {
     const size_t es = conv_es(dt);
-    conv_dims t = conv_bwd_data_flipped(d);
-    char *wt = per_call(es * (size_t)conv_w_elems(d));
+    char *wt = per_call((size_t)conv_flip_bytes(dt, d));
     if (!wt) {
         err_set("cpu-omp conv bwd-data: out of memory for the flipped filters");
-        return 1;
+        return NULL;
     }
     const int R = d->R, S = d->S;
 #pragma omp parallel for schedule(static)
@@ -175,7 +169,7 @@ static int bwd_data_as_fwd(dtype_t dt, const conv_dims *d, const void *dy, const
                     if (es == 4) ((float *)wt)[o] = ((const float *)w)[i];
                     else ((uint16_t *)wt)[o] = ((const uint16_t *)w)[i];
                 }
-    return fwd_core(dt, &t, dy, wt, NULL, dx);
+    return wt;
 }
 
 /* Channels per group of bwd_data_col2im (its fp32 columns: cg*R*S x P*Q). */
@@ -187,18 +181,35 @@ static long col2im_channels(const conv_dims *d)
     return cg > d->C ? d->C : cg;
 }
 
+/* col2im's per-thread floats: the group's fp32 columns, then (bf16 /
+ * fp16) its fp32 image. */
+static void col2im_floats(dtype_t dt, const conv_dims *d, long *ncol, long *nimg)
+{
+    const long pq = (long)d->P * d->Q, rs = (long)d->R * d->S, cg = col2im_channels(d);
+    *ncol = (cg * rs * pq + 15) & ~15L;
+    *nimg = dt == DTYPE_FP32 ? 0 : cg * d->H * d->W;
+}
+
+double conv_col2im_scratch(dtype_t dt, const conv_dims *d)
+{
+    long ncol, nimg;
+    col2im_floats(dt, d, &ncol, &nimg);
+    return (double)conv_es(dt) * conv_w_elems(d) +
+           (double)omp_get_max_threads() * sizeof(float) * (double)(ncol + nimg);
+}
+
 /* Any stride: per (image, channel group) dcol = w^T[group rows] . dy_n in
  * fp32, then col2im into the group's channels (groups never share dx
  * elements); bf16 / fp16 sum into an fp32 image of the group's channels,
  * then rounded once. */
-static int bwd_data_col2im(dtype_t dt, const conv_dims *d, const void *dy, const void *w,
-                           void *dx)
+int conv_col2im_bwd_data(dtype_t dt, const conv_dims *d, const void *dy, const void *w, void *dx)
 {
     const size_t es = conv_es(dt);
     const long pq = (long)d->P * d->Q, rs = (long)d->R * d->S, crs = d->C * rs;
     const long hw = (long)d->H * d->W, cg = col2im_channels(d);
     const long ngrp = (d->C + cg - 1) / cg;
-    const long ncol = (cg * rs * pq + 15) & ~15L, nimg = dt == DTYPE_FP32 ? 0 : cg * hw;
+    long ncol, nimg;
+    col2im_floats(dt, d, &ncol, &nimg);
     char *wT = per_call(es * (size_t)(crs * d->K));
     int failed = !wT;
     if (wT) conv_transpose_es(w, crs, d->K, (int)crs, wT, d->K, es);
@@ -236,19 +247,6 @@ static int bwd_data_col2im(dtype_t dt, const conv_dims *d, const void *dy, const
     return failed;
 }
 
-static int omp_bwd_data(const conv_dims *d, const float *dy, const float *w, float *dx, void *ws,
-                        void *stream)
-{
-    (void)ws, (void)stream;
-    if (conv_direct_bwd_data_ok(d)) return conv_direct_bwd_data(d, dy, w, dx);
-    if (conv_bwd_data_is_fwd(d)) {
-        const conv_dims t = conv_bwd_data_flipped(d);
-        if (conv_regions_ok(DTYPE_FP32, &t)) return conv_regions_fwd(&t, dy, w, 1, NULL, dx);
-        return bwd_data_as_fwd(DTYPE_FP32, d, dy, w, dx);
-    }
-    return bwd_data_col2im(DTYPE_FP32, d, dy, w, dx);
-}
-
 /* Floats that hold bytes, rounded up to 16 (64-byte aligned parts). */
 static long floats16(long bytes) { return ((bytes + 3) / 4 + 15) & ~15L; }
 
@@ -261,10 +259,29 @@ static long floats16(long bytes) { return ((bytes + 3) / 4 + 15) & ~15L; }
  * block had cost twice the GEMM on the 1x1 64->256 layer.) bf16 / fp16
  * (no transposed operands in that GEMM): [dw^T; db] += [col; 1] . dy^T, dy's
  * block transposed as words into the thread's buffer. */
-static int bwd_filter_core(dtype_t dt, const conv_dims *d, const void *x, const void *dy,
-                           void *dw, void *db)
+/* The floats of each thread's kept buffer: *nacc of partial, *ncol of
+ * column block (+ ones row), then dy^T (NULLs: not wanted). */
+static long bwf_floats(dtype_t dt, const conv_dims *d, long *nacc, long *ncol)
 {
-    if (conv_group_ok(d)) return conv_group_bwd_filter(dt, d, x, dy, dw, db);
+    const size_t es = conv_es(dt);
+    const int lowp = dt != DTYPE_FP32;
+    const long pq = (long)d->P * d->Q, crs = (long)d->C * d->R * d->S, K = d->K;
+    const int point = conv_is_pointwise(d) && !lowp;
+    const long nb = pixel_block(crs + K, pq, es);
+    const long acc = floats16(4 * (crs * K + K));
+    const long col = point ? 0 : floats16((long)es * (crs + lowp) * nb);
+    if (nacc) *nacc = acc, *ncol = col;
+    return acc + col + (lowp ? floats16((long)es * nb * K) : 0);
+}
+
+double conv_cols_bwd_filter_scratch(dtype_t dt, const conv_dims *d)
+{
+    return (double)omp_get_max_threads() * sizeof(float) * (double)bwf_floats(dt, d, NULL, NULL);
+}
+
+int conv_cols_bwd_filter(dtype_t dt, const conv_dims *d, const void *x, const void *dy, void *dw,
+                         void *db)
+{
     const size_t es = conv_es(dt);
     const int lowp = dt != DTYPE_FP32;
     const long pq = (long)d->P * d->Q, crs = (long)d->C * d->R * d->S, K = d->K;
@@ -274,14 +291,12 @@ static int bwd_filter_core(dtype_t dt, const conv_dims *d, const void *x, const 
     float *part[nt]; /* per thread: dw^T (CRS x K) or dw (K x CRS), then db */
     for (int t = 0; t < nt; t++) part[t] = NULL;
     int failed = 0;
-    /* one kept buffer per thread: partial, column block (+ ones row), dy^T */
-    const long nacc = floats16(4 * (crs * K + K));
-    const long ncol = point ? 0 : floats16((long)es * (crs + lowp) * nb);
-    const long ndyt = lowp ? floats16((long)es * nb * K) : 0;
+    long nacc, ncol; /* one kept buffer per thread: partial, columns, dy^T */
+    const long nfloats = bwf_floats(dt, d, &nacc, &ncol);
 #pragma omp parallel num_threads(nt)
     {
         const int t = omp_get_thread_num();
-        float *acc = per_thread(sizeof(float) * (size_t)(nacc + ncol + ndyt));
+        float *acc = per_thread(sizeof(float) * (size_t)nfloats);
         char *col = acc ? (char *)(acc + nacc) : NULL, *dyt = acc ? col + 4 * ncol : NULL;
         if (!acc) {
 #pragma omp atomic write
@@ -329,153 +344,4 @@ static int bwd_filter_core(dtype_t dt, const conv_dims *d, const void *x, const 
     return failed;
 }
 
-static int omp_bwd_filter(const conv_dims *d, const float *x, const float *dy, float *dw,
-                          float *db, void *ws, void *stream)
-{
-    (void)ws, (void)stream;
-    if (conv_direct_bwd_filter_ok(d)) return conv_direct_bwd_filter(d, x, dy, dw, db);
-    return bwd_filter_core(DTYPE_FP32, d, x, dy, dw, db);
-}
 
-/* ---- bf16 / fp16 ------------------------------------------------------------ */
-
-/* The note naming the route that ran and the GEMM's path. */
-static void note(dtype_t dt, const char *route)
-{
-    case_note_set("%s %s%s%s", dtype_name(dt), route, route[0] == 'w' ? "" : " + ",
-                  route[0] == 'w' ? "" : gemm_cpu_omp_dt_path(dt));
-}
-
-/* Whether the bf16 implicit GEMM (conv_omp_igemm.h) is taken for d's dir
- * even where the widened direct route applies: when its product is wide
- * enough for the kernel's row panels (fwd: K filters, bwd-data: C
- * channels, >= 8) or 32-column slivers (bwd-filter: K >= 32).  Measured at
- * 2 threads against oneDNN, implicit vs widened: cnn-conv1 (C 3, K 16) fwd
- * 0.62 vs 0.47, bwd-data 0.62 vs 1.46, bwd-filter 0.60 vs 0.62 (with the
- * 16-row tile; 0.42 with the 12-row one); cnn-conv2 (C 16, K 32) fwd 0.56
- * vs 0.38, bwd-data 0.42 vs 0.39, bwd-filter 0.81 vs 0.62. */
-static int igemm_first(dtype_t dt, const conv_dims *d, conv_dir dir)
-{
-    if (dir == CONV_FWD) return d->K >= 8 && conv_igemm_ok(dt, d);
-    if (dir == CONV_BWD_FILTER) return d->K >= 32 && conv_igemm_bwf_ok(dt, d);
-    if (!conv_bwd_data_is_fwd(d) || d->C < 8) return 0;
-    const conv_dims t = conv_bwd_data_flipped(d);
-    return conv_igemm_ok(dt, &t);
-}
-
-/* The route fwd_core takes for d at dt. */
-static const char *fwd_route(dtype_t dt, const conv_dims *d)
-{
-    return conv_igemm_pw_pays(dt, d)        ? "implicit GEMM, columns read in place (padded pair copy)"
-           : conv_igemm_regions_pays(dt, d) ? "implicit GEMM over tap regions (padded taps skipped)"
-           : conv_igemm_ok(dt, d)     ? "implicit GEMM (columns packed from x)"
-           : conv_group_ok(d)       ? "image-group columns"
-                                    : "im2col";
-}
-
-static int lowp_ok(dtype_t dt)
-{
-    if (dtype_is_16bit(dt)) return 1;
-    err_set("cpu-omp conv: no %s entry (bf16 and fp16; fp32 has its own)", dtype_name(dt));
-    return 0;
-}
-
-static int omp_fwd_dt(dtype_t dt, const conv_dims *d, const void *x, const void *w,
-                      const void *b, void *y, void *ws, void *stream)
-{
-    (void)ws, (void)stream;
-    if (!lowp_ok(dt)) return 1;
-    if (conv_direct_fwd_ok(d) && !igemm_first(dt, d, CONV_FWD)) {
-        note(dt, "widened to fp32 + direct fp32 kernel");
-        return conv_widen_fwd(dt, d, x, w, b, y);
-    }
-    float *fb = conv_dt_scratch(sizeof(float) * (size_t)d->K, "the fp32 bias");
-    if (!fb) return 1;
-    conv_widen(dt, b, fb, d->K);
-    note(dt, fwd_route(dt, d));
-    return fwd_core(dt, d, x, w, fb, y);
-}
-
-static int omp_bwd_data_dt(dtype_t dt, const conv_dims *d, const void *dy, const void *w,
-                           void *dx, void *ws, void *stream)
-{
-    (void)ws, (void)stream;
-    if (!lowp_ok(dt)) return 1;
-    if (conv_direct_bwd_data_ok(d) && !igemm_first(dt, d, CONV_BWD_DATA)) {
-        note(dt, "widened to fp32 + direct fp32 kernel");
-        return conv_widen_bwd_data(dt, d, dy, w, dx);
-    }
-    if (conv_bwd_data_is_fwd(d)) {
-        const conv_dims t = conv_bwd_data_flipped(d);
-        case_note_set("%s flipped filters, %s + %s", dtype_name(dt), fwd_route(dt, &t),
-                      gemm_cpu_omp_dt_path(dt));
-        return bwd_data_as_fwd(dt, d, dy, w, dx);
-    }
-    if (conv_igemm_phase_pays(dt, d)) {
-        note(dt, "implicit GEMM per output phase, dy read in place (padded pair copy)");
-        return conv_igemm_phase_bwd_data(dt, d, dy, w, dx);
-    }
-    note(dt, "fp32 col2im");
-    return bwd_data_col2im(dt, d, dy, w, dx);
-}
-
-static int omp_bwd_filter_dt(dtype_t dt, const conv_dims *d, const void *x, const void *dy,
-                             void *dw, void *db, void *ws, void *stream)
-{
-    (void)ws, (void)stream;
-    if (!lowp_ok(dt)) return 1;
-    if (conv_igemm_pwbf_pays(dt, d)) {
-        note(dt, "implicit GEMM, x and dy read in place (padded copy), fp32 partials");
-        return conv_igemm_pwbf(dt, d, x, dy, dw, db);
-    }
-    if (conv_direct_bwd_filter_ok(d) && !igemm_first(dt, d, CONV_BWD_FILTER)) {
-        note(dt, "widened to fp32 + direct fp32 kernel");
-        return conv_widen_bwd_filter(dt, d, x, dy, dw, db);
-    }
-    if (conv_igemm_bwf_ok(dt, d)) {
-        note(dt, "implicit GEMM (pixel pairs packed from x and dy), fp32 partials");
-        return conv_igemm_bwd_filter(dt, d, x, dy, dw, db);
-    }
-    note(dt, conv_group_ok(d) ? "image-group columns, fp32 dw" : "im2col, fp32 partials");
-    return bwd_filter_core(dt, d, x, dy, dw, db);
-}
-
-double conv_cpu_omp_scratch_bytes(dtype_t dt, const conv_dims *d, conv_dir dir)
-{
-    const int lowp = dtype_is_16bit(dt), nt = omp_get_max_threads();
-    if (dir == CONV_FWD) {
-        if (conv_direct_fwd_ok(d) && !(lowp && igemm_first(dt, d, dir)))
-            return lowp ? conv_widen_bytes(d, dir) : 0;
-        if (conv_igemm_ok(dt, d)) return conv_igemm_scratch_bytes(dt, d) + 4.0 * d->K;
-        if (conv_pw32_ok(dt, d)) return conv_pw32_scratch_bytes(d);
-        return conv_group_scratch_bytes(dt, d, dir) + (lowp ? 4.0 * d->K : 0);
-    }
-    if (dir == CONV_BWD_FILTER) {
-        if (lowp && conv_igemm_pwbf_pays(dt, d)) return conv_igemm_pwbf_scratch_bytes(dt, d);
-        if (conv_direct_bwd_filter_ok(d) && !(lowp && igemm_first(dt, d, dir)))
-            return lowp ? conv_widen_bytes(d, dir) : 0;
-        if (conv_igemm_bwf_ok(dt, d)) return conv_igemm_bwf_scratch_bytes(dt, d);
-        if (conv_group_ok(d) || !lowp) return conv_group_scratch_bytes(dt, d, dir);
-        /* each thread's block of dy^T */
-        const long pq = (long)d->P * d->Q, crs = (long)d->C * d->R * d->S;
-        return 2.0 * nt * pixel_block(crs + d->K, pq, 2) * d->K;
-    }
-    if (conv_direct_bwd_data_ok(d) && !(lowp && igemm_first(dt, d, dir)))
-        return lowp ? conv_widen_bytes(d, dir) : 0;
-    if (lowp && !conv_bwd_data_is_fwd(d) && conv_igemm_phase_pays(dt, d))
-        return conv_igemm_phase_scratch_bytes(dt, d);
-    if (!conv_bwd_data_is_fwd(d)) /* each thread's fp32 image of a channel group */
-        return lowp ? 4.0 * nt * col2im_channels(d) * d->H * d->W : 0;
-    const conv_dims t = conv_bwd_data_flipped(d);
-    /* bwd_data_as_fwd's flipped filters (slot 3); the fp32 regions read w in place */
-    const double wt = dt == DTYPE_FP32 && conv_regions_ok(DTYPE_FP32, &t)
-                          ? 0.0
-                          : (double)conv_es(dt) * (double)conv_w_elems(d);
-    if (conv_igemm_ok(dt, &t)) return wt + conv_igemm_scratch_bytes(dt, &t);
-    if (conv_pw32_ok(dt, &t)) return wt + conv_pw32_scratch_bytes(&t);
-    return wt + conv_group_scratch_bytes(dt, &t, CONV_FWD);
-}
-
-const conv_ops CONV_OPS_CPU_OMP = {
-    .fwd = omp_fwd, .bwd_data = omp_bwd_data, .bwd_filter = omp_bwd_filter,
-    .fwd_dt = omp_fwd_dt, .bwd_data_dt = omp_bwd_data_dt, .bwd_filter_dt = omp_bwd_filter_dt};

@@ -106,6 +106,27 @@ static void tap_offsets(const conv_dims *d, const geo *g, int *tab)
                 tab[(c * d->R + r) * d->S + s] = (c * g->Hp + r) * g->Wp + s;
 }
 
+/* filters_buf's bytes (the calling thread's) for geometry g. */
+static double filters_bytes(const geo *g)
+{
+    const size_t nw = ((size_t)g->crs * g->K + 15) & ~(size_t)15;
+    return (double)(sizeof(float) * nw + sizeof(int) * (size_t)g->crs);
+}
+
+double conv_direct_scratch_bytes(const conv_dims *d, conv_dir dir)
+{
+    const double nt = omp_get_max_threads();
+    if (dir == CONV_BWD_FILTER) {
+        const geo g = geo_of(d);
+        const long kp = (g.K + 15) & ~15L;
+        const long psz = (long)(g.crs + 1) * kp, tsz = (g.pq * kp + 15) & ~15L;
+        return filters_bytes(&g) + nt * sizeof(float) * (double)(psz + tsz + g.img);
+    }
+    const conv_dims t = dir == CONV_BWD_DATA ? conv_bwd_data_flipped(d) : *d;
+    const geo g = geo_of(&t);
+    return filters_bytes(&g) + nt * sizeof(float) * (double)g.img;
+}
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 
@@ -206,7 +227,7 @@ static int fwd_core(const conv_dims *d, const float *x, const float *wT, const i
 #pragma omp parallel
     {
         const int team = omp_get_num_threads();
-        float *xp = gemm_scratch(2, sizeof(float) * (size_t)g.img);
+        float *xp = gemm_scratch(SCRATCH_CONV_THREAD, sizeof(float) * (size_t)g.img);
         if (!xp) {
 #pragma omp atomic write
             failed = 1;
@@ -246,7 +267,7 @@ static int fwd_core(const conv_dims *d, const float *x, const float *wT, const i
 static float *filters_buf(const geo *g, int **tab)
 {
     const size_t nw = ((size_t)g->crs * g->K + 15) & ~(size_t)15;
-    float *buf = gemm_scratch(3, sizeof(float) * nw + sizeof(int) * (size_t)g->crs);
+    float *buf = gemm_scratch(SCRATCH_CONV_FILTERS, (size_t)filters_bytes(g));
     if (!buf) {
         err_set("cpu-omp conv: out of memory for the rearranged filters");
         return NULL;
@@ -422,7 +443,7 @@ int conv_direct_bwd_filter(const conv_dims *d, const float *x, const float *dy, 
 #pragma omp parallel num_threads(nt)
     {
         const int team = omp_get_num_threads(), tid = omp_get_thread_num();
-        float *buf = gemm_scratch(2, sizeof(float) * (size_t)(psz + tsz + g.img));
+        float *buf = gemm_scratch(SCRATCH_CONV_THREAD, sizeof(float) * (size_t)(psz + tsz + g.img));
         if (!buf) {
 #pragma omp atomic write
             failed = 1;

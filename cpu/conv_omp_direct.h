@@ -18,6 +18,11 @@ int conv_direct_fwd_ok(const conv_dims *d);
 int conv_direct_bwd_data_ok(const conv_dims *d);
 int conv_direct_bwd_filter_ok(const conv_dims *d);
 
+/* The bytes of kept scratch direction dir of d takes: the calling thread's
+ * rearranged filters (SCRATCH_CONV_FILTERS) and every thread's padded image
+ * (bwd-filter: and its partial and dy^T; SCRATCH_CONV_THREAD). */
+double conv_direct_scratch_bytes(const conv_dims *d, conv_dir dir);
+
 /* y = conv(x, w) (+ b when b is not NULL). */
 int conv_direct_fwd(const conv_dims *d, const float *x, const float *w, const float *b, float *y);
 

@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#define SLOT 5 /* gemm_scratch slot (gemm_omp_impl.h) */
+#define SLOT SCRATCH_CONV_WIDE
 
 int conv_gemm_bias(dtype_t dt, int M, int N, int K, const void *A, int lda, const void *B,
                    int ldb, const float *bias, void *C, int ldc)

@@ -63,9 +63,9 @@
 /* Columns and Y_g / dy_g of one group at most (bytes). */
 #define GROUP_MAX_BYTES (16L << 20)
 
-#define SLOT 4 /* gemm_scratch slot (gemm_omp_impl.h) */
+#define SLOT SCRATCH_CONV_COPY
 
-static double split_filter_bytes(dtype_t dt, const conv_dims *d);
+static double split_filter_bytes(const conv_dims *d);
 static long split_edge_floats(const conv_dims *d);
 
 int conv_group_ok(const conv_dims *d) { return (long)d->P * d->Q < GROUP_MAX_PQ; }
@@ -113,14 +113,16 @@ static double set_bytes(dtype_t dt, const conv_dims *d, int gn, conv_dir dir)
 
 double conv_group_scratch_bytes(dtype_t dt, const conv_dims *d, conv_dir dir)
 {
-    if (!conv_group_ok(d) || dir == CONV_BWD_DATA) return 0;
+    if (dir == CONV_BWD_DATA) return 0;
     const int nt = omp_get_max_threads();
     const size_t es = conv_es(dt);
-    if (dir == CONV_FWD)
-        return conv_regions_ok(dt, d)
-                   ? conv_regions_scratch_bytes(d)
-                   : nt * set_bytes(dt, d, group_images(d, nt, es, GROUP_COLS), dir);
-    return set_bytes(dt, d, group_images(d, 1, es, bwdf_cols(dt)), dir) + split_filter_bytes(dt, d);
+    if (dir == CONV_FWD) return nt * set_bytes(dt, d, group_images(d, nt, es, GROUP_COLS), dir);
+    return set_bytes(dt, d, group_images(d, 1, es, bwdf_cols(dt)), dir);
+}
+
+double conv_group_split_scratch_bytes(const conv_dims *d)
+{
+    return conv_group_scratch_bytes(DTYPE_FP32, d, CONV_BWD_FILTER) + split_filter_bytes(d);
 }
 
 /* The calling thread's set of buffers for groups of gn images: the columns,
@@ -230,9 +232,9 @@ static void split_gather(const conv_dims *d, const float *x, int g, long ldc,
         }
 }
 
-static double split_filter_bytes(dtype_t dt, const conv_dims *d)
+static double split_filter_bytes(const conv_dims *d)
 {
-    return conv_regions_ok(dt, d) ? sizeof(float) * (18.0 * d->K * d->C + split_edge_floats(d)) : 0;
+    return sizeof(float) * (18.0 * d->K * d->C + split_edge_floats(d));
 }
 
 /* The edge regions' columns and Y_q for all N images at once (floats). */
@@ -249,7 +251,6 @@ static long split_edge_floats(const conv_dims *d)
 int conv_group_fwd(dtype_t dt, const conv_dims *d, const void *x, const void *w, const float *b,
                    void *y)
 {
-    if (conv_regions_ok(dt, d)) return conv_regions_fwd(d, x, w, 0, b, y);
     const size_t es = conv_es(dt);
     const long pq = (long)d->P * d->Q, crs = (long)d->C * d->R * d->S, K = d->K;
     const int gn = group_images(d, omp_get_max_threads(), es, GROUP_COLS);
@@ -327,14 +328,14 @@ static void split_dy(const conv_dims *d, const float *dy, int n0, int g, const s
  * reps of each direction over 2 reps', twice): 4.87 / 5.00 s -> 4.78 / 4.79 s,
  * the bwd-filter part about -4% (the dw copies' zeroing and sum eat most of
  * the saving). */
-static int split_bwd_filter(const conv_dims *d, const float *x, const float *dy, float *dw,
-                            float *db)
+int conv_group_split_bwd_filter(const conv_dims *d, const float *x, const float *dy, float *dw,
+                                float *db)
 {
     const long K = d->K, C = d->C, crs = 9 * C, img = C * d->H * d->W;
     const int gn = group_images(d, 1, 4, GROUP_COLS);   /* fp32 */
     split_region rg[5];
     const int nrg = split_regions(d, rg);
-    float *dwr = gemm_scratch(6, 2 * sizeof(float) * (size_t)(K * crs));
+    float *dwr = gemm_scratch(SCRATCH_CONV_PACK32, 2 * sizeof(float) * (size_t)(K * crs));
     void *dygv;
     float *col = dwr ? group_buf(DTYPE_FP32, d, gn, CONV_BWD_FILTER, &dygv, NULL) : NULL;
     if (!col) {
@@ -387,7 +388,6 @@ static int split_bwd_filter(const conv_dims *d, const float *x, const float *dy,
 int conv_group_bwd_filter(dtype_t dt, const conv_dims *d, const void *x, const void *dy,
                           void *dw, void *db)
 {
-    if (conv_regions_ok(dt, d)) return split_bwd_filter(d, x, dy, dw, db);
     const size_t es = conv_es(dt);
     const int lowp = dt != DTYPE_FP32;
     const long pq = (long)d->P * d->Q, crs = (long)d->C * d->R * d->S, K = d->K;

@@ -35,7 +35,7 @@
 #include <omp.h>
 #include <stdint.h>
 
-#define SLOT 7 /* gemm_scratch: the packed filters (gemm_omp_impl.h) */
+#define SLOT SCRATCH_CONV_PACK16
 
 #if defined(__x86_64__)
 /* Slivers [0, ns) (32 columns each, Kp rows: pairs past K zero) of col's
@@ -130,8 +130,6 @@ double conv_igemm_scratch_bytes(dtype_t dt, const conv_dims *d)
 {
     const int path = gemm_lowp_path_of(dt);
     if (path < 0) return 0;
-    if (conv_igemm_pw_pays(dt, d)) return conv_igemm_pw_scratch_bytes(dt, d);
-    if (conv_igemm_regions_pays(dt, d)) return conv_igemm_regions_scratch_bytes(dt, d);
     const gemm_lowp_kern *k = kern_for(path, d);
     const int crs = d->C * d->R * d->S;
     const double sliver = (double)k->nr * gemm_lowp_kp(k, crs) * k->esize;
@@ -156,7 +154,7 @@ static int run_groups(const gemm_lowp_kern *k, dtype_t dt, const col_src *f, con
     int failed = 0;
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
-        char *bp = (char *)gemm_scratch(0, sliver * (size_t)gs);
+        char *bp = (char *)gemm_scratch(SCRATCH_PANELS, sliver * (size_t)gs);
         if (!bp) {
 #pragma omp atomic write
             failed = 1;
@@ -186,8 +184,6 @@ int conv_igemm_fwd(dtype_t dt, const conv_dims *d, const void *x, const void *w,
 {
     const int path = gemm_lowp_path_of(dt);
     if (path < 0) return 1;
-    if (conv_igemm_pw_pays(dt, d)) return conv_igemm_pw_fwd(dt, d, x, w, b, y);
-    if (conv_igemm_regions_pays(dt, d)) return conv_igemm_regions_fwd(dt, d, x, w, b, y);
     const int crs = d->C * d->R * d->S;
     const gemm_lowp_kern *k = kern_for(path, d);
     const size_t abytes = gemm_lowp_packed_a_bytes(k, d->K, crs);

@@ -17,8 +17,8 @@
 int conv_igemm_ok(dtype_t dt, const conv_dims *d);
 
 /* Bytes of kept scratch conv_igemm_fwd takes for d: the packed filters
- * (the calling thread's gemm_scratch slot 7) and every thread's group of
- * packed columns (slot 0). */
+ * (the calling thread's SCRATCH_CONV_PACK16) and every thread's group of
+ * packed columns (SCRATCH_PANELS). */
 double conv_igemm_scratch_bytes(dtype_t dt, const conv_dims *d);
 
 /* y = conv(x, w) (+ b, fp32, when not NULL). 0, or non-zero after err_set. */
@@ -33,18 +33,18 @@ int conv_igemm_fwd(dtype_t dt, const conv_dims *d, const void *x, const void *w,
 void conv_igemm_pack_taps(const conv_dims *d, int mr, const uint16_t *w, uint32_t *dst);
 
 /* conv_igemm_fwd's variant for few filters at stride 1, the columns read
- * in place from a padded channel-pair copy of x (conv_omp_igemm_pw.c),
- * which conv_igemm_fwd takes itself where it pays (at most 64 filters),
- * and its scratch (slot 7, and slot 4 for the copy). */
+ * in place from a padded channel-pair copy of x (conv_omp_igemm_pw.c):
+ * whether it pays (at most 64 filters), and its scratch (SCRATCH_CONV_PACK16,
+ * and SCRATCH_CONV_COPY for the copy). */
 int conv_igemm_pw_pays(dtype_t dt, const conv_dims *d);
 double conv_igemm_pw_scratch_bytes(dtype_t dt, const conv_dims *d);
 int conv_igemm_pw_fwd(dtype_t dt, const conv_dims *d, const void *x, const void *w,
                       const float *b, void *y);
 
 /* conv_igemm_fwd's variant over the output's tap regions (stride-1 3x3 /
- * pad-1 small images, conv_omp_igemm_regions.c), which conv_igemm_fwd
- * takes itself where it pays (64 filters or more, and a twentieth of the
- * work or more in the padding), and its scratch (the same slots). */
+ * pad-1 small images, conv_omp_igemm_regions.c): whether it pays (64
+ * filters or more, and a twentieth of the work or more in the padding), and
+ * its scratch (SCRATCH_CONV_PACK16, and every thread's SCRATCH_PANELS). */
 int conv_igemm_regions_pays(dtype_t dt, const conv_dims *d);
 double conv_igemm_regions_scratch_bytes(dtype_t dt, const conv_dims *d);
 int conv_igemm_regions_fwd(dtype_t dt, const conv_dims *d, const void *x, const void *w,

@@ -31,7 +31,7 @@
 #include <omp.h>
 #include <stdint.h>
 
-#define SLOT 2               /* gemm_scratch: each thread's partial and chunks */
+#define SLOT SCRATCH_CONV_THREAD /* gemm_scratch: each thread's partial and chunks */
 #define BCHUNK_BYTES (512 << 10) /* dy's packed chunk, in the core's L2 */
 #define NR 32 /* the vdpbf16ps kernels' sliver (gemm_omp_bf16.c) */
 

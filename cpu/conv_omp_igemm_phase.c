@@ -28,8 +28,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#define SLOT_A 7 /* gemm_scratch: the packed filters (calling thread) */
-#define SLOT_T 2 /* each thread's copy of dy and phase images */
+#define SLOT_A SCRATCH_CONV_PACK16 /* gemm_scratch: the packed filters (calling thread) */
+#define SLOT_T SCRATCH_CONV_THREAD /* each thread's copy of dy and phase images */
 #define MR 16    /* the 16-row tile */
 #define NR 32
 #define MAX_PAIRS 4096 /* a phase's offsets, on the stack */

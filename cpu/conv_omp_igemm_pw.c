@@ -34,8 +34,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#define SLOT_X 4        /* gemm_scratch: pair planes of x (a thread its image, or all) */
-#define SLOT_A 7        /* the packed filters, as conv_omp_igemm.c's */
+#define SLOT_X SCRATCH_CONV_COPY /* gemm_scratch: pair planes of x (a thread its image, or all) */
+#define SLOT_A SCRATCH_CONV_PACK16 /* the packed filters, as conv_omp_igemm.c's */
 #define NR 32           /* columns a tile */
 #define MR 16           /* the 16-row tile's panels */
 #define ITEM 8          /* slivers a work item */

@@ -29,7 +29,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define SLOT 2 /* gemm_scratch: each thread's partial, x copy and dy pairs */
+#define SLOT SCRATCH_CONV_THREAD /* gemm_scratch: each thread's partial, x copy and dy pairs */
 
 typedef struct {
     long wp, plane; /* padded row; words a padded plane */

@@ -40,7 +40,7 @@
 #include <omp.h>
 #include <stdint.h>
 
-#define SLOT 7      /* gemm_scratch: the packed filters (as conv_omp_igemm.c's) */
+#define SLOT SCRATCH_CONV_PACK16 /* gemm_scratch: the packed filters (as conv_omp_igemm.c's) */
 #define NR 32       /* the vdpbf16ps kernels' sliver */
 #define MAX_GROUP 8 /* slivers an item at most (their runs on the stack) */
 #define GROUP_BYTES (512 * 1024) /* packed columns an item, in L2 */
@@ -150,7 +150,7 @@ int conv_igemm_regions_fwd(dtype_t dt, const conv_dims *d, const void *x, const 
     int failed = 0;
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
-        char *bp = (char *)gemm_scratch(0, wide * gs);
+        char *bp = (char *)gemm_scratch(SCRATCH_PANELS, wide * gs);
         if (!bp) {
 #pragma omp atomic write
             failed = 1;

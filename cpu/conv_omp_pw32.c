@@ -25,9 +25,9 @@
 #include <immintrin.h>
 #endif
 
-#define SLOT_X 4  /* gemm_scratch: the offsets and the padded copy (calling thread) */
-#define SLOT_A 6  /* the packed filters (calling thread) */
-#define SLOT_I 2  /* per image: each thread's copy of its image */
+#define SLOT_X SCRATCH_CONV_COPY /* gemm_scratch: the offsets and the padded copy (calling thread) */
+#define SLOT_A SCRATCH_CONV_PACK32 /* the packed filters (calling thread) */
+#define SLOT_I SCRATCH_CONV_THREAD /* per image: each thread's copy of its image */
 #define ITEM 4    /* slivers a work item */
 
 int conv_pw32_ok(dtype_t dt, const conv_dims *d)

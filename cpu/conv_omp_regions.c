@@ -341,7 +341,7 @@ int conv_regions_fwd(const conv_dims *d, const float *x, const float *w, int fli
     const long mp = (d->K + MR - 1) / MR, Hp = d->H + 2L * d->ph, Wp = d->W + 2L * d->pw;
     long apn, xpn, ptn;
     sizes(d, cf, merged, &apn, &xpn, &ptn);
-    float *Ap = gemm_scratch(6, sizeof(float) * (size_t)(apn + xpn));
+    float *Ap = gemm_scratch(SCRATCH_CONV_PACK32, sizeof(float) * (size_t)(apn + xpn));
     if (!Ap) {
         err_set("cpu-omp conv: out of memory for the packed filters (%.0f bytes)",
                 sizeof(float) * ((double)apn + xpn));
@@ -368,7 +368,7 @@ int conv_regions_fwd(const conv_dims *d, const float *x, const float *w, int fli
 #pragma omp parallel
     {
         const int team = omp_get_num_threads();
-        float *Bp = gemm_scratch(4, sizeof(float) * (size_t)ptn);
+        float *Bp = gemm_scratch(SCRATCH_CONV_COPY, sizeof(float) * (size_t)ptn);
         if (!Bp) {
 #pragma omp atomic write
             failed = 1;

@@ -5,7 +5,8 @@
  * micro-kernels and packing routines are in gemm_omp_kern.c, the
  * matrix-vector path in gemm_omp_gemv.c, the direct path in gemm_omp_small.c.
  *
- * Paths, chosen per call:
+ * Paths, chosen per call by the route table at the end of this file
+ * (gemm_route_pick; BENCH_CPU_GEMM_ROUTE=name forces one, a test hook):
  *   M == 1 or N == 1  -> matrix-vector (gemm_omp_gemv): no packing, no tile
  *                        padding; the matrix is streamed once (4096x1x4096:
  *                        1.3-3x OpenBLAS, which runs it as a GEMM).
@@ -81,15 +82,21 @@
 #include <sched.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 /* ---- per-thread scratch buffers -------------------------------------------- */
-#define SCRATCH_SLOTS 8 /* gemm_omp_impl.h names them */
 typedef struct {
     float *p[SCRATCH_SLOTS];
     size_t cap[SCRATCH_SLOTS];
+    size_t asked[SCRATCH_SLOTS]; /* the largest ask since generation `gen` */
+    unsigned gen;
     int registered;
 } scratch_set;
+
+/* gemm_scratch_asked: the generation of the count and the sums per slot. */
+static _Atomic unsigned asked_gen;
+static _Atomic unsigned long long asked_sum[SCRATCH_SLOTS];
 
 static _Thread_local scratch_set scratch;
 static pthread_key_t scratch_key;
@@ -114,9 +121,31 @@ static void scratch_key_make(void)
 
 #define HUGE_PAGE ((size_t)2 << 20)
 
-float *gemm_scratch(int slot, size_t bytes)
+void gemm_scratch_asked_reset(void)
+{
+    for (int i = 0; i < SCRATCH_SLOTS; ++i) asked_sum[i] = 0;
+    asked_gen++;
+}
+
+double gemm_scratch_asked(scratch_slot slot) { return (double)asked_sum[slot]; }
+
+/* Counts an ask of bytes of slot for gemm_scratch_asked. */
+static void asked_count(scratch_set *s, scratch_slot slot, size_t bytes)
+{
+    const unsigned gen = asked_gen;
+    if (s->gen != gen) {
+        for (int i = 0; i < SCRATCH_SLOTS; ++i) s->asked[i] = 0;
+        s->gen = gen;
+    }
+    if (bytes <= s->asked[slot]) return;
+    asked_sum[slot] += bytes - s->asked[slot];
+    s->asked[slot] = bytes;
+}
+
+float *gemm_scratch(scratch_slot slot, size_t bytes)
 {
     scratch_set *s = &scratch;
+    asked_count(s, slot, bytes);
     if (bytes <= s->cap[slot]) return s->p[slot];
     if (!s->registered) { /* so the buffers go when the thread does */
         pthread_once(&scratch_once, scratch_key_make);
@@ -238,7 +267,7 @@ int gemm_job_run(const gemm_job *j)
     const gemm_plan *p = &j->p;
     const int NR = p->nr, N = p->N, K = p->K, KC = p->KC, NC = p->NC, nkk = p->nkk;
     const int nt = p->nt, items = p->nim * p->tn;
-    char *Bp = (char *)gemm_scratch(0, p->bsz + p->asz * (size_t)nt);
+    char *Bp = (char *)gemm_scratch(SCRATCH_PANELS, p->bsz + p->asz * (size_t)nt);
     if (!Bp) {
         err_set("cpu-omp GEMM: out of memory for the packed panels (%zu + %zu bytes)", p->bsz,
                 p->asz * (size_t)nt);
@@ -397,24 +426,88 @@ int gemm_cpu_omp_t(int ta, int tb, int M, int N, int K, float alpha, const float
     int nt = omp_get_max_threads();
     if (flops < GEMM_SERIAL_FLOPS) nt = 1;
 
-    /* One column of C: C[:,0] = op(A) op(B)[:,0]; one row: C[0,:] = op(B)^T op(A)[0,:]. */
-    if (N == 1)
-        return gemm_omp_gemv(ta, M, K, alpha, A, lda, B, tb ? 1 : ldb, beta, C, ldc, nt);
-    if (M == 1)
-        return gemm_omp_gemv(!tb, N, K, alpha, B, ldb, A, ta ? lda : 1, beta, C, 1, nt);
+    const gemm_call c = {ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, nt, cf};
+    const gemm_route *r = gemm_route_pick(&c);
+    return r ? r->run(&c) : 1;
+}
 
-    /* Small or thin products: operands read in place (see gemm_omp_small.c). */
-    if (use_direct(M, N, K) && gemm_omp_small_ok())
-        return gemm_omp_small(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, nt);
+/* ---- the route table ----------------------------------------------------------- */
 
-    /* C^T = op(B)^T op(A)^T when that pads clearly less (e.g. N = 10 on NR = 32
-     * wastes 69% of each tile, M = 10 on MR = 12 only 17%): the operands swap
-     * roles, each flips its transpose, and C is written through its columns,
-     * tile by tile through a scalar write-back, which costs more than a few
-     * percent of padding (GEMM_SWAP_GAIN). */
-    if (padded_area(cf, N, M) < GEMM_SWAP_GAIN * padded_area(cf, M, N))
-        return gemm_blocked(cf, !tb, !ta, N, M, K, alpha, B, ldb, A, lda, beta, C, 1, ldc, nt);
-    return gemm_blocked(cf, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 1, nt);
+/* One column of C: C[:,0] = op(A) op(B)[:,0]; one row: C[0,:] = op(B)^T op(A)[0,:]. */
+static int gemv_col_ok(const gemm_call *c) { return c->N == 1; }
+static int gemv_col(const gemm_call *c)
+{
+    return gemm_omp_gemv(c->ta, c->M, c->K, c->alpha, c->A, c->lda, c->B, c->tb ? 1 : c->ldb,
+                         c->beta, c->C, c->ldc, c->nt);
+}
+static int gemv_row_ok(const gemm_call *c) { return c->M == 1; }
+static int gemv_row(const gemm_call *c)
+{
+    return gemm_omp_gemv(!c->tb, c->N, c->K, c->alpha, c->B, c->ldb, c->A, c->ta ? c->lda : 1,
+                         c->beta, c->C, 1, c->nt);
+}
+
+/* Small or thin products: operands read in place (see gemm_omp_small.c);
+ * it has no K blocking, so K and A are bounded (use_direct). */
+static int small_ok(const gemm_call *c)
+{
+    return gemm_omp_small_ok() && c->K <= 2048 && (double)c->M * c->K <= 256.0 * 1024;
+}
+static int small_pays(const gemm_call *c) { return use_direct(c->M, c->N, c->K); }
+static int small(const gemm_call *c)
+{
+    return gemm_omp_small(c->ta, c->tb, c->M, c->N, c->K, c->alpha, c->A, c->lda, c->B, c->ldb,
+                          c->beta, c->C, c->ldc, c->nt);
+}
+
+/* C^T = op(B)^T op(A)^T when that pads clearly less (e.g. N = 10 on NR = 32
+ * wastes 69% of each tile, M = 10 on MR = 12 only 17%): the operands swap
+ * roles, each flips its transpose, and C is written through its columns,
+ * tile by tile through a scalar write-back, which costs more than a few
+ * percent of padding (GEMM_SWAP_GAIN). */
+static int swapped_pays(const gemm_call *c)
+{
+    return padded_area(c->cf, c->N, c->M) < GEMM_SWAP_GAIN * padded_area(c->cf, c->M, c->N);
+}
+static int swapped(const gemm_call *c)
+{
+    return gemm_blocked(c->cf, !c->tb, !c->ta, c->N, c->M, c->K, c->alpha, c->B, c->ldb, c->A,
+                        c->lda, c->beta, c->C, 1, c->ldc, c->nt);
+}
+static int blocked(const gemm_call *c)
+{
+    return gemm_blocked(c->cf, c->ta, c->tb, c->M, c->N, c->K, c->alpha, c->A, c->lda, c->B,
+                        c->ldb, c->beta, c->C, c->ldc, 1, c->nt);
+}
+
+/* In order: the first row that applies and pays runs. */
+static const gemm_route ROUTES[] = {
+    {.name = "gemv-col", .applies = gemv_col_ok, .run = gemv_col},
+    {.name = "gemv-row", .applies = gemv_row_ok, .run = gemv_row},
+    {.name = "small", .applies = small_ok, .pays = small_pays, .run = small},
+    {.name = "swapped", .pays = swapped_pays, .run = swapped},
+    {.name = "blocked", .run = blocked},
+};
+
+const gemm_route *gemm_routes(int *n)
+{
+    *n = (int)(sizeof ROUTES / sizeof ROUTES[0]);
+    return ROUTES;
+}
+
+const gemm_route *gemm_route_pick(const gemm_call *c)
+{
+    const char *force = getenv("BENCH_CPU_GEMM_ROUTE");
+    for (int i = 0; force && *force && i < (int)(sizeof ROUTES / sizeof ROUTES[0]); i++) {
+        if (strcmp(ROUTES[i].name, force)) continue;
+        if (!ROUTES[i].applies || ROUTES[i].applies(c)) return &ROUTES[i];
+        err_set("cpu-omp gemm: BENCH_CPU_GEMM_ROUTE=%s does not apply to %dx%dx%d", force, c->M,
+                c->N, c->K);
+        return NULL;
+    }
+    for (int i = 0;; i++) /* the last row takes every product */
+        if ((!ROUTES[i].applies || ROUTES[i].applies(c)) && (!ROUTES[i].pays || ROUTES[i].pays(c)))
+            return &ROUTES[i];
 }
 
 int gemm_cpu_omp(int M, int N, int K, float alpha, const float *A, int lda,

@@ -154,7 +154,7 @@ int gemm_omp_gemv(int xt, int m, int K, float alpha, const float *X, long ldx,
     if (gemm_kernel_select()->simd >= 2) fn = xt ? axpy_avx512 : dot_avx512;
 #endif
     if (incv != 1) { /* gather the strided vector once */
-        float *vc = gemm_scratch(1, sizeof(float) * (size_t)K);
+        float *vc = gemm_scratch(SCRATCH_GEMV, sizeof(float) * (size_t)K);
         if (!vc) {
             err_set("gemm_cpu_omp: out of memory for a %d-float vector", K);
             return 1;

@@ -129,24 +129,69 @@ int gemm_omp_small(int ta, int tb, int M, int N, int K, float alpha, const float
  * With every thread past this barrier, the region's own barrier is brief. */
 void gemm_yield_barrier(atomic_int *count, int target);
 
-/* A per-thread scratch buffer of at least bytes (64-byte aligned), kept and
- * grown across calls, freed when the thread exits.  NULL when out of memory.
- * slot 0 is the GEMM's packed panels, slot 1 the GEMV's contiguous vector,
- * slots 2 and 3 cpu-omp's direct convolution (conv_omp_direct.c: per-thread
- * padded images and partials; the calling thread's rearranged filters);
- *        slot 2 also each thread's partial and copies in the bf16 bwd-filters
- *        (conv_omp_igemm_bwf.c, conv_omp_igemm_pw_bwf.c) and its image in the
- *        fp32 in-place route (conv_omp_pw32.c),
- * slot 4 cpu-omp's image-group columns (conv_omp_group.c, calling thread;
- *        conv_omp_regions.c: every thread's B panels and rows of Y), or the
- *        padded copies of x of the in-place routes (conv_omp_igemm_pw.c,
- *        conv_omp_pw32.c),
- * slot 5 its bf16/fp16 convolution's fp32 copies and bias (conv_omp_dt.c),
- * slot 6 the 3x3 regions' packed filters (conv_omp_regions.c), the fp32
- *        in-place route's (conv_omp_pw32.c), or dw copies (conv_omp_group.c's
- *        bwd-filter), calling thread,
- * slot 7 the bf16 implicit GEMMs' packed filters (conv_omp_igemm*.c).
- * One route runs at a time, so routes share slots. */
-float *gemm_scratch(int slot, size_t bytes);
+/* One call of gemm_cpu_omp_t, as its routes take it. */
+typedef struct gemm_call {
+    int ta, tb, M, N, K;
+    float alpha;
+    const float *A;
+    int lda;
+    const float *B;
+    int ldb;
+    float beta;
+    float *C;
+    int ldc, nt;
+    const gemm_kern_cfg *cf;
+} gemm_call;
+
+/* A row of cpu-omp GEMM's ordered route table (gemm_omp.c): the first row
+ * that applies (can run the call; NULL: any) and pays (wins there; NULL:
+ * always) runs. BENCH_CPU_GEMM_ROUTE=name forces a row (it must apply). */
+typedef struct gemm_route {
+    const char *name;
+    int (*applies)(const gemm_call *c);
+    int (*pays)(const gemm_call *c);
+    int (*run)(const gemm_call *c);
+} gemm_route;
+
+/* The table and its length; the row that runs c (NULL after err_set: a
+ * forced row that does not apply). */
+const gemm_route *gemm_routes(int *n);
+const gemm_route *gemm_route_pick(const gemm_call *c);
+
+/* The slots of gemm_scratch, each with its owners. One cpu-omp call runs at
+ * a time on a thread, so the routes of a convolution share slots; a route's
+ * estimate (conv_omp_routes.h) counts every slot but the GEMM's own two. */
+typedef enum {
+    SCRATCH_PANELS = 0,    /* the GEMM's packed panels (gemm_omp.c, gemm_omp_small.c);
+                            * the bf16 implicit GEMMs' packed column groups, every
+                            * thread (conv_omp_igemm.c, conv_omp_igemm_regions.c) */
+    SCRATCH_GEMV = 1,      /* the GEMV's contiguous vector (gemm_omp_gemv.c) */
+    SCRATCH_CONV_THREAD = 2, /* every thread's own buffer: column blocks and partials
+                            * (conv_omp.c), padded images and partials (direct), each
+                            * thread's partial and copies (the bf16 bwd-filters), its
+                            * image (pw32), its dy copy and phase images (phase) */
+    SCRATCH_CONV_FILTERS = 3, /* the calling thread's rearranged or flipped filters
+                            * (conv_omp.c, conv_omp_direct.c) */
+    SCRATCH_CONV_COPY = 4, /* image-group columns (conv_omp_group.c, calling thread;
+                            * conv_omp_regions.c: every thread's B panels and rows of
+                            * Y), the padded copies of x of the in-place routes
+                            * (conv_omp_igemm_pw.c, conv_omp_pw32.c) */
+    SCRATCH_CONV_WIDE = 5, /* bf16/fp16 convolution's fp32 copies and bias (conv_omp_dt.c) */
+    SCRATCH_CONV_PACK32 = 6, /* fp32 packed filters (conv_omp_regions.c, conv_omp_pw32.c)
+                            * or dw copies (conv_omp_group.c's bwd-filter), calling thread */
+    SCRATCH_CONV_PACK16 = 7, /* the bf16 implicit GEMMs' packed filters (conv_omp_igemm*.c) */
+    SCRATCH_SLOTS
+} scratch_slot;
+
+/* A per-thread scratch buffer of at least bytes (64-byte aligned) in slot,
+ * kept and grown across calls, freed when the thread exits.  NULL when out
+ * of memory. */
+float *gemm_scratch(scratch_slot slot, size_t bytes);
+
+/* Test accounting (tests/cpu/conv/test_conv_routes.c): from a call of
+ * gemm_scratch_asked_reset on, the bytes asked of each slot, the largest ask
+ * per thread and slot, summed over threads; gemm_scratch_asked(slot) reads it. */
+void gemm_scratch_asked_reset(void);
+double gemm_scratch_asked(scratch_slot slot);
 
 #endif

@@ -10,7 +10,8 @@
  *   fp16  "f16c convert in packing + fp32 fma"  F16C;
  *         "convert in packing + fp32 fma"   otherwise.
  * BENCH_CPU_LOWP_PATH=portable (read at each call) forces the last of each,
- * so tests cover it on any CPU.  There is no fp16 arithmetic path:
+ * so tests cover it on any CPU; =avx512-bf16 keeps bf16 off AMX, so a CPU
+ * with AMX tests the vdpbf16ps kernels and the routes built on them.  There is no fp16 arithmetic path:
  * AVX512-FP16 would accumulate in fp16, which the contract forbids.
  *
  * The driver is the fp32 GEMM's (gemm_omp.c: gemm_plan_make, gemm_job_run:
@@ -57,21 +58,23 @@
 #define LOWP_A_BYTES (384 * 1024)
 #endif
 
-int gemm_lowp_choose(dtype_t dt, unsigned features, int (*amx_permit)(void), int force_portable)
+int gemm_lowp_choose(dtype_t dt, unsigned features, int (*amx_permit)(void), int force)
 {
-    if (dt == DTYPE_FP16)
-        return !force_portable && (features & CPU_F_F16C) ? LOWP_F16C : LOWP_PORTABLE;
+    const int portable = force == LOWP_FORCE_PORTABLE;
+    if (dt == DTYPE_FP16) return !portable && (features & CPU_F_F16C) ? LOWP_F16C : LOWP_PORTABLE;
     if (dt != DTYPE_BF16) return -1;
-    if (force_portable) return LOWP_PORTABLE;
+    if (portable) return LOWP_PORTABLE;
     const unsigned amx = CPU_F_AMX_BF16 | CPU_F_AVX512BF16;
-    if ((features & amx) == amx && amx_permit()) return LOWP_AMX;
+    if (force != LOWP_FORCE_NO_AMX && (features & amx) == amx && amx_permit()) return LOWP_AMX;
     return features & CPU_F_AVX512BF16 ? LOWP_AVX512BF16 : LOWP_PORTABLE;
 }
 
+/* BENCH_CPU_LOWP_PATH: portable, or avx512-bf16 (AMX not used). */
 static int force_portable(void)
 {
     const char *e = getenv("BENCH_CPU_LOWP_PATH");
-    return e && strcmp(e, "portable") == 0;
+    return !e ? 0 : !strcmp(e, "portable") ? LOWP_FORCE_PORTABLE
+                    : !strcmp(e, "avx512-bf16") ? LOWP_FORCE_NO_AMX : 0;
 }
 
 static const gemm_lowp_kern *kern_of(gemm_lowp_path path)

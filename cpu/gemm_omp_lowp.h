@@ -26,10 +26,11 @@ typedef enum {
 /* The path for dt (DTYPE_BF16 or DTYPE_FP16; -1 for any other) given the
  * CPU's cpu_features() bits: AMX when the CPU has AMX-BF16 and AVX512-BF16
  * and amx_permit() (called only then) grants the tiles, else AVX512-BF16,
- * else portable for bf16; F16C, else portable for fp16.  force_portable
- * (BENCH_CPU_LOWP_PATH=portable) picks portable whatever the CPU has. */
-int gemm_lowp_choose(dtype_t dt, unsigned features, int (*amx_permit)(void),
-                     int force_portable);
+ * else portable for bf16; F16C, else portable for fp16.  force (a
+ * LOWP_FORCE_*, from BENCH_CPU_LOWP_PATH; 0: none) picks portable whatever
+ * the CPU has, or keeps bf16 off AMX. */
+enum { LOWP_FORCE_PORTABLE = 1, LOWP_FORCE_NO_AMX = 2 };
+int gemm_lowp_choose(dtype_t dt, unsigned features, int (*amx_permit)(void), int force);
 
 /* Where a tile's fp32 sums go.  Every mode may start the sums of row i at
  * bias[i] (fp32; NULL: none): conv's fwd adds its bias before the one

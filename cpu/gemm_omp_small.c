@@ -138,7 +138,7 @@ int gemm_omp_small(int ta, int tb, int M, int N, int K, float alpha, const float
     const int np = (N + 31) / 32, nmt = (M + 11) / 12; /* 32-column panels, 12-row tiles */
     float *Bp = NULL; /* B^T packed: panel p, K x 32, at Bp + p*K*32 */
     if (tb) {
-        Bp = gemm_scratch(0, sizeof(float) * (size_t)np * K * 32);
+        Bp = gemm_scratch(SCRATCH_PANELS, sizeof(float) * (size_t)np * K * 32);
         if (!Bp) {
             err_set("gemm_cpu_omp: out of memory packing a %d x %d B^T", K, N);
             return 1;

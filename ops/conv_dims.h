@@ -35,6 +35,12 @@ typedef struct conv_dims {
 
 typedef enum { CONV_FWD, CONV_BWD_DATA, CONV_BWD_FILTER, CONV_NDIRS } conv_dir;
 
+/* "fwd", "bwd-data", "bwd-filter": the direction column and descriptor prefix. */
+static inline const char *conv_dir_name(conv_dir d)
+{
+    return d == CONV_FWD ? "fwd" : d == CONV_BWD_DATA ? "bwd-data" : "bwd-filter";
+}
+
 /* Output extent along one axis; <= 0 when the filter does not fit. */
 static inline int conv_out_dim(int in, int filt, int pad, int stride)
 {
