@@ -2,6 +2,7 @@
  * write results.csv (rows flushed as they finish), the summary, the report.
  * Exit: 0 every check passed, 1 a check failed or a case errored, 2 bad usage. */
 #define _POSIX_C_SOURCE 200809L
+#include "mode.h"
 #include "opts.h"
 #include "outdir.h"
 #include "plot.h"
@@ -197,7 +198,7 @@ static int suite_has_gpu_dp(const suite_def *d)
 
 static int known_mode(const bench_opts *o, const char *mode)
 {
-    if (strcmp(mode, "host") == 0 || gpu_mode_find(mode)) return 1;
+    if (strcmp(mode, MODE_HOST) == 0 || gpu_mode_find(mode)) return 1;
     for (int s = 0; s < o->nsuites; s++)
         if (dp_mode_find(mode) && suite_find(o->suites[s])->def->dp_open) return 1;
     for (int s = 0; s < o->nsuites; s++) {
@@ -212,7 +213,7 @@ static int known_mode(const bench_opts *o, const char *mode)
 static int wants_gpu(const runner *r, const bench_opts *o)
 {
     int gpu_mode = o->nmodes == 0;
-    for (int m = 0; m < o->nmodes; m++) gpu_mode |= strcmp(o->modes[m], "host") != 0;
+    for (int m = 0; m < o->nmodes; m++) gpu_mode |= strcmp(o->modes[m], MODE_HOST) != 0;
     if (!gpu_mode) return 0;
     for (int s = 0; s < o->nsuites; s++)
         for (int b = 0; BACKENDS[b].name; b++)
@@ -296,7 +297,7 @@ static int mode_used(const bench_opts *o, const char *mode)
         for (int b = 0; BACKENDS[b].name; b++) {
             const backend_def *k = &BACKENDS[b];
             if (strcmp(k->op, d->op) != 0 || !chosen(o, k->name)) continue;
-            if (strcmp(mode, "host") == 0) {
+            if (strcmp(mode, MODE_HOST) == 0) {
                 if (k->dev == DEV_CPU) return 1;
                 continue;
             }
@@ -348,7 +349,7 @@ static int check_applies(const bench_opts *o, char *err, size_t errcap)
         }
     }
     for (int i = 0; i < o->nmodes; i++)
-        gpu |= strcmp(o->modes[i], "host") != 0 && (!dp_mode_find(o->modes[i]) || chosen_gpu_dp(o));
+        gpu |= strcmp(o->modes[i], MODE_HOST) != 0 && (!dp_mode_find(o->modes[i]) || chosen_gpu_dp(o));
     if (o->devices > 1 && comm_size() > 1) {
         snprintf(err, errcap, "bench: --devices %d under a launcher of %d ranks: a rank drives one "
                  "GPU (nccl-mpi); give one or the other", o->devices, comm_size());

@@ -42,7 +42,7 @@ void conv_widen(dtype_t dt, const void *src, float *dst, long n);
 
 /* dtype_set's value of 1.0 in dt's storage (the ones row that makes a
  * GEMM sum db next to dw). */
-static inline uint16_t conv_one16(dtype_t dt) { return dt == DTYPE_BF16 ? 0x3F80 : 0x3C00; }
+static inline uint16_t conv_one16(dtype_t dt) { return dtype_info_of(dt)->one16; }
 
 /* The small stride-1 layers' route at bf16 / fp16 (conv_omp_direct.c is
  * fp32 only): the inputs widened to fp32 (exact), the direct fp32 kernels,

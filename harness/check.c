@@ -10,12 +10,12 @@
  * round otherwise than the reference did (TF32: nearest or truncation). */
 static double unit_roundoff_in(dtype_t d)
 {
-    return d == DTYPE_TF32 ? ldexp(1.0, -11) : 0.0;
+    return dtype_info_of(d)->rounds_inputs ? dtype_unit_roundoff(d) : 0.0;
 }
 
 double check_unit_roundoff_out(dtype_t d)
 {
-    return d == DTYPE_BF16 ? ldexp(1.0, -8) : d == DTYPE_FP16 ? ldexp(1.0, -11) : 0.0;
+    return dtype_is_16bit(d) ? dtype_unit_roundoff(d) : 0.0;
 }
 
 double check_tolerance(dtype_t d, long k)
@@ -29,7 +29,8 @@ double check_tolerance(dtype_t d, long k)
 /* Half a unit in the last place of x in the 16-bit dtype d (0 for others). */
 static double half_ulp(dtype_t d, double x)
 {
-    int man = d == DTYPE_BF16 ? 7 : 10, emin = d == DTYPE_BF16 ? -126 : -14, e;
+    const int man = dtype_info_of(d)->frac_bits, emin = dtype_info_of(d)->emin;
+    int e;
     if (!dtype_is_16bit(d)) return 0.0;
     (void)frexp(fabs(x), &e); /* |x| = f 2^e, f in [0.5, 1): its binade is 2^(e-1) */
     e = e - 1 < emin ? emin : e - 1;

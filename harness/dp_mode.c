@@ -4,10 +4,12 @@
 #include <string.h>
 
 const dp_mode DP_MODES[] = {
-    {"dp-gather", DP_GATHER},
-    {"ddp", DP_DDP},
-    {"ddp-overlap", DP_DDP_OVERLAP},
-    {NULL, DP_DDP},
+    {.name = "dp-gather", .scheme = DP_GATHER,
+     .about = "gradients reduced to replica 0, which updates and broadcasts"},
+    {.name = "ddp", .scheme = DP_DDP, .about = "gradients all-reduced after the backward pass"},
+    {.name = "ddp-overlap", .scheme = DP_DDP_OVERLAP,
+     .about = "gradients all-reduced in buckets during the backward pass"},
+    {.name = NULL},
 };
 
 const dp_mode *dp_mode_find(const char *name)

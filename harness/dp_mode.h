@@ -27,6 +27,7 @@ typedef enum { DP_GATHER, DP_DDP, DP_DDP_OVERLAP } dp_scheme;
 typedef struct dp_mode {
     const char *name;    /* as in the CSV mode column */
     dp_scheme scheme;
+    const char *about;   /* one line for --list */
 } dp_mode;
 
 extern const dp_mode DP_MODES[];   /* terminated by name NULL */

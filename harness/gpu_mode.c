@@ -5,16 +5,16 @@
 #include <string.h>
 
 const gpu_mode GPU_MODES[] = {
-    {"resident", GPU_RESIDENT, 1},
-    {"sync-pageable", GPU_SYNC_PAGEABLE, 1},
-    {"sync-pinned", GPU_SYNC_PINNED, 1},
-    {"async-pageable", GPU_ASYNC_PAGEABLE, 1},
-    {"async-pinned", GPU_ASYNC_PINNED, 1},
-    {"streams-2", GPU_STREAMS, 2},
-    {"streams-4", GPU_STREAMS, 4},
-    {"streams-8", GPU_STREAMS, 8},
-    {"prefetch-2", GPU_PREFETCH, 2},
-    {NULL, GPU_RESIDENT, 0},
+    {.name = "resident", .kind = GPU_RESIDENT, .nstreams = 1, .primary = 1, .colour = "#0072B2"},
+    {.name = "sync-pageable", .kind = GPU_SYNC_PAGEABLE, .nstreams = 1, .colour = "#F0A860"},
+    {.name = "sync-pinned", .kind = GPU_SYNC_PINNED, .nstreams = 1, .colour = "#D55E00"},
+    {.name = "async-pageable", .kind = GPU_ASYNC_PAGEABLE, .nstreams = 1, .colour = "#8FD3B0"},
+    {.name = "async-pinned", .kind = GPU_ASYNC_PINNED, .nstreams = 1, .colour = "#009E73"},
+    {.name = "streams-2", .kind = GPU_STREAMS, .nstreams = 2, .colour = "#E3A6CC"},
+    {.name = "streams-4", .kind = GPU_STREAMS, .nstreams = 4, .colour = "#CC79A7"},
+    {.name = "streams-8", .kind = GPU_STREAMS, .nstreams = 8, .colour = "#7B3F6A"},
+    {.name = "prefetch-2", .kind = GPU_PREFETCH, .nstreams = 2, .colour = "#56B4E9"},
+    {.name = NULL},
 };
 
 const gpu_mode *gpu_mode_find(const char *name)

@@ -12,10 +12,16 @@ typedef enum {
     GPU_STREAMS, GPU_PREFETCH
 } gpu_mode_kind;
 
+/* One GPU execution mode: everything the runner, the report and the charts
+ * know of it (harness/mode.h gives the view common to every mode). Adding a
+ * mode: a row here and its execution in gpu_modes.c. */
 typedef struct gpu_mode {
     const char *name;    /* as in the CSV mode column */
     gpu_mode_kind kind;
     int nstreams;        /* GPU_STREAMS; GPU_PREFETCH: 2 (compute, copy) */
+    int primary;         /* the GPU's headline mode (the kernel alone): charts
+                          * and tables of throughput show GPU rows in it */
+    const char *colour;  /* its chart colour (plots/common.gp's MODEPAL) */
 } gpu_mode;
 
 extern const gpu_mode GPU_MODES[];   /* terminated by name NULL */

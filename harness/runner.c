@@ -1,5 +1,6 @@
 /* harness/runner.c - the one case runner (see runner.h). */
 #define _POSIX_C_SOURCE 200809L
+#include "mode.h"
 #include "runner.h"
 #include "errmsg.h"
 #include "interrupt.h"
@@ -266,7 +267,7 @@ static int plant_reduced(const suite_def *s, const backend_def *b, const problem
     const case_buf *ob = &d->l.buf[out];
     if (ulp && strcmp(ulp, b->name) == 0) {
         uint16_t *h = (uint16_t *)host[out];
-        int man = p->dtype == DTYPE_BF16 ? 7 : 10;
+        const int man = dtype_info_of(p->dtype)->frac_bits;
         uint16_t all = (uint16_t)((1u << man) - 1);
         for (size_t e = 0; e < ob->count; e++)
             if ((h[e] & all) != all && (h[e] & all) != 0) {
@@ -635,7 +636,7 @@ static int case_order(const runner *r, const suite_def *s, const backend_def **o
     *baseline = NULL;
     for (int i = 0; i < n; i++)
         if (base && strcmp(all[i]->name, base) == 0 && runner_backend_selected(r, all[i]) &&
-            runner_mode_selected(r, "host")) {
+            runner_mode_selected(r, MODE_HOST)) {
             out[k++] = all[i];
             *baseline = base;
         }
@@ -709,7 +710,7 @@ static int backend_modes(const runner *r, const suite_entry *e, const backend_de
         per += n_modes(r, e);
         for (int m = 0; DP_MODES[m].name; m++) per += gpu_dp_mode_runs(r, e, &DP_MODES[m]);
     } else {
-        per += runner_mode_selected(r, "host");
+        per += runner_mode_selected(r, MODE_HOST);
         for (int m = 0; DP_MODES[m].name; m++) per += dp_mode_runs(r, e->def, &DP_MODES[m]);
     }
     return per;
@@ -896,9 +897,9 @@ static int run_cpu_backend(runner *r, const suite_def *s, const backend_def *b, 
     int rc = 0;
     double host_sps = NAN;
     const int several = r->comm && r->comm->size > 1 && !s->all_ranks;
-    if (runner_mode_selected(r, "host")) {
+    if (runner_mode_selected(r, MODE_HOST)) {
         int mine = !several || comm_rank() == 0;
-        row_start(r, &row, s, p, b, "host");
+        row_start(r, &row, s, p, b, MODE_HOST);
         if (s->all_ranks && r->comm && r->comm->size > 1) {
             row.replicas = r->comm->size;
             snprintf(row.comm, sizeof row.comm, "%s", r->comm->name);

@@ -41,11 +41,55 @@ typedef enum { DTYPE_FP32, DTYPE_TF32, DTYPE_BF16, DTYPE_FP16, DTYPE_U8, DTYPE_C
 #define DTYPES_FLOAT (DTYPE_BIT(DTYPE_FP32) | DTYPE_BIT(DTYPE_TF32) | DTYPE_BIT(DTYPE_BF16) | \
                       DTYPE_BIT(DTYPE_FP16))
 
+/* One row per dtype: every property code asks of a dtype is read here, never
+ * written as a ternary elsewhere. Adding a dtype: its enum value above, its
+ * row here, its converters below (README "Adding a dtype"). */
+typedef struct dtype_info {
+    const char *name;    /* the CSV dtype column, --dtype */
+    size_t size;         /* bytes of an element as stored */
+    int frac_bits;       /* fraction bits it keeps (u8: 0) */
+    int exp_bits;        /* exponent bits (u8: 0) */
+    int emin;            /* exponent of its smallest normal number */
+    int storage16;       /* stored in 16 bits: outputs rounded to it once */
+    int rounds_inputs;   /* a product's inputs are rounded to it inside the
+                          * product, as tensor cores may do otherwise than the
+                          * reference (tf32) */
+    uint16_t one16;      /* 1.0 in its 16-bit storage (storage16 only) */
+    const char *colour;  /* its chart colour (plots/dtype.gp's DTYPEPAL) */
+} dtype_info;
+
+static const dtype_info DTYPE_INFO[DTYPE_COUNT] = {
+    /* every member, in order (C++ translation units need both) */
+    {.name = "fp32", .size = 4, .frac_bits = 23, .exp_bits = 8, .emin = -126, .storage16 = 0,
+     .rounds_inputs = 0, .one16 = 0, .colour = "#0072B2"},
+    {.name = "tf32", .size = 4, .frac_bits = 10, .exp_bits = 8, .emin = -126, .storage16 = 0,
+     .rounds_inputs = 1, .one16 = 0, .colour = "#56B4E9"},
+    {.name = "bf16", .size = 2, .frac_bits = 7, .exp_bits = 8, .emin = -126, .storage16 = 1,
+     .rounds_inputs = 0, .one16 = 0x3F80, .colour = "#D55E00"},
+    {.name = "fp16", .size = 2, .frac_bits = 10, .exp_bits = 5, .emin = -14, .storage16 = 1,
+     .rounds_inputs = 0, .one16 = 0x3C00, .colour = "#E69F00"},
+    {.name = "u8", .size = 1, .frac_bits = 0, .exp_bits = 0, .emin = 0, .storage16 = 0,
+     .rounds_inputs = 0, .one16 = 0, .colour = "#7F7F7F"},
+};
+
+/* d's row (fp32's for an out-of-range d). */
+static inline const dtype_info *dtype_info_of(dtype_t d)
+{
+    return &DTYPE_INFO[(unsigned)d < DTYPE_COUNT ? d : DTYPE_FP32];
+}
+
+/* The unit roundoff of d's values: half a unit in the last place of 1
+ * (2^-(frac_bits+1)); u8 0. */
+static inline double dtype_unit_roundoff(dtype_t d)
+{
+    const dtype_info *i = dtype_info_of(d);
+    return i->frac_bits ? 1.0 / (double)(2ull << i->frac_bits) : 0.0;
+}
+
 /* "fp32", "tf32", "bf16", "fp16", "u8" ("?" out of range). */
 static inline const char *dtype_name(dtype_t d)
 {
-    static const char *const NAMES[DTYPE_COUNT] = {"fp32", "tf32", "bf16", "fp16", "u8"};
-    return (unsigned)d < DTYPE_COUNT ? NAMES[d] : "?";
+    return (unsigned)d < DTYPE_COUNT ? DTYPE_INFO[d].name : "?";
 }
 
 /* The dtype named s (exact, lower case); -1 when none is. */
@@ -69,16 +113,10 @@ static inline char *dtype_list(unsigned set, const char *sep, char *out, size_t 
 }
 
 /* Bytes of one element in storage. */
-static inline size_t dtype_size(dtype_t d)
-{
-    return d == DTYPE_BF16 || d == DTYPE_FP16 ? 2 : d == DTYPE_U8 ? 1 : 4;
-}
+static inline size_t dtype_size(dtype_t d) { return dtype_info_of(d)->size; }
 
 /* Whether d is stored in 16 bits (its outputs are rounded to it). */
-static inline int dtype_is_16bit(dtype_t d)
-{
-    return d == DTYPE_BF16 || d == DTYPE_FP16;
-}
+static inline int dtype_is_16bit(dtype_t d) { return dtype_info_of(d)->storage16; }
 
 static inline uint16_t dtype_bf16_from_f32(float x)
 {

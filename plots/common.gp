@@ -12,10 +12,12 @@
 #   out      output path without extension: writes out.png and out.svg
 #   suite    the suite                n      number of blocks in data
 #   title    chart title              devline  "CPU: ... · GPU: ..." (may be "")
+#   modepal  the modes' colours       dtypepal the dtypes' colours (rank order)
 # plus each script's own (listed at its top).
 # By hand: BENCH_KEEP_PLOT_DATA=1 bench --plot DIR keeps the data files, and
 #   gnuplot -e "plotdir='plots'; data='DIR/plots/throughput-matmul.dat'; \
-#               out='/tmp/t'; suite='matmul'; title='t'; devline=''; n=3; logy=0" \
+#               out='/tmp/t'; suite='matmul'; title='t'; devline=''; n=3; logy=0; \
+#               modepal='#606060 #0072B2'; dtypepal='#0072B2'" \
 #           plots/throughput.gp
 
 if (!exists("devline")) devline = ""
@@ -28,12 +30,11 @@ pal(i) = PAL[((i - 1) % 10) + 1]
 # Point types cycling with the colours, so lines differ without colour too.
 array PTS[8] = [7, 5, 9, 11, 13, 15, 4, 6]
 ptype(i) = PTS[((i - 1) % 8) + 1]
-# One colour per GPU mode, the same in every chart (plots.c passes the rank:
-# host, resident, sync-pageable, sync-pinned, async-pageable, async-pinned,
-# streams-2, streams-4, streams-8, prefetch-2: CHART_MODE_ORDER in
-# report/chart_series.c).
-array MODEPAL[10] = ["#606060", "#0072B2", "#F0A860", "#D55E00", "#8FD3B0", "#009E73", \
-                     "#E3A6CC", "#CC79A7", "#7B3F6A", "#56B4E9"]
+# One colour per mode, the same in every chart: modepal (report/plots.c) lists
+# them in rank order (host, then the GPU modes), from the mode rows
+# (harness/mode.h); plots.c passes each series' rank.
+array MODEPAL[words(modepal)]
+do for [i = 1:words(modepal)] { MODEPAL[i] = word(modepal, i) }
 
 W = 1000
 H = 600

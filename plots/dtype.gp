@@ -5,14 +5,15 @@
 # (accuracy=1, accuracy.gp) accuracy_lost: the relative L2 distance of the
 # result from the reference on the unrounded fp32 inputs, log scale (0: an
 # exact result, a bar of no height labelled 0). Colours follow the dtype
-# (fp32, tf32, bf16, fp16, u8: ops/dtype.h's order), the same in both charts.
+# (its row's colour in ops/dtype.h, passed as dtypepal), the same in both charts.
 # Columns: x, value, bar bottom, bar top (report/chart_dtype.c).
 # Own parameters: npanels, pt1 pt2 ... (panel titles: the directions), p0 p1
 # (first and last block of each panel), ser (series number per block), sty
 # (dtype rank + 1 per series), xt (xtics: the backends), ngroups, bw (bar
 # width), nbars (value labels when <= 48), logy, ymin, ylim, accuracy.
 load plotdir . "/common.gp"
-array DTYPEPAL[6] = ["#0072B2", "#56B4E9", "#D55E00", "#E69F00", "#7F7F7F", "#000000"]
+array DTYPEPAL[words(dtypepal)]   # the dtype rows' colours (ops/dtype.h), in order
+do for [i = 1:words(dtypepal)] { DTYPEPAL[i] = word(dtypepal, i) }
 dcol(i) = DTYPEPAL[int(word(sty, int(word(ser, i + 1))))]
 PH = 320
 PANEL_H = (npanels > 1) ? PH * npanels + 60 : H

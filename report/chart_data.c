@@ -3,6 +3,7 @@
  * Timing charts take only rows that ran on real hardware and passed their
  * check (rd_is_timing); the error chart takes every checked row and marks the
  * emulated ones. */
+#include "mode.h"
 #include "chart_data.h"
 #include "chart_series.h"
 
@@ -95,14 +96,14 @@ int chart_speedup(chart_ctx *c)
     largest_shape(c, rows, n, 1, shape, sizeof shape);
     labels backends = {0}, modes = {0};
     /* modes as series, in canonical order */
-    for (int m = 0; CHART_MODE_ORDER[m]; m++)
+    for (int m = 0; mode_at_rank(m); m++)
         for (int i = 0; i < n; i++)
-            if (rd_is(c->rd, rows[i], COL_SHAPE, shape) && rd_is(c->rd, rows[i], COL_MODE, CHART_MODE_ORDER[m])) {
-                chart_label(&modes, CHART_MODE_ORDER[m]);
+            if (rd_is(c->rd, rows[i], COL_SHAPE, shape) && rd_is(c->rd, rows[i], COL_MODE, mode_at_rank(m))) {
+                chart_label(&modes, mode_at_rank(m));
                 break;
             }
     for (int i = 0; i < n; i++)
-        if (rd_is(c->rd, rows[i], COL_SHAPE, shape) && chart_mode_rank(rd_str(c->rd, rows[i], COL_MODE)) < 99)
+        if (rd_is(c->rd, rows[i], COL_SHAPE, shape) && mode_rank(rd_str(c->rd, rows[i], COL_MODE)) < 99)
             chart_label(&backends, rd_str(c->rd, rows[i], COL_BACKEND));
     point *pts = malloc(sizeof(point) * (size_t)(n ? n : 1));
     int np = 0, maxbars = 1;
@@ -134,7 +135,7 @@ int chart_speedup(chart_ctx *c)
     chart_param_num(c, "ngroups", backends.n);
     chart_param_num(c, "nbars", np);
     int sty[MAX_SERIES];
-    for (int m = 0; m < modes.n; m++) sty[m] = chart_mode_rank(modes.s[m]) + 1;
+    for (int m = 0; m < modes.n; m++) sty[m] = mode_rank(modes.s[m]) + 1;
     chart_param_words(c, "sty", sty, modes.n);
     const char *base = n ? rd_str(c->rd, rows[0], COL_BASELINE) : "";
     chart_param_str(c, "baseline", base);
@@ -166,14 +167,14 @@ int chart_split(chart_ctx *c)
     for (int i = 0; i < n; i++)
         if (rd_is(c->rd, rows[i], COL_SHAPE, shape)) chart_label(&backends, rd_str(c->rd, rows[i], COL_BACKEND));
     for (int b = 0; pts && b < backends.n; b++)
-        for (int m = 0; CHART_MODE_ORDER[m]; m++)
+        for (int m = 0; mode_at_rank(m); m++)
             for (int i = 0; i < n; i++) {
                 int r = rows[i];
                 if (!rd_is(c->rd, r, COL_SHAPE, shape) || !rd_is(c->rd, r, COL_BACKEND, backends.s[b]) ||
-                    !rd_is(c->rd, r, COL_MODE, CHART_MODE_ORDER[m]))
+                    !rd_is(c->rd, r, COL_MODE, mode_at_rank(m)))
                     continue;
                 char lab[96];
-                snprintf(lab, sizeof lab, "%s %s", backends.s[b], CHART_MODE_ORDER[m]);
+                snprintf(lab, sizeof lab, "%s %s", backends.s[b], mode_at_rank(m));
                 if (chart_label(&bars, lab) < 0) break;
                 chart_use_row(c, r);
                 pts[np] = (point){np, rd_num(c->rd, r, COL_H2D_MS), rd_num(c->rd, r, COL_COMPUTE_MS),

@@ -8,6 +8,7 @@
  * emulated row, no failed one), CPU host and GPU resident rows; accuracy
  * takes every passing row, emulated ones marked: an accuracy is not a
  * timing. */
+#include "mode.h"
 #include "chart_data.h"
 #include "chart_series.h"
 #include "../ops/dtype.h"
@@ -144,7 +145,7 @@ int chart_dtype(chart_ctx *c)
 static int keep_passed_host_or_resident(const rundata *rd, int row)
 {
     return rd_is(rd, row, COL_CHECK, "pass") &&
-           (rd_is(rd, row, COL_MODE, "host") || rd_is(rd, row, COL_MODE, "resident"));
+           mode_is_primary(rd_str(rd, row, COL_MODE));
 }
 
 int chart_accuracy(chart_ctx *c)

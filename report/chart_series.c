@@ -1,4 +1,5 @@
 /* report/chart_series.c - the machinery chart builders share (see chart_series.h). */
+#include "mode.h"
 #include "chart_series.h"
 
 #include <math.h>
@@ -204,8 +205,7 @@ void chart_param_words(chart_ctx *c, const char *name, const int *v, int n)
 /* Rows that count flops, CPU (host) or GPU resident (kernel alone). */
 int chart_keep_host_or_resident(const rundata *rd, int row)
 {
-    return (rd_is(rd, row, COL_MODE, "host") || rd_is(rd, row, COL_MODE, "resident")) &&
-           rd_num(rd, row, COL_FLOPS) > 0;
+    return mode_is_primary(rd_str(rd, row, COL_MODE)) && rd_num(rd, row, COL_FLOPS) > 0;
 }
 
 /* Whether the positive values in pts span more than `decades` (a log axis). */
@@ -220,14 +220,3 @@ int chart_wants_log(const point *pts, int np, double decades)
     return hi > 0 && hi / lo > pow(10, decades);
 }
 
-/* Canonical order of modes; plots/common.gp's MODEPAL colours follow it. */
-const char *const CHART_MODE_ORDER[] = {"host", "resident", "sync-pageable", "sync-pinned",
-                                        "async-pageable", "async-pinned", "streams-2",
-                                        "streams-4", "streams-8", "prefetch-2", NULL};
-
-int chart_mode_rank(const char *mode)
-{
-    for (int i = 0; CHART_MODE_ORDER[i]; i++)
-        if (strcmp(CHART_MODE_ORDER[i], mode) == 0) return i;
-    return 99;
-}

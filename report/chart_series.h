@@ -80,7 +80,6 @@ int chart_wants_log(const point *pts, int np, double decades);
 
 /* The canonical order of execution modes (for bars, legends and colours),
  * NULL-terminated, and the rank of a mode in it (99: not listed). */
-extern const char *const CHART_MODE_ORDER[];
-int chart_mode_rank(const char *mode);
+
 
 #endif

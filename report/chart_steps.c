@@ -13,6 +13,7 @@
  *                  model's largest batch; emulated rows too (a loss is not a
  *                  timing)
  */
+#include "mode.h"
 #include "chart_data.h"
 #include "chart_series.h"
 
@@ -25,7 +26,7 @@ static int has_batch(const rundata *rd, int row) { return !isnan(rd_batch(rd, ro
 /* CPU rows and GPU resident rows of a step suite. */
 static int keep_step_host_or_resident(const rundata *rd, int row)
 {
-    return has_batch(rd, row) && (rd_is(rd, row, COL_MODE, "host") || rd_is(rd, row, COL_MODE, "resident"));
+    return has_batch(rd, row) && (mode_is_primary(rd_str(rd, row, COL_MODE)));
 }
 
 static int keep_step_gpu(const rundata *rd, int row) { return has_batch(rd, row) && rd_is_gpu(rd, row); }
@@ -34,8 +35,9 @@ static int keep_step_gpu(const rundata *rd, int row) { return has_batch(rd, row)
  * "(emulated)" on emulated ones. */
 static void backend_label(const rundata *rd, int row, char *out, size_t cap)
 {
-    snprintf(out, cap, "%s%s%s", rd_str(rd, row, COL_BACKEND),
-             rd_is_gpu(rd, row) && rd_is(rd, row, COL_MODE, "resident") ? " (resident)" : "",
+    const int tag = rd_is_gpu(rd, row) && mode_is_primary(rd_str(rd, row, COL_MODE));
+    snprintf(out, cap, "%s%s%s%s%s", rd_str(rd, row, COL_BACKEND), tag ? " (" : "",
+             tag ? rd_str(rd, row, COL_MODE) : "", tag ? ")" : "",
              rd_emulated(rd, row) ? " (emulated)" : "");
 }
 
@@ -93,13 +95,13 @@ int chart_batch_speedup(chart_ctx *c)
     labels cases = {0}, series = {0}, backends = {0};
     int np = 0, mcol[MAX_SERIES], bdt[MAX_SERIES];
     /* series in canonical mode order, backends in order of appearance */
-    for (int m = 0; CHART_MODE_ORDER[m]; m++)
+    for (int m = 0; mode_at_rank(m); m++)
         for (int i = 0; rows && i < n; i++) {
             int r = rows[i];
-            if (!rd_is(c->rd, r, COL_MODE, CHART_MODE_ORDER[m])) continue;
+            if (!rd_is(c->rd, r, COL_MODE, mode_at_rank(m))) continue;
             char lab[96];
             int b = chart_label(&backends, rd_str(c->rd, r, COL_BACKEND));
-            snprintf(lab, sizeof lab, "%s %s", rd_str(c->rd, r, COL_BACKEND), CHART_MODE_ORDER[m]);
+            snprintf(lab, sizeof lab, "%s %s", rd_str(c->rd, r, COL_BACKEND), mode_at_rank(m));
             int known = series.n, s = chart_label(&series, lab);
             if (s < 0 || b < 0) continue;
             if (s == known) mcol[s] = m + 1, bdt[s] = b + 1;
@@ -197,9 +199,8 @@ int chart_loss(chart_ctx *c)
         snprintf(lab, sizeof lab, "%s%s", rd_str(c->rd, r, COL_BACKEND), rd_emulated(c->rd, r) ? " (emulated)" : "");
         int s = chart_label(&series, lab);
         if (s < 0) continue;
-        int main_mode = rd_is(c->rd, r, COL_MODE, "host") || rd_is(c->rd, r, COL_MODE, "resident");
-        if (pick[k][s] < 0 || (main_mode && !rd_is(c->rd, pick[k][s], COL_MODE, "host") &&
-                               !rd_is(c->rd, pick[k][s], COL_MODE, "resident")))
+        int main_mode = mode_is_primary(rd_str(c->rd, r, COL_MODE));
+        if (pick[k][s] < 0 || (main_mode && !mode_is_primary(rd_str(c->rd, pick[k][s], COL_MODE))))
             pick[k][s] = r;
     }
     enum { MAX_STEPS = 1024 };

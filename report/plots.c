@@ -5,6 +5,8 @@
  * over the earlier one; the data file is removed. Nothing is written through
  * a link in the run folder. */
 #define _POSIX_C_SOURCE 200809L
+#include "mode.h"
+#include "../ops/dtype.h"
 #include "plots.h"
 #include "chart_data.h"
 
@@ -284,6 +286,15 @@ static int plan_one(render_ctx *r, chart_job *j)
     chart_param_str(&c, "title", title);
     chart_param_str(&c, "devline", dev);
     chart_param_num(&c, "n", blocks);
+    char pal[256];
+    mode_palette(pal, sizeof pal);
+    chart_param_path(&c, "modepal", pal); /* common.gp's MODEPAL, from the mode rows */
+    pal[0] = '\0';
+    for (int d = 0; d < DTYPE_COUNT; d++) { /* dtype.gp's DTYPEPAL, from the dtype rows */
+        const size_t u = strlen(pal);
+        snprintf(pal + u, sizeof pal - u, "%s%s", d ? " " : "", DTYPE_INFO[d].colour);
+    }
+    chart_param_path(&c, "dtypepal", pal);
     if (c.truncated) { /* a cut parameter would draw a wrong chart: draw none */
         fprintf(stderr, "bench: chart %s skipped: its gnuplot parameters (paths and labels) are longer "
                 "than %d bytes (the limit) or a path holds a control character\n", j->stem, CHART_PARAMS_MAX);

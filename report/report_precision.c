@@ -4,6 +4,7 @@
  * dtype of the suite, in canonical order, its GFLOP/s (with the speedup vs
  * the same backend's fp32 on the same problem) and its accuracy_lost. CPU
  * rows in mode host, GPU rows resident: the throughput chart's rows. */
+#include "mode.h"
 #include "report_precision.h"
 #include "md_table.h"
 
@@ -17,7 +18,7 @@
 static int tabled(const rundata *rd, int row, const char *suite)
 {
     return rd_is(rd, row, COL_SUITE, suite) && !rd_is(rd, row, COL_CHECK, "skip") &&
-           (rd_is(rd, row, COL_MODE, "host") || rd_is(rd, row, COL_MODE, "resident"));
+           mode_is_primary(rd_str(rd, row, COL_MODE));
 }
 
 /* Whether rows a and b belong on one line: the same problem and, for conv,

@@ -1,6 +1,7 @@
 /* report/report_steps.c - report.md's sections for step suites (training;
  * see report_steps.h). Timings come from timing rows only (rd_is_timing: on
  * hardware, passed): an emulated row's phases and overlap are never shown. */
+#include "mode.h"
 #include "report_steps.h"
 #include "md_table.h"
 
@@ -17,7 +18,7 @@ int report_is_step_suite(const rundata *rd, const char *suite)
 static int phase_row(const rundata *rd, int row, const char *suite)
 {
     return rd_is(rd, row, COL_SUITE, suite) && rd_is_timing(rd, row) && rd_str(rd, row, COL_PHASE_MS)[0] &&
-           !isnan(rd_batch(rd, row)) && (rd_is(rd, row, COL_MODE, "host") || rd_is(rd, row, COL_MODE, "resident"));
+           !isnan(rd_batch(rd, row)) && mode_is_primary(rd_str(rd, row, COL_MODE));
 }
 
 enum { MAX_PHASES = 8 };

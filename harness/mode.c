@@ -1,0 +1,45 @@
+/* harness/mode.c - every mode by name (mode.h), over the mode tables. */
+#include "mode.h"
+#include "dp_mode.h"
+#include "gpu_mode.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define HOST_COLOUR "#606060"
+
+mode_kind mode_kind_of(const char *name)
+{
+    if (strcmp(name, MODE_HOST) == 0) return MODE_KIND_HOST;
+    if (gpu_mode_find(name)) return MODE_KIND_GPU;
+    if (dp_mode_find(name)) return MODE_KIND_DP;
+    return MODE_KIND_OTHER;
+}
+
+int mode_is_primary(const char *name)
+{
+    const gpu_mode *g = gpu_mode_find(name);
+    return strcmp(name, MODE_HOST) == 0 || (g && g->primary);
+}
+
+const char *mode_at_rank(int i)
+{
+    if (i == 0) return MODE_HOST;
+    for (int m = 0; GPU_MODES[m].name; m++)
+        if (m + 1 == i) return GPU_MODES[m].name;
+    return NULL;
+}
+
+int mode_rank(const char *name)
+{
+    for (int i = 0; mode_at_rank(i); i++)
+        if (strcmp(mode_at_rank(i), name) == 0) return i;
+    return 99;
+}
+
+void mode_palette(char *out, size_t cap)
+{
+    size_t u = (size_t)snprintf(out, cap, "%s", HOST_COLOUR);
+    for (int m = 0; GPU_MODES[m].name && u < cap; m++)
+        u += (size_t)snprintf(out + u, cap - u, " %s", GPU_MODES[m].colour);
+}
