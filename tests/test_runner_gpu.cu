@@ -204,8 +204,21 @@ static void streams_equal_resident(void)
             if (GPU_MODES[m].kind != GPU_STREAMS) continue;
             memset(got, 0, cbytes);
             EXPECT(exec_once(&GPU_MODES[m], &w, got, cbytes, 2) == 0, "%s", GPU_MODES[m].name);
-            EXPECT(memcmp(got, res, cbytes) == 0, "%s %s equals resident bit for bit",
-                   BACKENDS[b].name, GPU_MODES[m].name);
+            if (!(BACKENDS[b].needs & NEEDS_CUBLAS)) {
+                EXPECT(memcmp(got, res, cbytes) == 0, "%s %s equals resident bit for bit",
+                       BACKENDS[b].name, GPU_MODES[m].name);
+                continue;
+            }
+            /* A library picks its kernel by shape: a chunk's rows may be summed
+             * in another order than the whole product's (cuBLAS on a GPU; the
+             * emulator's cuBLAS is OpenBLAS, whose small-matrix kernels on
+             * AVX-512 CPUs differ by M): equal within the fp32 tolerance. */
+            const double tol = check_tolerance(DTYPE_FP32, 41);
+            size_t bad = 0;
+            for (size_t i = 0; i < cbytes / sizeof(float); i++)
+                bad += !(fabs((double)got[i] - res[i]) <= tol * (1.0 + fabs((double)res[i])));
+            EXPECT(bad == 0, "%s %s: %zu elements differ from resident beyond %g", BACKENDS[b].name,
+                   GPU_MODES[m].name, bad, tol);
         }
     }
     for (int i = 0; i < l.nbufs; i++) free(host[i]);
