@@ -13,6 +13,7 @@
  * 32) fwd 0.56 vs 0.38, bwd-data 0.42 vs 0.39, bwd-filter 0.81 vs 0.62);
  * then the in-place and region routes, the image groups (< 256 output
  * pixels), and im2col / col2im, which take every problem. */
+#include "test_hooks.h"
 #include "conv_cpu.h"
 #include "conv_im2col.h"
 #include "conv_omp_direct.h"
@@ -32,7 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ROUTE_ENV "BENCH_CPU_CONV_ROUTE"
+#define ROUTE_ENV HOOK_CPU_CONV_ROUTE
 #define LOWP (DTYPE_BIT(DTYPE_BF16) | DTYPE_BIT(DTYPE_FP16))
 #define ALL (DTYPE_BIT(DTYPE_FP32) | LOWP)
 #define FP32 DTYPE_BIT(DTYPE_FP32)

@@ -73,6 +73,7 @@
  * 1 thread, 1024^3 to 4096^3 1.02-1.03x faster.
  */
 #define _DEFAULT_SOURCE /* sched_yield, madvise(MADV_HUGEPAGE) */
+#include "test_hooks.h"
 #include "gemm_cpu.h"
 #include "gemm_omp_impl.h"
 #include "errmsg.h"
@@ -497,11 +498,11 @@ const gemm_route *gemm_routes(int *n)
 
 const gemm_route *gemm_route_pick(const gemm_call *c)
 {
-    const char *force = getenv("BENCH_CPU_GEMM_ROUTE");
+    const char *force = getenv(HOOK_CPU_GEMM_ROUTE);
     for (int i = 0; force && *force && i < (int)(sizeof ROUTES / sizeof ROUTES[0]); i++) {
         if (strcmp(ROUTES[i].name, force)) continue;
         if (!ROUTES[i].applies || ROUTES[i].applies(c)) return &ROUTES[i];
-        err_set("cpu-omp gemm: BENCH_CPU_GEMM_ROUTE=%s does not apply to %dx%dx%d", force, c->M,
+        err_set("cpu-omp gemm: " HOOK_CPU_GEMM_ROUTE "=%s does not apply to %dx%dx%d", force, c->M,
                 c->N, c->K);
         return NULL;
     }

@@ -40,6 +40,7 @@
  * bias that starts the sums, and fp32 C (stored, or added to: partial sums
  * over several calls), each tile still finished from its one fp32 sum.
  */
+#include "test_hooks.h"
 #include "gemm_cpu.h"
 #include "gemm_omp_impl.h"
 #include "gemm_omp_lowp.h"
@@ -72,7 +73,7 @@ int gemm_lowp_choose(dtype_t dt, unsigned features, int (*amx_permit)(void), int
 /* BENCH_CPU_LOWP_PATH: portable, or avx512-bf16 (AMX not used). */
 static int force_portable(void)
 {
-    const char *e = getenv("BENCH_CPU_LOWP_PATH");
+    const char *e = getenv(HOOK_CPU_LOWP_PATH);
     return !e ? 0 : !strcmp(e, "portable") ? LOWP_FORCE_PORTABLE
                     : !strcmp(e, "avx512-bf16") ? LOWP_FORCE_NO_AMX : 0;
 }

@@ -46,6 +46,7 @@
  * malloc, every variable declared before the first CUDA_TRY (a goto may not
  * cross an initialization in C++).
  */
+#include "test_hooks.h"
 #include "gpu_exec.h"
 #include "cuda_check.h"
 #include "errmsg.h"
@@ -328,7 +329,7 @@ fail:
  * of a step's batch, so tests watch the race fail the check. */
 static int plant_race(void)
 {
-    const char *f = getenv("BENCH_PLANT_RACE");
+    const char *f = getenv(HOOK_PLANT_RACE);
     return f && strcmp(f, "prefetch") == 0;
 }
 

@@ -1,5 +1,5 @@
 /* harness/interrupt.h - every signal that would end the process ends a run
- * cleanly instead (issue 15, rule 3).
+ * cleanly instead, as README "Files: what happens to them" says.
  *
  * Caught: SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGUSR1, SIGUSR2,
  * SIGALRM, SIGXCPU, SIGXFSZ sent by a process; and, while nobody else handles

@@ -1,5 +1,6 @@
 /* harness/runner.c - the one case runner (see runner.h). */
 #define _POSIX_C_SOURCE 200809L
+#include "test_hooks.h"
 #include "mode.h"
 #include "runner.h"
 #include "errmsg.h"
@@ -235,7 +236,7 @@ static void row_fail(result_row *row, const char *fmt, const char *what)
  * for every suite. Does nothing unless the variable names the backend. */
 static void plant_fault(const backend_def *b, const case_layout *l, void **host)
 {
-    const char *f = getenv("BENCH_PLANT_FAULT");
+    const char *f = getenv(HOOK_PLANT_FAULT);
     if (!f || strcmp(f, b->name) != 0) return;
     for (int i = 0; i < l->nbufs; i++)
         if ((l->buf[i].role == ROLE_OUT || l->buf[i].role == ROLE_INOUT) && host[i] &&
@@ -259,7 +260,7 @@ static void plant_fault(const backend_def *b, const case_layout *l, void **host)
 static int plant_reduced(const suite_def *s, const backend_def *b, const problem *p,
                          const case_data *d, void **host)
 {
-    const char *ulp = getenv("BENCH_PLANT_ULP"), *f32 = getenv("BENCH_PLANT_FP32");
+    const char *ulp = getenv(HOOK_PLANT_ULP), *f32 = getenv(HOOK_PLANT_FP32);
     int out = -1;
     for (int i = 0; i < d->l.nbufs && out < 0; i++)
         if (d->l.buf[i].role == ROLE_OUT && d->l.buf[i].typed && host[i]) out = i;

@@ -5,6 +5,7 @@
  * over the earlier one; the data file is removed. Nothing is written through
  * a link in the run folder. */
 #define _POSIX_C_SOURCE 200809L
+#include "test_hooks.h"
 #include "mode.h"
 #include "../ops/dtype.h"
 #include "plots.h"
@@ -364,7 +365,7 @@ static void remove_temporaries(render_ctx *r)
     DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
     if (d) {
         struct dirent *e;
-        int keep = getenv("BENCH_KEEP_PLOT_DATA") != NULL;
+        int keep = getenv(HOOK_KEEP_PLOT_DATA) != NULL;
         size_t l;
         while ((e = readdir(d)))
             if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/cli_bounds_test.sh BENCH CSVQ [CHECK_DUMP] - input is bounded (issue 15):
+# tests/cli_bounds_test.sh BENCH CSVQ [CHECK_DUMP] - input is bounded:
 #  - bench --plot DIR whose results.csv is /dev/zero, a FIFO or a folder: exit 2
 #    naming it, at once, under an address-space cap (the old reader read
 #    /dev/zero until the OOM killer came); a row over 16 MiB is exit 2 naming

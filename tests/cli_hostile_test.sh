@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/cli_hostile_test.sh BENCH CSVQ - bench under hostile conditions: nothing
-# lost, nothing damaged (issue 9). Each block failed before its fix:
+# lost, nothing damaged. Each block failed before its fix:
 #  - --json through a link replaces the file it names, never the link; a FIFO
 #    and (as root) /dev/null are written through, never replaced;
 #  - two runs into one folder: the second is refused naming the first's pid;

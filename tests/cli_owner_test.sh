@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # tests/cli_owner_test.sh BENCH CSVQ - a run's files are written only by that
 # run; exit 2 leaves nothing behind; an option changes what happens or is
-# refused (issue 15, rules 1, 5, 6). Each block failed before its fix:
+# refused (README, "Files": a run owns its folder; a run's files are written by that run alone; usage errors). Each block failed before its fix:
 #  - B1/B2: --json naming a live or finished run's results.csv replaced it;
 #  - --out or --dump inside another run's folder was accepted;
 #  - B5/B27: a file named results/latest was deleted, a folder never updated,
 #    without a word;
 #  - B12/B13: refusals after the run folder was made left it (and its lock);
-#  - B25/B26 and the rest of rule 6: options given twice, or to an action
+#  - B25/B26 and the rest of the usage errors: options given twice, or to an action
 #    they do not apply to, were dropped silently;
 #  - B20: an emulated row's repro left out CUDAEMU_DEVICES;
 #  - B21: an empty OMP_NUM_THREADS ran with libgomp's warning only;
@@ -150,7 +150,7 @@ sleep 0.3
 [ ! -e a ] || fail "a refused run left the parents of its --out: $(find a)"
 kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
 
-# rule 6: given twice, or not applying to the action
+# usage errors: given twice, or not applying to the action
 n=0
 while IFS='|' read -r args want; do
   n=$((n + 1))

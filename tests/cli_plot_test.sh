@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/cli_plot_test.sh BENCH CSVQ - bench --plot DIR writes into DIR, so
-# it behaves as a writer (issue 15, rule 2). Each block failed before its fix:
+# it behaves as a writer (README, "Files": bench --plot DIR is DIR's writer). Each block failed before its fix:
 #  - B3: a folder a run is still writing is refused naming the run's pid, and
 #    nothing in it is touched;
 #  - B4: links planted at report.md, plots/, a chart, a .dat name and a --json
@@ -153,7 +153,7 @@ interrupted() { # SIG NUMBER HOW: HOW is "pid" (bench alone) or "group" (Ctrl-C)
   [ -z "$(leftovers "$d")" ] && [ ! -e "$d/.bench.lock" ] || fail "SIG$sig left: $(leftovers "$d") $(ls -A "$d")"
 }
 interrupted INT 2 group
-# every other signal that ends a process by default (rule 3), sent to bench
+# every other signal that ends a process by default (it ends the run as SIGINT does), sent to bench
 for sig in TERM HUP QUIT USR1 USR2 ALRM XCPU XFSZ; do interrupted "$sig" "$(kill -l "$sig")" pid; done
 # SIGPIPE (a closed stdout) costs no file: every chart is drawn, exit 141
 copy pipe

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/cli_signals_test.sh BENCH CSVQ - every signal that ends a process by
-# default ends a run the way SIGINT does (issue 15, rule 3): whole rows stay,
+# default ends a run the way SIGINT does (README, "Files"): whole rows stay,
 # the CSV records "# interrupted: SIGNAME", report.md is written and marked
 # interrupted, one line on stderr, exit 128 + n. Each block failed before its
 # fix (SIGHUP, SIGPIPE, ... killed the run with no report):

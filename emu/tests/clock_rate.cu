@@ -1,5 +1,5 @@
 /* emu/tests/clock_rate.cu - clock() and clock64() tick at the rate the device
- * reports (issue 16: they ticked at 1 MHz while cudaDevAttrClockRate said
+ * reports (they once ticked at 1 MHz while cudaDevAttrClockRate said
  * 1.98 GHz, so a kernel spinning "10 ms" spun 20 s).
  *
  * A one-thread kernel spins clockRate * ms ticks (as cuda-samples' clock_block

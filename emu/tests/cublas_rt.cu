@@ -1,5 +1,5 @@
 /* emu/tests/cublas_rt.cu - the cuBLAS helpers and the cuBLASLt subset
- * cuda-samples use (issue 16): cublasSet/GetVector with strides,
+ * cuda-samples use: cublasSet/GetVector with strides,
  * Set/GetMatrix with leading dimensions (+Async), cuBLAS's argument checks,
  * an fp32 cublasLtMatmul with a transpose and a bias epilogue against a host
  * reference, and an unsupported type giving CUBLAS_STATUS_NOT_SUPPORTED. */

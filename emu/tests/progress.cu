@@ -1,5 +1,5 @@
 /* emu/tests/progress.cu - streams make progress while the host waits outside
- * the CUDA API (issue 16: simpleCallback hung forever).
+ * the CUDA API (cuda-samples' simpleCallback once hung forever).
  *
  * The host thread queues a kernel and a stream callback, then waits on a
  * condition variable that only the callback signals, never calling the

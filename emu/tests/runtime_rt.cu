@@ -1,4 +1,4 @@
-/* emu/tests/runtime_rt.cu - the runtime calls cuda-samples make (issue 16):
+/* emu/tests/runtime_rt.cu - the runtime calls cuda-samples make:
  * device flags, mapped (zero-copy) host memory written by a kernel, peer
  * access and peer copies across two emulated devices (CUDAEMU_DEVICES=2),
  * cudaStreamAttachMemAsync and every cudaDeviceAttr. */

@@ -33,6 +33,7 @@
  * different winners on different backends; see train_check for how a
  * gradient that only differs by such a tie is told from a wrong one.
  */
+#include "test_hooks.h"
 #include "train.h"
 #include "check.h"
 #include "conv_cpu.h"
@@ -67,7 +68,7 @@ step_cfg train_step_cfg(const backend_def *b, const problem *p)
 {
     /* Test hook: BENCH_PLANT_SKIP_BIAS=<backend> drops that backend's update
      * of the last parameter tensor (a planted fault the check must catch). */
-    const char *plant = getenv("BENCH_PLANT_SKIP_BIAS");
+    const char *plant = getenv(HOOK_PLANT_SKIP_BIAS);
     const opt_kind o = (opt_kind)p->dim[TRAIN_DIM_OPT];
     step_cfg c = {.opt = o,
                   .lr = o == OPT_ADAMW ? TRAIN_ADAMW_LR : TRAIN_LR,

@@ -32,6 +32,7 @@
  * collective with a copy, so nothing hangs); BENCH_PLANT_SHARD_WEIGHT=<backend> - every replica weighs
  * 1/N instead of its share (wrong when N does not divide the batch).
  */
+#include "test_hooks.h"
 #include "train_dp.h"
 #include "comm.h"
 #include "errmsg.h"
@@ -70,7 +71,7 @@ int dp_planted(const char *var, const backend_def *b)
 
 float dp_shard_weight(const backend_def *b, int B, int n, int nb)
 {
-    return dp_planted("BENCH_PLANT_SHARD_WEIGHT", b) ? 1.0f / (float)n : (float)nb / (float)B;
+    return dp_planted(HOOK_PLANT_SHARD_WEIGHT, b) ? 1.0f / (float)n : (float)nb / (float)B;
 }
 
 int dp_times_add(dp_times *t, double ms)
@@ -372,7 +373,7 @@ int train_dp_open(const backend_def *b, const dp_mode *m, const problem *p,
     d->sets = sets;
     d->nsets = nsets;
     d->cfg = train_step_cfg(b, p);
-    d->plant_skip = dp_planted("BENCH_PLANT_SKIP_ALLREDUCE", b);
+    d->plant_skip = dp_planted(HOOK_PLANT_SKIP_ALLREDUCE, b);
     if (!d->ops) {
         free(d);
         err_set("%s has no training ops in this build", b->name);

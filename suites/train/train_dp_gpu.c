@@ -30,6 +30,7 @@
  * BENCH_PLANT_SHARD_WEIGHT as well.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "test_hooks.h"
 #include "train_dp.h"
 #include "comm.h"
 #include "nccl_check.h"
@@ -507,7 +508,7 @@ int train_dp_gpu_open(const backend_def *b, const dp_mode *m, const problem *p,
     g->n = n;
     g->nlocal = cfg->mpi ? 1 : n;
     g->mpi = cfg->mpi;
-    g->plant_no_event = dp_planted("BENCH_PLANT_NO_EVENT", b);
+    g->plant_no_event = dp_planted(HOOK_PLANT_NO_EVENT, b);
     if (!g->ops || train_plan(p, &g->full)) {
         free(g);
         err_set("%s: no training ops or no plan for %s", b->name, p->desc);

@@ -1,0 +1,44 @@
+/* harness/test_hooks.h - every test hook: an environment variable that plants
+ * a fault or forces a code path so a test can watch a check fail or reach a
+ * path this machine would not take. Each is read through its name here and
+ * nowhere else; README "Test hooks" has a row for each (tests/hooks_test.sh
+ * fails when the two lists differ, or a source reads a BENCH_ variable that
+ * is neither a hook here nor a documented setting). None changes a correct
+ * run when unset. */
+#ifndef HARNESS_TEST_HOOKS_H
+#define HARNESS_TEST_HOOKS_H
+
+/* =BACKEND: one element of the first output of BACKEND's checked run is
+ * corrupted (harness/runner.c). */
+#define HOOK_PLANT_FAULT "BENCH_PLANT_FAULT"
+/* =BACKEND: a 16-bit output of BACKEND one ulp off (harness/runner.c). */
+#define HOOK_PLANT_ULP "BENCH_PLANT_ULP"
+/* =BACKEND: BACKEND's 16-bit result replaced by its fp32 run, rounded once
+ * (harness/runner.c). */
+#define HOOK_PLANT_FP32 "BENCH_PLANT_FP32"
+/* =prefetch: prefetch-2 stops waiting for a step's batch copy
+ * (harness/gpu_modes.c). */
+#define HOOK_PLANT_RACE "BENCH_PLANT_RACE"
+/* =BACKEND: BACKEND's update of the last parameter tensor is dropped
+ * (suites/train/train.c). */
+#define HOOK_PLANT_SKIP_BIAS "BENCH_PLANT_SKIP_BIAS"
+/* =BACKEND: every replica weighs its gradient 1/N, not by its shard
+ * (suites/train/train_dp.c). */
+#define HOOK_PLANT_SHARD_WEIGHT "BENCH_PLANT_SHARD_WEIGHT"
+/* =BACKEND: the data-parallel step skips its gradient all-reduce
+ * (suites/train/train_dp.c). */
+#define HOOK_PLANT_SKIP_ALLREDUCE "BENCH_PLANT_SKIP_ALLREDUCE"
+/* =BACKEND: ddp-overlap's communication stream stops waiting for the
+ * backward pass's event (suites/train/train_dp_gpu.c). */
+#define HOOK_PLANT_NO_EVENT "BENCH_PLANT_NO_EVENT"
+/* =portable | avx512-bf16: cpu-omp's bf16/fp16 GEMM path forced
+ * (cpu/gemm_omp_lowp.c). */
+#define HOOK_CPU_LOWP_PATH "BENCH_CPU_LOWP_PATH"
+/* =ROUTE: a cpu-omp convolution route forced (cpu/conv_omp_routes.c). */
+#define HOOK_CPU_CONV_ROUTE "BENCH_CPU_CONV_ROUTE"
+/* =ROUTE: a cpu-omp GEMM route forced (cpu/gemm_omp.c). */
+#define HOOK_CPU_GEMM_ROUTE "BENCH_CPU_GEMM_ROUTE"
+/* set: the charts' data files are kept (report/plots.c). */
+#define HOOK_KEEP_PLOT_DATA "BENCH_KEEP_PLOT_DATA"
+
+#endif
