@@ -50,7 +50,16 @@ enum {
  * points in a build without the CUDA toolkit). */
 typedef void (*backend_entry)(void);
 
-typedef struct backend_def {
+/* Rows of the registries are filled by member name only: GCC refuses a
+ * positional initialiser of a type marked BENCH_DESIGNATED in C (the
+ * C++ translation units, the GPU halves, are held to it by unit.designated). */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__cplusplus)
+#define BENCH_DESIGNATED __attribute__((designated_init))
+#else
+#define BENCH_DESIGNATED
+#endif
+
+typedef struct BENCH_DESIGNATED backend_def {
     const char *name;         /* device-variant */
     const char *op;           /* the operation: "gemm", "stream", "copy" */
     dev_kind dev;

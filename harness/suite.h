@@ -39,7 +39,7 @@ typedef struct problem {
                          * axis type their buffers with it); fp32 otherwise */
 } problem;
 
-typedef struct suite_def {
+typedef struct BENCH_DESIGNATED suite_def {
     const char *name;
     const char *about;
     const char *op;                /* the registry op of its backends */
@@ -120,7 +120,7 @@ typedef struct suite_def {
  * for REDUCE buffers chunk c's own partial. */
 struct gpu_dp_cfg;
 
-typedef struct suite_gpu {
+typedef struct BENCH_DESIGNATED suite_gpu {
     /* Enqueues chunk c of n of backend b's work. 0, or -1 with err_set. */
     int (*compute)(const backend_def *b, const problem *p, int c, int n, void *const *dev,
                    void *ws, void *stream);

@@ -378,14 +378,44 @@ static int toy_defaults(int q, int big, problem *out, int cap)
     return toy_parse("1000", out, e, sizeof e) == 0;
 }
 
-static const suite_def TOY = {"toy", "reduce, state, workspace", "toy", NULL, "N",
-                              toy_parse, toy_defaults, toy_layout, toy_fill, toy_ref,
-                              toy_ref_free, toy_check, toy_no_cpu, toy_chunk, 0, NULL, NULL, 0, NULL, NULL, 0, NULL, 0};
-static const suite_gpu TOY_GPU = {toy_compute, toy_reduce, toy_setup, toy_teardown, NULL, toy_workspace, NULL};
+static const suite_def TOY = {
+    .name = "toy",
+    .about = "reduce, state, workspace",
+    .op = "toy",
+    .default_baseline = NULL,
+    .problem_help = "N",
+    .parse = toy_parse,
+    .defaults = toy_defaults,
+    .layout = toy_layout,
+    .fill = toy_fill,
+    .ref_build = toy_ref,
+    .ref_free = toy_ref_free,
+    .check = toy_check,
+    .cpu_run = toy_no_cpu,
+    .chunk = toy_chunk,
+    .emu_max_work = 0,
+    .modes = NULL,
+    .expand = NULL,
+    .steps = 0,
+    .dump = NULL,
+    .dp_open = NULL,
+    .all_ranks = 0,
+    .bus_factor = NULL,
+    .dtypes = 0,
+};
+static const suite_gpu TOY_GPU = {
+    .compute = toy_compute,
+    .reduce = toy_reduce,
+    .setup = toy_setup,
+    .teardown = toy_teardown,
+    .open_mode = NULL,
+    .workspace = toy_workspace,
+    .dp_open = NULL,
+};
 static const backend_def TOY_BACKENDS[] = {
-    {"cuda-toy", "toy", DEV_GPU, DTYPE_BIT(DTYPE_FP32), (backend_entry)toy_compute, NULL, NEEDS_GPU, 0, 0, "toy", NULL, NULL, NULL},
-    {"cuda-pipe", "pipe", DEV_GPU, DTYPE_BIT(DTYPE_FP32), (backend_entry)toy_compute, NULL, NEEDS_GPU, 0, 0, "toy", NULL, NULL, NULL},
-    {NULL, NULL, DEV_CPU, DTYPE_BIT(DTYPE_FP32), NULL, NULL, 0, 0, 0, NULL, NULL, NULL, NULL}};
+    {.name = "cuda-toy", .op = "toy", .dev = DEV_GPU, .dtypes = DTYPE_BIT(DTYPE_FP32), .fn = (backend_entry)toy_compute, .fn_dt = NULL, .needs = NEEDS_GPU, .flags = 0, .default_max_flops = 0, .about = "toy", .ops = NULL, .dt_skip = NULL, .dt_path = NULL},
+    {.name = "cuda-pipe", .op = "pipe", .dev = DEV_GPU, .dtypes = DTYPE_BIT(DTYPE_FP32), .fn = (backend_entry)toy_compute, .fn_dt = NULL, .needs = NEEDS_GPU, .flags = 0, .default_max_flops = 0, .about = "toy", .ops = NULL, .dt_skip = NULL, .dt_path = NULL},
+    {.name = NULL, .op = NULL, .dev = DEV_CPU, .dtypes = DTYPE_BIT(DTYPE_FP32), .fn = NULL, .fn_dt = NULL, .needs = 0, .flags = 0, .default_max_flops = 0, .about = NULL, .ops = NULL, .dt_skip = NULL, .dt_path = NULL}};
 
 static void toy_suite(void)
 {
@@ -508,10 +538,40 @@ fail:
     return -1;
 }
 
-static const suite_def PIPE = {"pipe", "independent items", "pipe", NULL, "N",
-                               toy_parse, toy_defaults, pipe_layout, pipe_fill, pipe_ref,
-                               toy_ref_free, pipe_check, toy_no_cpu, toy_chunk, 0, NULL, NULL, 0, NULL, NULL, 0, NULL, 0};
-static const suite_gpu PIPE_GPU = {pipe_compute, NULL, NULL, NULL, NULL, NULL, NULL};
+static const suite_def PIPE = {
+    .name = "pipe",
+    .about = "independent items",
+    .op = "pipe",
+    .default_baseline = NULL,
+    .problem_help = "N",
+    .parse = toy_parse,
+    .defaults = toy_defaults,
+    .layout = pipe_layout,
+    .fill = pipe_fill,
+    .ref_build = pipe_ref,
+    .ref_free = toy_ref_free,
+    .check = pipe_check,
+    .cpu_run = toy_no_cpu,
+    .chunk = toy_chunk,
+    .emu_max_work = 0,
+    .modes = NULL,
+    .expand = NULL,
+    .steps = 0,
+    .dump = NULL,
+    .dp_open = NULL,
+    .all_ranks = 0,
+    .bus_factor = NULL,
+    .dtypes = 0,
+};
+static const suite_gpu PIPE_GPU = {
+    .compute = pipe_compute,
+    .reduce = NULL,
+    .setup = NULL,
+    .teardown = NULL,
+    .open_mode = NULL,
+    .workspace = NULL,
+    .dp_open = NULL,
+};
 
 static void pipeline_suite(void)
 {

@@ -223,4 +223,12 @@ fail:
 }
 #endif
 
-const suite_gpu SUITE_COLLECTIVES_GPU = {NULL, NULL, NULL, NULL, coll_open, NULL, NULL};
+const suite_gpu SUITE_COLLECTIVES_GPU = {
+    .compute = NULL,
+    .reduce = NULL,
+    .setup = NULL,
+    .teardown = NULL,
+    .open_mode = coll_open,
+    .workspace = NULL,
+    .dp_open = NULL,
+};

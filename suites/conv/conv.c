@@ -419,28 +419,22 @@ static void conv_chunk(const problem *p, int buf, int c, int n, size_t *off, siz
 }
 
 const suite_def SUITE_CONV = {
-    "conv",
-    "fp32 2-D convolution (NCHW, KCRS), fwd / bwd-data / bwd-filter of real network layers",
-    "conv",
-    "cpu-blas",
-    "benchdnn-style [fwd:|bwd-data:|bwd-filter:]mbNicCihHiwWocKkhRkwSshXswXphXpwX[_nNAME] "
-    "(ic ih oc kh required; mb 2, iw=ih, kw=kh, sh 1, sw=sh, ph 0, pw=ph; no direction: all three)",
-    conv_parse,
-    conv_defaults,
-    conv_layout,
-    conv_fill,
-    conv_ref_build_cb,
-    conv_ref_free_cb,
-    conv_check,
-    conv_cpu_run,
-    conv_chunk,
-    5e7,    /* emulated default sweeps: the cnn layers */
-    NULL,   /* the GPU execution modes */
-    conv_expand,
-    0,                       /* repetitions are independent */
-    NULL,                    /* no dump */
-    NULL,                    /* no data-parallel modes */
-    0,                       /* one process's work */
-    NULL,                    /* no bus bandwidth */
-    DTYPES_FLOAT,            /* fp32, tf32, bf16, fp16 */
+    .name = "conv",
+    .about = "fp32 2-D convolution (NCHW, KCRS), fwd / bwd-data / bwd-filter of real network layers",
+    .op = "conv",
+    .default_baseline = "cpu-blas",
+    .problem_help = "benchdnn-style [fwd:|bwd-data:|bwd-filter:]mbNicCihHiwWocKkhRkwSshXswXphXpwX[_nNAME] "
+        "(ic ih oc kh required; mb 2, iw=ih, kw=kh, sh 1, sw=sh, ph 0, pw=ph; no direction: all three)",
+    .parse = conv_parse,
+    .defaults = conv_defaults,
+    .layout = conv_layout,
+    .fill = conv_fill,
+    .ref_build = conv_ref_build_cb,
+    .ref_free = conv_ref_free_cb,
+    .check = conv_check,
+    .cpu_run = conv_cpu_run,
+    .chunk = conv_chunk,
+    .emu_max_work = 5e7, /* emulated default sweeps: the cnn layers */
+    .expand = conv_expand,
+    .dtypes = DTYPES_FLOAT, /* fp32, tf32, bf16, fp16 */
 };

@@ -171,5 +171,12 @@ static int conv_gpu_reduce(const problem *p, int buf, void *dst, const void *par
     return reduce_sum_cuda((float *)dst, (const float *)partials, n, count, stream);
 }
 
-const suite_gpu SUITE_CONV_GPU = {conv_gpu_compute, conv_gpu_reduce, conv_gpu_setup,
-                                  NULL, NULL, conv_gpu_workspace, NULL};
+const suite_gpu SUITE_CONV_GPU = {
+    .compute = conv_gpu_compute,
+    .reduce = conv_gpu_reduce,
+    .setup = conv_gpu_setup,
+    .teardown = NULL,
+    .open_mode = NULL,
+    .workspace = conv_gpu_workspace,
+    .dp_open = NULL,
+};

@@ -244,27 +244,20 @@ static void matmul_chunk(const problem *p, int buf, int c, int n, size_t *off, s
 }
 
 const suite_def SUITE_MATMUL = {
-    "matmul",
-    "GEMM in fp32, tf32, bf16 and fp16: square sweep and model-layer shapes, every backend checked then timed",
-    "gemm",
-    "cpu-blas",
-    "N (square) or MxNxK (C is MxN, the reduction K)",
-    matmul_parse,
-    matmul_defaults,
-    matmul_layout,
-    matmul_fill,
-    matmul_ref_build,
-    matmul_ref_free,
-    matmul_check,
-    matmul_cpu_run,
-    matmul_chunk,
-    2.0 * 256 * 256 * 256,   /* emulated default sweeps: fibers are slow */
-    NULL,                    /* the GPU execution modes */
-    NULL,                    /* one problem per --sizes entry */
-    0,                       /* repetitions are independent */
-    NULL,                    /* no dump */
-    NULL,                    /* no data-parallel modes */
-    0,                       /* one process's work */
-    NULL,                    /* no bus bandwidth */
-    DTYPES_FLOAT,            /* fp32, tf32, bf16, fp16 */
+    .name = "matmul",
+    .about = "GEMM in fp32, tf32, bf16 and fp16: square sweep and model-layer shapes, every backend checked then timed",
+    .op = "gemm",
+    .default_baseline = "cpu-blas",
+    .problem_help = "N (square) or MxNxK (C is MxN, the reduction K)",
+    .parse = matmul_parse,
+    .defaults = matmul_defaults,
+    .layout = matmul_layout,
+    .fill = matmul_fill,
+    .ref_build = matmul_ref_build,
+    .ref_free = matmul_ref_free,
+    .check = matmul_check,
+    .cpu_run = matmul_cpu_run,
+    .chunk = matmul_chunk,
+    .emu_max_work = 2.0 * 256 * 256 * 256, /* emulated default sweeps: fibers are slow */
+    .dtypes = DTYPES_FLOAT, /* fp32, tf32, bf16, fp16 */
 };

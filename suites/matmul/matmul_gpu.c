@@ -25,4 +25,12 @@ static int matmul_gpu_compute(const backend_def *b, const problem *p, int c, int
                                  N, 0.0f, (float *)C, N, (cudaStream_t)stream);
 }
 
-const suite_gpu SUITE_MATMUL_GPU = {matmul_gpu_compute, NULL, NULL, NULL, NULL, NULL, NULL};
+const suite_gpu SUITE_MATMUL_GPU = {
+    .compute = matmul_gpu_compute,
+    .reduce = NULL,
+    .setup = NULL,
+    .teardown = NULL,
+    .open_mode = NULL,
+    .workspace = NULL,
+    .dp_open = NULL,
+};

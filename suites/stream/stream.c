@@ -206,27 +206,19 @@ static void stream_chunk(const problem *p, int buf, int c, int n, size_t *off, s
 }
 
 const suite_def SUITE_STREAM = {
-    "stream",
-    "McCalpin's STREAM copy, scale, add, triad (fp32): sustained memory bandwidth in GB/s",
-    "stream",
-    "cpu-omp",
-    "KERNEL:N, KERNEL copy, scale, add or triad, N elements (K, M, G = 2^10, 2^20, 2^30): triad:16M",
-    stream_parse,
-    stream_defaults,
-    stream_layout,
-    stream_fill,
-    stream_ref_build,
-    stream_ref_free,
-    stream_check,
-    stream_cpu_run,
-    stream_chunk,
-    (double)(16u << 20),   /* emulated default sweeps stop at 16 MiB moved: 2^20 elements */
-    NULL,                  /* the GPU execution modes */
-    NULL,                  /* one string, one problem */
-    0,                       /* repetitions are independent */
-    NULL,                    /* no dump */
-    NULL,                    /* no data-parallel modes */
-    0,                       /* one process's work */
-    NULL,                    /* no bus bandwidth */
-    0,                       /* fp32 only: no dtype axis */
+    .name = "stream",
+    .about = "McCalpin's STREAM copy, scale, add, triad (fp32): sustained memory bandwidth in GB/s",
+    .op = "stream",
+    .default_baseline = "cpu-omp",
+    .problem_help = "KERNEL:N, KERNEL copy, scale, add or triad, N elements (K, M, G = 2^10, 2^20, 2^30): triad:16M",
+    .parse = stream_parse,
+    .defaults = stream_defaults,
+    .layout = stream_layout,
+    .fill = stream_fill,
+    .ref_build = stream_ref_build,
+    .ref_free = stream_ref_free,
+    .check = stream_check,
+    .cpu_run = stream_cpu_run,
+    .chunk = stream_chunk,
+    .emu_max_work = (double)(16u << 20), /* emulated default sweeps stop at 16 MiB moved: 2^20 elements */
 };

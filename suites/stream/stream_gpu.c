@@ -18,4 +18,12 @@ static int stream_gpu_compute(const backend_def *b, const problem *p, int c, int
                                    (float *)dev[nin] + lo, (cudaStream_t)stream);
 }
 
-const suite_gpu SUITE_STREAM_GPU = {stream_gpu_compute, NULL, NULL, NULL, NULL, NULL, NULL};
+const suite_gpu SUITE_STREAM_GPU = {
+    .compute = stream_gpu_compute,
+    .reduce = NULL,
+    .setup = NULL,
+    .teardown = NULL,
+    .open_mode = NULL,
+    .workspace = NULL,
+    .dp_open = NULL,
+};

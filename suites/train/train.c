@@ -825,29 +825,23 @@ out:
 }
 
 const suite_def SUITE_TRAIN = {
-    "train",
-    "one training step (forward, loss, backward, optimizer) of a CNN, two MLPs, an RNN, an LSTM "
-    "and a GPT, step by step checked",
-    "train",
-    "cpu-blas",
-    "<model>-b<batch>[-mom|-adamw]: cnn, mlp, mlp-small, rnn, lstm or gpt; batch 1..4096 "
-    "(cnn-b64, mlp-b256-mom, gpt-b8-adamw)",
-    train_parse,
-    train_defaults,
-    train_layout,
-    train_fill,
-    train_ref_build,
-    train_ref_free,
-    train_check,
-    train_cpu_run,
-    NULL,                    /* no CHUNK buffers: a step is never split */
-    4e8,                     /* emulated default sweeps: the small steps */
-    NULL,                    /* the GPU execution modes */
-    NULL,                    /* one problem per --sizes entry */
-    TRAIN_CHECK_STEPS,       /* a step suite */
-    train_dump,
-    train_dp_open,           /* the data-parallel modes (train_dp.c) */
-    0,                       /* one process's work: rank 0's in a job of several */
-    NULL,                    /* no bus bandwidth */
-    0,                       /* fp32 steps: no dtype axis */
+    .name = "train",
+    .about = "one training step (forward, loss, backward, optimizer) of a CNN, two MLPs, an RNN, an LSTM "
+        "and a GPT, step by step checked",
+    .op = "train",
+    .default_baseline = "cpu-blas",
+    .problem_help = "<model>-b<batch>[-mom|-adamw]: cnn, mlp, mlp-small, rnn, lstm or gpt; batch 1..4096 "
+        "(cnn-b64, mlp-b256-mom, gpt-b8-adamw)",
+    .parse = train_parse,
+    .defaults = train_defaults,
+    .layout = train_layout,
+    .fill = train_fill,
+    .ref_build = train_ref_build,
+    .ref_free = train_ref_free,
+    .check = train_check,
+    .cpu_run = train_cpu_run,
+    .emu_max_work = 4e8, /* emulated default sweeps: the small steps */
+    .steps = TRAIN_CHECK_STEPS, /* a step suite */
+    .dump = train_dump,
+    .dp_open = train_dp_open, /* the data-parallel modes (train_dp.c) */
 };

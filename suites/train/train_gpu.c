@@ -44,5 +44,12 @@ static unsigned long long train_gpu_workspace(const backend_def *b, const proble
     return w;
 }
 
-const suite_gpu SUITE_TRAIN_GPU = {train_gpu_compute, NULL, NULL, NULL, NULL,
-                                   train_gpu_workspace, train_dp_gpu_open};
+const suite_gpu SUITE_TRAIN_GPU = {
+    .compute = train_gpu_compute,
+    .reduce = NULL,
+    .setup = NULL,
+    .teardown = NULL,
+    .open_mode = NULL,
+    .workspace = train_gpu_workspace,
+    .dp_open = train_dp_gpu_open,
+};

@@ -138,27 +138,19 @@ static void transfer_chunk(const problem *p, int buf, int c, int n, size_t *off,
 }
 
 const suite_def SUITE_TRANSFER = {
-    "transfer",
-    "H2D / D2H / D2D copy bandwidth and latency: pinned vs pageable, sync vs async",
-    "copy",
-    NULL,
-    "bytes: 1048576, or 4KiB, 16MiB, 1GiB",
-    transfer_parse,
-    transfer_defaults,
-    transfer_layout,
-    transfer_fill,
-    transfer_ref_build,
-    transfer_ref_free,
-    transfer_check,
-    transfer_cpu_run,
-    transfer_chunk,
-    (double)(16u << 20),   /* emulated copies are plain memcpy; default sweeps stop here */
-    MODES,
-    NULL,   /* one problem per --sizes entry */
-    0,                       /* repetitions are independent */
-    NULL,                    /* no dump */
-    NULL,                    /* no data-parallel modes */
-    0,                       /* one process's work */
-    NULL,                    /* no bus bandwidth */
-    0,                       /* bytes: no dtype axis */
+    .name = "transfer",
+    .about = "H2D / D2H / D2D copy bandwidth and latency: pinned vs pageable, sync vs async",
+    .op = "copy",
+    .problem_help = "bytes: 1048576, or 4KiB, 16MiB, 1GiB",
+    .parse = transfer_parse,
+    .defaults = transfer_defaults,
+    .layout = transfer_layout,
+    .fill = transfer_fill,
+    .ref_build = transfer_ref_build,
+    .ref_free = transfer_ref_free,
+    .check = transfer_check,
+    .cpu_run = transfer_cpu_run,
+    .chunk = transfer_chunk,
+    .emu_max_work = (double)(16u << 20), /* emulated copies are plain memcpy; default sweeps stop here */
+    .modes = MODES,
 };

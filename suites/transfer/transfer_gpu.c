@@ -167,4 +167,12 @@ fail:
     return -1;
 }
 
-const suite_gpu SUITE_TRANSFER_GPU = {NULL, NULL, NULL, NULL, transfer_open, NULL, NULL};
+const suite_gpu SUITE_TRANSFER_GPU = {
+    .compute = NULL,
+    .reduce = NULL,
+    .setup = NULL,
+    .teardown = NULL,
+    .open_mode = transfer_open,
+    .workspace = NULL,
+    .dp_open = NULL,
+};

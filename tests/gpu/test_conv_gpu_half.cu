@@ -29,12 +29,11 @@
  * registry itself is not linked, so that this program never meets the host
  * half's definitions of the two helpers below. */
 static const backend_def ROWS[] = {
-    {"cuda-direct", "conv", DEV_GPU, DTYPE_BIT(DTYPE_FP32), NULL, NULL, NEEDS_GPU, 0, 0, "", &CONV_CUDA_DIRECT, NULL, NULL},
-    {"cuda-im2col", "conv", DEV_GPU, DTYPE_BIT(DTYPE_FP32), NULL, NULL, NEEDS_GPU, 0, 0, "", &CONV_CUDA_IM2COL, NULL, NULL},
-    {"cuda-implicit", "conv", DEV_GPU, DTYPE_BIT(DTYPE_FP32), NULL, NULL, NEEDS_GPU, 0, 0, "", &CONV_CUDA_IMPLICIT, NULL, NULL},
-    {"cudnn", "conv", DEV_GPU, DTYPE_BIT(DTYPE_FP32), NULL, NULL, NEEDS_GPU, 0, 0, "", &CONV_CUDNN, NULL, NULL},
-    {NULL, NULL, DEV_CPU, DTYPE_BIT(DTYPE_FP32), NULL, NULL, 0, 0, 0, NULL, NULL, NULL, NULL},
-};
+    {.name = "cuda-direct", .op = "conv", .dev = DEV_GPU, .dtypes = DTYPE_BIT(DTYPE_FP32), .fn = NULL, .fn_dt = NULL, .needs = NEEDS_GPU, .flags = 0, .default_max_flops = 0, .about = "", .ops = &CONV_CUDA_DIRECT, .dt_skip = NULL, .dt_path = NULL},
+    {.name = "cuda-im2col", .op = "conv", .dev = DEV_GPU, .dtypes = DTYPE_BIT(DTYPE_FP32), .fn = NULL, .fn_dt = NULL, .needs = NEEDS_GPU, .flags = 0, .default_max_flops = 0, .about = "", .ops = &CONV_CUDA_IM2COL, .dt_skip = NULL, .dt_path = NULL},
+    {.name = "cuda-implicit", .op = "conv", .dev = DEV_GPU, .dtypes = DTYPE_BIT(DTYPE_FP32), .fn = NULL, .fn_dt = NULL, .needs = NEEDS_GPU, .flags = 0, .default_max_flops = 0, .about = "", .ops = &CONV_CUDA_IMPLICIT, .dt_skip = NULL, .dt_path = NULL},
+    {.name = "cudnn", .op = "conv", .dev = DEV_GPU, .dtypes = DTYPE_BIT(DTYPE_FP32), .fn = NULL, .fn_dt = NULL, .needs = NEEDS_GPU, .flags = 0, .default_max_flops = 0, .about = "", .ops = &CONV_CUDNN, .dt_skip = NULL, .dt_path = NULL},
+    {.name = NULL, .op = NULL, .dev = DEV_CPU, .dtypes = DTYPE_BIT(DTYPE_FP32), .fn = NULL, .fn_dt = NULL, .needs = 0, .flags = 0, .default_max_flops = 0, .about = NULL, .ops = NULL, .dt_skip = NULL, .dt_path = NULL}};
 
 /* ---- the host half's two helpers, as this test assumes them ---- */
 extern "C" conv_dims conv_problem_dims(const problem *p)
