@@ -4,7 +4,7 @@
  *   gemm_batched cblas_sgemm on each matrix in turn (OpenBLAS 0.3.21, the
  *               one installed, has no batched sgemm)
  *   conv        CONV_OPS_CPU_BLAS (im2col + sgemm, Caffe's)
- *   the rest    cpu/train_elem.c, cpu/train_seq.c (OpenBLAS has no such
+ *   the rest    cpu/train_elem.c, cpu/train_seq_<op>.c (OpenBLAS has no such
  *               ops), on ONE thread:
  *               Debian's OpenBLAS runs its own pthreads, and GNU OpenMP's
  *               workers keep spinning for a while after each parallel region

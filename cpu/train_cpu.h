@@ -14,7 +14,7 @@
  * Threads: TRAIN_OPS_CPU_NAIVE is serial; the others use cpu_threads_set()'s
  * count (OpenMP's for our loops, OpenBLAS's for its sgemm, oneDNN runs on
  * the same libgomp). Elementwise ops run serially below a size threshold
- * (cpu/train_elem.c, cpu/train_seq.c).
+ * (cpu/train_elem.c, cpu/train_seq_<op>.c).
  */
 #ifndef CPU_TRAIN_CPU_H
 #define CPU_TRAIN_CPU_H
@@ -28,12 +28,12 @@ extern "C" {
 /* The reference: plain serial loops, sums accumulated in double; conv is
  * CONV_OPS_CPU_NAIVE (cpu/train_naive.c, cpu/train_naive_seq.c). */
 extern const train_ops TRAIN_OPS_CPU_NAIVE;
-/* OpenMP + SIMD: gemm_cpu_omp_t, CONV_OPS_CPU_OMP, cpu/train_elem.c, cpu/train_seq.c. */
+/* OpenMP + SIMD: gemm_cpu_omp_t, CONV_OPS_CPU_OMP, cpu/train_elem.c, cpu/train_seq_<op>.c. */
 extern const train_ops TRAIN_OPS_CPU_OMP;
 /* cblas_sgemm (with transposes), CONV_OPS_CPU_BLAS (im2col), cpu/train_elem.c and
- * cpu/train_seq.c on one thread. */
+ * cpu/train_seq_<op>.c on one thread. */
 extern const train_ops TRAIN_OPS_CPU_BLAS;
-/* dnnl_sgemm, CONV_OPS_CPU_ONEDNN, cpu/train_elem.c, cpu/train_seq.c. Defined only when the
+/* dnnl_sgemm, CONV_OPS_CPU_ONEDNN, cpu/train_elem.c, cpu/train_seq_<op>.c. Defined only when the
  * build found oneDNN (BENCH_HAVE_ONEDNN, as CONV_OPS_CPU_ONEDNN). */
 extern const train_ops TRAIN_OPS_CPU_ONEDNN;
 

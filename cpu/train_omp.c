@@ -7,7 +7,7 @@
  *               thread itself (attention's 64x64x32 products); else one
  *               after another, each on the whole team
  *   conv        CONV_OPS_CPU_OMP
- *   the rest    cpu/train_elem.c, cpu/train_seq.c */
+ *   the rest    cpu/train_elem.c, cpu/train_seq_<op>.c */
 #include "train_cpu.h"
 #include "conv_cpu.h"
 #include "gemm_cpu.h"

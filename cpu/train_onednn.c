@@ -5,7 +5,7 @@
  *               threaded on libgomp, so cpu_threads_set applies)
  *   gemm_batched dnnl_sgemm on each matrix in turn
  *   conv        CONV_OPS_CPU_ONEDNN (primitives, plans cached; conv_onednn.c)
- *   the rest    cpu/train_elem.c, cpu/train_seq.c. oneDNN's pooling primitive keeps its argmax
+ *   the rest    cpu/train_elem.c, cpu/train_seq_<op>.c. oneDNN's pooling primitive keeps its argmax
  *               in a workspace of its own layout, not the h*W + w indices the
  *               contract wants, and its eltwise/softmax primitives would each
  *               need a cached plan and memory objects for memory-bound loops

@@ -1,5 +1,5 @@
 /* cpu/train_seq.h - the sequence models' operations of the optimised CPU
- * tables (cpu-omp, cpu-blas, cpu-onednn), written once in cpu/train_seq.c:
+ * tables (cpu-omp, cpu-blas, cpu-onednn), written once in cpu/train_seq_<op>.c:
  * OpenMP-parallel above a size threshold, serial below it, inner loops SIMD.
  * Signatures and contract: the train_ops entries of the same names
  * (ops/train_ops.h); gemm_batched is each table's own. Internal to cpu/:

@@ -1,5 +1,5 @@
 /* cpu/train_vmath.h - exp, sigmoid and tanh in fp32 for SIMD loops (the
- * optimised training ops, cpu/train_seq.c): branch-free, no libm call, so a
+ * optimised training ops, cpu/train_seq_<op>.c): branch-free, no libm call, so a
  * `#pragma omp simd` loop that uses them vectorises (libm's expf / tanhf are
  * scalar calls: tanhf alone took ~15 ns an element). Internal to cpu/.
  *

@@ -10,7 +10,7 @@
  * strided batch (gemm_cuda_regtile_batched, the batch in grid z;
  * gemm_cublas_batched, cublasSgemmStridedBatched).  conv: the conv_ops
  * tables of kernels/conv_cuda.h.  Everything else: kernels/train_elem.cu
- * and kernels/train_seq.cu.
+ * and kernels/train_seq_<op>.cu.
  */
 #include "train_cuda.h"
 #include "gemm_cuda.h"

@@ -14,7 +14,7 @@
  *   ... sgd
  *   gemm_batched  gemm_cuda_regtile_batched (the   gemm_cublas_batched
  *                 same kernel, batch in grid z)    (cublasSgemmStridedBatched)
- *   add ... adamw train_cuda_* (train_seq.cu)      the same train_cuda_* kernels
+ *   add ... adamw train_cuda_* (train_seq_*.cu)     the same train_cuda_* kernels
  * The library table uses our elementwise kernels too: the emulator's cuDNN
  * subset (emu/) has no activation, pooling or softmax, and cuDNN's pooling
  * backward recomputes the maximum instead of using the table's argmax;
@@ -55,7 +55,7 @@ int train_cuda_softmax_xent(int rows, int classes, const float *z, const int *la
 int train_cuda_sgd(long n, float *p, const float *g, float *v, float lr, float momentum,
                    void *stream);
 
-/* The sequence models' ops both tables share (kernels/train_seq.cu). */
+/* The sequence models' ops both tables share (kernels/train_seq_<op>.cu). */
 int train_cuda_add(long n, const float *a, const float *b, float *y, void *stream);
 int train_cuda_scale(long n, float a, float *x, void *stream);
 int train_cuda_permute(int A, int B, int C, int D, const float *x, float *y, void *stream);

@@ -1,5 +1,5 @@
 /* kernels/train_launch.h - what the training-step kernel files share
- * (train_elem.cu, train_seq.cu): the 1-D grid-stride launch shape, the
+ * (train_elem.cu, train_seq_*.cu): the 1-D grid-stride launch shape, the
  * argument checks of their entry points, and the warp reductions.
  * Included by those .cu files only. */
 #ifndef KERNELS_TRAIN_LAUNCH_H
