@@ -328,7 +328,7 @@ static int chosen_gpu_dp(const bench_opts *o)
     return 0;
 }
 
-/* Rule 6 for the run's options that need the registry: a mode no chosen
+/* Options that would change nothing, for those that need the registry: a mode no chosen
  * backend runs, a GPU option with no GPU case, a baseline left out of
  * --backend. 0 or 2 with err. */
 static int check_applies(const bench_opts *o, char *err, size_t errcap)

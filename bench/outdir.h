@@ -49,7 +49,7 @@ int outdir_is_run_file(const char *name);
 /* A path the chart scripts can open: no control character or quote. 0 or 2. */
 int outdir_name_ok(const char *what, const char *path, char *err, size_t errcap);
 
-/* Rule 1 for a folder another action writes into (--plot DIR): refused (2,
+/* A run's files are written only by that run, for a folder another action writes into (--plot DIR): refused (2,
  * err) when a folder above it is another run's. */
 int outdir_check_apart(const char *what, const char *dir, char *err, size_t errcap);
 
