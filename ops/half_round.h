@@ -1,23 +1,26 @@
-/* emu/include/cudaemu/half_round.h - the one rounding core of the 16-bit
- * float formats (fp16: 5 exponent and 10 fraction bits; bf16: 8 and 7), in
- * plain C that C and C++ both include: the emulator's __half and
- * __nv_bfloat16 (half_bits.h) and the benchmark's dtype converters
- * (ops/dtype.h) round through these two functions and nothing else.
+/* ops/half_round.h - the one rounding core of the 16-bit float formats
+ * (fp16: 5 exponent and 10 fraction bits; bf16: 8 and 7), in plain C that C
+ * and C++ both include. The CPU code owns it: the benchmark's dtype
+ * converters (ops/dtype.h) round through these two functions and nothing
+ * else, and so do the emulator's __half and __nv_bfloat16 (emu/ includes it
+ * through emu/include/cudaemu/half_round.h; an installed emulator gets this
+ * file in that one's place).
  *
- * cudaemu_h_encode(x, exp_bits, man_bits, mode) rounds the double x once to
- * the format, exactly as IEEE 754 says for the mode (CUDAEMU_HR_RN: nearest,
- * ties to even; RZ, RD, RU), with overflow to infinity or the largest finite
- * value by mode, gradual underflow to the format's subnormals, signed zeros,
- * and every NaN to the canonical 0x7FFF (what cvt.rn.f16.f32,
- * cvt.rn.bf16.f32 and vcvtneps2bf16 give).  x must be the exact value or the
- * value rounded to odd in double (see half_bits.h): every float is exact.
+ * h16_encode(x, exp_bits, man_bits, mode) rounds the double x once to the
+ * format, exactly as IEEE 754 says for the mode (H16_R_RN: nearest, ties to
+ * even; RZ, RD, RU), with overflow to infinity or the largest finite value
+ * by mode, gradual underflow to the format's subnormals, signed zeros, and
+ * every NaN to the canonical 0x7FFF (what cvt.rn.f16.f32, cvt.rn.bf16.f32
+ * and vcvtneps2bf16 give).  x must be the exact value or the value rounded
+ * to odd in double (see emu/include/cudaemu/half_bits.h): every float is
+ * exact.
  *
- * cudaemu_h_decode(h, exp_bits, man_bits, keep_nan) is the format's value as
- * a float (exact: both formats fit); a NaN keeps its payload when keep_nan
+ * h16_decode(h, exp_bits, man_bits, keep_nan) is the format's value as a
+ * float (exact: both formats fit); a NaN keeps its payload when keep_nan
  * (bf16 -> float is a shift), else becomes 0x7FFFFFFF (__half2float's).
  */
-#ifndef CUDAEMU_HALF_ROUND_H
-#define CUDAEMU_HALF_ROUND_H
+#ifndef OPS_HALF_ROUND_H
+#define OPS_HALF_ROUND_H
 
 #include <stdint.h>
 #include <string.h>
@@ -26,9 +29,9 @@
 extern "C" {
 #endif
 
-enum { CUDAEMU_HR_RN, CUDAEMU_HR_RZ, CUDAEMU_HR_RD, CUDAEMU_HR_RU };
+enum { H16_R_RN, H16_R_RZ, H16_R_RD, H16_R_RU };
 
-static inline uint16_t cudaemu_h_encode(double x, int exp_bits, int man_bits, int mode)
+static inline uint16_t h16_encode(double x, int exp_bits, int man_bits, int mode)
 {
     const int bias = (1 << (exp_bits - 1)) - 1, emin = 1 - bias;
     const uint64_t inf = (uint64_t)((1u << exp_bits) - 1) << man_bits;
@@ -65,10 +68,10 @@ static inline uint16_t cudaemu_h_encode(double x, int exp_bits, int man_bits, in
     }
     int up = 0;
     switch (mode) {
-    case CUDAEMU_HR_RN: up = rest > half || (rest == half && (q & 1)); break;
-    case CUDAEMU_HR_RZ: break;
-    case CUDAEMU_HR_RU: up = rest != 0 && !neg; break;
-    case CUDAEMU_HR_RD: up = rest != 0 && neg; break;
+    case H16_R_RN: up = rest > half || (rest == half && (q & 1)); break;
+    case H16_R_RZ: break;
+    case H16_R_RU: up = rest != 0 && !neg; break;
+    case H16_R_RD: up = rest != 0 && neg; break;
     }
     q += (uint64_t)up;
     /* biased exponent (te - emin) + 1: adding q, whose bit man_bits is the
@@ -76,14 +79,14 @@ static inline uint16_t cudaemu_h_encode(double x, int exp_bits, int man_bits, in
      * carry out of the fraction moves to the next binade */
     const uint64_t mag = ((uint64_t)(te - emin) << man_bits) + q;
     if (mag >= inf) { /* overflow: infinity, or the largest finite value */
-        const int to_inf = mode == CUDAEMU_HR_RN || (mode == CUDAEMU_HR_RU && !neg) ||
-                           (mode == CUDAEMU_HR_RD && neg);
+        const int to_inf = mode == H16_R_RN || (mode == H16_R_RU && !neg) ||
+                           (mode == H16_R_RD && neg);
         return (uint16_t)(sign | (to_inf ? inf : inf - 1));
     }
     return (uint16_t)(sign | mag);
 }
 
-static inline float cudaemu_h_decode(uint16_t h, int exp_bits, int man_bits, int keep_nan)
+static inline float h16_decode(uint16_t h, int exp_bits, int man_bits, int keep_nan)
 {
     const int bias = (1 << (exp_bits - 1)) - 1, emin = 1 - bias;
     const unsigned exp_all = (1u << exp_bits) - 1;
