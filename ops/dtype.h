@@ -3,8 +3,8 @@
  * A case's buffers hold one dtype (harness/layout.h): the runner fills them in
  * fp32 from the seeded generator and converts once, here; CPU kernels' scalar
  * paths, the reference and the checker read them back through these same
- * functions. The 16-bit formats round through the emulator's rounding core
- * (emu/include/cudaemu/half_round.h), the one implementation that __half and
+ * functions. The 16-bit formats round through one rounding core
+ * (ops/half_round.h), the one implementation that the emulator's __half and
  * __nv_bfloat16 use too: round to nearest even, overflow to infinity, gradual
  * underflow, NaN to the canonical 0x7FFF, as cvt.rn.{f16,bf16}.f32 and
  * vcvtneps2bf16 round (vcvtneps2bf16 also flushes denormal inputs to zero;
@@ -28,7 +28,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../emu/include/cudaemu/half_round.h"
+#include "half_round.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -120,19 +120,19 @@ static inline int dtype_is_16bit(dtype_t d) { return dtype_info_of(d)->storage16
 
 static inline uint16_t dtype_bf16_from_f32(float x)
 {
-    return cudaemu_h_encode((double)x, 8, 7, CUDAEMU_HR_RN);
+    return h16_encode((double)x, 8, 7, H16_R_RN);
 }
 static inline float dtype_bf16_to_f32(uint16_t h)
 {
-    return cudaemu_h_decode(h, 8, 7, 1);
+    return h16_decode(h, 8, 7, 1);
 }
 static inline uint16_t dtype_fp16_from_f32(float x)
 {
-    return cudaemu_h_encode((double)x, 5, 10, CUDAEMU_HR_RN);
+    return h16_encode((double)x, 5, 10, H16_R_RN);
 }
 static inline float dtype_fp16_to_f32(uint16_t h)
 {
-    return cudaemu_h_decode(h, 5, 10, 0);
+    return h16_decode(h, 5, 10, 0);
 }
 /* x rounded to tf32 (10 fraction bits, nearest even), kept in a float. */
 static inline float dtype_tf32_round(float x)
@@ -186,8 +186,8 @@ static inline void dtype_set(dtype_t d, void *p, size_t i, float x)
 static inline void dtype_set_d(dtype_t d, void *p, size_t i, double x)
 {
     switch (d) {
-    case DTYPE_BF16: ((uint16_t *)p)[i] = cudaemu_h_encode(x, 8, 7, CUDAEMU_HR_RN); break;
-    case DTYPE_FP16: ((uint16_t *)p)[i] = cudaemu_h_encode(x, 5, 10, CUDAEMU_HR_RN); break;
+    case DTYPE_BF16: ((uint16_t *)p)[i] = h16_encode(x, 8, 7, H16_R_RN); break;
+    case DTYPE_FP16: ((uint16_t *)p)[i] = h16_encode(x, 5, 10, H16_R_RN); break;
     default: dtype_set(d, p, i, (float)x); break;
     }
 }

@@ -198,11 +198,11 @@ struct Fmt16 {
     int exp_bits = 0, man_bits = 0;
     float get(const uint16_t *p, size_t i) const
     {
-        return cudaemu_h_decode(p[i], exp_bits, man_bits, exp_bits == 8);
+        return h16_decode(p[i], exp_bits, man_bits, exp_bits == 8);
     }
     void set(uint16_t *p, size_t i, float x) const
     {
-        p[i] = cudaemu_h_encode(double(x), exp_bits, man_bits, CUDAEMU_HR_RN);
+        p[i] = h16_encode(double(x), exp_bits, man_bits, H16_R_RN);
     }
 };
 const Fmt16 FP16{5, 10}, BF16_FMT{8, 7};

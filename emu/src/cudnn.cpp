@@ -111,14 +111,14 @@ const float *widen(cudnnDataType_t t, const void *p, size_t n, std::vector<float
     const bool bf = t == CUDNN_DATA_BFLOAT16;
     tmp.resize(n);
     for (size_t i = 0; i < n; ++i)
-        tmp[i] = cudaemu_h_decode(h[i], bf ? 8 : 5, bf ? 7 : 10, bf);
+        tmp[i] = h16_decode(h[i], bf ? 8 : 5, bf ? 7 : 10, bf);
     return tmp.data();
 }
 double get(cudnnDataType_t t, const void *p, size_t i)
 {
     if (t == CUDNN_DATA_FLOAT) return static_cast<const float *>(p)[i];
     const bool bf = t == CUDNN_DATA_BFLOAT16;
-    return cudaemu_h_decode(static_cast<const uint16_t *>(p)[i], bf ? 8 : 5, bf ? 7 : 10, bf);
+    return h16_decode(static_cast<const uint16_t *>(p)[i], bf ? 8 : 5, bf ? 7 : 10, bf);
 }
 /* Element i of type t at p = v, rounded once. */
 void put(cudnnDataType_t t, void *p, size_t i, double v)
@@ -128,7 +128,7 @@ void put(cudnnDataType_t t, void *p, size_t i, double v)
         return;
     }
     const bool bf = t == CUDNN_DATA_BFLOAT16;
-    static_cast<uint16_t *>(p)[i] = cudaemu_h_encode(v, bf ? 8 : 5, bf ? 7 : 10, CUDAEMU_HR_RN);
+    static_cast<uint16_t *>(p)[i] = h16_encode(v, bf ? 8 : 5, bf ? 7 : 10, H16_R_RN);
 }
 
 /* One problem, from the three descriptors of a call, checked for consistency;

@@ -75,6 +75,9 @@ done
 if cmake --install "$build" --prefix "$work/prefix" >install.log 2>&1; then
     [ -f prefix/lib/libcudaemu.a ] && [ -f prefix/include/cudaemu/cuda_runtime.h ] ||
         bad "install: no lib/libcudaemu.a or include/cudaemu/cuda_runtime.h"
+    # the rounding core (ops/half_round.h) itself, not the source tree's forward
+    grep -q 'h16_encode' prefix/include/cudaemu/cudaemu/half_round.h ||
+        bad "install: include/cudaemu/cudaemu/half_round.h is not ops/half_round.h"
     "$work/prefix/bin/nvcc-emu" "${extra[@]}" -DSCALE=2 -I "$src/inc" "$src/app.cu" \
         "$src/part.cu" -o app3 && [ "$(./app3 | sed -n 1p)" = "sums 16512 49280" ] ||
         bad "the installed nvcc-emu"

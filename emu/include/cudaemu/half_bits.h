@@ -64,16 +64,16 @@ template <class F> struct hfmt {
  * rounding core, half_round.h (shared with the benchmark's converters). */
 template <class F> inline std::uint16_t h_encode(double x, hround r)
 {
-    static_assert((int)hround::rn == CUDAEMU_HR_RN && (int)hround::rz == CUDAEMU_HR_RZ &&
-                      (int)hround::rd == CUDAEMU_HR_RD && (int)hround::ru == CUDAEMU_HR_RU,
+    static_assert((int)hround::rn == H16_R_RN && (int)hround::rz == H16_R_RZ &&
+                      (int)hround::rd == H16_R_RD && (int)hround::ru == H16_R_RU,
                   "hround follows half_round.h's modes");
-    return cudaemu_h_encode(x, F::exp_bits, F::man_bits, (int)r);
+    return h16_encode(x, F::exp_bits, F::man_bits, (int)r);
 }
 
 /* The value of F's bits h as a float (exact: both formats fit in float). */
 template <class F> inline float h_decode(std::uint16_t h)
 {
-    return cudaemu_h_decode(h, F::exp_bits, F::man_bits, F::widen_keeps_nan);
+    return h16_decode(h, F::exp_bits, F::man_bits, F::widen_keeps_nan);
 }
 
 /* An integer magnitude as a double rounded to odd (exact below 2^53). */
