@@ -16,7 +16,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "collectives.h"
 #include "comm.h"
-#include "nccl_check.h"
+#include "gpu_nccl.h"
 #include "errmsg.h"
 
 #include <stdio.h>
@@ -126,7 +126,7 @@ static void coll_close(void *st)
     if (!g) return;
     for (int i = 0; i < g->nlocal; i++) {
         cudaSetDevice(g->dev[i]);
-        if (g->comm[i]) ncclCommDestroy(g->comm[i]);
+        gpu_nccl_destroy(&g->comm[i]);
         if (g->s[i]) cudaStreamDestroy(g->s[i]);
         cudaFree(g->send[i]);
         cudaFree(g->recv[i]);
@@ -198,16 +198,7 @@ static int coll_open(const backend_def *b, const char *mode, const problem *p, c
         CUDA_TRY(cudaMalloc((void **)&g->recv[i], g->recv_n * 4));
         CUDA_TRY(cudaMemcpy(g->send[i], g->host_send, g->send_n * 4, cudaMemcpyHostToDevice));
     }
-    if (!over_mpi) {
-        NCCL_TRY(ncclCommInitAll(g->comm, g->n, g->dev));
-    } else {
-        ncclUniqueId id;
-        memset(&id, 0, sizeof id);
-        if (g->me == 0) NCCL_TRY(ncclGetUniqueId(&id));
-        comm_bcast_bytes(&id, sizeof id, 0);
-        CUDA_TRY(cudaSetDevice(g->dev[0]));
-        NCCL_TRY(ncclCommInitRank(&g->comm[0], g->n, id, g->me));
-    }
+    if (gpu_nccl_init(g->comm, g->n, g->dev, g->me, over_mpi)) goto fail;
     coll_ranks(g->me, g->n);   /* the suite's check: this process's first replica */
     memset(ex, 0, sizeof *ex);
     ex->st = g;

@@ -33,7 +33,7 @@
 #include "test_hooks.h"
 #include "train_dp.h"
 #include "comm.h"
-#include "nccl_check.h"
+#include "gpu_nccl.h"
 #include "errmsg.h"
 #include "phase.h"
 #include "timer.h"
@@ -374,7 +374,7 @@ static void replica_free(replica *r, int nbuckets)
 {
     if (r->dev < 0) return;
     cudaSetDevice(r->dev);
-    if (r->comm) ncclCommDestroy(r->comm);
+    gpu_nccl_destroy(&r->comm);
     for (int i = 0; r->ev && i < nbuckets; i++)
         if (r->ev[i]) cudaEventDestroy(r->ev[i]);
     free(r->ev);
@@ -474,7 +474,7 @@ int train_dp_gpu_open(const backend_def *b, const dp_mode *m, const problem *p,
 {
     int ndev = 0;
     int devs[MAX_REPLICAS];
-    ncclComm_t comms[MAX_REPLICAS];
+    ncclComm_t comms[MAX_REPLICAS] = {0};
     gdp *g = NULL;
     if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1) {
         snprintf(skip, skipcap, "no usable GPU");
@@ -528,17 +528,8 @@ int train_dp_gpu_open(const backend_def *b, const dp_mode *m, const problem *p,
         g->nlocal = i + 1;   /* close() frees what was opened */
         if (replica_open(g, &g->rep[i], p, index, devs[i])) goto fail;
     }
-    if (!cfg->mpi) {
-        NCCL_TRY(ncclCommInitAll(comms, n, devs));
-        for (int i = 0; i < n; i++) g->rep[i].comm = comms[i];
-    } else {
-        ncclUniqueId id;
-        memset(&id, 0, sizeof id);
-        if (cfg->mpi->rank == 0) NCCL_TRY(ncclGetUniqueId(&id));
-        comm_bcast_bytes(&id, sizeof id, 0);
-        CUDA_TRY(cudaSetDevice(devs[0]));
-        NCCL_TRY(ncclCommInitRank(&g->rep[0].comm, n, id, cfg->mpi->rank));
-    }
+    if (gpu_nccl_init(comms, n, devs, cfg->mpi ? cfg->mpi->rank : 0, cfg->mpi != NULL)) goto fail;
+    for (int i = 0; i < (cfg->mpi ? 1 : n); i++) g->rep[i].comm = comms[i];
     memset(ex, 0, sizeof *ex);
     ex->st = g;
     ex->run = gdp_run;
