@@ -51,7 +51,7 @@ static void print_list(FILE *f, const bench_opts *o)
         fprintf(f, "    gpu modes:");
         const char *const *own = d->modes;
         for (int m = 0; own ? own[m] != NULL : GPU_MODES[m].name != NULL; m++)
-            if (own || gpu_mode_applies(&GPU_MODES[m], d->steps))
+            if (own || gpu_mode_applies(&GPU_MODES[m], suite_step_count(d)))
                 fprintf(f, " %s", own ? own[m] : GPU_MODES[m].name);
         fprintf(f, "\n");
         if (d->dp_open) {
@@ -309,7 +309,7 @@ static int mode_used(const bench_opts *o, const char *mode)
             for (int m = 0; d->modes && d->modes[m]; m++)
                 if (strcmp(d->modes[m], mode) == 0) return 1;
             const gpu_mode *g = d->modes ? NULL : gpu_mode_find(mode);
-            if (g && gpu_mode_applies(g, d->steps)) return 1;
+            if (g && gpu_mode_applies(g, suite_step_count(d))) return 1;
         }
     }
     return 0;
@@ -525,7 +525,7 @@ static int wants_comm(const runner *r, const bench_opts *o)
         if (dp_mode_find(o->modes[m])) return 1;
     for (int s = 0; s < o->nsuites; s++) {
         const suite_def *d = suite_find(o->suites[s])->def;
-        for (int b = 0; d->all_ranks && BACKENDS[b].name; b++)
+        for (int b = 0; suite_all_ranks(d) && BACKENDS[b].name; b++)
             if (BACKENDS[b].dev == DEV_CPU && strcmp(BACKENDS[b].op, d->op) == 0 &&
                 runner_backend_selected(r, &BACKENDS[b]))
                 return 1;
@@ -694,7 +694,7 @@ int main(int argc, char **argv)
     if (lead && o.json[0] && outdir_check_json(o.json, outdir, err, sizeof err)) goto usage;
     if (o.steps || o.dump[0]) {
         int train = 0; /* cases of a step suite: the only ones --steps and --dump act on */
-        for (int i = 0; i < o.nsuites; i++) train += suite_find(o.suites[i])->def->steps > 0 ? ncases[i] : 0;
+        for (int i = 0; i < o.nsuites; i++) train += suite_step_count(suite_find(o.suites[i])->def) > 0 ? ncases[i] : 0;
         if (!train) {
             snprintf(err, sizeof err, "bench: %s is for training steps: the selection runs no "
                                       "training step (add --suite train and a train problem)",

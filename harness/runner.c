@@ -357,7 +357,7 @@ static int dump_case(runner *r, const suite_def *s, const problem *p, const back
         return -1;
     }
     for (int i = 0; i < d->l.nbufs; i++) in[i] = d->init[i] ? d->init[i] : d->buf[0][i];
-    if (s->dump(p, in, out, tmp) != 0) {
+    if (s->steps->dump(p, in, out, tmp) != 0) {
         remove_tree(tmp);
         return -1;
     }
@@ -430,7 +430,7 @@ static int profile_phases(const runner *r, case_exec *ex, int gpu, result_row *r
 /* Whether this case runs on every rank of several (collectives inside). */
 static int replicated(const runner *r, const suite_def *s, const char *mode)
 {
-    return r->comm && r->comm->size > 1 && (s->all_ranks || dp_mode_find(mode));
+    return r->comm && r->comm->size > 1 && (suite_all_ranks(s) || dp_mode_find(mode));
 }
 
 /* Replicated cases: the ranks agree to go on (measure_cfg.agree). */
@@ -458,8 +458,8 @@ static void exec_case(runner *r, const suite_def *s, const backend_def *b, const
     measure_result m;
     char why[200] = "";
     double dummy = -1, worst = -1;
-    int steps = s->steps > 0 ? s->steps : 1;
-    int traced = s->steps > 0 && r->trace_steps > steps ? r->trace_steps : steps;
+    int steps = suite_step_count(s) > 0 ? suite_step_count(s) : 1;
+    int traced = suite_step_count(s) > 0 && r->trace_steps > steps ? r->trace_steps : steps;
     memset(&m, 0, sizeof m);
     err_clear();
     case_note_clear();
@@ -478,7 +478,7 @@ static void exec_case(runner *r, const suite_def *s, const backend_def *b, const
             row_fail(row, "error: %s", err_get());
             return;
         }
-        if (s->steps > 0) trace_add(row, &d->l, host);
+        if (suite_step_count(s) > 0) trace_add(row, &d->l, host);
         if (step >= steps) continue;   /* --steps: the trace goes on, unchecked */
         if (step == 0) plant_fault(b, &d->l, host);
         if (step == 0 && plant_reduced(s, b, p, d, host)) {
@@ -503,7 +503,7 @@ static void exec_case(runner *r, const suite_def *s, const backend_def *b, const
         if (rep && !ranks_pass(cr.pass, why, sizeof why)) cr.pass = 0;
         /* the step as it was checked, passed or not; a dump that cannot be
          * written stops the run (dump_error), like a full results.csv */
-        if (step == 0 && r->dump_dir && s->dump && dump_case(r, s, p, b, row->mode, d, host)) {
+        if (step == 0 && r->dump_dir && s->steps && s->steps->dump && dump_case(r, s, p, b, row->mode, d, host)) {
             /* an error of the run, not a wrong result: the row keeps its check */
             snprintf(r->dump_error, sizeof r->dump_error, "%s", err_get());
             size_t u = strlen(row->note);
@@ -519,7 +519,7 @@ static void exec_case(runner *r, const suite_def *s, const backend_def *b, const
         }
         if (!cr.pass) {
             snprintf(row->check, sizeof row->check, "fail");
-            if (s->steps > 0)
+            if (suite_step_count(s) > 0)
                 snprintf(row->note, sizeof row->note, "check failed at step %d: %s", step + 1, why);
             else
                 snprintf(row->note, sizeof row->note, "check failed: %s", why);
@@ -549,7 +549,7 @@ static void exec_case(runner *r, const suite_def *s, const backend_def *b, const
         row_fail(row, "error: %s", err_get());
         return;
     }
-    if (s->steps > 0 && profile_phases(r, ex, gpu, row)) {
+    if (suite_step_count(s) > 0 && profile_phases(r, ex, gpu, row)) {
         row_fail(row, "error while profiling a step: %s", err_get());
         return;
     }
@@ -652,7 +652,7 @@ static int case_order(const runner *r, const suite_def *s, const backend_def **o
 static int mode_runs(const runner *r, const suite_entry *e, int m)
 {
     if (e->def->modes) return runner_mode_selected(r, e->def->modes[m]);
-    return gpu_mode_applies(&GPU_MODES[m], e->def->steps) &&
+    return gpu_mode_applies(&GPU_MODES[m], suite_step_count(e->def)) &&
            runner_mode_selected(r, GPU_MODES[m].name);
 }
 
@@ -771,8 +771,8 @@ static void gpu_case(runner *r, const suite_entry *e, const backend_def *b, cons
     } else {
         exec_case(r, s, b, p, d, &ex, 1, row);
         ex.close(ex.st);
-        if (s->bus_factor && row->gbps > 0)
-            row->busbw_gbps = row->gbps * s->bus_factor(p, row->replicas);
+        if (s->coll && s->coll->bus_factor && row->gbps > 0)
+            row->busbw_gbps = row->gbps * s->coll->bus_factor(p, row->replicas);
     }
     if (strcmp(row->check, "fail") == 0) gpu_recover(r);
 }
@@ -897,11 +897,11 @@ static int run_cpu_backend(runner *r, const suite_def *s, const backend_def *b, 
     result_row row;
     int rc = 0;
     double host_sps = NAN;
-    const int several = r->comm && r->comm->size > 1 && !s->all_ranks;
+    const int several = r->comm && r->comm->size > 1 && !suite_all_ranks(s);
     if (runner_mode_selected(r, MODE_HOST)) {
         int mine = !several || comm_rank() == 0;
         row_start(r, &row, s, p, b, MODE_HOST);
-        if (s->all_ranks && r->comm && r->comm->size > 1) {
+        if (suite_all_ranks(s) && r->comm && r->comm->size > 1) {
             row.replicas = r->comm->size;
             snprintf(row.comm, sizeof row.comm, "%s", r->comm->name);
         }
@@ -919,7 +919,7 @@ static int run_cpu_backend(runner *r, const suite_def *s, const backend_def *b, 
                    p->flops > b->default_max_flops) {
             row_skip(&row, "%s skipped above %.3g FLOP in default sweeps; name it with --backend to run",
                      b->name, b->default_max_flops);
-        } else if (s->all_ranks && (!r->comm || r->comm->size < 2)) {
+        } else if (suite_all_ranks(s) && (!r->comm || r->comm->size < 2)) {
             row_skip(&row, "%s needs MPI ranks: %s", b->name,
                      r->comm_why[0] ? r->comm_why : "not started");
         } else if (mine) {
@@ -927,8 +927,8 @@ static int run_cpu_backend(runner *r, const suite_def *s, const backend_def *b, 
             case_exec ex;
             cpu_open(&c, &ex);
             exec_case(r, s, b, p, d, &ex, 0, &row);
-            if (s->bus_factor && row.gbps > 0)
-                row.busbw_gbps = row.gbps * s->bus_factor(p, row.replicas);
+            if (s->coll && s->coll->bus_factor && row.gbps > 0)
+                row.busbw_gbps = row.gbps * s->coll->bus_factor(p, row.replicas);
         }
         if (several) comm_quiet_barrier(); /* the other ranks sat this one out */
         host_sps = row.samples_per_s;
@@ -1104,10 +1104,10 @@ int runner_run(runner *r, const suite_entry *e, const problem *probs, int nprobs
                 }
                 if (b->dev == DEV_GPU) { /* one process's work: rank 0's, the others wait */
                     double sps = NAN;
-                    if (!several || comm_rank() == 0 || s->all_ranks)
+                    if (!several || comm_rank() == 0 || suite_all_ranks(s))
                         rc = run_gpu_backend(r, e, b, p, later, ok ? &d : NULL, base_median,
                                              baseline, &sps);
-                    if (several && !s->all_ranks) {
+                    if (several && !suite_all_ranks(s)) {
                         comm_quiet_barrier();
                         if (comm_max_int(rc != 0) && rc == 0) rc = 1;   /* rank 0 stopped there */
                     }

@@ -10,7 +10,7 @@
  *   device kind from the registry, a repro command), computes the speedup
  *   against the baseline row of the same problem (the baseline runs first,
  *   whatever order --backend names), emits it and reports progress.
- * A step suite (suite_def.steps, a training step) runs its checked steps one
+ * A step suite (suite_def.steps: a suite_steps, a training step) runs its checked steps one
  * after another from the initial state, step s on input set s, each checked;
  * records the trace buffer (the loss) after every step up to trace_steps;
  * dumps step 1 when asked; times the steps that follow; then profiles one more

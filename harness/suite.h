@@ -39,6 +39,34 @@ typedef struct problem {
                          * axis type their buffers with it); fp32 otherwise */
 } problem;
 
+/* The optional capability blocks of a suite_def: a suite that has the
+ * capability points at one (designated initialisers, like the core); one
+ * that has not leaves the pointer NULL. The data-parallel hooks (dp_open)
+ * stay in the core: their shape follows the CPU/GPU halves. */
+
+/* A step suite (a training step): each repetition is the next step of
+ * stateful work. */
+typedef struct BENCH_DESIGNATED suite_steps {
+    /* The checked run is `steps` repetitions, step s on input set s, each
+     * checked (check's step s); the prefetch GPU modes apply and the
+     * streams-N modes do not. > 0. */
+    int steps;
+    /* Optional: writes step 1 of a case into the folder dir (exists, empty)
+     * for external checking: in holds the inputs of set 0 and the initial
+     * INOUT state, out the outputs after step 1. 0, or -1 with err_set. */
+    int (*dump)(const problem *p, void *const *in, void *const *out, const char *dir);
+} suite_steps;
+
+/* A collectives suite: its CPU backends' cases run on every rank, with
+ * collectives inside (without this block: one process's work, run by rank 0
+ * alone while the other ranks wait). */
+typedef struct BENCH_DESIGNATED suite_collective {
+    int all_ranks;   /* 1: every rank runs every case */
+    /* Optional: the bus bandwidth factor of p over n replicas (the
+     * busbw_gbps column = gbps x this; nccl-tests' definitions). */
+    double (*bus_factor)(const problem *p, int n);
+} suite_collective;
+
 typedef struct BENCH_DESIGNATED suite_def {
     const char *name;
     const char *about;
@@ -81,15 +109,9 @@ typedef struct BENCH_DESIGNATED suite_def {
      * than one (conv: a descriptor without a direction is all three). Writes
      * at most cap; returns how many. NULL: the parsed problem itself. */
     int (*expand)(const problem *p, problem *out, int cap);
-    /* A step suite (a training step): each repetition is the next step of
-     * stateful work. The checked run is `steps` repetitions, step s on input
-     * set s, each checked (check's step s); the prefetch GPU modes apply and
-     * the streams-N modes do not. 0: repetitions are independent. */
-    int steps;
-    /* Optional: writes step 1 of a case into the folder dir (exists, empty)
-     * for external checking: in holds the inputs of set 0 and the initial
-     * INOUT state, out the outputs after step 1. 0, or -1 with err_set. */
-    int (*dump)(const problem *p, void *const *in, void *const *out, const char *dir);
+    /* Optional capability: a step suite (suite_steps below). NULL: repetitions
+     * are independent. */
+    const struct suite_steps *steps;
     /* Optional: the data-parallel modes (dp_mode.h) for CPU backend b. This
      * process is replica comm->rank of comm->size; sets[k] holds input set
      * k's whole global batch (every replica fills them alike) and sets[0]
@@ -101,18 +123,18 @@ typedef struct BENCH_DESIGNATED suite_def {
     int (*dp_open)(const backend_def *b, const dp_mode *m, const problem *p,
                    const comm_ops *comm, double bucket_mb, void *const *const *sets, int nsets,
                    case_exec *ex, char *skip, size_t skipcap);
-    /* Its CPU backends' cases run on every rank, with collectives inside
-     * (the collectives suite); 0: one process's work, run by rank 0 alone
-     * while the other ranks wait. */
-    int all_ranks;
-    /* Optional: the bus bandwidth factor of p over n replicas (the
-     * busbw_gbps column = gbps x this; nccl-tests' definitions). */
-    double (*bus_factor)(const problem *p, int n);
+    /* Optional capability: collectives across ranks (suite_collective below).
+     * NULL: one process's work. */
+    const struct suite_collective *coll;
     /* The dtype axis: the DTYPE_BIT set its problems run in (--dtype selects
      * among them; each backend row lists its own). 0: none, each backend runs
      * its one dtype (stream fp32, transfer u8). */
     unsigned dtypes;
 } suite_def;
+
+/* The capability blocks read through these: 0 / NULL when a suite lacks one. */
+static inline int suite_step_count(const suite_def *s) { return s->steps ? s->steps->steps : 0; }
+static inline int suite_all_ranks(const suite_def *s) { return s->coll && s->coll->all_ranks; }
 
 /* The GPU half: compiled only into the GPU layer (CUDA or emu/). `stream`
  * is a cudaStream_t. Device pointers dev[i] follow the layout: for CHUNK

@@ -75,7 +75,7 @@ static int nmodes_of(const suite_entry *e)
     if (e->def->modes)
         while (e->def->modes[n]) n++;
     else
-        for (int m = 0; GPU_MODES[m].name; m++) n += gpu_mode_applies(&GPU_MODES[m], e->def->steps);
+        for (int m = 0; GPU_MODES[m].name; m++) n += gpu_mode_applies(&GPU_MODES[m], suite_step_count(e->def));
     return n;
 }
 
@@ -396,11 +396,9 @@ static const suite_def TOY = {
     .emu_max_work = 0,
     .modes = NULL,
     .expand = NULL,
-    .steps = 0,
-    .dump = NULL,
+    .steps = NULL,
     .dp_open = NULL,
-    .all_ranks = 0,
-    .bus_factor = NULL,
+    .coll = NULL,
     .dtypes = 0,
 };
 static const suite_gpu TOY_GPU = {
@@ -556,11 +554,9 @@ static const suite_def PIPE = {
     .emu_max_work = 0,
     .modes = NULL,
     .expand = NULL,
-    .steps = 0,
-    .dump = NULL,
+    .steps = NULL,
     .dp_open = NULL,
-    .all_ranks = 0,
-    .bus_factor = NULL,
+    .coll = NULL,
     .dtypes = 0,
 };
 static const suite_gpu PIPE_GPU = {

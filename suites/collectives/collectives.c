@@ -16,7 +16,7 @@
  * 64 KiB, 1 MiB, 16 MiB and 128 MiB; with a real GPU also 1 GiB; --quick:
  * 4 KiB and 1 MiB.
  *
- * Every rank runs every case (suite_def.all_ranks) and checks its own result
+ * Every rank runs every case (suite_collective.all_ranks) and checks its own result
  * exactly: rank r sends v(r, i) = (i * 2654435761 mod 2^32 >> 8) mod 1024 + r,
  * integers, so every sum is exact in fp32 whatever the order (below 2^24 up
  * to 16000 ranks); the one checker with tolerance 0. A case's time is its
@@ -256,6 +256,12 @@ static double coll_bus_factor(const problem *p, int n)
     }
 }
 
+/* Every rank runs every case; busbw from nccl-tests' factors. */
+static const suite_collective COLL_COLLECTIVE = {
+    .all_ranks = 1,
+    .bus_factor = coll_bus_factor,
+};
+
 const suite_def SUITE_COLLECTIVES = {
     .name = "collectives",
     .about = "all-reduce, reduce, broadcast, all-gather and reduce-scatter between the ranks "
@@ -275,10 +281,8 @@ const suite_def SUITE_COLLECTIVES = {
     .chunk = NULL,
     .emu_max_work = 4e6,   /* emulated default sweeps: up to 1 MiB */
     .expand = NULL,
-    .steps = 0,
-    .dump = NULL,
+    .steps = NULL,
     .dp_open = NULL,
-    .all_ranks = 1,
+    .coll = &COLL_COLLECTIVE,
     .modes = COLL_GPU_MODES,
-    .bus_factor = coll_bus_factor,
 };

@@ -334,6 +334,12 @@ static int train_cpu_run(const backend_def *b, const problem *p, void *const *ho
     return rc;
 }
 
+/* Each repetition is the next training step; --dump writes step 1. */
+static const suite_steps TRAIN_STEPS = {
+    .steps = TRAIN_CHECK_STEPS,
+    .dump = train_dump,
+};
+
 const suite_def SUITE_TRAIN = {
     .name = "train",
     .about = "one training step (forward, loss, backward, optimizer) of a CNN, two MLPs, an RNN, an LSTM "
@@ -351,7 +357,6 @@ const suite_def SUITE_TRAIN = {
     .check = train_check,
     .cpu_run = train_cpu_run,
     .emu_max_work = 4e8, /* emulated default sweeps: the small steps */
-    .steps = TRAIN_CHECK_STEPS, /* a step suite */
-    .dump = train_dump,
+    .steps = &TRAIN_STEPS, /* a step suite */
     .dp_open = train_dp_open, /* the data-parallel modes (train_dp.c) */
 };
