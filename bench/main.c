@@ -17,6 +17,8 @@
 #include "gpu_mode.h"
 #include "interrupt.h"
 #include "schema.h"
+#include "plan.h"
+#include "repro.h"
 #ifdef BENCH_HAVE_REPORT
 #include "report.h"
 #endif
@@ -389,65 +391,18 @@ static int check_applies(const bench_opts *o, char *err, size_t errcap)
     return 0;
 }
 
-#define MAX_PROBLEMS 64
+#define MAX_PROBLEMS PLAN_MAX_PROBLEMS
 
-/* Whether probs[n] names the same case as one of probs[0..n). */
-static int repeats_problem(const problem *probs, int n)
+static void notice_line(const char *line)
 {
-    for (int i = 0; i < n; i++)
-        if (strcmp(probs[i].name, probs[n].name) == 0 && strcmp(probs[i].desc, probs[n].desc) == 0)
-            return 1;
-    return 0;
+    notice("%s", line);
 }
 
-/* The problems of each selected suite: the --sizes entries it accepts, or its
- * default sweep; an entry no suite accepts, or too big for this machine, is a
- * usage error. 0 or 2 with err. */
-static int plan_problems(const bench_opts *o, const runner *r, double mem,
-                         problem (*probs)[MAX_PROBLEMS], int *nprobs, char *err, size_t errcap)
+/* The problems of each selected suite, planned by harness/plan.c. 0 or 2 with err. */
+static int plan_run(const bench_opts *o, const runner *r, problem (*probs)[MAX_PROBLEMS],
+                    int *nprobs, char *err, size_t errcap)
 {
-    int big = r->gpu->usable && !r->gpu->emulated && wants_gpu(r, o);
-    char syntax[512] = "";
-    size_t used = 0;
-    for (int s = 0; s < o->nsuites; s++) {
-        const suite_def *d = suite_find(o->suites[s])->def;
-        used += (size_t)snprintf(syntax + used, used < sizeof syntax ? sizeof syntax - used : 0,
-                                 "%s%s: %s", s ? "; " : "", d->name, d->problem_help);
-        nprobs[s] = 0;
-        if (!o->nsizes) nprobs[s] = d->defaults(o->quick, big, probs[s], MAX_PROBLEMS);
-    }
-    for (int i = 0; i < o->nsizes; i++) {
-        int taken = 0;
-        for (int s = 0; s < o->nsuites; s++) {
-            const suite_def *d = suite_find(o->suites[s])->def;
-            problem parsed;
-            int rc = d->parse(o->sizes[i], &parsed, err, errcap);
-            if (rc == 2) return 2;
-            if (rc != 0) continue;
-            /* one entry may stand for several problems (conv: every direction) */
-            int room = MAX_PROBLEMS - nprobs[s], k = 1;
-            if (d->expand) k = d->expand(&parsed, &probs[s][nprobs[s]], room);
-            else if (room > 0) probs[s][nprobs[s]] = parsed;
-            if (room < 1 || k < 1) {
-                snprintf(err, errcap, "bench: too many %s problems in --sizes (at most %d)",
-                         d->name, MAX_PROBLEMS);
-                return 2;
-            }
-            for (int j = 0; j < k; j++, nprobs[s]++)
-                if (repeats_problem(probs[s], nprobs[s])) {
-                    /* one case, one row: readers reject a results.csv that repeats a case */
-                    snprintf(err, errcap, "bench: '%s' in --sizes repeats %s problem %s",
-                             o->sizes[i], d->name, probs[s][nprobs[s]].desc);
-                    return 2;
-                }
-            taken = 1;
-        }
-        if (!taken) {
-            snprintf(err, errcap, "bench: '%s' in --sizes is a problem of none of the selected "
-                     "suites (%s)", o->sizes[i], syntax);
-            return 2;
-        }
-    }
+    plan_suite suites[OPT_MAX_LIST];
     for (int s = 0; s < o->nsuites; s++) {
         const suite_def *d = suite_find(o->suites[s])->def;
         /* host copies of the GPU modes count only when this suite runs a GPU backend */
@@ -455,24 +410,14 @@ static int plan_problems(const bench_opts *o, const runner *r, double mem,
         for (int b = 0; BACKENDS[b].name; b++)
             gpu_in |= BACKENDS[b].dev == DEV_GPU && strcmp(BACKENDS[b].op, d->op) == 0 &&
                       runner_backend_selected(r, &BACKENDS[b]) && wants_gpu(r, o);
-        if (o->nsizes && nprobs[s] == 0)
-            notice("bench: %s: no problem in --sizes is of its form (%s): nothing to run\n",
-                    d->name, d->problem_help);
-        for (int i = 0; i < nprobs[s]; i++) {
-            /* this process's own memory (libraries, the registry) counts too */
-            double own = env_rss_bytes();
-            double need = runner_case_bytes(d, &probs[s][i], r->llc_bytes, gpu_in) + own;
-            if (mem > 0 && need > 0.75 * mem) {
-                snprintf(err, errcap,
-                         "bench: %s problem %s needs %.1f GiB of host memory (with bench's own "
-                         "%.0f MiB), more than 75%% of the %.1f GiB this process may use (%.1f GiB)",
-                         d->name, probs[s][i].desc, need / 1073741824.0, own / 1048576.0,
-                         mem / 1073741824.0, 0.75 * mem / 1073741824.0);
-                return 2;
-            }
-        }
+        suites[s] = (plan_suite){.def = d, .gpu_in = gpu_in};
     }
-    return 0;
+    plan_request q = {
+        .suites = suites, .nsuites = o->nsuites, .sizes = o->sizes, .nsizes = o->nsizes,
+        .quick = o->quick, .big = r->gpu->usable && !r->gpu->emulated && wants_gpu(r, o),
+        .mem = env_memory_bytes(), .llc_bytes = r->llc_bytes, .notice = notice_line,
+    };
+    return plan_problems(&q, probs, nprobs, err, errcap);
 }
 
 /* A closed stdin, stdout or stderr (bench >&-) gets /dev/null: otherwise
@@ -600,7 +545,6 @@ int main(int argc, char **argv)
     static bench_run r;
     static problem probs[OPT_MAX_LIST][MAX_PROBLEMS];
     int nprobs[OPT_MAX_LIST];
-    char repro_extra[160] = "";
     memset(&r, 0, sizeof r);
     r.opt = &o;
     env_collect(&r.env);
@@ -677,7 +621,7 @@ int main(int argc, char **argv)
         snprintf(err, sizeof err, "bench: bad --device %d: %s", o.device, r.gpu.why);
         goto usage;
     }
-    if (plan_problems(&o, run, env_memory_bytes(), probs, nprobs, err, sizeof err)) goto usage;
+    if (plan_run(&o, run, probs, nprobs, err, sizeof err)) goto usage;
     int total = 0, ncases[OPT_MAX_LIST];
     for (int i = 0; i < o.nsuites; i++) total += ncases[i] = runner_count(run, suite_find(o.suites[i]), nprobs[i]);
     for (int i = 0; i < o.nsuites && total > 0; i++)
@@ -721,38 +665,16 @@ int main(int argc, char **argv)
         run->mcfg.budget_s = INFINITY;
     }
     {   /* what else a row's repro needs to re-run it the same way */
-        size_t n = 0;
-        if (r.gpu.emulated) n += (size_t)snprintf(repro_extra + n, sizeof repro_extra - n, " --emulate");
-        if (o.device_given && n < sizeof repro_extra)
-            n += (size_t)snprintf(repro_extra + n, sizeof repro_extra - n, " --device %d", o.device);
-        if (bench_cuda_sync_launches && n < sizeof repro_extra)
-            n += (size_t)snprintf(repro_extra + n, sizeof repro_extra - n, " --cuda-sync");
-        if (o.steps && n < sizeof repro_extra) /* the trace column holds that many steps */
-            n += (size_t)snprintf(repro_extra + n, sizeof repro_extra - n, " --steps %d", o.steps);
-        if (o.baseline && n < sizeof repro_extra)
-            n += (size_t)snprintf(repro_extra + n, sizeof repro_extra - n, " --baseline %s", o.baseline);
-        if (o.devices && n < sizeof repro_extra)
-            n += (size_t)snprintf(repro_extra + n, sizeof repro_extra - n, " --devices %d", o.devices);
-        if (o.bucket_mb > 0 && n < sizeof repro_extra)
-            n += (size_t)snprintf(repro_extra + n, sizeof repro_extra - n, " --bucket-mb %g", o.bucket_mb);
-        if (n) run->repro_extra = repro_extra + 1;
-    }
-    static char repro_env[256];
-    if (r.gpu.emulated) { /* the emulator's settings re-run the case the same way */
-        static const char *const EMU_VARS[] = {"CUDAEMU_DEVICES", "CUDAEMU_ORDER", "CUDAEMU_SEED",
-                                               "CUDAEMU_MEM_MB", "CUDAEMU_STACK_KB",
-                                               "CUDAEMU_PROGRESS_MS", NULL};
-        size_t n = 0;
-        for (int i = 0; EMU_VARS[i]; i++) {
-            const char *v = getenv(EMU_VARS[i]);
-            if (!emu_progress_set && strcmp(EMU_VARS[i], "CUDAEMU_PROGRESS_MS") == 0) continue;
-            if (!v || !*v || strlen(v) > 32 || strspn(v, "0123456789abcdefghijklmnopqrstuvwxyz") != strlen(v))
-                continue; /* unset, or a value the emulator ignores (and says so) */
-            if (n < sizeof repro_env)
-                n += (size_t)snprintf(repro_env + n, sizeof repro_env - n, "%s%s=%s", n ? " " : "",
-                                      EMU_VARS[i], v);
-        }
-        if (n) run->repro_env = repro_env;
+        static char repro_env[256], repro_extra[160];
+        repro_run rr = {
+            .emulated = r.gpu.emulated, .emu_progress_set = emu_progress_set,
+            .device_given = o.device_given, .device = o.device,
+            .cuda_sync = bench_cuda_sync_launches, .steps = o.steps, .baseline = o.baseline,
+            .devices = o.devices, .bucket_mb = o.bucket_mb,
+        };
+        repro_run_parts(&rr, repro_env, sizeof repro_env, repro_extra, sizeof repro_extra);
+        if (*repro_extra) run->repro_extra = repro_extra;
+        if (*repro_env) run->repro_env = repro_env;
     }
     char csvpath[PATH_MAX + 16];
     if (lead && interrupt_signal()) { /* during the checks: nothing was made yet */

@@ -3,6 +3,7 @@
 #include "test_hooks.h"
 #include "mode.h"
 #include "runner.h"
+#include "repro.h"
 #include "errmsg.h"
 #include "interrupt.h"
 #include "phase.h"
@@ -585,12 +586,8 @@ static void row_start(const runner *r, result_row *row, const suite_def *s, cons
         row->emulated = r->gpu->emulated;
     }
     if (p)
-        snprintf(row->repro, sizeof row->repro,
-                 "%s%sbench --suite %s --sizes %s --backend %s%s%s --mode %s --threads %d%s%s",
-                 r->repro_env ? r->repro_env : "", r->repro_env ? " " : "", s->name,
-                 p->desc, b->name, s->dtypes ? " --dtype " : "", s->dtypes ? row->dtype : "",
-                 mode, r->threads, r->repro_extra ? " " : "",
-                 r->repro_extra ? r->repro_extra : "");
+        repro_case(row->repro, sizeof row->repro, r->repro_env, s->name, p->desc, b->name,
+                   s->dtypes ? row->dtype : NULL, mode, r->threads, r->repro_extra);
 }
 
 /* Hands the row on (0, or -1 when writing it failed); a case the run was
