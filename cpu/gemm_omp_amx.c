@@ -4,7 +4,7 @@
  * UNTESTED ON HARDWARE: the machine this was written on has no AMX, so this
  * file is compiled and its path's choice is unit-tested (gemm_lowp_choose),
  * but the kernel has never run.  It is kept small so it can be read against
- * Intel's documentation of the instructions; validate it (unit.gemm_lowp
+ * Intel's documentation of the instructions; validate it (unit.cpu.gemm_omp_lowp
  * runs every path the CPU has) on a Sapphire Rapids class CPU before
  * trusting numbers from it.
  *

@@ -188,7 +188,7 @@ typedef enum {
  * of memory. */
 float *gemm_scratch(scratch_slot slot, size_t bytes);
 
-/* Test accounting (tests/cpu/conv/test_conv_routes.c): from a call of
+/* Test accounting (tests/cpu/conv_omp_routes_test.c): from a call of
  * gemm_scratch_asked_reset on, the bytes asked of each slot, the largest ask
  * per thread and slot, summed over threads; gemm_scratch_asked(slot) reads it. */
 void gemm_scratch_asked_reset(void);

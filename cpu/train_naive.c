@@ -5,7 +5,7 @@
  * bias_grad's column sums, softmax's normaliser and the loss) accumulates in
  * double and is rounded to fp32 once, when stored. conv is CONV_OPS_CPU_NAIVE
  * (direct loops, double accumulation). The optimised tables are checked
- * against this one (tests/test_train_ops.c). The sequence models' operations
+ * against this one (tests/cpu/train_cpu_test.c). The sequence models' operations
  * are in cpu/train_naive_seq.c (gemm_batched here, beside gemm).
  *
  * Choices the contract leaves open, made here and followed by every CPU table:

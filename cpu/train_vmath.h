@@ -18,7 +18,7 @@
  * Measured against libm in double (every float of [-87, 0] for e^x and
  * e^x - 1, steps of 1e-5 over [-20, 20] for sigmoid, 1 - sigmoid and tanh,
  * plus tanh near 0): e^x 1.02 ulp, e^x - 1 0.90, sigmoid 2.8, 1 - sigmoid
- * 2.6, tanh 2.5 at most. tests/test_train_seq.c compares whole ops with
+ * 2.6, tanh 2.5 at most. tests/cpu/train_seq_test.c compares whole ops with
  * the reference.
  */
 #ifndef CPU_TRAIN_VMATH_H

@@ -2,7 +2,7 @@
  * property the code reads of a dtype, against the formats' definitions (IEEE
  * binary32 and binary16, bfloat16, TF32), so a wrong row fails here before it
  * moves a tolerance. */
-#include "../ops/dtype.h"
+#include "../../ops/dtype.h"
 #include "testutil.h"
 
 #include <math.h>

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# tests/bench/mpi_test.sh MPIRUN BENCH CSVQ - replicas over MPI, end to end, on 2 ranks:
+#  - the collectives suite (--quick): every collective of every size passes its
+#    exact check on every rank; replicas 2, comm mpi; busbw = gbps x nccl-tests'
+#    factor; a planted wrong element (BENCH_PLANT_FAULT) fails and exits 1;
+#  - every data-parallel scheme on every CPU backend of the train registry on
+#    an odd batch (shards of 8 and 7) of mlp-small, and on cpu-omp on every
+#    sequence model and the CNN (batch 3: shards of 2 and 1; momentum, AdamW,
+#    buckets of 10 KB so ddp-overlap starts several), each checked against the one-process full-batch step on every
+#    rank, replicas holding identical parameters; the host rows ran on rank 0
+#    alone (replicas 1) and give scaling_eff;
+#  - planted faults fail, naming what went wrong: a replica that keeps its own
+#    gradients instead of the all-reduce's (BENCH_PLANT_SKIP_ALLREDUCE), and
+#    shard weights of 1/N on shards of unequal size (BENCH_PLANT_SHARD_WEIGHT);
+#  - a usage error is one line from rank 0, exit 2 from the job.
+# Backends and schemes come from `bench --list` and the CSV, never literals.
+# mpirun gets the flags a root user in a container needs (the README's).
+set -u
+here=$(dirname "$(realpath "${BASH_SOURCE[0]}")")
+mpirun=$1
+bench=$(realpath "$2")
+csvq=$(realpath "$3")
+. "$here/testlib.sh"
+test_begin
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+# Under ASan (ci/test), OpenMPI's leaks are suppressed by library (ci/lsan-mpi.supp),
+# which needs full stacks; both settings go to every rank.
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:fast_unwind_on_malloc=0}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-}
+run2() { timeout 300 "$mpirun" -np 2 -x ASAN_OPTIONS -x LSAN_OPTIONS "$@"; }
+
+# --- collectives ---------------------------------------------------------------
+ccpu=$("$bench" --list --suite collectives | awk '$2 == "cpu" {print $1}' | paste -sd, -)
+run2 "$bench" --suite collectives --quick --backend "$ccpu" --out c --no-plots >c.log 2>&1
+rc=$?
+[ $rc -eq 0 ] || fail "collectives: exit $rc: $(tail -3 c.log)"
+nrows=$("$csvq" c/results.csv check | wc -l)
+[ "$nrows" -ge 5 ] || fail "collectives: $nrows rows"
+"$csvq" c/results.csv check replicas comm | sort -u >c.kinds
+[ "$(cat c.kinds)" = "$(printf 'pass\t2\tmpi')" ] || fail "collectives: rows $(tr '\n\t' '; ' <c.kinds)"
+"$csvq" c/results.csv case gbps busbw_gbps | awk -F'\t' '
+  { f = $1 ~ /^allreduce/ ? 1 : ($1 ~ /^(allgather|reduce-scatter)/ ? 0.5 : 1)
+    if ($3 == "" || ($3 / $2 - f) ^ 2 > 1e-12) { print; bad = 1 } }
+  END { exit bad }' >c.bad || fail "collectives: busbw is not gbps x nccl-tests' factor: $(head -2 c.bad)"
+BENCH_PLANT_FAULT=mpi run2 -x BENCH_PLANT_FAULT "$bench" --suite collectives \
+    --sizes allreduce:4K,allgather:4K --backend mpi --out cf --no-plots >cf.log 2>&1
+rc=$?
+[ $rc -eq 1 ] || fail "collectives, planted fault: exit $rc, want 1"
+[ "$("$csvq" cf/results.csv check | sort -u)" = fail ] || fail "collectives, planted fault: not every row failed"
+
+# --- the data-parallel schemes --------------------------------------------------
+cpus=$("$bench" --list --suite train | awk '$2 == "cpu" {print $1}' | paste -sd, -)
+modes=host,$("$bench" --list --suite train | sed -n 's/.*data-parallel modes[^:]*: //p' | tr ' ' ',')
+[ "$modes" != host, ] || fail "bench --list names no data-parallel mode"
+nmodes=$(printf '%s' "$modes" | tr ',' '\n' | grep -c .)
+# every CPU backend on a small model; every model (odd batches, each optimizer) on cpu-omp
+run2 "$bench" --suite train --sizes mlp-small-b15 --backend "$cpus" --mode "$modes" \
+    --threads 1 --min-time 0 --out t --no-plots >t.log 2>&1
+rc=$?
+[ $rc -eq 0 ] || fail "dp: exit $rc: $(grep -v '^train' t.log | tail -3)"
+models=cnn-b3-mom,rnn-b3,lstm-b3,gpt-b3-adamw
+run2 "$bench" --suite train --sizes "$models" --backend cpu-omp \
+    --mode "$modes" --threads 1 --min-time 0 --bucket-mb 0.01 --out m --no-plots >m.log 2>&1
+rc=$?
+[ $rc -eq 0 ] || fail "dp, every model: exit $rc: $(grep -v '^train' m.log | tail -3)"
+nmodels=$(printf '%s' "$models" | tr ',' '\n' | grep -c .)
+ncpu=$(printf '%s' "$cpus" | tr ',' '\n' | grep -c .)
+"$csvq" t/results.csv backend mode check replicas comm note >t.rows
+[ "$(wc -l <t.rows)" -eq $((ncpu * nmodes)) ] || fail "dp: $(wc -l <t.rows) rows, want $((ncpu * nmodes))"
+"$csvq" m/results.csv backend mode check replicas comm note >>t.rows
+[ "$("$csvq" m/results.csv check | wc -l)" -eq $((nmodels * nmodes)) ] || fail "dp, every model: rows"
+awk -F'\t' '$3 != "pass" && !($3 == "skip" && $1 == "cpu-onednn")' t.rows >t.bad
+[ -s t.bad ] && fail "dp: rows not passing: $(head -3 t.bad)"
+awk -F'\t' '$3 == "pass" && (($2 == "host") != ($4 == 1 && $5 == "none") || ($2 != "host" && ($4 != 2 || $5 != "mpi")))' \
+    t.rows >t.bad2
+[ -s t.bad2 ] && fail "dp: replicas/comm columns wrong: $(head -2 t.bad2)"
+{ "$csvq" t/results.csv mode check comm_ms scaling_eff phase_ms; "$csvq" m/results.csv mode check comm_ms scaling_eff phase_ms; } | awk -F'\t' '
+  $1 != "host" && $2 == "pass" && ($3 == "" || $4 == "" || $5 !~ /(allreduce|reduce)/) { print; bad = 1 }
+  END { exit bad }' >t.bad3 || fail "dp: comm_ms, scaling_eff or the collective phase missing: $(head -1 t.bad3)"
+"$csvq" m/results.csv mode overlap_eff | awk -F'\t' '$1 == "ddp-overlap" && $2 == "" {bad = 1} END {exit bad}' \
+    || fail "dp: ddp-overlap without overlap_eff"
+
+# --- planted faults: each fails, naming a gradient --------------------------------
+BENCH_PLANT_SKIP_ALLREDUCE=cpu-omp run2 -x BENCH_PLANT_SKIP_ALLREDUCE "$bench" --suite train \
+    --sizes mlp-small-b15 --backend cpu-omp --mode ddp,ddp-overlap --threads 1 --min-time 0 \
+    --out s --no-plots >s.log 2>&1
+rc=$?
+[ $rc -eq 1 ] || fail "skipped all-reduce: exit $rc, want 1"
+"$csvq" s/results.csv mode check note >s.rows
+[ "$(awk -F'\t' '$2 == "fail" && $3 ~ /rank 1: grad /' s.rows | wc -l)" -eq 2 ] ||
+    fail "skipped all-reduce: want ddp and ddp-overlap failing on rank 1's gradients: $(cat s.rows)"
+BENCH_PLANT_SHARD_WEIGHT=cpu-blas run2 -x BENCH_PLANT_SHARD_WEIGHT "$bench" --suite train \
+    --sizes mlp-small-b15,mlp-small-b16 --backend cpu-blas --mode dp-gather,ddp,ddp-overlap \
+    --threads 1 --min-time 0 --out w --no-plots >w.log 2>&1
+rc=$?
+[ $rc -eq 1 ] || fail "wrong shard weight: exit $rc, want 1"
+"$csvq" w/results.csv shape check >w.rows
+# 15 = 8 + 7: weights of 1/2 are wrong; 16 = 8 + 8: they are right
+[ "$(grep -c $'mlp-small-b15\tfail' w.rows)" -eq $((nmodes - 1)) ] || fail "wrong shard weight: b15 rows $(tr '\n' ' ' <w.rows)"
+[ "$(grep -c $'mlp-small-b16\tpass' w.rows)" -eq $((nmodes - 1)) ] || fail "wrong shard weight: b16 should pass: $(tr '\n' ' ' <w.rows)"
+
+# --- usage: rank 0 says it once ---------------------------------------------------
+out=$(run2 "$bench" --suite train --mode ddp --bucket-mb 0 2>&1)
+rc=$?
+[ $rc -ne 0 ] || fail "bad --bucket-mb under mpirun: exit 0"
+[ "$(printf '%s\n' "$out" | grep -c "bad --bucket-mb '0'")" -eq 1 ] || fail "bad --bucket-mb: want one line: $out"
+
+test_end mpi

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# tests/bench/nccl_test.sh BENCH CSVQ - the GPU data-parallel modes over NCCL on the
+# emulator (CUDAEMU_DEVICES GPUs, the emulator's NCCL, purely lazy streams):
+#  - every data-parallel mode on every GPU backend of the train registry over
+#    2 and 4 GPUs (--devices) on an odd batch, each checked against the
+#    one-process full-batch step, replicas identical; comm nccl, replicas N;
+#  - the CNN (momentum) and gpt (AdamW) in ddp-overlap with small buckets;
+#  - planted faults fail: ddp-overlap's communication stream not waiting for
+#    the backward pass (BENCH_PLANT_NO_EVENT: the lazy streams then reduce
+#    gradients nothing wrote yet), and shard weights of 1/N on unequal shards;
+#  - the collectives suite's nccl backend over 3 GPUs, exact on every GPU, a
+#    planted wrong element failing;
+#  - --devices beyond the GPUs is a skip row saying so; --devices without a
+#    GPU data-parallel case exits 2.
+# Backends and modes come from `bench --list`, never literals.
+set -u
+here=$(dirname "$(realpath "${BASH_SOURCE[0]}")")
+bench=$(realpath "$1")
+csvq=$(realpath "$2")
+. "$here/testlib.sh"
+test_begin
+export CUDAEMU_PROGRESS_MS=0
+
+gpus=$("$bench" --list --suite train | awk '$2 == "gpu" {print $1}' | paste -sd, -)
+dp=$("$bench" --list --suite train | sed -n 's/.*data-parallel modes[^:]*: //p' | tr ' ' ',')
+ngpu=$(printf '%s' "$gpus" | tr ',' '\n' | grep -c .)
+nmodes=$(printf '%s' "$dp" | tr ',' '\n' | grep -c .)
+[ "$ngpu" -ge 1 ] && [ "$nmodes" -ge 1 ] || fail "bench --list: GPU backends '$gpus', modes '$dp'"
+
+for n in 2 4; do
+  CUDAEMU_DEVICES=4 "$bench" --emulate --suite train --sizes mlp-small-b15 --backend "$gpus" \
+      --mode "$dp" --devices $n --bucket-mb 0.001 --out d$n --no-plots >d$n.log 2>&1
+  rc=$?
+  [ $rc -eq 0 ] || fail "--devices $n: exit $rc: $(tail -2 d$n.log)"
+  "$csvq" d$n/results.csv check replicas comm | sort | uniq -c | awk '{print $1, $2, $3, $4}' >d$n.kinds
+  [ "$(cat d$n.kinds)" = "$((ngpu * nmodes)) pass $n nccl" ] || fail "--devices $n: rows $(tr '\n' ';' <d$n.kinds)"
+done
+
+CUDAEMU_DEVICES=2 "$bench" --emulate --suite train --sizes cnn-b3-mom,gpt-b3-adamw --backend cuda \
+    --mode ddp-overlap --devices 2 --bucket-mb 0.01 --out m --no-plots >m.log 2>&1
+rc=$?
+[ $rc -eq 0 ] || fail "cnn and gpt, ddp-overlap: exit $rc: $(tail -2 m.log)"
+[ "$("$csvq" m/results.csv check | sort -u)" = pass ] || fail "cnn and gpt, ddp-overlap: $(cat m.log | tail -3)"
+"$csvq" m/results.csv comm_ms overlap_eff | awk -F'\t' '$1 == "" || $2 == "" || $2 < 0 || $2 > 1 {bad = 1}
+  END {exit bad}' || fail "ddp-overlap: comm_ms or overlap_eff missing: $("$csvq" m/results.csv comm_ms overlap_eff)"
+
+# planted: the communication stream does not wait for the backward pass
+BENCH_PLANT_NO_EVENT=cuda CUDAEMU_DEVICES=2 "$bench" --emulate --suite train --sizes mlp-small-b15 \
+    --backend cuda --mode "$dp" --devices 2 --bucket-mb 0.001 --out e --no-plots >e.log 2>&1
+rc=$?
+[ $rc -eq 1 ] || fail "missing event: exit $rc, want 1"
+"$csvq" e/results.csv mode check >e.rows
+[ "$(grep -c $'ddp-overlap\tfail' e.rows)" -eq 1 ] && [ "$(grep -c $'\tpass' e.rows)" -eq $((nmodes - 1)) ] ||
+    fail "missing event: want ddp-overlap failing alone: $(tr '\n\t' '; ' <e.rows)"
+# planted: weights of 1/2 on shards of 8 and 7
+BENCH_PLANT_SHARD_WEIGHT=cuda CUDAEMU_DEVICES=2 "$bench" --emulate --suite train --sizes mlp-small-b15 \
+    --backend cuda --mode "$dp" --devices 2 --out w --no-plots >w.log 2>&1
+rc=$?
+[ $rc -eq 1 ] || fail "wrong shard weight: exit $rc, want 1"
+[ "$("$csvq" w/results.csv check | sort -u)" = fail ] || fail "wrong shard weight: not every row failed"
+
+# the collectives suite's NCCL backend over 3 GPUs: exact on every GPU; a
+# planted wrong element fails
+CUDAEMU_DEVICES=3 "$bench" --emulate --suite collectives --quick --backend nccl --out c \
+    --no-plots >c.log 2>&1
+rc=$?
+[ $rc -eq 0 ] || fail "collectives over NCCL: exit $rc: $(tail -2 c.log)"
+[ "$("$csvq" c/results.csv check replicas comm | sort -u)" = "$(printf 'pass\t3\tnccl')" ] ||
+    fail "collectives over NCCL: rows $("$csvq" c/results.csv check replicas comm | sort -u | tr '\n\t' '; ')"
+BENCH_PLANT_FAULT=nccl CUDAEMU_DEVICES=3 "$bench" --emulate --suite collectives \
+    --sizes allreduce:4K,allgather:12K --backend nccl --out cf --no-plots >cf.log 2>&1
+rc=$?
+[ $rc -eq 1 ] || fail "collectives over NCCL, planted fault: exit $rc, want 1"
+[ "$("$csvq" cf/results.csv check | sort -u)" = fail ] || fail "collectives over NCCL, planted fault: rows pass"
+
+# more replicas than GPUs: one skip row per mode, saying so
+CUDAEMU_DEVICES=2 "$bench" --emulate --suite train --sizes mlp-small-b4 --backend cuda --mode ddp \
+    --devices 3 --out s --no-plots >s.log 2>&1
+"$csvq" s/results.csv check note | grep -q $'skip\t--devices 3: this machine has 2 GPUs' ||
+    fail "--devices 3 on 2 GPUs: $("$csvq" s/results.csv check note)"
+out=$("$bench" --suite train --sizes mlp-small-b4 --backend cpu-omp --devices 2 2>&1 >/dev/null)
+[ $? -eq 2 ] && printf '%s' "$out" | grep -q -- "--devices is for the data-parallel modes" ||
+    fail "--devices with CPU backends only: $out"
+
+test_end nccl
