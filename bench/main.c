@@ -16,6 +16,7 @@
 #include "gpu_handles.h"
 #include "gpu_mode.h"
 #include "interrupt.h"
+#include "job.h"
 #include "schema.h"
 #include "plan.h"
 #include "repro.h"
@@ -24,7 +25,6 @@
 #endif
 
 #include <errno.h>
-#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <math.h>
@@ -140,44 +140,6 @@ static void print_err(const char *err)
         if (*p < 0x20 || *p == 0x7f) fprintf(stderr, "\\x%02x", *p);
         else fputc(*p, stderr);
     fputc('\n', stderr);
-}
-
-/* Thread counts from the environment get the same cap as --threads: libgomp
- * crashes on OMP_NUM_THREADS=100000. 0, or 2 with err. */
-static int env_threads_ok(char *err, size_t errcap)
-{
-    static const char *const VARS[] = {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", NULL};
-    for (int i = 0; VARS[i]; i++) {
-        const char *v = getenv(VARS[i]);
-        if (!v) continue;
-        if (!*v || strlen(v) > 64) { /* libgomp warns about an empty one, and goes on */
-            snprintf(err, errcap, "bench: %s='%.64s%s': each thread count must be from 1 to %d",
-                     VARS[i], v, strlen(v) > 64 ? "..." : "", OPT_MAX_THREADS);
-            return 2;
-        }
-        /* OMP_NUM_THREADS may be a nesting list "4,2": every entry is capped;
-         * OpenBLAS takes one number. Digits only: no sign, space or empty entry */
-        int list = i == 0, bad = 0;
-        for (const char *p = v;;) {
-            size_t d = strspn(p, "0123456789");
-            long n = d && d < 6 ? strtol(p, NULL, 10) : 0;
-            if (d == 0 || n < 1 || n > OPT_MAX_THREADS) bad = 1;
-            p += d;
-            if (bad || !*p) break;
-            if (*p != ',' || !list || !p[1]) {
-                bad = 1;
-                break;
-            }
-            p++;
-        }
-        if (bad) {
-            snprintf(err, errcap, "bench: %s='%s': %s from 1 to %d", VARS[i], v,
-                     list ? "each thread count (a comma list for nesting) must be"
-                          : "the thread count must be one number", OPT_MAX_THREADS);
-            return 2;
-        }
-    }
-    return 0;
 }
 
 /* Whether name is a backend of a selected suite; with cpu_only, a CPU one. */
@@ -420,40 +382,6 @@ static int plan_run(const bench_opts *o, const runner *r, problem (*probs)[MAX_P
     return plan_problems(&q, probs, nprobs, err, errcap);
 }
 
-/* A closed stdin, stdout or stderr (bench >&-) gets /dev/null: otherwise
- * the next file opened (the run's lock) would take its number and receive
- * the summary. */
-static void std_fds_open(void)
-{
-    for (int fd = 0; fd <= 2; fd++)
-        if (fcntl(fd, F_GETFD) == -1 && errno == EBADF) {
-            int n = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
-            if (n >= 0 && n != fd) close(n); /* cannot happen: the lowest number is taken */
-        }
-}
-
-/* A job of several ranks (mpirun, srun): rank 0 writes the run; the others
- * run the same cases (data-parallel ones need them), emit nothing, and leave
- * with rank 0's exit status. Each rank calls job_verdict once before the run
- * (rank 0's status so far: 0 go on, or the exit code it stops with) and
- * job_end once at the end. */
-static int verdict_sent;
-
-static int job_verdict(int v)
-{
-    if (comm_size() <= 1 || verdict_sent) return v;
-    verdict_sent = 1;
-    comm_bcast_bytes(&v, sizeof v, 0);
-    return v;
-}
-
-static int job_end(int rc)
-{
-    if (comm_size() > 1) comm_bcast_bytes(&rc, sizeof rc, 0);
-    comm_finalize();
-    return rc;
-}
-
 static int emit_nothing(void *ctx, const result_row *row)
 {
     (void)ctx;
@@ -497,7 +425,7 @@ int main(int argc, char **argv)
 {
     bench_opts o;
     char err[1024] = "";
-    std_fds_open();
+    job_std_fds();
     if (opts_parse(argc, argv, &o, err, sizeof err)) {
         print_err(err);
         return 2;
@@ -525,7 +453,7 @@ int main(int argc, char **argv)
      * reference, and hide a missing synchronization); a user's own setting wins */
     int emu_progress_set = getenv("CUDAEMU_PROGRESS_MS") != NULL;
     if (strcmp(GPU_FLAVOUR, "emulator") == 0 && !emu_progress_set) setenv("CUDAEMU_PROGRESS_MS", "0", 0);
-    if (env_threads_ok(err, sizeof err)) goto usage;
+    if (env_threads_check(OPT_MAX_THREADS, err, sizeof err)) goto usage;
     if (conv_cpu_omp_check_env(err, sizeof err)) goto usage;
     {   /* the chart scripts' folder goes into gnuplot's parameters: bounded, quotable */
         const char *pd = getenv("BENCH_PLOTS_DIR");
