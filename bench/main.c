@@ -20,6 +20,7 @@
 #include "schema.h"
 #include "plan.h"
 #include "repro.h"
+#include "select.h"
 #ifdef BENCH_HAVE_REPORT
 #include "report.h"
 #endif
@@ -142,217 +143,6 @@ static void print_err(const char *err)
     fputc('\n', stderr);
 }
 
-/* Whether name is a backend of a selected suite; with cpu_only, a CPU one. */
-static int known_backend(const bench_opts *o, const char *name, int cpu_only)
-{
-    for (int s = 0; s < o->nsuites; s++)
-        for (int b = 0; BACKENDS[b].name; b++)
-            if (strcmp(BACKENDS[b].op, suite_find(o->suites[s])->def->op) == 0 &&
-                strcmp(BACKENDS[b].name, name) == 0 && (!cpu_only || BACKENDS[b].dev == DEV_CPU))
-                return 1;
-    return 0;
-}
-
-/* Whether the suite's GPU half runs the data-parallel modes (its rows name
- * them even in a build without a GPU layer: they skip, saying why). */
-static int suite_has_gpu_dp(const suite_def *d)
-{
-    return d->dp_open != NULL; /* a suite with CPU replicas has GPU ones (train) */
-}
-
-static int known_mode(const bench_opts *o, const char *mode)
-{
-    if (strcmp(mode, MODE_HOST) == 0 || gpu_mode_find(mode)) return 1;
-    for (int s = 0; s < o->nsuites; s++)
-        if (dp_mode_find(mode) && suite_find(o->suites[s])->def->dp_open) return 1;
-    for (int s = 0; s < o->nsuites; s++) {
-        const char *const *own = suite_find(o->suites[s])->def->modes;
-        for (int m = 0; own && own[m]; m++)
-            if (strcmp(own[m], mode) == 0) return 1;
-    }
-    return 0;
-}
-
-/* Whether any selected backend runs on the GPU (the registry says where). */
-static int wants_gpu(const runner *r, const bench_opts *o)
-{
-    int gpu_mode = o->nmodes == 0;
-    for (int m = 0; m < o->nmodes; m++) gpu_mode |= strcmp(o->modes[m], MODE_HOST) != 0;
-    if (!gpu_mode) return 0;
-    for (int s = 0; s < o->nsuites; s++)
-        for (int b = 0; BACKENDS[b].name; b++)
-            if (BACKENDS[b].dev == DEV_GPU && runner_backend_selected(r, &BACKENDS[b]) &&
-                strcmp(BACKENDS[b].op, suite_find(o->suites[s])->def->op) == 0)
-                return 1;
-    return 0;
-}
-
-/* Expands "all" and checks suites, backends, modes, baseline. 0 or 2 with err. */
-static int validate_selection(bench_opts *o, char *err, size_t errcap)
-{
-    int all = 0;
-    for (int i = 0; i < o->nsuites; i++) all |= strcmp(o->suites[i], "all") == 0;
-    if (all) {
-        /* every suite; --dtype without fp32 leaves out the suites that have
-         * no dtype axis (they run fp32 or bytes only), and says so */
-        char left[256] = "";
-        size_t u = 0;
-        o->nsuites = 0;
-        for (int i = 0; SUITES[i].def && o->nsuites < OPT_MAX_LIST; i++) {
-            const suite_def *d = SUITES[i].def;
-            if (o->dtypes && !d->dtypes && !(o->dtypes & DTYPE_BIT(DTYPE_FP32))) {
-                if (u < sizeof left)
-                    u += (size_t)snprintf(left + u, sizeof left - u, "%s%s", u ? ", " : "", d->name);
-                continue;
-            }
-            o->suites[o->nsuites++] = d->name;
-        }
-        if (left[0] && comm_rank() == 0)
-            fprintf(stderr, "bench: %s: no dtype axis (one dtype each, fp32 or bytes): not run "
-                    "without fp32 in --dtype\n", left);
-    }
-    for (int i = 0; i < o->nsuites; i++) {
-        const suite_entry *e = suite_find(o->suites[i]);
-        if (!e) {
-            snprintf(err, errcap, "bench: unknown suite '%s' (see bench --list)", o->suites[i]);
-            return 2;
-        }
-        if (o->dtypes && !e->def->dtypes && !(o->dtypes & DTYPE_BIT(DTYPE_FP32))) {
-            snprintf(err, errcap, "bench: --dtype selects nothing in suite '%s': it has no dtype "
-                     "axis (only matmul and conv do; give fp32 in --dtype)", o->suites[i]);
-            return 2;
-        }
-    }
-    for (int i = 0; i < o->nbackends; i++)
-        if (!known_backend(o, o->backends[i], 0)) {
-            snprintf(err, errcap, "bench: unknown backend '%s' for the selected suites (see bench --list)",
-                     o->backends[i]);
-            return 2;
-        }
-    for (int i = 0; i < o->nmodes; i++)
-        if (!known_mode(o, o->modes[i])) {
-            snprintf(err, errcap, "bench: unknown --mode '%s' (host, a GPU mode such as resident "
-                     "or streams-4, a transfer mode, or a data-parallel mode of the train suite "
-                     "such as ddp; see bench --list)", o->modes[i]);
-            return 2;
-        }
-    if (o->baseline && !known_backend(o, o->baseline, 1)) {
-        snprintf(err, errcap, "bench: --baseline '%s' is not a CPU backend of the selected suites "
-                 "(see bench --list)", o->baseline);
-        return 2;
-    }
-    return 0;
-}
-
-/* Whether --backend chose name (no --backend: every backend). */
-static int chosen(const bench_opts *o, const char *name)
-{
-    for (int i = 0; i < o->nbackends; i++)
-        if (strcmp(o->backends[i], name) == 0) return 1;
-    return o->nbackends == 0;
-}
-
-/* Whether a chosen backend of a selected suite runs in mode (host: a CPU
- * backend; a GPU mode: a GPU backend of a suite that has that mode). */
-static int mode_used(const bench_opts *o, const char *mode)
-{
-    for (int s = 0; s < o->nsuites; s++) {
-        const suite_def *d = suite_find(o->suites[s])->def;
-        for (int b = 0; BACKENDS[b].name; b++) {
-            const backend_def *k = &BACKENDS[b];
-            if (strcmp(k->op, d->op) != 0 || !chosen(o, k->name)) continue;
-            if (strcmp(mode, MODE_HOST) == 0) {
-                if (k->dev == DEV_CPU) return 1;
-                continue;
-            }
-            if (dp_mode_find(mode)) { /* the data-parallel modes: MPI ranks, or GPUs over NCCL */
-                if (k->dev == DEV_CPU ? d->dp_open != NULL : suite_has_gpu_dp(d)) return 1;
-                continue;
-            }
-            if (k->dev != DEV_GPU) continue;
-            for (int m = 0; d->modes && d->modes[m]; m++)
-                if (strcmp(d->modes[m], mode) == 0) return 1;
-            const gpu_mode *g = d->modes ? NULL : gpu_mode_find(mode);
-            if (g && gpu_mode_applies(g, suite_step_count(d))) return 1;
-        }
-    }
-    return 0;
-}
-
-/* Whether a chosen GPU backend of a selected suite runs the data-parallel modes. */
-static int chosen_gpu_dp(const bench_opts *o)
-{
-    for (int s = 0; s < o->nsuites; s++) {
-        const suite_def *d = suite_find(o->suites[s])->def;
-        for (int b = 0; BACKENDS[b].name && suite_has_gpu_dp(d); b++)
-            if (BACKENDS[b].dev == DEV_GPU && strcmp(BACKENDS[b].op, d->op) == 0 &&
-                chosen(o, BACKENDS[b].name))
-                return 1;
-    }
-    return 0;
-}
-
-/* Options that would change nothing, for those that need the registry: a mode no chosen
- * backend runs, a GPU option with no GPU case, a baseline left out of
- * --backend. 0 or 2 with err. */
-static int check_applies(const bench_opts *o, char *err, size_t errcap)
-{
-    int gpu = 0;
-    for (int i = 0; i < o->nmodes; i++)
-        if (!mode_used(o, o->modes[i])) {
-            snprintf(err, errcap, "bench: --mode '%s' runs none of the selected backends (host "
-                     "needs a CPU backend, a GPU mode a GPU backend of a suite that has it): it "
-                     "would change nothing", o->modes[i]);
-            return 2;
-        }
-    if (o->nmodes == 0) {
-        for (int m = 0; GPU_MODES[m].name && !gpu; m++) gpu = mode_used(o, GPU_MODES[m].name);
-        for (int s = 0; s < o->nsuites && !gpu; s++) {
-            const char *const *own = suite_find(o->suites[s])->def->modes;
-            for (int m = 0; own && own[m] && !gpu; m++) gpu = mode_used(o, own[m]);
-        }
-    }
-    for (int i = 0; i < o->nmodes; i++)
-        gpu |= strcmp(o->modes[i], MODE_HOST) != 0 && (!dp_mode_find(o->modes[i]) || chosen_gpu_dp(o));
-    if (o->devices > 1 && comm_size() > 1) {
-        snprintf(err, errcap, "bench: --devices %d under a launcher of %d ranks: a rank drives one "
-                 "GPU (nccl-mpi); give one or the other", o->devices, comm_size());
-        return 2;
-    }
-    if (o->devices > 0) {
-        int dp = o->nmodes == 0;
-        for (int i = 0; i < o->nmodes; i++) dp |= dp_mode_find(o->modes[i]) != NULL;
-        if (!dp || !chosen_gpu_dp(o)) {
-            snprintf(err, errcap, "bench: --devices is for the data-parallel modes of GPU backends "
-                     "(train: cuda, cuda-lib), and the selection has none: it would change nothing");
-            return 2;
-        }
-    }
-    if (o->bucket_mb > 0) {
-        int overlap = o->nmodes == 0 && comm_size() > 1;
-        for (int i = 0; i < o->nmodes; i++) overlap |= strcmp(o->modes[i], "ddp-overlap") == 0;
-        if (!overlap || !mode_used(o, "ddp-overlap")) {
-            snprintf(err, errcap, "bench: --bucket-mb is for ddp-overlap runs of the train suite "
-                     "(--mode ddp-overlap, or under mpirun), and the selection has none: it would "
-                     "change nothing");
-            return 2;
-        }
-    }
-    const char *g = o->cuda_sync ? "--cuda-sync" : o->emulate ? "--emulate"
-                  : o->device_given ? "--device" : NULL;
-    if (g && !gpu) {
-        snprintf(err, errcap, "bench: %s is for GPU cases, and the selection has none: it would "
-                 "change nothing", g);
-        return 2;
-    }
-    if (o->baseline && !chosen(o, o->baseline)) {
-        snprintf(err, errcap, "bench: --baseline '%s' is not among --backend: add it, or the "
-                 "speedups stay empty", o->baseline);
-        return 2;
-    }
-    return 0;
-}
-
 #define MAX_PROBLEMS PLAN_MAX_PROBLEMS
 
 static void notice_line(const char *line)
@@ -361,22 +151,14 @@ static void notice_line(const char *line)
 }
 
 /* The problems of each selected suite, planned by harness/plan.c. 0 or 2 with err. */
-static int plan_run(const bench_opts *o, const runner *r, problem (*probs)[MAX_PROBLEMS],
-                    int *nprobs, char *err, size_t errcap)
+static int plan_run(const bench_opts *o, const selection *sel, const runner *r,
+                    problem (*probs)[MAX_PROBLEMS], int *nprobs, char *err, size_t errcap)
 {
     plan_suite suites[OPT_MAX_LIST];
-    for (int s = 0; s < o->nsuites; s++) {
-        const suite_def *d = suite_find(o->suites[s])->def;
-        /* host copies of the GPU modes count only when this suite runs a GPU backend */
-        int gpu_in = 0;
-        for (int b = 0; BACKENDS[b].name; b++)
-            gpu_in |= BACKENDS[b].dev == DEV_GPU && strcmp(BACKENDS[b].op, d->op) == 0 &&
-                      runner_backend_selected(r, &BACKENDS[b]) && wants_gpu(r, o);
-        suites[s] = (plan_suite){.def = d, .gpu_in = gpu_in};
-    }
+    for (int s = 0; s < o->nsuites; s++) suites[s] = select_plan_suite(sel, s);
     plan_request q = {
         .suites = suites, .nsuites = o->nsuites, .sizes = o->sizes, .nsizes = o->nsizes,
-        .quick = o->quick, .big = r->gpu->usable && !r->gpu->emulated && wants_gpu(r, o),
+        .quick = o->quick, .big = r->gpu->usable && !r->gpu->emulated && select_wants_gpu(sel),
         .mem = env_memory_bytes(), .llc_bytes = r->llc_bytes, .notice = notice_line,
     };
     return plan_problems(&q, probs, nprobs, err, errcap);
@@ -386,23 +168,6 @@ static int emit_nothing(void *ctx, const result_row *row)
 {
     (void)ctx;
     (void)row;
-    return 0;
-}
-
-/* Whether the run needs the MPI collectives: a job of several ranks, a
- * data-parallel mode named, or a suite whose cases run on every rank. */
-static int wants_comm(const runner *r, const bench_opts *o)
-{
-    if (comm_size() > 1) return 1;
-    for (int m = 0; m < o->nmodes; m++)
-        if (dp_mode_find(o->modes[m])) return 1;
-    for (int s = 0; s < o->nsuites; s++) {
-        const suite_def *d = suite_find(o->suites[s])->def;
-        for (int b = 0; suite_all_ranks(d) && BACKENDS[b].name; b++)
-            if (BACKENDS[b].dev == DEV_CPU && strcmp(BACKENDS[b].op, d->op) == 0 &&
-                runner_backend_selected(r, &BACKENDS[b]))
-                return 1;
-    }
     return 0;
 }
 
@@ -438,8 +203,14 @@ int main(int argc, char **argv)
         printf("bench %s\n", BENCH_VERSION);
         return 0;
     }
+    const selection sel = {
+        .suite_table = SUITES, .backend_table = BACKENDS,
+        .suites = o.suites, .nsuites = &o.nsuites, .max_suites = OPT_MAX_LIST,
+        .backends = o.backends, .nbackends = o.nbackends, .modes = o.modes,
+        .nmodes = o.nmodes, .baseline = o.baseline, .dtypes = o.dtypes, .devices = o.devices,
+    };
     if (o.list) { /* --suite narrows it; an unknown name is a usage error as anywhere */
-        if (validate_selection(&o, err, sizeof err)) goto usage;
+        if (select_validate(&sel, err, sizeof err)) goto usage;
         print_list(stdout, &o);
         return 0;
     }
@@ -488,7 +259,9 @@ int main(int argc, char **argv)
         snprintf(err, sizeof err, "bench: %s", err_get());
         goto usage;
     }
-    if (validate_selection(&o, err, sizeof err) || check_applies(&o, err, sizeof err)) goto usage;
+    if (select_validate(&sel, err, sizeof err) || select_check(&sel, err, sizeof err) ||
+        opts_check_needs(&o, &sel, select_has(&sel), SEL_BEFORE_PLAN, err, sizeof err))
+        goto usage;
     runner *run = &r.run;
     run->registry = BACKENDS;
     run->backends = o.backends;
@@ -533,13 +306,13 @@ int main(int argc, char **argv)
     static comm_ops world;
     if (comm_size() > 1) { /* launched as one rank of several: MPI is running */
         if (comm_mpi_ops(&world, run->comm_why, sizeof run->comm_why) == 0) run->comm = &world;
-    } else if (wants_comm(run, &o)) { /* one replica: no engine, no MPI to start */
+    } else if (select_wants_comm(&sel)) { /* one replica: no engine, no MPI to start */
         comm_none_ops(&world);
         run->comm = &world;
         snprintf(run->comm_why, sizeof run->comm_why, "one process: launch with mpirun -np N "
                  "(N >= 2) or srun to measure MPI between ranks");
     }
-    int use_gpu = wants_gpu(run, &o);
+    int use_gpu = select_wants_gpu(&sel);
     if (use_gpu || o.device_given) gpu_probe(o.device, &r.gpu);
     if (o.device_given && !r.gpu.usable && !r.gpu.bad_device) {
         snprintf(err, sizeof err, "bench: --device %d: no such GPU (%s)", o.device, r.gpu.why);
@@ -549,7 +322,7 @@ int main(int argc, char **argv)
         snprintf(err, sizeof err, "bench: bad --device %d: %s", o.device, r.gpu.why);
         goto usage;
     }
-    if (plan_run(&o, run, probs, nprobs, err, sizeof err)) goto usage;
+    if (plan_run(&o, &sel, run, probs, nprobs, err, sizeof err)) goto usage;
     int total = 0, ncases[OPT_MAX_LIST];
     for (int i = 0; i < o.nsuites; i++) total += ncases[i] = runner_count(run, suite_find(o.suites[i]), nprobs[i]);
     for (int i = 0; i < o.nsuites && total > 0; i++)
@@ -564,16 +337,8 @@ int main(int argc, char **argv)
     char outdir[PATH_MAX] = "";
     if (lead && outdir_choose(o.out, o.force, outdir, sizeof outdir, err, sizeof err)) goto usage;
     if (lead && o.json[0] && outdir_check_json(o.json, outdir, err, sizeof err)) goto usage;
-    if (o.steps || o.dump[0]) {
-        int train = 0; /* cases of a step suite: the only ones --steps and --dump act on */
-        for (int i = 0; i < o.nsuites; i++) train += suite_step_count(suite_find(o.suites[i])->def) > 0 ? ncases[i] : 0;
-        if (!train) {
-            snprintf(err, sizeof err, "bench: %s is for training steps: the selection runs no "
-                                      "training step (add --suite train and a train problem)",
-                     o.dump[0] ? "--dump" : "--steps");
-            goto usage;
-        }
-    }
+    if (opts_check_needs(&o, &sel, select_has_steps(&sel, ncases), SEL_STEPS, err, sizeof err))
+        goto usage;
     if (lead && o.dump[0] && outdir_check_dump(o.dump, outdir, err, sizeof err)) goto usage;
 
     /* --- the run --------------------------------------------------------- */
