@@ -1,36 +1,26 @@
 /* bench/main.c - the bench CLI: validate everything, then run the suites,
  * write results.csv (rows flushed as they finish), the summary, the report.
- * Exit: 0 every check passed, 1 a check failed or a case errored, 2 bad usage. */
+ * Exit: 0 every check passed, 1 a check failed or a case errored, 2 bad usage.
+ *
+ * main wires: the syntax and the option table are opts.c's, the selection
+ * against the registries harness/select.c's, files outdir.c's, the problems
+ * the planner's (harness/plan.c), a run's set-up and end run.c's, and what
+ * the CLI says (--list, --info, usage errors, held warnings) cli.c's. */
 #define _POSIX_C_SOURCE 200809L
-#include "mode.h"
+#include "cli.h"
 #include "opts.h"
 #include "outdir.h"
 #include "plot.h"
 #include "run.h"
 #include "registry.h"
 #include "gemm_cpu.h"
-#include "conv_cpu.h"
 #include "errmsg.h"
 #include "gpu.h"
-#include "gpu_exec.h"
-#include "gpu_handles.h"
-#include "gpu_mode.h"
 #include "interrupt.h"
+#include "job.h"
 #include "schema.h"
-#include "plan.h"
-#include "repro.h"
-#ifdef BENCH_HAVE_REPORT
-#include "report.h"
-#endif
 
-#include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
-#include <math.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,467 +29,15 @@
 #define BENCH_VERSION "0.0.0"
 #endif
 
-static void print_list(FILE *f, const bench_opts *o)
-{
-    fprintf(f, "suites:\n");
-    for (int i = 0; SUITES[i].def; i++) {
-        const suite_def *d = SUITES[i].def;
-        int chosen = 0;
-        for (int k = 0; k < o->nsuites; k++) chosen |= strcmp(o->suites[k], d->name) == 0;
-        if (!chosen) continue;
-        fprintf(f, "  %-10s %s\n", d->name, d->about);
-        fprintf(f, "    problems (--sizes): %s\n", d->problem_help);
-        if (d->default_baseline) fprintf(f, "    baseline: %s\n", d->default_baseline);
-        fprintf(f, "    gpu modes:");
-        const char *const *own = d->modes;
-        for (int m = 0; own ? own[m] != NULL : GPU_MODES[m].name != NULL; m++)
-            if (own || gpu_mode_applies(&GPU_MODES[m], suite_step_count(d)))
-                fprintf(f, " %s", own ? own[m] : GPU_MODES[m].name);
-        fprintf(f, "\n");
-        if (d->dp_open) {
-            fprintf(f, "    data-parallel modes (CPU backends; mpirun -np N):");
-            for (int m = 0; DP_MODES[m].name; m++) fprintf(f, " %s", DP_MODES[m].name);
-            fprintf(f, "\n");
-        }
-        for (int b = 0; BACKENDS[b].name; b++) {
-            const backend_def *k = &BACKENDS[b];
-            char needs[64];
-            if (strcmp(k->op, d->op) != 0) continue;
-            backend_needs_str(k->needs, needs, sizeof needs);
-            char dts[64];
-            fprintf(f, "    %-13s %-4s %-19s needs %-16s %s\n", k->name, dev_kind_name(k->dev),
-                    dtype_list(k->dtypes, ",", dts, sizeof dts), needs, k->about);
-        }
-    }
-}
-
-static void print_info(const env_info *e, FILE *f)
-{
-    fprintf(f, "bench %s (git %s)\n", e->version, e->git);
-    fprintf(f, "host:      %s (%s)\n", e->host, e->os);
-    fprintf(f, "cpu:       %s, %d logical cores (%d usable by this process)\n", e->cpu, e->cores,
-            e->usable_cpus);
-    fprintf(f, "simd:      %s\n", e->simd);
-    fprintf(f, "memory:    %.1f GiB\n", e->memory_gb);
-    fprintf(f, "llc:       %.0f KiB\n", e->llc_bytes / 1024);
-    fprintf(f, "compiler:  %s\n", e->compiler);
-    fprintf(f, "openblas:  %s (core %s, %d threads)\n", e->openblas, e->openblas_core,
-            e->openblas_threads);
-    fprintf(f, "openmp:    %d threads\n", e->omp_threads);
-}
-
-/* --emulate from the CUDA (or GPU-less) build: the same command, run by
- * bench-emu, the build of bench whose GPU layer is the host emulator. */
-static int exec_emulator(char **argv)
-{
-    char self[PATH_MAX], path[PATH_MAX + 16];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n < 0) {
-        fprintf(stderr, "bench: --emulate: cannot locate this program: %s\n", strerror(errno));
-        return 2;
-    }
-    self[n] = '\0';
-    snprintf(path, sizeof path, "%s/bench-emu", dirname(self));
-    execv(path, argv);
-    fprintf(stderr, "bench: --emulate: cannot run %s: %s\n", path, strerror(errno));
-    return 2;
-}
-
-/* Warnings found while the input is checked are held until every check has
- * passed: a refusal is then the one line a person reads (rule: bad input gets
- * one line), and a run that goes ahead shows them. */
-static char notices[4096];
-static size_t nnotices;
-
-static void notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void notice(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (nnotices < sizeof notices) {
-        int n = vsnprintf(notices + nnotices, sizeof notices - nnotices, fmt, ap);
-        if (n > 0) nnotices += (size_t)n;
-        if (nnotices >= sizeof notices) nnotices = sizeof notices - 1;
-    }
-    va_end(ap);
-}
-
-static void notices_flush(void)
-{
-    if (comm_rank() == 0) fputs(notices, stderr);
-    nnotices = 0;
-    notices[0] = '\0';
-}
-
-/* Prints a usage error as the one line it is: a control character in a
- * value the person gave (a newline in --suite) is shown escaped. */
-static void print_err(const char *err)
-{
-    if (comm_rank() != 0) return; /* every rank found the same: rank 0 says it */
-    for (const unsigned char *p = (const unsigned char *)err; *p; p++)
-        if (*p < 0x20 || *p == 0x7f) fprintf(stderr, "\\x%02x", *p);
-        else fputc(*p, stderr);
-    fputc('\n', stderr);
-}
-
-/* Thread counts from the environment get the same cap as --threads: libgomp
- * crashes on OMP_NUM_THREADS=100000. 0, or 2 with err. */
-static int env_threads_ok(char *err, size_t errcap)
-{
-    static const char *const VARS[] = {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", NULL};
-    for (int i = 0; VARS[i]; i++) {
-        const char *v = getenv(VARS[i]);
-        if (!v) continue;
-        if (!*v || strlen(v) > 64) { /* libgomp warns about an empty one, and goes on */
-            snprintf(err, errcap, "bench: %s='%.64s%s': each thread count must be from 1 to %d",
-                     VARS[i], v, strlen(v) > 64 ? "..." : "", OPT_MAX_THREADS);
-            return 2;
-        }
-        /* OMP_NUM_THREADS may be a nesting list "4,2": every entry is capped;
-         * OpenBLAS takes one number. Digits only: no sign, space or empty entry */
-        int list = i == 0, bad = 0;
-        for (const char *p = v;;) {
-            size_t d = strspn(p, "0123456789");
-            long n = d && d < 6 ? strtol(p, NULL, 10) : 0;
-            if (d == 0 || n < 1 || n > OPT_MAX_THREADS) bad = 1;
-            p += d;
-            if (bad || !*p) break;
-            if (*p != ',' || !list || !p[1]) {
-                bad = 1;
-                break;
-            }
-            p++;
-        }
-        if (bad) {
-            snprintf(err, errcap, "bench: %s='%s': %s from 1 to %d", VARS[i], v,
-                     list ? "each thread count (a comma list for nesting) must be"
-                          : "the thread count must be one number", OPT_MAX_THREADS);
-            return 2;
-        }
-    }
-    return 0;
-}
-
-/* Whether name is a backend of a selected suite; with cpu_only, a CPU one. */
-static int known_backend(const bench_opts *o, const char *name, int cpu_only)
-{
-    for (int s = 0; s < o->nsuites; s++)
-        for (int b = 0; BACKENDS[b].name; b++)
-            if (strcmp(BACKENDS[b].op, suite_find(o->suites[s])->def->op) == 0 &&
-                strcmp(BACKENDS[b].name, name) == 0 && (!cpu_only || BACKENDS[b].dev == DEV_CPU))
-                return 1;
-    return 0;
-}
-
-/* Whether the suite's GPU half runs the data-parallel modes (its rows name
- * them even in a build without a GPU layer: they skip, saying why). */
-static int suite_has_gpu_dp(const suite_def *d)
-{
-    return d->dp_open != NULL; /* a suite with CPU replicas has GPU ones (train) */
-}
-
-static int known_mode(const bench_opts *o, const char *mode)
-{
-    if (strcmp(mode, MODE_HOST) == 0 || gpu_mode_find(mode)) return 1;
-    for (int s = 0; s < o->nsuites; s++)
-        if (dp_mode_find(mode) && suite_find(o->suites[s])->def->dp_open) return 1;
-    for (int s = 0; s < o->nsuites; s++) {
-        const char *const *own = suite_find(o->suites[s])->def->modes;
-        for (int m = 0; own && own[m]; m++)
-            if (strcmp(own[m], mode) == 0) return 1;
-    }
-    return 0;
-}
-
-/* Whether any selected backend runs on the GPU (the registry says where). */
-static int wants_gpu(const runner *r, const bench_opts *o)
-{
-    int gpu_mode = o->nmodes == 0;
-    for (int m = 0; m < o->nmodes; m++) gpu_mode |= strcmp(o->modes[m], MODE_HOST) != 0;
-    if (!gpu_mode) return 0;
-    for (int s = 0; s < o->nsuites; s++)
-        for (int b = 0; BACKENDS[b].name; b++)
-            if (BACKENDS[b].dev == DEV_GPU && runner_backend_selected(r, &BACKENDS[b]) &&
-                strcmp(BACKENDS[b].op, suite_find(o->suites[s])->def->op) == 0)
-                return 1;
-    return 0;
-}
-
-/* Expands "all" and checks suites, backends, modes, baseline. 0 or 2 with err. */
-static int validate_selection(bench_opts *o, char *err, size_t errcap)
-{
-    int all = 0;
-    for (int i = 0; i < o->nsuites; i++) all |= strcmp(o->suites[i], "all") == 0;
-    if (all) {
-        /* every suite; --dtype without fp32 leaves out the suites that have
-         * no dtype axis (they run fp32 or bytes only), and says so */
-        char left[256] = "";
-        size_t u = 0;
-        o->nsuites = 0;
-        for (int i = 0; SUITES[i].def && o->nsuites < OPT_MAX_LIST; i++) {
-            const suite_def *d = SUITES[i].def;
-            if (o->dtypes && !d->dtypes && !(o->dtypes & DTYPE_BIT(DTYPE_FP32))) {
-                if (u < sizeof left)
-                    u += (size_t)snprintf(left + u, sizeof left - u, "%s%s", u ? ", " : "", d->name);
-                continue;
-            }
-            o->suites[o->nsuites++] = d->name;
-        }
-        if (left[0] && comm_rank() == 0)
-            fprintf(stderr, "bench: %s: no dtype axis (one dtype each, fp32 or bytes): not run "
-                    "without fp32 in --dtype\n", left);
-    }
-    for (int i = 0; i < o->nsuites; i++) {
-        const suite_entry *e = suite_find(o->suites[i]);
-        if (!e) {
-            snprintf(err, errcap, "bench: unknown suite '%s' (see bench --list)", o->suites[i]);
-            return 2;
-        }
-        if (o->dtypes && !e->def->dtypes && !(o->dtypes & DTYPE_BIT(DTYPE_FP32))) {
-            snprintf(err, errcap, "bench: --dtype selects nothing in suite '%s': it has no dtype "
-                     "axis (only matmul and conv do; give fp32 in --dtype)", o->suites[i]);
-            return 2;
-        }
-    }
-    for (int i = 0; i < o->nbackends; i++)
-        if (!known_backend(o, o->backends[i], 0)) {
-            snprintf(err, errcap, "bench: unknown backend '%s' for the selected suites (see bench --list)",
-                     o->backends[i]);
-            return 2;
-        }
-    for (int i = 0; i < o->nmodes; i++)
-        if (!known_mode(o, o->modes[i])) {
-            snprintf(err, errcap, "bench: unknown --mode '%s' (host, a GPU mode such as resident "
-                     "or streams-4, a transfer mode, or a data-parallel mode of the train suite "
-                     "such as ddp; see bench --list)", o->modes[i]);
-            return 2;
-        }
-    if (o->baseline && !known_backend(o, o->baseline, 1)) {
-        snprintf(err, errcap, "bench: --baseline '%s' is not a CPU backend of the selected suites "
-                 "(see bench --list)", o->baseline);
-        return 2;
-    }
-    return 0;
-}
-
-/* Whether --backend chose name (no --backend: every backend). */
-static int chosen(const bench_opts *o, const char *name)
-{
-    for (int i = 0; i < o->nbackends; i++)
-        if (strcmp(o->backends[i], name) == 0) return 1;
-    return o->nbackends == 0;
-}
-
-/* Whether a chosen backend of a selected suite runs in mode (host: a CPU
- * backend; a GPU mode: a GPU backend of a suite that has that mode). */
-static int mode_used(const bench_opts *o, const char *mode)
-{
-    for (int s = 0; s < o->nsuites; s++) {
-        const suite_def *d = suite_find(o->suites[s])->def;
-        for (int b = 0; BACKENDS[b].name; b++) {
-            const backend_def *k = &BACKENDS[b];
-            if (strcmp(k->op, d->op) != 0 || !chosen(o, k->name)) continue;
-            if (strcmp(mode, MODE_HOST) == 0) {
-                if (k->dev == DEV_CPU) return 1;
-                continue;
-            }
-            if (dp_mode_find(mode)) { /* the data-parallel modes: MPI ranks, or GPUs over NCCL */
-                if (k->dev == DEV_CPU ? d->dp_open != NULL : suite_has_gpu_dp(d)) return 1;
-                continue;
-            }
-            if (k->dev != DEV_GPU) continue;
-            for (int m = 0; d->modes && d->modes[m]; m++)
-                if (strcmp(d->modes[m], mode) == 0) return 1;
-            const gpu_mode *g = d->modes ? NULL : gpu_mode_find(mode);
-            if (g && gpu_mode_applies(g, suite_step_count(d))) return 1;
-        }
-    }
-    return 0;
-}
-
-/* Whether a chosen GPU backend of a selected suite runs the data-parallel modes. */
-static int chosen_gpu_dp(const bench_opts *o)
-{
-    for (int s = 0; s < o->nsuites; s++) {
-        const suite_def *d = suite_find(o->suites[s])->def;
-        for (int b = 0; BACKENDS[b].name && suite_has_gpu_dp(d); b++)
-            if (BACKENDS[b].dev == DEV_GPU && strcmp(BACKENDS[b].op, d->op) == 0 &&
-                chosen(o, BACKENDS[b].name))
-                return 1;
-    }
-    return 0;
-}
-
-/* Options that would change nothing, for those that need the registry: a mode no chosen
- * backend runs, a GPU option with no GPU case, a baseline left out of
- * --backend. 0 or 2 with err. */
-static int check_applies(const bench_opts *o, char *err, size_t errcap)
-{
-    int gpu = 0;
-    for (int i = 0; i < o->nmodes; i++)
-        if (!mode_used(o, o->modes[i])) {
-            snprintf(err, errcap, "bench: --mode '%s' runs none of the selected backends (host "
-                     "needs a CPU backend, a GPU mode a GPU backend of a suite that has it): it "
-                     "would change nothing", o->modes[i]);
-            return 2;
-        }
-    if (o->nmodes == 0) {
-        for (int m = 0; GPU_MODES[m].name && !gpu; m++) gpu = mode_used(o, GPU_MODES[m].name);
-        for (int s = 0; s < o->nsuites && !gpu; s++) {
-            const char *const *own = suite_find(o->suites[s])->def->modes;
-            for (int m = 0; own && own[m] && !gpu; m++) gpu = mode_used(o, own[m]);
-        }
-    }
-    for (int i = 0; i < o->nmodes; i++)
-        gpu |= strcmp(o->modes[i], MODE_HOST) != 0 && (!dp_mode_find(o->modes[i]) || chosen_gpu_dp(o));
-    if (o->devices > 1 && comm_size() > 1) {
-        snprintf(err, errcap, "bench: --devices %d under a launcher of %d ranks: a rank drives one "
-                 "GPU (nccl-mpi); give one or the other", o->devices, comm_size());
-        return 2;
-    }
-    if (o->devices > 0) {
-        int dp = o->nmodes == 0;
-        for (int i = 0; i < o->nmodes; i++) dp |= dp_mode_find(o->modes[i]) != NULL;
-        if (!dp || !chosen_gpu_dp(o)) {
-            snprintf(err, errcap, "bench: --devices is for the data-parallel modes of GPU backends "
-                     "(train: cuda, cuda-lib), and the selection has none: it would change nothing");
-            return 2;
-        }
-    }
-    if (o->bucket_mb > 0) {
-        int overlap = o->nmodes == 0 && comm_size() > 1;
-        for (int i = 0; i < o->nmodes; i++) overlap |= strcmp(o->modes[i], "ddp-overlap") == 0;
-        if (!overlap || !mode_used(o, "ddp-overlap")) {
-            snprintf(err, errcap, "bench: --bucket-mb is for ddp-overlap runs of the train suite "
-                     "(--mode ddp-overlap, or under mpirun), and the selection has none: it would "
-                     "change nothing");
-            return 2;
-        }
-    }
-    const char *g = o->cuda_sync ? "--cuda-sync" : o->emulate ? "--emulate"
-                  : o->device_given ? "--device" : NULL;
-    if (g && !gpu) {
-        snprintf(err, errcap, "bench: %s is for GPU cases, and the selection has none: it would "
-                 "change nothing", g);
-        return 2;
-    }
-    if (o->baseline && !chosen(o, o->baseline)) {
-        snprintf(err, errcap, "bench: --baseline '%s' is not among --backend: add it, or the "
-                 "speedups stay empty", o->baseline);
-        return 2;
-    }
-    return 0;
-}
-
 #define MAX_PROBLEMS PLAN_MAX_PROBLEMS
-
-static void notice_line(const char *line)
-{
-    notice("%s", line);
-}
-
-/* The problems of each selected suite, planned by harness/plan.c. 0 or 2 with err. */
-static int plan_run(const bench_opts *o, const runner *r, problem (*probs)[MAX_PROBLEMS],
-                    int *nprobs, char *err, size_t errcap)
-{
-    plan_suite suites[OPT_MAX_LIST];
-    for (int s = 0; s < o->nsuites; s++) {
-        const suite_def *d = suite_find(o->suites[s])->def;
-        /* host copies of the GPU modes count only when this suite runs a GPU backend */
-        int gpu_in = 0;
-        for (int b = 0; BACKENDS[b].name; b++)
-            gpu_in |= BACKENDS[b].dev == DEV_GPU && strcmp(BACKENDS[b].op, d->op) == 0 &&
-                      runner_backend_selected(r, &BACKENDS[b]) && wants_gpu(r, o);
-        suites[s] = (plan_suite){.def = d, .gpu_in = gpu_in};
-    }
-    plan_request q = {
-        .suites = suites, .nsuites = o->nsuites, .sizes = o->sizes, .nsizes = o->nsizes,
-        .quick = o->quick, .big = r->gpu->usable && !r->gpu->emulated && wants_gpu(r, o),
-        .mem = env_memory_bytes(), .llc_bytes = r->llc_bytes, .notice = notice_line,
-    };
-    return plan_problems(&q, probs, nprobs, err, errcap);
-}
-
-/* A closed stdin, stdout or stderr (bench >&-) gets /dev/null: otherwise
- * the next file opened (the run's lock) would take its number and receive
- * the summary. */
-static void std_fds_open(void)
-{
-    for (int fd = 0; fd <= 2; fd++)
-        if (fcntl(fd, F_GETFD) == -1 && errno == EBADF) {
-            int n = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
-            if (n >= 0 && n != fd) close(n); /* cannot happen: the lowest number is taken */
-        }
-}
-
-/* A job of several ranks (mpirun, srun): rank 0 writes the run; the others
- * run the same cases (data-parallel ones need them), emit nothing, and leave
- * with rank 0's exit status. Each rank calls job_verdict once before the run
- * (rank 0's status so far: 0 go on, or the exit code it stops with) and
- * job_end once at the end. */
-static int verdict_sent;
-
-static int job_verdict(int v)
-{
-    if (comm_size() <= 1 || verdict_sent) return v;
-    verdict_sent = 1;
-    comm_bcast_bytes(&v, sizeof v, 0);
-    return v;
-}
-
-static int job_end(int rc)
-{
-    if (comm_size() > 1) comm_bcast_bytes(&rc, sizeof rc, 0);
-    comm_finalize();
-    return rc;
-}
-
-static int emit_nothing(void *ctx, const result_row *row)
-{
-    (void)ctx;
-    (void)row;
-    return 0;
-}
-
-/* Whether the run needs the MPI collectives: a job of several ranks, a
- * data-parallel mode named, or a suite whose cases run on every rank. */
-static int wants_comm(const runner *r, const bench_opts *o)
-{
-    if (comm_size() > 1) return 1;
-    for (int m = 0; m < o->nmodes; m++)
-        if (dp_mode_find(o->modes[m])) return 1;
-    for (int s = 0; s < o->nsuites; s++) {
-        const suite_def *d = suite_find(o->suites[s])->def;
-        for (int b = 0; suite_all_ranks(d) && BACKENDS[b].name; b++)
-            if (BACKENDS[b].dev == DEV_CPU && strcmp(BACKENDS[b].op, d->op) == 0 &&
-                runner_backend_selected(r, &BACKENDS[b]))
-                return 1;
-    }
-    return 0;
-}
-
-/* A rank other than 0: the same cases (the runner keeps the ranks in step),
- * nothing written; rank 0's exit status. */
-static int follow(bench_run *r, const bench_opts *o, problem probs[][MAX_PROBLEMS],
-                  const int *nprobs)
-{
-    int stop = 0;
-    progress_init(&r->prog, 0);
-    r->prog.tty = 0;
-    for (int i = 0; i < o->nsuites && !stop; i++)
-        stop = runner_run(&r->run, suite_find(o->suites[i]), probs[i], nprobs[i]);
-    gpu_handles_release_all();
-    run_free(r);
-    return job_end(0);
-}
 
 int main(int argc, char **argv)
 {
     bench_opts o;
     char err[1024] = "";
-    std_fds_open();
+    job_std_fds();
     if (opts_parse(argc, argv, &o, err, sizeof err)) {
-        print_err(err);
+        cli_err(err);
         return 2;
     }
     if (o.help) {
@@ -510,35 +48,25 @@ int main(int argc, char **argv)
         printf("bench %s\n", BENCH_VERSION);
         return 0;
     }
+    const selection sel = cli_selection(&o);
     if (o.list) { /* --suite narrows it; an unknown name is a usage error as anywhere */
-        if (validate_selection(&o, err, sizeof err)) goto usage;
-        print_list(stdout, &o);
+        if (select_validate(&sel, err, sizeof err)) goto usage;
+        cli_list(stdout, &o);
         return 0;
     }
     if (o.columns) {
         schema_print_markdown(stdout);
         return 0;
     }
-    if (o.emulate && strcmp(GPU_FLAVOUR, "emulator") != 0) return exec_emulator(argv);
+    if (o.emulate && strcmp(GPU_FLAVOUR, "emulator") != 0) return cli_exec_emulator(argv);
     /* bench's emulated cases keep the emulator's purely lazy streams (its
      * progress thread would run queued work while the host computes a
      * reference, and hide a missing synchronization); a user's own setting wins */
     int emu_progress_set = getenv("CUDAEMU_PROGRESS_MS") != NULL;
     if (strcmp(GPU_FLAVOUR, "emulator") == 0 && !emu_progress_set) setenv("CUDAEMU_PROGRESS_MS", "0", 0);
-    if (env_threads_ok(err, sizeof err)) goto usage;
-    if (conv_cpu_omp_check_env(err, sizeof err)) goto usage;
-    {   /* the chart scripts' folder goes into gnuplot's parameters: bounded, quotable */
-        const char *pd = getenv("BENCH_PLOTS_DIR");
-        if (pd && strlen(pd) > 4000) {
-            snprintf(err, sizeof err, "bench: BENCH_PLOTS_DIR is %zu characters long, more than "
-                     "the limit of 4000", strlen(pd));
-            goto usage;
-        }
-        if (pd && outdir_name_ok("BENCH_PLOTS_DIR", pd, err, sizeof err)) goto usage;
-    }
+    if (cli_check_env(err, sizeof err)) goto usage;
     interrupt_install();
-    if (o.threads) cpu_threads_set(o.threads);
-    else cpu_threads_set(cpu_threads_get());
+    cpu_threads_set(o.threads ? o.threads : cpu_threads_get());
     if (o.cuda_sync || (getenv("BENCH_CUDA_SYNC") && strcmp(getenv("BENCH_CUDA_SYNC"), "1") == 0))
         bench_cuda_sync_launches = 1;
 
@@ -549,7 +77,7 @@ int main(int argc, char **argv)
     r.opt = &o;
     env_collect(&r.env);
     if (o.info) {
-        print_info(&r.env, stdout);
+        cli_info(&r.env, stdout);
         gpu_info_print(stdout);
         return 0;
     }
@@ -560,225 +88,72 @@ int main(int argc, char **argv)
         snprintf(err, sizeof err, "bench: %s", err_get());
         goto usage;
     }
-    if (validate_selection(&o, err, sizeof err) || check_applies(&o, err, sizeof err)) goto usage;
+    if (select_validate(&sel, err, sizeof err) || select_check(&sel, err, sizeof err) ||
+        opts_check_needs(&o, &sel, select_has(&sel), SEL_BEFORE_PLAN, err, sizeof err))
+        goto usage;
     runner *run = &r.run;
-    run->registry = BACKENDS;
-    run->backends = o.backends;
-    run->nbackends = o.nbackends;
-    run->modes = o.modes;
-    run->nmodes = o.nmodes;
-    run->baseline = o.baseline;
-    run->named_problems = o.nsizes > 0;
-    /* precision: all of a suite's dtypes in full default sweeps; fp32 where
-     * problems are named or the sweep is a smoke run (--quick) */
-    run->dtypes = o.dtypes ? o.dtypes
-                           : (o.nsizes > 0 || o.quick ? DTYPE_BIT(DTYPE_FP32) : DTYPES_FLOAT);
-    run->gpu = &r.gpu;
-    run->gpu_open = gpu_exec_open;
-    run->gpu_recover = gpu_recover_device;
-    run->gpu_sync = gpu_stream_sync;
-    run->llc_bytes = r.env.llc_bytes;
-    run->cpu_name = r.env.cpu;
-    run->threads = cpu_threads_get();
-    run->blas_threads = cpu_threads_blas();
-    {   /* OPENBLAS_NUM_THREADS cannot differ: every CPU backend runs one count */
-        const char *ob = getenv("OPENBLAS_NUM_THREADS");
-        if (ob && atoi(ob) != run->threads)
-            notice("bench: OPENBLAS_NUM_THREADS=%s is not used: every CPU backend, "
-                            "cpu-blas included, runs %d threads (--threads N sets them)\n",
-                    ob, run->threads);
-        if (run->threads > r.env.usable_cpus)
-            notice("bench: %d threads on %d usable CPU%s (affinity or cgroup quota): "
-                            "threads share cores and times suffer; --threads %d fits\n",
-                    run->threads, r.env.usable_cpus, r.env.usable_cpus == 1 ? "" : "s",
-                    r.env.usable_cpus);
-    }
-    if (run->blas_threads < run->threads)
-        notice("bench: OpenBLAS runs at most %d threads (its build's limit), not %d: "
-                        "its rows say so\n", run->blas_threads, run->threads);
-    const int lead = comm_rank() == 0;
-    run->prog = &r.prog;
-    run->emit = lead ? run_emit : emit_nothing;
-    run->emit_ctx = &r;
-    run->bucket_mb = o.bucket_mb;
-    run->devices = o.devices;
-    static comm_ops world;
-    if (comm_size() > 1) { /* launched as one rank of several: MPI is running */
-        if (comm_mpi_ops(&world, run->comm_why, sizeof run->comm_why) == 0) run->comm = &world;
-    } else if (wants_comm(run, &o)) { /* one replica: no engine, no MPI to start */
-        comm_none_ops(&world);
-        run->comm = &world;
-        snprintf(run->comm_why, sizeof run->comm_why, "one process: launch with mpirun -np N "
-                 "(N >= 2) or srun to measure MPI between ranks");
-    }
-    int use_gpu = wants_gpu(run, &o);
-    if (use_gpu || o.device_given) gpu_probe(o.device, &r.gpu);
-    if (o.device_given && !r.gpu.usable && !r.gpu.bad_device) {
-        snprintf(err, sizeof err, "bench: --device %d: no such GPU (%s)", o.device, r.gpu.why);
+    run_setup(&r, &sel);
+    if (run_probe(&r, &sel, err, sizeof err) || run_plan(&r, &sel, probs, nprobs, err, sizeof err))
         goto usage;
-    }
-    if (r.gpu.bad_device) {
-        snprintf(err, sizeof err, "bench: bad --device %d: %s", o.device, r.gpu.why);
-        goto usage;
-    }
-    if (plan_run(&o, run, probs, nprobs, err, sizeof err)) goto usage;
     int total = 0, ncases[OPT_MAX_LIST];
     for (int i = 0; i < o.nsuites; i++) total += ncases[i] = runner_count(run, suite_find(o.suites[i]), nprobs[i]);
     for (int i = 0; i < o.nsuites && total > 0; i++)
         if (ncases[i] == 0 && nprobs[i] > 0 && (o.nbackends || o.nmodes))
-            notice("bench: %s: none of the selected backends and modes is one of its "
-                            "(see bench --list): nothing to run\n", o.suites[i]);
+            cli_notice("bench: %s: none of the selected backends and modes is one of its "
+                       "(see bench --list): nothing to run\n", o.suites[i]);
     if (total == 0) {
         snprintf(err, sizeof err, "bench: the selection runs nothing: no selected suite has a "
                                   "problem with a selected backend and mode (see bench --list)");
         goto usage;
     }
+    const int lead = comm_rank() == 0;
     char outdir[PATH_MAX] = "";
     if (lead && outdir_choose(o.out, o.force, outdir, sizeof outdir, err, sizeof err)) goto usage;
     if (lead && o.json[0] && outdir_check_json(o.json, outdir, err, sizeof err)) goto usage;
-    if (o.steps || o.dump[0]) {
-        int train = 0; /* cases of a step suite: the only ones --steps and --dump act on */
-        for (int i = 0; i < o.nsuites; i++) train += suite_step_count(suite_find(o.suites[i])->def) > 0 ? ncases[i] : 0;
-        if (!train) {
-            snprintf(err, sizeof err, "bench: %s is for training steps: the selection runs no "
-                                      "training step (add --suite train and a train problem)",
-                     o.dump[0] ? "--dump" : "--steps");
-            goto usage;
-        }
-    }
+    if (opts_check_needs(&o, &sel, select_has_steps(&sel, ncases), SEL_STEPS, err, sizeof err))
+        goto usage;
     if (lead && o.dump[0] && outdir_check_dump(o.dump, outdir, err, sizeof err)) goto usage;
 
     /* --- the run --------------------------------------------------------- */
-    run->mcfg = measure_cfg_default();
-    run->emu_cfg = run->mcfg;
-    run->emu_cfg.warmup = 0;
-    run->emu_cfg.min_reps = run->emu_cfg.max_reps = 1;
-    run->emu_cfg.min_time_s = 0;
-    if (o.quick) {
-        run->mcfg.min_time_s = 0.1;
-        run->mcfg.budget_s = 3.0;
-    }
-    if (o.min_time_s >= 0) run->mcfg.min_time_s = o.min_time_s;
-    if (o.reps) { /* exactly N: no time rule, no budget */
-        run->mcfg.min_reps = run->mcfg.max_reps = o.reps;
-        run->mcfg.min_time_s = 0;
-        run->mcfg.budget_s = INFINITY;
-    }
-    {   /* what else a row's repro needs to re-run it the same way */
-        static char repro_env[256], repro_extra[160];
-        repro_run rr = {
-            .emulated = r.gpu.emulated, .emu_progress_set = emu_progress_set,
-            .device_given = o.device_given, .device = o.device,
-            .cuda_sync = bench_cuda_sync_launches, .steps = o.steps, .baseline = o.baseline,
-            .devices = o.devices, .bucket_mb = o.bucket_mb,
-        };
-        repro_run_parts(&rr, repro_env, sizeof repro_env, repro_extra, sizeof repro_extra);
-        if (*repro_extra) run->repro_extra = repro_extra;
-        if (*repro_env) run->repro_env = repro_env;
-    }
-    char csvpath[PATH_MAX + 16];
+    run_prepare(&r, emu_progress_set);
     if (lead && interrupt_signal()) { /* during the checks: nothing was made yet */
         fprintf(stderr, "bench: interrupted by %s before the run began: nothing written\n",
                 interrupt_name(interrupt_signal()));
         return job_end(job_verdict(128 + interrupt_signal()));
     }
-    notices_flush();
+    cli_notices_flush();
     if (!lead) { /* rank 0 makes the run folder; the others wait for its word */
         int v = job_verdict(0);
-        if (v) return job_end(v);
-        return follow(&r, &o, probs, nprobs);
+        return job_end(v ? v : run_follow(&r, probs, nprobs));
     }
     int claim = outdir_claim(outdir, sizeof outdir, !o.out[0], o.force, err, sizeof err);
     if (claim) {
-        print_err(err);
+        cli_err(err);
         return job_end(job_verdict(claim));
     }
+    char csvpath[PATH_MAX + 16];
     snprintf(csvpath, sizeof csvpath, "%s/results.csv", outdir);
     if (o.dump[0]) {
         int d = outdir_make_dump(o.dump, err, sizeof err); /* undoes the claim on failure */
         if (d) {
-            print_err(err);
+            cli_err(err);
             return job_end(job_verdict(d));
         }
         run->dump_dir = o.dump;
     }
-    run->trace_steps = o.steps;
-    if (o.steps > 20 && r.gpu.emulated)
-        fprintf(stderr, "bench: --steps %d on the emulator: every emulated case runs %d steps "
-                        "(minutes each at batch 64 and above)\n", o.steps, o.steps);
-    char ctx[24][ENV_LINE];
-    int nctx = 0;
-    env_context_lines(&r.env, o.command, ctx, &nctx, 24);
-    gpu_context_lines(ctx, &nctx, 24);
-    if (comm_size() > 1 && nctx < 24) /* the job's ranks and their MPI */
-        snprintf(ctx[nctx++], ENV_LINE, "mpi: %d ranks, %s", comm_size(), comm_mpi_version());
-    const char *ctxp[24];
-    for (int i = 0; i < nctx; i++) ctxp[i] = ctx[i];
-    r.csv = csv_writer_open(csvpath, ctxp, nctx);
-    if (!r.csv) {
-        fprintf(stderr, "bench: cannot write '%s': %s\n", csvpath, strerror(errno));
+    if (run_open(&r, outdir, csvpath)) {
         outdir_undo();
-        return job_end(job_verdict(1)); /* a write failure (a full disk), not bad usage */
+        return job_end(job_verdict(1));
     }
-    outdir_link_latest(outdir);
-    job_verdict(0);
-    if (use_gpu && !r.gpu.usable) fprintf(stderr, "bench: GPU cases skipped: %s\n", r.gpu.why);
-    else if (use_gpu && r.gpu.emulated)
-        fprintf(stderr, "bench: GPU cases run on the CUDA host emulator: correctness only, "
-                        "their timings mean nothing\n");
     progress_init(&r.prog, total);
     int stop = 0;
     for (int i = 0; i < o.nsuites && !stop; i++)
         stop = runner_run(run, suite_find(o.suites[i]), probs[i], nprobs[i]);
     progress_end(&r.prog);
-    interrupt_set_activity("writing the report (results.csv is complete)");
-    gpu_handles_release_all();
-    int sig = interrupt_signal();
-    char line[64];
-    if (sig) {
-        snprintf(line, sizeof line, "interrupted: %s", interrupt_name(sig));
-        if (csv_write_context(r.csv, line)) stop = -1;
-    }
-    snprintf(line, sizeof line, "finished: %d rows", r.nrows); /* the run recorded its end */
-    if (stop >= 0 && !r.io_error && csv_write_context(r.csv, line)) stop = -1;
-    if (run->dump_error[0]) /* the rows so far are whole; the run stopped there */
-        fprintf(stderr, "bench: %s; the run stopped after %d rows\n", run->dump_error, r.nrows);
-    else if (stop < 0 || r.io_error)
-        fprintf(stderr, "bench: writing '%s' failed: %s; it keeps the %d whole rows written "
-                        "before, and the run stopped\n",
-                csvpath, csv_writer_error(r.csv), r.nrows);
-    if (csv_writer_close(r.csv)) r.io_error = 1;
-#ifdef BENCH_HAVE_REPORT
-    /* the report before stdout: a closed stdout must never cost it */
-    if (report_finish(outdir, o.json[0] ? o.json : NULL, !o.no_plots)) r.io_error = 1;
-#endif
-    run_print_summary(&r, stdout);
-    printf("results: %s\n", csvpath);
-    if (fflush(stdout) != 0 && errno == EPIPE) interrupt_raise_pipe(); /* SIGPIPE ignored */
-    int rc = (r.failed || r.io_error || stop < 0) ? 1 : 0;
-    interrupt_done(); /* the closing line follows: the watcher stays quiet */
-    if (!sig && interrupt_signal()) { /* every case finished; the report was cut short */
-        int s2 = interrupt_signal();
-        if (s2 != SIGPIPE) /* a closed stdout cost only the summary */
-            fprintf(stderr, "bench: interrupted by %s while writing the report: all %d rows are "
-                            "in %s; charts or report.md may be missing (bench --plot %s redraws "
-                            "them)\n", interrupt_name(s2), r.nrows, csvpath, outdir);
-        else
-            fprintf(stderr, "bench: stdout was closed (%s): the summary was not shown; all %d "
-                            "rows and the report are in %s\n", interrupt_name(s2), r.nrows, outdir);
-        run_free(&r);
-        return job_end(128 + s2);
-    }
-    if (sig) {
-        fprintf(stderr, "bench: interrupted by %s: %d finished rows kept in %s\n",
-                interrupt_name(sig), r.nrows, outdir);
-        rc = 128 + sig;
-    }
-    run_free(&r);
-    return job_end(rc);
+    return job_end(run_finish(&r, outdir, csvpath, stop));
 
 usage:
-    print_err(err);
+    cli_err(err);
     outdir_undo(); /* exit 2 leaves nothing behind */
     return job_end(job_verdict(2));
 }

@@ -1,7 +1,10 @@
 /* bench/opts.c - parsing the bench command line (syntax; suites and
- * backends are checked against the suite table in main.c). */
+ * backends are checked against the registries in harness/select.c), and the
+ * option table: which action each option applies to, what a run must have
+ * for it to change anything. */
 #define _POSIX_C_SOURCE 200809L
 #include "opts.h"
+#include "select.h"
 #include "../ops/dtype.h"
 
 #include <errno.h>
@@ -106,7 +109,8 @@ static const char *repeated_item(const char *const *items, int n)
     return NULL;
 }
 
-/* Every option, once: what it is called and which actions it applies to
+/* Every option, once: what it is called, which actions it applies to and,
+ * for a run, what the selection must have for it to change anything
  * (rule: an option either changes what happens or is refused). */
 enum { ACT_RUN = 1, ACT_PLOT = 2, ACT_LIST = 4, ACT_INFO = 8, ACT_COLUMNS = 16, ACT_HELP = 32,
        ACT_VERSION = 64 };
@@ -115,25 +119,40 @@ typedef struct opt_def {
     int takes_value;
     unsigned actions; /* the actions it applies to */
     int is_action;    /* it chooses the action itself (--plot, --list, ...) */
+    unsigned needs;   /* SEL_* (harness/select.h): a run without it is refused */
 } opt_def;
 
 static const opt_def OPTS[] = {
-    {"--help", 0, ACT_HELP, 1},           {"--version", 0, ACT_VERSION, 1},
-    {"--list", 0, ACT_LIST, 1},           {"--columns", 0, ACT_COLUMNS, 1},
-    {"--info", 0, ACT_INFO, 1},           {"--plot", 1, ACT_PLOT, 1},
-    {"--suite", 1, ACT_RUN | ACT_LIST, 0}, {"--backend", 1, ACT_RUN, 0},
-    {"--sizes", 1, ACT_RUN, 0},           {"--mode", 1, ACT_RUN, 0},
-    {"--quick", 0, ACT_RUN, 0},           {"--reps", 1, ACT_RUN, 0},
-    {"--min-time", 1, ACT_RUN, 0},        {"--threads", 1, ACT_RUN, 0},
-    {"--baseline", 1, ACT_RUN, 0},        {"--out", 1, ACT_RUN, 0},
-    {"--force", 0, ACT_RUN, 0},           {"--json", 1, ACT_RUN | ACT_PLOT, 0},
-    {"--no-plots", 0, ACT_RUN | ACT_PLOT, 0}, {"--steps", 1, ACT_RUN, 0},
-    {"--dump", 1, ACT_RUN, 0},            {"--emulate", 0, ACT_RUN | ACT_INFO, 0},
-    {"--device", 1, ACT_RUN, 0},          {"--cuda-sync", 0, ACT_RUN, 0},
-    {"--bucket-mb", 1, ACT_RUN, 0},       {"--devices", 1, ACT_RUN, 0},
-    {"--dtype", 1, ACT_RUN, 0},
+    {.name = "--help", .actions = ACT_HELP, .is_action = 1},
+    {.name = "--version", .actions = ACT_VERSION, .is_action = 1},
+    {.name = "--list", .actions = ACT_LIST, .is_action = 1},
+    {.name = "--columns", .actions = ACT_COLUMNS, .is_action = 1},
+    {.name = "--info", .actions = ACT_INFO, .is_action = 1},
+    {.name = "--plot", .takes_value = 1, .actions = ACT_PLOT, .is_action = 1},
+    {.name = "--suite", .takes_value = 1, .actions = ACT_RUN | ACT_LIST},
+    {.name = "--backend", .takes_value = 1, .actions = ACT_RUN},
+    {.name = "--sizes", .takes_value = 1, .actions = ACT_RUN},
+    {.name = "--mode", .takes_value = 1, .actions = ACT_RUN},
+    {.name = "--quick", .actions = ACT_RUN},
+    {.name = "--reps", .takes_value = 1, .actions = ACT_RUN},
+    {.name = "--min-time", .takes_value = 1, .actions = ACT_RUN},
+    {.name = "--threads", .takes_value = 1, .actions = ACT_RUN},
+    {.name = "--baseline", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_BASELINE},
+    {.name = "--out", .takes_value = 1, .actions = ACT_RUN},
+    {.name = "--force", .actions = ACT_RUN},
+    {.name = "--json", .takes_value = 1, .actions = ACT_RUN | ACT_PLOT},
+    {.name = "--no-plots", .actions = ACT_RUN | ACT_PLOT},
+    {.name = "--steps", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_STEPS},
+    {.name = "--dump", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_STEPS},
+    {.name = "--emulate", .actions = ACT_RUN | ACT_INFO, .needs = SEL_GPU},
+    {.name = "--device", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_GPU},
+    {.name = "--cuda-sync", .actions = ACT_RUN, .needs = SEL_GPU},
+    {.name = "--bucket-mb", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_OVERLAP},
+    {.name = "--devices", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_GPU_DP},
+    {.name = "--dtype", .takes_value = 1, .actions = ACT_RUN},
 };
 enum { NOPTS = (int)(sizeof OPTS / sizeof OPTS[0]) };
+_Static_assert(NOPTS <= 64, "bench_opts.given has a bit per option");
 
 /* The options that take a comma list. */
 #define FLAG_LIST(n) (!strcmp(n, "--suite") || !strcmp(n, "--backend") || !strcmp(n, "--sizes") || \
@@ -394,5 +413,16 @@ int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap)
         o->suites[0] = "all";
         o->nsuites = 1;
     }
+    for (int i = 0; i < NOPTS; i++)
+        if (given[i]) o->given |= 1ull << i;
+    return 0;
+}
+
+int opts_check_needs(const bench_opts *o, const selection *s, unsigned has, unsigned decided,
+                     char *err, size_t errcap)
+{
+    for (int i = 0; i < NOPTS; i++)
+        if ((o->given >> i & 1) && (OPTS[i].needs & decided) && !(OPTS[i].needs & has))
+            return select_refuse(s, OPTS[i].needs, OPTS[i].name, err, errcap);
     return 0;
 }

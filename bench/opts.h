@@ -42,11 +42,20 @@ typedef struct bench_opts {
     int devices;         /* GPU data-parallel replicas in this process (0: 1) */
     char dump[OPT_PATH]; /* train: folder for step 1 of every case ("": none) */
     char command[2048];  /* the command line, for the record */
+    unsigned long long given; /* bit i: the option table's row i was given */
 } bench_opts;
 
 /* Parses argv into o. On bad input writes one line to err and returns 2. */
 int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap);
 
 void opts_usage(FILE *f);
+
+/* An option that needs what the run's selection lacks (its row's `needs`,
+ * a SEL_* fact of harness/select.h, among those `decided` so far; has: the
+ * facts it has) would change nothing: the first given, in the option table's
+ * order, is refused. 0, or 2 with one line in err. */
+struct selection;
+int opts_check_needs(const bench_opts *o, const struct selection *s, unsigned has,
+                     unsigned decided, char *err, size_t errcap);
 
 #endif

@@ -1,7 +1,25 @@
-/* bench/run.c - emitting rows and the summary table. */
+/* bench/run.c - one run: its set-up from the options, emitting rows, the
+ * summary table, its end. */
+#define _POSIX_C_SOURCE 200809L
 #include "run.h"
+#include "cli.h"
+#include "comm.h"
+#include "errmsg.h"
+#include "gemm_cpu.h"
+#include "gpu_exec.h"
+#include "gpu_handles.h"
+#include "interrupt.h"
+#include "job.h"
+#include "outdir.h"
+#include "registry.h"
+#include "repro.h"
+#ifdef BENCH_HAVE_REPORT
+#include "report.h"
+#endif
 
+#include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,4 +81,218 @@ void run_free(bench_run *r)
     free(r->rows);
     r->rows = NULL;
     r->nrows = r->cap = 0;
+}
+
+static int emit_nothing(void *ctx, const result_row *row)
+{
+    (void)ctx;
+    (void)row;
+    return 0;
+}
+
+void run_setup(bench_run *r, const selection *s)
+{
+    const bench_opts *o = r->opt;
+    runner *run = &r->run;
+    run->registry = s->backend_table;
+    run->backends = o->backends;
+    run->nbackends = o->nbackends;
+    run->modes = o->modes;
+    run->nmodes = o->nmodes;
+    run->baseline = o->baseline;
+    run->named_problems = o->nsizes > 0;
+    /* precision: all of a suite's dtypes in full default sweeps; fp32 where
+     * problems are named or the sweep is a smoke run (--quick) */
+    run->dtypes = o->dtypes ? o->dtypes
+                            : (o->nsizes > 0 || o->quick ? DTYPE_BIT(DTYPE_FP32) : DTYPES_FLOAT);
+    run->gpu = &r->gpu;
+    run->gpu_open = gpu_exec_open;
+    run->gpu_recover = gpu_recover_device;
+    run->gpu_sync = gpu_stream_sync;
+    run->llc_bytes = r->env.llc_bytes;
+    run->cpu_name = r->env.cpu;
+    run->threads = cpu_threads_get();
+    run->blas_threads = cpu_threads_blas();
+    /* OPENBLAS_NUM_THREADS cannot differ: every CPU backend runs one count */
+    const char *ob = getenv("OPENBLAS_NUM_THREADS");
+    if (ob && atoi(ob) != run->threads)
+        cli_notice("bench: OPENBLAS_NUM_THREADS=%s is not used: every CPU backend, cpu-blas "
+                   "included, runs %d threads (--threads N sets them)\n", ob, run->threads);
+    if (run->threads > r->env.usable_cpus)
+        cli_notice("bench: %d threads on %d usable CPU%s (affinity or cgroup quota): threads "
+                   "share cores and times suffer; --threads %d fits\n", run->threads,
+                   r->env.usable_cpus, r->env.usable_cpus == 1 ? "" : "s", r->env.usable_cpus);
+    if (run->blas_threads < run->threads)
+        cli_notice("bench: OpenBLAS runs at most %d threads (its build's limit), not %d: its rows "
+                   "say so\n", run->blas_threads, run->threads);
+    run->prog = &r->prog;
+    run->emit = comm_rank() == 0 ? run_emit : emit_nothing;
+    run->emit_ctx = r;
+    run->bucket_mb = o->bucket_mb;
+    run->devices = o->devices;
+    static comm_ops world;
+    if (comm_size() > 1) { /* launched as one rank of several: MPI is running */
+        if (comm_mpi_ops(&world, run->comm_why, sizeof run->comm_why) == 0) run->comm = &world;
+    } else if (select_wants_comm(s)) { /* one replica: no engine, no MPI to start */
+        comm_none_ops(&world);
+        run->comm = &world;
+        snprintf(run->comm_why, sizeof run->comm_why, "one process: launch with mpirun -np N "
+                 "(N >= 2) or srun to measure MPI between ranks");
+    }
+}
+
+int run_plan(bench_run *r, const selection *s, problem (*probs)[PLAN_MAX_PROBLEMS], int *nprobs,
+             char *err, size_t errcap)
+{
+    const bench_opts *o = r->opt;
+    plan_suite suites[OPT_MAX_LIST];
+    for (int i = 0; i < o->nsuites; i++) suites[i] = select_plan_suite(s, i);
+    plan_request q = {
+        .suites = suites, .nsuites = o->nsuites, .sizes = o->sizes, .nsizes = o->nsizes,
+        .quick = o->quick, .big = r->gpu.usable && !r->gpu.emulated && select_wants_gpu(s),
+        .mem = env_memory_bytes(), .llc_bytes = r->run.llc_bytes, .notice = cli_notice_line,
+    };
+    return plan_problems(&q, probs, nprobs, err, errcap);
+}
+
+void run_prepare(bench_run *r, int emu_progress_set)
+{
+    const bench_opts *o = r->opt;
+    runner *run = &r->run;
+    run->mcfg = measure_cfg_default();
+    run->emu_cfg = run->mcfg;
+    run->emu_cfg.warmup = 0;
+    run->emu_cfg.min_reps = run->emu_cfg.max_reps = 1;
+    run->emu_cfg.min_time_s = 0;
+    if (o->quick) {
+        run->mcfg.min_time_s = 0.1;
+        run->mcfg.budget_s = 3.0;
+    }
+    if (o->min_time_s >= 0) run->mcfg.min_time_s = o->min_time_s;
+    if (o->reps) { /* exactly N: no time rule, no budget */
+        run->mcfg.min_reps = run->mcfg.max_reps = o->reps;
+        run->mcfg.min_time_s = 0;
+        run->mcfg.budget_s = INFINITY;
+    }
+    /* what else a row's repro needs to re-run it the same way */
+    static char repro_env[256], repro_extra[160];
+    repro_run rr = {
+        .emulated = r->gpu.emulated, .emu_progress_set = emu_progress_set,
+        .device_given = o->device_given, .device = o->device,
+        .cuda_sync = bench_cuda_sync_launches, .steps = o->steps, .baseline = o->baseline,
+        .devices = o->devices, .bucket_mb = o->bucket_mb,
+    };
+    repro_run_parts(&rr, repro_env, sizeof repro_env, repro_extra, sizeof repro_extra);
+    if (*repro_extra) run->repro_extra = repro_extra;
+    if (*repro_env) run->repro_env = repro_env;
+}
+
+int run_probe(bench_run *r, const selection *s, char *err, size_t errcap)
+{
+    const bench_opts *o = r->opt;
+    r->use_gpu = select_wants_gpu(s);
+    if (r->use_gpu || o->device_given) gpu_probe(o->device, &r->gpu);
+    if (o->device_given && !r->gpu.usable && !r->gpu.bad_device) {
+        snprintf(err, errcap, "bench: --device %d: no such GPU (%s)", o->device, r->gpu.why);
+        return 2;
+    }
+    if (r->gpu.bad_device) {
+        snprintf(err, errcap, "bench: bad --device %d: %s", o->device, r->gpu.why);
+        return 2;
+    }
+    return 0;
+}
+
+int run_open(bench_run *r, const char *outdir, const char *csvpath)
+{
+    const bench_opts *o = r->opt;
+    r->run.trace_steps = o->steps;
+    if (o->steps > 20 && r->gpu.emulated)
+        fprintf(stderr, "bench: --steps %d on the emulator: every emulated case runs %d steps "
+                        "(minutes each at batch 64 and above)\n", o->steps, o->steps);
+    char ctx[24][ENV_LINE];
+    int nctx = 0;
+    env_context_lines(&r->env, o->command, ctx, &nctx, 24);
+    gpu_context_lines(ctx, &nctx, 24);
+    if (comm_size() > 1 && nctx < 24) /* the job's ranks and their MPI */
+        snprintf(ctx[nctx++], ENV_LINE, "mpi: %d ranks, %s", comm_size(), comm_mpi_version());
+    const char *ctxp[24];
+    for (int i = 0; i < nctx; i++) ctxp[i] = ctx[i];
+    r->csv = csv_writer_open(csvpath, ctxp, nctx);
+    if (!r->csv) {
+        fprintf(stderr, "bench: cannot write '%s': %s\n", csvpath, strerror(errno));
+        return 1; /* a write failure (a full disk), not bad usage */
+    }
+    outdir_link_latest(outdir);
+    job_verdict(0);
+    if (r->use_gpu && !r->gpu.usable) fprintf(stderr, "bench: GPU cases skipped: %s\n", r->gpu.why);
+    else if (r->use_gpu && r->gpu.emulated)
+        fprintf(stderr, "bench: GPU cases run on the CUDA host emulator: correctness only, "
+                        "their timings mean nothing\n");
+    return 0;
+}
+
+int run_follow(bench_run *r, problem (*probs)[PLAN_MAX_PROBLEMS], const int *nprobs)
+{
+    const bench_opts *o = r->opt;
+    int stop = 0;
+    progress_init(&r->prog, 0);
+    r->prog.tty = 0;
+    for (int i = 0; i < o->nsuites && !stop; i++)
+        stop = runner_run(&r->run, suite_find(o->suites[i]), probs[i], nprobs[i]);
+    gpu_handles_release_all();
+    run_free(r);
+    return 0;
+}
+
+int run_finish(bench_run *r, const char *outdir, const char *csvpath, int stop)
+{
+    const bench_opts *o = r->opt;
+    interrupt_set_activity("writing the report (results.csv is complete)");
+    gpu_handles_release_all();
+    int sig = interrupt_signal();
+    char line[64];
+    if (sig) {
+        snprintf(line, sizeof line, "interrupted: %s", interrupt_name(sig));
+        if (csv_write_context(r->csv, line)) stop = -1;
+    }
+    snprintf(line, sizeof line, "finished: %d rows", r->nrows); /* the run recorded its end */
+    if (stop >= 0 && !r->io_error && csv_write_context(r->csv, line)) stop = -1;
+    if (r->run.dump_error[0]) /* the rows so far are whole; the run stopped there */
+        fprintf(stderr, "bench: %s; the run stopped after %d rows\n", r->run.dump_error, r->nrows);
+    else if (stop < 0 || r->io_error)
+        fprintf(stderr, "bench: writing '%s' failed: %s; it keeps the %d whole rows written "
+                        "before, and the run stopped\n",
+                csvpath, csv_writer_error(r->csv), r->nrows);
+    if (csv_writer_close(r->csv)) r->io_error = 1;
+#ifdef BENCH_HAVE_REPORT
+    /* the report before stdout: a closed stdout must never cost it */
+    if (report_finish(outdir, o->json[0] ? o->json : NULL, !o->no_plots)) r->io_error = 1;
+#else
+    (void)o;
+#endif
+    run_print_summary(r, stdout);
+    printf("results: %s\n", csvpath);
+    if (fflush(stdout) != 0 && errno == EPIPE) interrupt_raise_pipe(); /* SIGPIPE ignored */
+    int rc = (r->failed || r->io_error || stop < 0) ? 1 : 0;
+    interrupt_done(); /* the closing line follows: the watcher stays quiet */
+    if (!sig && interrupt_signal()) { /* every case finished; the report was cut short */
+        int s2 = interrupt_signal();
+        if (s2 != SIGPIPE) /* a closed stdout cost only the summary */
+            fprintf(stderr, "bench: interrupted by %s while writing the report: all %d rows are "
+                            "in %s; charts or report.md may be missing (bench --plot %s redraws "
+                            "them)\n", interrupt_name(s2), r->nrows, csvpath, outdir);
+        else
+            fprintf(stderr, "bench: stdout was closed (%s): the summary was not shown; all %d "
+                            "rows and the report are in %s\n", interrupt_name(s2), r->nrows, outdir);
+        run_free(r);
+        return 128 + s2;
+    }
+    if (sig) {
+        fprintf(stderr, "bench: interrupted by %s: %d finished rows kept in %s\n",
+                interrupt_name(sig), r->nrows, outdir);
+        rc = 128 + sig;
+    }
+    run_free(r);
+    return rc;
 }

@@ -165,3 +165,38 @@ void env_context_lines(const env_info *e, const char *command,
     if (command) ADD("command: %s", command);
 #undef ADD
 }
+
+int env_threads_check(int max, char *err, size_t errcap)
+{
+    static const char *const VARS[] = {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", NULL};
+    for (int i = 0; VARS[i]; i++) {
+        const char *v = getenv(VARS[i]);
+        if (!v) continue;
+        if (!*v || strlen(v) > 64) { /* libgomp warns about an empty one, and goes on */
+            snprintf(err, errcap, "bench: %s='%.64s%s': each thread count must be from 1 to %d",
+                     VARS[i], v, strlen(v) > 64 ? "..." : "", max);
+            return 2;
+        }
+        /* every entry of a nesting list is capped; no sign, space or empty entry */
+        int list = i == 0, bad = 0;
+        for (const char *p = v;;) {
+            size_t d = strspn(p, "0123456789");
+            long n = d && d < 6 ? strtol(p, NULL, 10) : 0;
+            if (d == 0 || n < 1 || n > max) bad = 1;
+            p += d;
+            if (bad || !*p) break;
+            if (*p != ',' || !list || !p[1]) {
+                bad = 1;
+                break;
+            }
+            p++;
+        }
+        if (bad) {
+            snprintf(err, errcap, "bench: %s='%s': %s from 1 to %d", VARS[i], v,
+                     list ? "each thread count (a comma list for nesting) must be"
+                          : "the thread count must be one number", max);
+            return 2;
+        }
+    }
+    return 0;
+}

@@ -4,6 +4,7 @@
 #ifndef HARNESS_ENV_H
 #define HARNESS_ENV_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #ifdef __cplusplus
@@ -46,6 +47,12 @@ double env_memory_bytes(void);
 int env_usable_cpus(void);
 /* This process's resident memory now, in bytes (0 when unknown). */
 double env_rss_bytes(void);
+
+/* Thread counts from the environment get the cap of --threads (max):
+ * libgomp crashes on OMP_NUM_THREADS=100000. OMP_NUM_THREADS may be a nesting
+ * list ("4,2"), OPENBLAS_NUM_THREADS one number; digits only. 0, or 2 with
+ * one line in err. */
+int env_threads_check(int max, char *err, size_t errcap);
 
 #ifdef __cplusplus
 }

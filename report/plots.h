@@ -42,7 +42,7 @@ int plots_render(const rundata *rd, int dirfd, const char *dir, plots_outcome *o
  * bytes: its longest script's path, "<dir>/layer-speedup.gp", must fit
  * PATH_MAX (4096 with its NUL), so 4096 - 1 - 17 = 4078. Every parameter
  * buffer holds it whole (CHART_PARAMS_MAX, report/chart_data.h); a longer
- * folder is refused with one line naming this limit. bench/main.c's check
+ * folder is refused with one line naming this limit. bench/cli.c's check
  * (4000) is within it. */
 #define PLOTS_DIR_MAX 4078
 

@@ -180,6 +180,10 @@ done <<'EOF'
 --suite matmul --sizes 64 --backend cpu-blas --device 0 --out t2|--device is for GPU cases
 --suite matmul --sizes 64 --backend cpu-blas --baseline cpu-naive --out t2|--baseline 'cpu-naive' is not among --backend
 --suite matmul,train --sizes 48 --steps 3 --out t2|--steps is for training steps: the selection runs no training step
+--suite matmul --sizes 64 --backend cpu-blas --emulate --out t2|--emulate is for GPU cases
+--suite matmul --sizes 64 --devices 2 --out t2|--devices is for the data-parallel modes of GPU backends (train: cuda, cuda-lib)
+--suite train --sizes mlp-small-b4 --mode ddp --bucket-mb 1 --out t2|--bucket-mb is for ddp-overlap runs of the train suite (--mode ddp-overlap, or under mpirun)
+--suite matmul --sizes 64 --backend cpu-blas --baseline cpu-naive --emulate --out t2|--baseline 'cpu-naive' is not among --backend
 EOF
 for d in t1 t2 a1 b1 X; do [ ! -e "$d" ] || fail "a refused command left $d"; done
 # a control character in a value: still one line
