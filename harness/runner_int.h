@@ -3,12 +3,14 @@
  *   runner_data.c   a problem's host data: buffers, input sets, the reference
  *   runner_exec.c   an opened case checked and timed, and its row emitted
  *   runner_dump.c   a step suite's step 1 written to --dump
- *   runner.c        the order of a suite's cases, each opened on its device
+ *   runner_iter.c   which cases a run has, in order (runner_iter.h)
+ *   runner.c        the run: every case the iterator yields, opened and run
  */
 #ifndef HARNESS_RUNNER_INT_H
 #define HARNESS_RUNNER_INT_H
 
 #include "runner.h"
+#include "runner_iter.h"
 
 #define MAX_SETS 4
 
