@@ -17,7 +17,7 @@
  * (harness/runner_exec.c). */
 #define HOOK_PLANT_FP32 "BENCH_PLANT_FP32"
 /* =prefetch: prefetch-2 stops waiting for a step's batch copy
- * (harness/gpu_modes.c). */
+ * (harness/gpu_modes_rep.c). */
 #define HOOK_PLANT_RACE "BENCH_PLANT_RACE"
 /* =BACKEND: BACKEND's update of the last parameter tensor is dropped
  * (suites/train/train.c). */
