@@ -9,15 +9,15 @@
 #define HARNESS_TEST_HOOKS_H
 
 /* =BACKEND: one element of the first output of BACKEND's checked run is
- * corrupted (harness/runner.c). */
+ * corrupted (harness/runner_exec.c). */
 #define HOOK_PLANT_FAULT "BENCH_PLANT_FAULT"
-/* =BACKEND: a 16-bit output of BACKEND one ulp off (harness/runner.c). */
+/* =BACKEND: a 16-bit output of BACKEND one ulp off (harness/runner_exec.c). */
 #define HOOK_PLANT_ULP "BENCH_PLANT_ULP"
 /* =BACKEND: BACKEND's 16-bit result replaced by its fp32 run, rounded once
- * (harness/runner.c). */
+ * (harness/runner_exec.c). */
 #define HOOK_PLANT_FP32 "BENCH_PLANT_FP32"
 /* =prefetch: prefetch-2 stops waiting for a step's batch copy
- * (harness/gpu_modes.c). */
+ * (harness/gpu_modes_rep.c). */
 #define HOOK_PLANT_RACE "BENCH_PLANT_RACE"
 /* =BACKEND: BACKEND's update of the last parameter tensor is dropped
  * (suites/train/train.c). */
