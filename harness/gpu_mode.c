@@ -1,4 +1,4 @@
-/* harness/gpu_mode.c - the table of GPU execution modes (see gpu_modes.h). */
+/* harness/gpu_mode.c - the table of GPU execution modes (gpu_modes.c says what each times). */
 #include "gpu_mode.h"
 
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /* harness/gpu_mode.h - the GPU execution modes by name (no CUDA types, so
- * every build knows them); gpu_modes.h runs them. */
+ * every build knows them); gpu_modes.c runs them. */
 #ifndef HARNESS_GPU_MODE_H
 #define HARNESS_GPU_MODE_H
 
