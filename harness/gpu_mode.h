@@ -12,13 +12,21 @@ typedef enum {
     GPU_STREAMS, GPU_PREFETCH
 } gpu_mode_kind;
 
+/* Which suites a mode applies to: any, those with independent work to split
+ * (no steps), or those with a sequence of steps to feed. */
+typedef enum { GPU_WORK_ANY, GPU_WORK_SPLIT, GPU_WORK_STEPS } gpu_mode_work;
+
 /* One GPU execution mode: everything the runner, the report and the charts
  * know of it (harness/mode.h gives the view common to every mode). Adding a
- * mode: a row here and its execution in gpu_modes.c. */
+ * mode of an existing kind: a row of GPU_MODES[] (gpu_mode.c). A new kind:
+ * its value above, its row, and its repetition in gpu_modes_rep.c. */
 typedef struct gpu_mode {
     const char *name;    /* as in the CSV mode column */
-    gpu_mode_kind kind;
-    int nstreams;        /* GPU_STREAMS; GPU_PREFETCH: 2 (compute, copy) */
+    gpu_mode_kind kind;  /* how a repetition runs (gpu_modes_rep.c) */
+    int nstreams;        /* streams it uses: GPU_STREAMS N; GPU_PREFETCH 2
+                          * (compute, copy); otherwise 1 */
+    int pinned;          /* host buffers from cudaMallocHost */
+    gpu_mode_work work;  /* the suites it applies to */
     int primary;         /* the GPU's headline mode (the kernel alone): charts
                           * and tables of throughput show GPU rows in it */
     const char *colour;  /* its chart colour (plots/common.gp's MODEPAL) */

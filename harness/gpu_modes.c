@@ -348,9 +348,8 @@ int gpu_exec_open(const gpu_mode *m, const gpu_work *w, case_exec *ex, char *ski
     st->l = w->l;
     st->pipeline = m->kind == GPU_STREAMS && w->l->streams == STREAMS_PIPELINE;
     st->chunked = m->kind == GPU_STREAMS && w->l->streams == STREAMS_CHUNK;
-    st->nstreams = m->kind == GPU_STREAMS || m->kind == GPU_PREFETCH ? m->nstreams : 1;
-    st->pinned = m->kind == GPU_SYNC_PINNED || m->kind == GPU_ASYNC_PINNED ||
-                 m->kind == GPU_STREAMS || m->kind == GPU_PREFETCH;
+    st->nstreams = m->nstreams;
+    st->pinned = m->pinned;
     if (m->kind == GPU_PREFETCH && st->nstreams != 2) {
         snprintf(skip, skipcap, "prefetch needs 2 streams, not %d", st->nstreams);
         free(st);
