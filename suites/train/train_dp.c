@@ -161,7 +161,7 @@ static int grads_ready(void *ctx, int first, void *stream)
     while (d->started < d->nbuckets && d->bucket[d->started] >= mark &&
            !(first == 0 && d->started == d->nbuckets - 1)) {
         float *buf = bucket_buf(d, d->started++, &len);
-        if (d->comm->allreduce_start(d->comm->ctx, buf, len, stream)) return -1;
+        if (d->comm->allreduce_start(d->comm->ctx, buf, buf, len, stream)) return -1;
     }
     return d->comm->progress ? d->comm->progress(d->comm->ctx) : 0;
 }
