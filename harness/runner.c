@@ -857,6 +857,15 @@ static void set_scaling(result_row *row, double one_sps)
         row->scaling_eff = row->samples_per_s / ((double)row->replicas * one_sps);
 }
 
+/* Where the run's data-parallel cases run, CPU and GPU alike. */
+static dp_cfg dp_cfg_of(const runner *r)
+{
+    dp_cfg c = {.comm = r->comm,
+                .devices = r->devices > 0 ? r->devices : 1,
+                .bucket_mb = r->bucket_mb > 0 ? r->bucket_mb : DP_BUCKET_MB_DEFAULT};
+    return c;
+}
+
 /* CPU backend b on p in data-parallel mode m; host_sps: the same backend's
  * one-process samples/s of this run (NAN: none). */
 static void dp_case(runner *r, const suite_def *s, const backend_def *b, const problem *p,
@@ -875,8 +884,8 @@ static void dp_case(runner *r, const suite_def *s, const backend_def *b, const p
     void *const *sets[MAX_SETS];
     for (int k = 0; k < d->nsets; k++) sets[k] = d->buf[k];
     err_clear();
-    int o = s->dp_open(b, m, p, r->comm, r->bucket_mb > 0 ? r->bucket_mb : DP_BUCKET_MB_DEFAULT,
-                       sets, d->nsets, &ex, skip, sizeof skip);
+    dp_cfg cfg = dp_cfg_of(r);
+    int o = s->dp_open(b, m, p, &cfg, sets, d->nsets, &ex, skip, sizeof skip);
     if (open_agreed(o, skip, &ex, row)) return;
     exec_case(r, s, b, p, d, &ex, 0, row);
     ex.close(ex.st);
@@ -966,8 +975,7 @@ static void gpu_dp_case(runner *r, const suite_entry *e, const backend_def *b, c
     char skip[200] = "";
     void *const *sets[MAX_SETS];   /* the case reads them until it closes */
     memset(&ex, 0, sizeof ex);
-    gpu_dp_cfg cfg = {several ? 1 : (r->devices > 0 ? r->devices : 1), several ? r->comm : NULL,
-                      r->bucket_mb > 0 ? r->bucket_mb : DP_BUCKET_MB_DEFAULT};
+    dp_cfg cfg = dp_cfg_of(r);
     row->replicas = several ? r->comm->size : cfg.devices;
     snprintf(row->comm, sizeof row->comm, "%s", several ? "nccl-mpi" : "nccl");
     int o;

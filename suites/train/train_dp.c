@@ -356,10 +356,11 @@ static void dp_close(void *st)
     free(d);
 }
 
-int train_dp_open(const backend_def *b, const dp_mode *m, const problem *p,
-                         const comm_ops *comm, double bucket_mb, void *const *const *sets,
-                         int nsets, case_exec *ex, char *skip, size_t skipcap)
+int train_dp_open(const backend_def *b, const dp_mode *m, const problem *p, const dp_cfg *cfg,
+                  void *const *const *sets, int nsets, case_exec *ex, char *skip, size_t skipcap)
 {
+    const comm_ops *comm = cfg->comm;
+    const double bucket_mb = cfg->bucket_mb;
     (void)skip;
     (void)skipcap;
     dp_state *d = (dp_state *)calloc(1, sizeof *d);

@@ -46,9 +46,9 @@
 
 #if !BENCH_NCCL
 /* a toolkit without NCCL: the rows skip, saying why */
-int train_dp_gpu_open(const backend_def *b, const dp_mode *m, const problem *p,
-                      const gpu_dp_cfg *cfg, void *const *const *sets, int nsets, case_exec *ex,
-                      char *skip, size_t skipcap)
+int train_dp_gpu_open(const backend_def *b, const dp_mode *m, const problem *p, const dp_cfg *cfg,
+                      void *const *const *sets, int nsets, case_exec *ex, char *skip,
+                      size_t skipcap)
 {
     (void)b, (void)m, (void)p, (void)cfg, (void)sets, (void)nsets, (void)ex;
     snprintf(skip, skipcap, "%s", NCCL_MISSING);
@@ -468,10 +468,12 @@ fail:
     return -1;
 }
 
-int train_dp_gpu_open(const backend_def *b, const dp_mode *m, const problem *p,
-                      const gpu_dp_cfg *cfg, void *const *const *sets, int nsets, case_exec *ex,
-                      char *skip, size_t skipcap)
+int train_dp_gpu_open(const backend_def *b, const dp_mode *m, const problem *p, const dp_cfg *cfg,
+                      void *const *const *sets, int nsets, case_exec *ex, char *skip,
+                      size_t skipcap)
 {
+    /* nccl-mpi: one replica per rank; nccl: cfg->devices in this process */
+    const comm_ops *mpi = cfg->comm && cfg->comm->size > 1 ? cfg->comm : NULL;
     int ndev = 0;
     int devs[MAX_REPLICAS];
     ncclComm_t comms[MAX_REPLICAS] = {0};
@@ -480,15 +482,15 @@ int train_dp_gpu_open(const backend_def *b, const dp_mode *m, const problem *p,
         snprintf(skip, skipcap, "no usable GPU");
         return 1;
     }
-    const int n = cfg->mpi ? cfg->mpi->size : cfg->devices;
+    const int n = mpi ? mpi->size : cfg->devices;
 #ifdef __CUDAEMU__
-    if (cfg->mpi && n > 1) {
+    if (mpi && n > 1) {
         snprintf(skip, skipcap, "emulated: the emulator runs NCCL between the GPUs of one process "
                                 "(--devices N), not across MPI ranks");
         return 1;
     }
 #endif
-    if (!cfg->mpi && (n < 1 || n > ndev || n > MAX_REPLICAS)) {
+    if (!mpi && (n < 1 || n > ndev || n > MAX_REPLICAS)) {
         snprintf(skip, skipcap, "--devices %d: this machine has %d GPU%s", n, ndev,
                  ndev == 1 ? "" : "s");
         return 1;
@@ -506,8 +508,8 @@ int train_dp_gpu_open(const backend_def *b, const dp_mode *m, const problem *p,
     g->sets = sets;
     g->nsets = nsets;
     g->n = n;
-    g->nlocal = cfg->mpi ? 1 : n;
-    g->mpi = cfg->mpi;
+    g->nlocal = mpi ? 1 : n;
+    g->mpi = mpi;
     g->plant_no_event = dp_planted(HOOK_PLANT_NO_EVENT, b);
     if (!g->ops || train_plan(p, &g->full)) {
         free(g);
@@ -522,14 +524,14 @@ int train_dp_gpu_open(const backend_def *b, const dp_mode *m, const problem *p,
         err_set("out of memory");
         goto fail;
     }
-    for (int i = 0; i < (cfg->mpi ? 1 : n); i++) {
-        int index = cfg->mpi ? cfg->mpi->rank : i;
-        devs[i] = cfg->mpi ? comm_local_rank() % ndev : i;
+    for (int i = 0; i < (mpi ? 1 : n); i++) {
+        int index = mpi ? mpi->rank : i;
+        devs[i] = mpi ? comm_local_rank() % ndev : i;
         g->nlocal = i + 1;   /* close() frees what was opened */
         if (replica_open(g, &g->rep[i], p, index, devs[i])) goto fail;
     }
-    if (gpu_nccl_init(comms, n, devs, cfg->mpi ? cfg->mpi->rank : 0, cfg->mpi != NULL)) goto fail;
-    for (int i = 0; i < (cfg->mpi ? 1 : n); i++) g->rep[i].comm = comms[i];
+    if (gpu_nccl_init(comms, n, devs, mpi ? mpi->rank : 0, mpi != NULL)) goto fail;
+    for (int i = 0; i < (mpi ? 1 : n); i++) g->rep[i].comm = comms[i];
     memset(ex, 0, sizeof *ex);
     ex->st = g;
     ex->run = gdp_run;
