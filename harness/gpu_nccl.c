@@ -90,7 +90,8 @@ fail:
     return -1;
 }
 
-int gpu_nccl_init(ncclComm_t *comms, int n, const int *devs, int rank, int over_mpi)
+/* The communicators: every GPU of this process, or this rank's over MPI. */
+static int comms_init(ncclComm_t *comms, int n, const int *devs, int rank, int over_mpi)
 {
     if (!over_mpi) {
         NCCL_TRY(ncclCommInitAll(comms, n, devs));
@@ -120,7 +121,7 @@ int gpu_nccl_open(gpu_nccl *eng, comm_ops *ops, int n, const int *devs, int rank
         memset(&eng[i], 0, sizeof eng[i]);
         eng[i].dev = devs[i];
     }
-    if (gpu_nccl_init(comms, n, devs, rank, over_mpi)) return -1;
+    if (comms_init(comms, n, devs, rank, over_mpi)) return -1;
     for (int i = 0; i < nlocal; i++) eng[i].comm = comms[i];   /* close() destroys them */
     for (int i = 0; i < nlocal; i++) {
         gpu_nccl *e = &eng[i];
@@ -146,12 +147,6 @@ int gpu_nccl_open(gpu_nccl *eng, comm_ops *ops, int n, const int *devs, int rank
     return 0;
 fail:
     return -1;
-}
-
-void gpu_nccl_destroy(ncclComm_t *c)
-{
-    if (*c) ncclCommDestroy(*c);
-    *c = NULL;
 }
 
 void gpu_nccl_close(gpu_nccl *e)

@@ -49,13 +49,6 @@ int gpu_nccl_open(gpu_nccl *eng, comm_ops *ops, int n, const int *devs, int rank
 /* Destroys what eng holds (sets its device); a zeroed or closed one is a
  * no-op. */
 void gpu_nccl_close(gpu_nccl *eng);
-
-/* The bare communicators, as gpu_nccl_open makes them (comms[0..n), or
- * comms[0] over MPI), for a suite that calls NCCL itself; 0, or -1 with
- * err_set. gpu_nccl_destroy destroys *c if set and clears it (the caller
- * has set its device). */
-int gpu_nccl_init(ncclComm_t *comms, int n, const int *devs, int rank, int over_mpi);
-void gpu_nccl_destroy(ncclComm_t *c);
 #endif
 
 #endif

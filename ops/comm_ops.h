@@ -2,7 +2,8 @@
  * suite) is written against, one table per communication engine: MPI over
  * host buffers (harness/comm.c: comm_mpi_ops, and comm_none_ops for one
  * replica), NCCL over device buffers, one table per replica GPU (the GPU
- * layer: harness/gpu_nccl.h).
+ * layer: harness/gpu_nccl.h). suites/train/train_dp_step.c's one step runs
+ * on either.
  *
  * Contract of every entry point:
  *   fp32 buffers of n >= 0 elements: host memory for MPI, device memory of

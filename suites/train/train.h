@@ -36,9 +36,10 @@ enum { TB_GRADS, TB_LOSS, TB_X, TB_LABELS, TB_PARAMS, TB_STATE, TB_SCRATCH, TB_C
 int train_plan(const problem *p, model_plan *pl);
 step_cfg train_step_cfg(const backend_def *b, const problem *p);
 
-/* The data-parallel modes (suite.h's dp_open_fn): on the CPU backends over
- * MPI ranks (train_dp.c; suite_def.dp_open), on the GPU backends over NCCL
- * (train_dp_gpu.c, in the GPU layer; suite_gpu.dp_open). */
+/* The data-parallel modes (suite.h's dp_open_fn), train_dp_step.c's one
+ * step: on the CPU backends over MPI ranks (train_dp.c; suite_def.dp_open),
+ * on the GPU backends over NCCL (train_dp_gpu.c, in the GPU layer;
+ * suite_gpu.dp_open). */
 dp_open_fn train_dp_open;
 dp_open_fn train_dp_gpu_open;
 
