@@ -185,7 +185,8 @@ static int mpi_allreduce(void *ctx, const float *send, float *recv, long long n,
     return 0;
 }
 
-static int mpi_allreduce_start(void *ctx, float *buf, long long n, void *stream)
+static int mpi_allreduce_start(void *ctx, const float *send, float *recv, long long n,
+                               void *stream)
 {
     mpi_comm *c = (mpi_comm *)ctx;
     (void)stream;
@@ -200,8 +201,8 @@ static int mpi_allreduce_start(void *ctx, float *buf, long long n, void *stream)
         c->rq = p;
         c->cap = cap;
     }
-    MPI_TRY(MPI_Iallreduce(MPI_IN_PLACE, buf, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD,
-                           &c->rq[c->nrq]));
+    MPI_TRY(MPI_Iallreduce(send == recv ? MPI_IN_PLACE : send, recv, (int)n, MPI_FLOAT, MPI_SUM,
+                           MPI_COMM_WORLD, &c->rq[c->nrq]));
     c->nrq++;
     return 0;
 }
@@ -341,12 +342,6 @@ static int none_allreduce(void *ctx, const float *send, float *recv, long long n
     return 0;
 }
 
-static int none_start(void *ctx, float *buf, long long n, void *stream)
-{
-    (void)ctx, (void)buf, (void)n, (void)stream;
-    return 0;
-}
-
 static int none_wait(void *ctx, void *stream)
 {
     (void)ctx, (void)stream;
@@ -373,7 +368,7 @@ void comm_none_ops(comm_ops *out)
                   .size = 1,
                   .ctx = NULL,
                   .allreduce = none_allreduce,
-                  .allreduce_start = none_start,
+                  .allreduce_start = none_allreduce,
                   .progress = NULL,
                   .wait = none_wait,
                   .reduce = none_reduce,

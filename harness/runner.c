@@ -100,6 +100,15 @@ static void set_scaling(result_row *row, double one_sps)
         row->scaling_eff = row->samples_per_s / ((double)row->replicas * one_sps);
 }
 
+/* Where the run's data-parallel cases run, CPU and GPU alike. */
+static dp_cfg dp_cfg_of(const runner *r)
+{
+    dp_cfg c = {.comm = r->comm,
+                .devices = r->devices > 0 ? r->devices : 1,
+                .bucket_mb = r->bucket_mb > 0 ? r->bucket_mb : DP_BUCKET_MB_DEFAULT};
+    return c;
+}
+
 /* CPU backend b on p in data-parallel case c over MPI; host_sps: the same
  * backend's one-process samples/s of this run (NAN: none). */
 static void dp_case(runner *r, const suite_def *s, const case_ref *c, const problem *p,
@@ -118,9 +127,8 @@ static void dp_case(runner *r, const suite_def *s, const case_ref *c, const prob
     void *const *sets[MAX_SETS];
     for (int k = 0; k < d->nsets; k++) sets[k] = d->buf[k];
     err_clear();
-    int o = s->dp_open(c->b, c->dp, p, r->comm,
-                       r->bucket_mb > 0 ? r->bucket_mb : DP_BUCKET_MB_DEFAULT, sets, d->nsets,
-                       &ex, skip, sizeof skip);
+    dp_cfg cfg = dp_cfg_of(r);
+    int o = s->dp_open(c->b, c->dp, p, &cfg, sets, d->nsets, &ex, skip, sizeof skip);
     if (open_agreed(o, skip, &ex, row)) return;
     exec_case(r, s, c->b, p, d, &ex, 0, row);
     ex.close(ex.st);
@@ -140,8 +148,7 @@ static void gpu_dp_case(runner *r, const suite_entry *e, const case_ref *c, cons
     char skip[200] = "";
     void *const *sets[MAX_SETS];   /* the case reads them until it closes */
     memset(&ex, 0, sizeof ex);
-    gpu_dp_cfg cfg = {.devices = several ? 1 : c->replicas, .mpi = several ? r->comm : NULL,
-                      .bucket_mb = r->bucket_mb > 0 ? r->bucket_mb : DP_BUCKET_MB_DEFAULT};
+    dp_cfg cfg = dp_cfg_of(r);
     row->replicas = c->replicas;
     snprintf(row->comm, sizeof row->comm, "%s", several ? "nccl-mpi" : "nccl");
     int o;

@@ -39,10 +39,34 @@ typedef struct problem {
                          * axis type their buffers with it); fp32 otherwise */
 } problem;
 
+/* Where a data-parallel case runs (dp_open_fn). */
+typedef struct BENCH_DESIGNATED dp_cfg {
+    /* The ranks of this job (comm.h: mpi, or none for one process). A CPU
+     * replica is rank comm->rank of comm->size (never NULL there: without
+     * it the runner skips the case). On GPUs, comm->size > 1 is one replica
+     * per rank (comm nccl-mpi, the NCCL id sent over comm); otherwise (or
+     * NULL) `devices` replicas in this process (comm nccl). */
+    const comm_ops *comm;
+    int devices;          /* GPU replicas in this process, on GPUs 0..devices-1 (>= 1) */
+    double bucket_mb;     /* ddp-overlap's bucket size */
+} dp_cfg;
+
+/* The data-parallel modes (dp_mode.h) for backend b, CPU or GPU alike (one
+ * signature: suite_def.dp_open for the CPU backends, suite_gpu.dp_open for
+ * the GPU ones). sets[k] holds input set k's whole global batch in host
+ * memory (every replica fills them alike) and sets[0] the INOUT and OUT
+ * buffers. Fills ex: run = one global step (each replica's shard, the mode's
+ * collectives, the update), outputs = the state as after the full-batch
+ * step, agree = whether every replica holds the same parameters, finish =
+ * the comm columns. 0, 1 skip (skip says why), -1 error (err_set). */
+typedef int dp_open_fn(const backend_def *b, const dp_mode *m, const problem *p,
+                       const dp_cfg *cfg, void *const *const *sets, int nsets, case_exec *ex,
+                       char *skip, size_t skipcap);
+
 /* The optional capability blocks of a suite_def: a suite that has the
  * capability points at one (designated initialisers, like the core); one
  * that has not leaves the pointer NULL. The data-parallel hooks (dp_open)
- * stay in the core: their shape follows the CPU/GPU halves. */
+ * stay in the core: one dp_open_fn in each half. */
 
 /* A step suite (a training step): each repetition is the next step of
  * stateful work. */
@@ -112,17 +136,9 @@ typedef struct BENCH_DESIGNATED suite_def {
     /* Optional capability: a step suite (suite_steps below). NULL: repetitions
      * are independent. */
     const struct suite_steps *steps;
-    /* Optional: the data-parallel modes (dp_mode.h) for CPU backend b. This
-     * process is replica comm->rank of comm->size; sets[k] holds input set
-     * k's whole global batch (every replica fills them alike) and sets[0]
-     * the INOUT and OUT buffers. Fills ex: run = one global step (this
-     * replica's shard, the mode's collectives, the update), outputs = the
-     * state as after the full-batch step, agree = whether every replica holds
-     * the same parameters, finish = the comm columns. bucket_mb: ddp-overlap's
-     * bucket size. 0, 1 skip (skip says why), -1 error (err_set). */
-    int (*dp_open)(const backend_def *b, const dp_mode *m, const problem *p,
-                   const comm_ops *comm, double bucket_mb, void *const *const *sets, int nsets,
-                   case_exec *ex, char *skip, size_t skipcap);
+    /* Optional: the data-parallel modes for the CPU backends (dp_open_fn
+     * above). */
+    dp_open_fn *dp_open;
     /* Optional capability: collectives across ranks (suite_collective below).
      * NULL: one process's work. */
     const struct suite_collective *coll;
@@ -140,8 +156,6 @@ static inline int suite_all_ranks(const suite_def *s) { return s->coll && s->col
  * is a cudaStream_t. Device pointers dev[i] follow the layout: for CHUNK
  * buffers the whole buffer's base (compute offsets itself, as chunk() says),
  * for REDUCE buffers chunk c's own partial. */
-struct gpu_dp_cfg;
-
 typedef struct BENCH_DESIGNATED suite_gpu {
     /* Enqueues chunk c of n of backend b's work. 0, or -1 with err_set. */
     int (*compute)(const backend_def *b, const problem *p, int c, int n, void *const *dev,
@@ -160,22 +174,10 @@ typedef struct BENCH_DESIGNATED suite_gpu {
      * chooses). The runner allocates the larger of this and the layout's
      * workspace, hands it to compute, and counts it in peak_dev_mb. */
     unsigned long long (*workspace)(const backend_def *b, const problem *p, int nchunks);
-    /* Optional: the data-parallel modes for GPU backend b over NCCL: with
-     * cfg->mpi NULL, cfg->devices replicas on GPUs 0..devices-1 of this
-     * process (comm nccl); else one replica per rank, on GPU local rank mod
-     * the GPU count (comm nccl-mpi, its NCCL id sent over cfg->mpi). As the
-     * CPU's dp_open otherwise (sets: host buffers of the global batch). */
-    int (*dp_open)(const backend_def *b, const dp_mode *m, const problem *p,
-                   const struct gpu_dp_cfg *cfg, void *const *const *sets, int nsets,
-                   case_exec *ex, char *skip, size_t skipcap);
+    /* Optional: the data-parallel modes for the GPU backends over NCCL
+     * (dp_open_fn above). */
+    dp_open_fn *dp_open;
 } suite_gpu;
-
-/* Where a GPU data-parallel case runs (suite_gpu.dp_open). */
-typedef struct gpu_dp_cfg {
-    int devices;             /* replicas in this process (nccl) */
-    const comm_ops *mpi;     /* nccl-mpi: the ranks (one replica each); NULL: nccl */
-    double bucket_mb;        /* ddp-overlap's buckets */
-} gpu_dp_cfg;
 
 /* A suite: its host half and (in builds with a GPU layer) its GPU half. */
 typedef struct suite_entry {

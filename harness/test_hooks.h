@@ -23,13 +23,14 @@
  * (suites/train/train.c). */
 #define HOOK_PLANT_SKIP_BIAS "BENCH_PLANT_SKIP_BIAS"
 /* =BACKEND: every replica weighs its gradient 1/N, not by its shard
- * (suites/train/train_dp.c). */
+ * (suites/train/train_dp_step.c). */
 #define HOOK_PLANT_SHARD_WEIGHT "BENCH_PLANT_SHARD_WEIGHT"
 /* =BACKEND: the data-parallel step skips its gradient all-reduce
- * (suites/train/train_dp.c). */
+ * (suites/train/train_dp_step.c). */
 #define HOOK_PLANT_SKIP_ALLREDUCE "BENCH_PLANT_SKIP_ALLREDUCE"
 /* =BACKEND: ddp-overlap's communication stream stops waiting for the
- * backward pass's event (suites/train/train_dp_gpu.c). */
+ * backward pass's event (suites/train/train_dp_gpu.c sets it on the NCCL
+ * table, harness/gpu_nccl.c). */
 #define HOOK_PLANT_NO_EVENT "BENCH_PLANT_NO_EVENT"
 /* =portable | avx512-bf16: cpu-omp's bf16/fp16 GEMM path forced
  * (cpu/gemm_omp_lowp.c). */

@@ -1,12 +1,15 @@
 /* ops/comm_ops.h - the collectives a data-parallel step (and the collectives
  * suite) is written against, one table per communication engine: MPI over
- * host buffers (harness/comm.c), NCCL over device buffers (the GPU layer).
+ * host buffers (harness/comm.c: comm_mpi_ops, and comm_none_ops for one
+ * replica), NCCL over device buffers, one table per replica GPU (the GPU
+ * layer: harness/gpu_nccl.h). suites/train/train_dp_step.c's one step runs
+ * on either.
  *
  * Contract of every entry point:
  *   fp32 buffers of n >= 0 elements: host memory for MPI, device memory of
- *   this replica's GPU for NCCL. `stream` is a cudaStream_t for NCCL (work is
- *   queued, never synchronized) and ignored by MPI (the call returns when its
- *   buffers may be read).
+ *   this replica's GPU for NCCL (called with that GPU current). `stream` is
+ *   a cudaStream_t for NCCL (work is queued on it, never synchronized) and
+ *   ignored by MPI (the call returns when its buffers may be read).
  *   Every replica of the communicator calls the same entries in the same
  *   order with the same n (a collective a replica skips never completes).
  *   Sums are over replicas in rank order as the engine does them; for
@@ -22,16 +25,19 @@ extern "C" {
 #endif
 
 typedef struct comm_ops {
-    const char *name;   /* the comm column: mpi, nccl, nccl-mpi */
+    const char *name;   /* the comm column: none, mpi, nccl, nccl-mpi */
     int rank, size;     /* this replica, and how many there are */
     void *ctx;          /* the engine's communicator */
     /* recv = the sum over replicas of send. send == recv: in place. */
     int (*allreduce)(void *ctx, const float *send, float *recv, long long n, void *stream);
-    /* The same, in place, started without waiting (nonblocking MPI, or queued
-     * on the communication stream after the compute stream's work so far);
-     * wait() completes every started one and orders the compute stream after
-     * them. progress() lets started ones advance (MPI polls; may be NULL). */
-    int (*allreduce_start)(void *ctx, float *buf, long long n, void *stream);
+    /* The same, started without waiting: nonblocking MPI, or, for NCCL, the
+     * communication stream waits for an event recorded on `stream` (the
+     * compute stream: its work so far) and the all-reduce is queued there.
+     * wait() completes every started one and orders `stream` after them
+     * (NCCL: `stream` waits for an event recorded on the communication
+     * stream). progress() lets started ones advance (MPI polls; NULL: they
+     * advance by themselves). */
+    int (*allreduce_start)(void *ctx, const float *send, float *recv, long long n, void *stream);
     int (*progress)(void *ctx);
     int (*wait)(void *ctx, void *stream);
     /* root's recv = the sum over replicas of send (recv used on root only;
@@ -44,7 +50,18 @@ typedef struct comm_ops {
     int (*allgather)(void *ctx, const float *send, float *recv, long long n, void *stream);
     /* recv (n) = sum over replicas of their send[rank * n .. rank * n + n). */
     int (*reduce_scatter)(void *ctx, const float *send, float *recv, long long n, void *stream);
+    /* Optional (NULL: nothing to do): begin != 0 opens and 0 closes a group
+     * of the calls one host thread makes for several replicas of its process
+     * (NCCL's ncclGroupStart / ncclGroupEnd: without the group, that thread's
+     * first call may wait for replicas it has not called yet). */
+    int (*group)(int begin);
 } comm_ops;
+
+/* c->group(begin) where the engine has groups; 0 otherwise. */
+static inline int comm_group(const comm_ops *c, int begin)
+{
+    return c->group ? c->group(begin) : 0;
+}
 
 #ifdef __cplusplus
 }

@@ -222,6 +222,17 @@ static check_result coll_check(const problem *p, const void *ref, int step, dtyp
     return coll_verify(p, my_rank(), n_ranks(), host, (double *)ref, why, whycap);
 }
 
+int coll_call(const problem *p, const comm_ops *t, float *x, float *y, long long c, void *stream)
+{
+    switch (p->variant) {
+    case C_ALLREDUCE: return t->allreduce(t->ctx, x, y, c, stream);
+    case C_REDUCE: return t->reduce(t->ctx, x, y, c, 0, stream);
+    case C_BROADCAST: return t->bcast(t->ctx, x, c, 0, stream);
+    case C_ALLGATHER: return t->allgather(t->ctx, x, y, c, stream);
+    default: return t->reduce_scatter(t->ctx, x, y, c, stream);
+    }
+}
+
 static int coll_cpu_run(const backend_def *b, const problem *p, void *const *host)
 {
     static comm_ops t;
@@ -234,15 +245,8 @@ static int coll_cpu_run(const backend_def *b, const problem *p, void *const *hos
         }
         have = b;
     }
-    const long long c = coll_block(p, t.size);
-    float *x = (float *)host[0], *y = p->variant == C_BROADCAST ? NULL : (float *)host[1];
-    switch (p->variant) {
-    case C_ALLREDUCE: return t.allreduce(t.ctx, x, y, c, NULL);
-    case C_REDUCE: return t.reduce(t.ctx, x, y, c, 0, NULL);
-    case C_BROADCAST: return t.bcast(t.ctx, x, c, 0, NULL);
-    case C_ALLGATHER: return t.allgather(t.ctx, x, y, c, NULL);
-    default: return t.reduce_scatter(t.ctx, x, y, c, NULL);
-    }
+    float *y = p->variant == C_BROADCAST ? NULL : (float *)host[1];
+    return coll_call(p, &t, (float *)host[0], y, coll_block(p, t.size), NULL);
 }
 
 /* nccl-tests' bus bandwidth factor (its doc/PERFORMANCE.md). */

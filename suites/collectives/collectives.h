@@ -28,6 +28,10 @@ long long coll_block(const problem *p, int n);
  * recv, or broadcast's one; want: COLL_CHECK_CHUNK doubles of scratch). */
 check_result coll_verify(const problem *p, int me, int n, void *const *host, double *want,
                          char *why, size_t whycap);
+/* p's collective over table t (ops/comm_ops.h), MPI's or a replica's NCCL
+ * one: send x, recv y (broadcast: x in place), c elements a rank's block
+ * (coll_block), on stream. 0, or non-zero with err_set. */
+int coll_call(const problem *p, const comm_ops *t, float *x, float *y, long long c, void *stream);
 /* The ranks the suite's layout, fill and check take while a GPU case of n
  * replicas runs (this process's first is me); coll_ranks(-1, -1): the MPI
  * ranks again. */

@@ -1,6 +1,7 @@
 /* suites/collectives/collectives_gpu.c - the collectives suite's GPU half:
- * NCCL between device buffers, its mode `device`. Compiled against CUDA and
- * emu/ (C that is also C++).
+ * NCCL between device buffers over the GPU layer's NCCL comm_ops tables
+ * (harness/gpu_nccl.h), one per replica GPU, its mode `device`. Compiled
+ * against CUDA and emu/ (C that is also C++).
  *   nccl      the GPUs of this process (all it sees; CUDA_VISIBLE_DEVICES
  *             narrows them), one communicator each (ncclCommInitAll), the
  *             collective issued for every GPU inside one group from one host
@@ -35,7 +36,7 @@ static int coll_open(const backend_def *b, const char *mode, const problem *p, c
 }
 #else
 
-#define MAX_GPUS 64
+#define MAX_GPUS GPU_NCCL_MAX
 
 typedef struct gcoll {
     problem p;
@@ -44,29 +45,34 @@ typedef struct gcoll {
     size_t send_n, recv_n;        /* elements */
     int dev[MAX_GPUS];
     cudaStream_t s[MAX_GPUS];
-    ncclComm_t comm[MAX_GPUS];
+    gpu_nccl eng[MAX_GPUS];
+    comm_ops comm[MAX_GPUS];      /* replica i's NCCL table */
     float *send[MAX_GPUS], *recv[MAX_GPUS];
     float *host_send, *host_recv;
     double *want;
 } gcoll;
 
+/* The collective queued on every local replica's stream (inside a group:
+ * one thread calls for all). */
+static int coll_queue(gcoll *g)
+{
+    for (int i = 0; i < g->nlocal; i++) {
+        CUDA_TRY(cudaSetDevice(g->dev[i]));
+        if (coll_call(&g->p, &g->comm[i], g->send[i], g->recv[i], g->c, (void *)g->s[i]))
+            goto fail;
+    }
+    return 0;
+fail:
+    return -1;
+}
+
 static int coll_rep(void *st, double *ms)
 {
     gcoll *g = (gcoll *)st;
-    const size_t c = (size_t)g->c;
     (void)ms;
-    NCCL_TRY(ncclGroupStart());
-    for (int i = 0; i < g->nlocal; i++) {
-        float *x = g->send[i], *y = g->recv[i];
-        switch (g->p.variant) {
-        case C_ALLREDUCE: NCCL_TRY(ncclAllReduce(x, y, c, ncclFloat, ncclSum, g->comm[i], g->s[i])); break;
-        case C_REDUCE: NCCL_TRY(ncclReduce(x, y, c, ncclFloat, ncclSum, 0, g->comm[i], g->s[i])); break;
-        case C_BROADCAST: NCCL_TRY(ncclBroadcast(x, x, c, ncclFloat, 0, g->comm[i], g->s[i])); break;
-        case C_ALLGATHER: NCCL_TRY(ncclAllGather(x, y, c, ncclFloat, g->comm[i], g->s[i])); break;
-        default: NCCL_TRY(ncclReduceScatter(x, y, c, ncclFloat, ncclSum, g->comm[i], g->s[i]));
-        }
-    }
-    NCCL_TRY(ncclGroupEnd());
+    if (comm_group(&g->comm[0], 1)) return -1;
+    int rc = coll_queue(g);
+    if (comm_group(&g->comm[0], 0) || rc) return -1;
     for (int i = 0; i < g->nlocal; i++) {
         CUDA_TRY(cudaSetDevice(g->dev[i]));
         CUDA_TRY(cudaStreamSynchronize(g->s[i]));
@@ -125,8 +131,8 @@ static void coll_close(void *st)
     gcoll *g = (gcoll *)st;
     if (!g) return;
     for (int i = 0; i < g->nlocal; i++) {
+        gpu_nccl_close(&g->eng[i]);
         cudaSetDevice(g->dev[i]);
-        gpu_nccl_destroy(&g->comm[i]);
         if (g->s[i]) cudaStreamDestroy(g->s[i]);
         cudaFree(g->send[i]);
         cudaFree(g->recv[i]);
@@ -198,7 +204,7 @@ static int coll_open(const backend_def *b, const char *mode, const problem *p, c
         CUDA_TRY(cudaMalloc((void **)&g->recv[i], g->recv_n * 4));
         CUDA_TRY(cudaMemcpy(g->send[i], g->host_send, g->send_n * 4, cudaMemcpyHostToDevice));
     }
-    if (gpu_nccl_init(g->comm, g->n, g->dev, g->me, over_mpi)) goto fail;
+    if (gpu_nccl_open(g->eng, g->comm, g->n, g->dev, g->me, over_mpi)) goto fail;
     coll_ranks(g->me, g->n);   /* the suite's check: this process's first replica */
     memset(ex, 0, sizeof *ex);
     ex->st = g;

@@ -36,16 +36,12 @@ enum { TB_GRADS, TB_LOSS, TB_X, TB_LABELS, TB_PARAMS, TB_STATE, TB_SCRATCH, TB_C
 int train_plan(const problem *p, model_plan *pl);
 step_cfg train_step_cfg(const backend_def *b, const problem *p);
 
-/* The data-parallel modes on the CPU backends (train_dp.c; suite.h's dp_open). */
-int train_dp_open(const backend_def *b, const dp_mode *m, const problem *p, const comm_ops *comm,
-                  double bucket_mb, void *const *const *sets, int nsets, case_exec *ex,
-                  char *skip, size_t skipcap);
-
-/* The data-parallel modes on the GPU backends over NCCL (train_dp_gpu.c, in
- * the GPU layer; suite_gpu.dp_open). */
-int train_dp_gpu_open(const backend_def *b, const dp_mode *m, const problem *p,
-                      const gpu_dp_cfg *cfg, void *const *const *sets, int nsets, case_exec *ex,
-                      char *skip, size_t skipcap);
+/* The data-parallel modes (suite.h's dp_open_fn), train_dp_step.c's one
+ * step: on the CPU backends over MPI ranks (train_dp.c; suite_def.dp_open),
+ * on the GPU backends over NCCL (train_dp_gpu.c, in the GPU layer;
+ * suite_gpu.dp_open). */
+dp_open_fn train_dp_open;
+dp_open_fn train_dp_gpu_open;
 
 /* The chain models' ReLU and max-pool decisions of the whole batch, as the
  * shards of n replicas hold them: fn(ctx, r, full_off, shard_off, count) for

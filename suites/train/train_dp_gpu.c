@@ -1,33 +1,22 @@
-/* suites/train/train_dp_gpu.c - the data-parallel training step on the GPU
- * backends over NCCL (harness/dp_mode.h's modes; the GPU layer: compiled
- * against the CUDA toolkit and against emu/, C that is also C++).
+/* suites/train/train_dp_gpu.c - the data-parallel modes on the GPU backends
+ * over NCCL (the GPU layer: compiled against the CUDA toolkit and against
+ * emu/, C that is also C++): train_dp_step.c's one step, each replica on its
+ * GPU over its NCCL comm_ops table (harness/gpu_nccl.h).
  *
  * Replicas: cfg->devices GPUs of this process, one host thread each (comm
- * nccl: ncclCommInitAll, and each thread queues its replica's step as one
- * process per GPU would), or one replica per MPI rank on GPU local rank mod
- * the GPU count (comm nccl-mpi: rank 0's ncclUniqueId sent over MPI). Each
- * replica holds the parameters, its shard of every input set (uploaded once)
- * and its shard's activations, and runs the same step as train_dp.c's CPU
- * replicas: model_grads on its shard with its loss gradient weighted by its
- * share of the batch, then, on its compute stream:
- *   dp-gather    ncclReduce of gradients and loss to replica 0, the update
- *                there, ncclBroadcast of the parameters;
- *   ddp          ncclAllReduce of the gradients, every replica updates;
- *   ddp-overlap  each bucket (as train_dp.c forms them) is all-reduced on a
- *                communication stream as soon as the backward pass has
- *                queued its gradients: an event recorded on the compute
- *                stream, the communication stream waiting for it, then the
- *                collective; the loss likewise; the update follows on the
- *                communication stream, whose synchronization ends the step
- *                (it waited for everything the compute stream queued).
+ * nccl: each thread queues its replica's step as one process per GPU would),
+ * or one replica per MPI rank on GPU local rank mod the GPU count (comm
+ * nccl-mpi). Each replica holds the parameters, its shard of every input set
+ * (uploaded once) and its shard's activations; its step is queued on its
+ * compute stream (ddp-overlap's started buckets on the communication stream
+ * of its table), then both streams are synchronized.
  * Checked as on the CPU: replica 0's state against the full-batch reference
  * (train_check) and every replica's parameters equal to replica 0's.
  * comm_ms: CUDA events around the collectives on replica 0's compute stream
  * (ddp-overlap: the wait left after the backward pass).
  * Test hooks (planted faults): BENCH_PLANT_NO_EVENT=<backend> - ddp-overlap's
  * communication stream does not wait for the backward pass (the emulator's
- * lazy streams then reduce stale gradients); the CPU file's
- * BENCH_PLANT_SHARD_WEIGHT as well.
+ * lazy streams then reduce stale gradients); train_dp.h's as well.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "test_hooks.h"
@@ -35,10 +24,8 @@
 #include "comm.h"
 #include "gpu_nccl.h"
 #include "errmsg.h"
-#include "phase.h"
 #include "timer.h"
 
-#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,9 +33,9 @@
 
 #if !BENCH_NCCL
 /* a toolkit without NCCL: the rows skip, saying why */
-int train_dp_gpu_open(const backend_def *b, const dp_mode *m, const problem *p,
-                      const gpu_dp_cfg *cfg, void *const *const *sets, int nsets, case_exec *ex,
-                      char *skip, size_t skipcap)
+int train_dp_gpu_open(const backend_def *b, const dp_mode *m, const problem *p, const dp_cfg *cfg,
+                      void *const *const *sets, int nsets, case_exec *ex, char *skip,
+                      size_t skipcap)
 {
     (void)b, (void)m, (void)p, (void)cfg, (void)sets, (void)nsets, (void)ex;
     snprintf(skip, skipcap, "%s", NCCL_MISSING);
@@ -56,136 +43,75 @@ int train_dp_gpu_open(const backend_def *b, const dp_mode *m, const problem *p,
 }
 #else
 
-#define MAX_REPLICAS 64
 #define MAX_SETS_DP 4
 
 typedef struct gdp gdp;
 
 typedef struct replica {
     gdp *g;
-    int index;                    /* its rank among the replicas */
+    dp_replica dp;                /* the step's */
+    const gpu_nccl *eng;          /* its NCCL engine (the communication stream) */
     int dev;
-    cudaStream_t s, cs;           /* compute, communication */
-    cudaEvent_t *ev;              /* per bucket (ddp-overlap) */
-    cudaEvent_t done, c0, c1, c2, c3;   /* the comm stream's end; comm timing */
-    ncclComm_t comm;
-    model_plan shard;
-    int off, nb;
-    step_cfg cfg;
-    float *params, *grads, *state, *loss, *scratch;
+    cudaStream_t s;               /* compute */
+    cudaEvent_t mark[DP_MARKS];   /* comm timing */
+    float *params, *grads, *state, *loss, *scratch, *zeros, *discard;
     void *ws;
     void *x[MAX_SETS_DP];
     int *labels[MAX_SETS_DP];
-    int started, rc;
+    double ms;                    /* replica_allreduce's time */
+    int rc;                       /* its job's (on_replicas) */
     char err[512];
 } replica;
 
 struct gdp {
     const backend_def *b;
-    const train_ops *ops;
     dp_scheme scheme;
     model_plan full;
+    dp_buckets buckets;           /* ddp-overlap */
     void *const *const *sets;
     int nsets, next, k;           /* k: the input set of the step under way */
-    int n, nlocal;                /* replicas; in this process */
-    const comm_ops *mpi;          /* nccl-mpi */
+    int n, nlocal, nopen;         /* replicas; in this process; opened */
+    const comm_ops *mpi;          /* nccl-mpi: the ranks */
     long long nstate;
-    long long *bucket;
-    int nbuckets, plant_no_event;
     unsigned long long ws_bytes;
-    replica rep[MAX_REPLICAS];
+    gpu_nccl eng[GPU_NCCL_MAX];
+    comm_ops comm[GPU_NCCL_MAX];  /* replica i's NCCL table */
+    replica rep[GPU_NCCL_MAX];
     dp_times times;               /* communication, per step */
     float *host_copy;             /* nparam floats: agree() */
+    int (*job)(replica *r);       /* what on_replicas runs */
 };
 
-/* Bucket k of the gradients of replica r, and its length. */
-static float *bucket_of(const replica *r, int k, long long *len)
+static int gpu_mark(void *ctx, int which, void *stream)
 {
-    const gdp *g = r->g;
-    long long at = g->bucket[k], end = k ? g->bucket[k - 1] : g->full.nparam_floats;
-    *len = end - at;
-    return r->grads + at;
-}
-
-/* ddp-overlap: every bucket whose gradients are queued goes to the comm
- * stream behind an event recorded on the compute stream. */
-static int gpu_grads_ready(void *ctx, int first, void *stream)
-{
-    replica *r = (replica *)ctx;
-    gdp *g = r->g;
-    long long mark = r->shard.param[first].off, len;
-    (void)stream;
-    while (r->started < g->nbuckets && g->bucket[r->started] >= mark) {
-        int k = r->started++;
-        float *buf = bucket_of(r, k, &len);
-        CUDA_TRY(cudaEventRecord(r->ev[k], r->s));
-        if (!g->plant_no_event) CUDA_TRY(cudaStreamWaitEvent(r->cs, r->ev[k], 0));
-        NCCL_TRY(ncclAllReduce(buf, buf, (size_t)len, ncclFloat, ncclSum, r->comm, r->cs));
-    }
+    CUDA_TRY(cudaEventRecord(((replica *)ctx)->mark[which], (cudaStream_t)stream));
     return 0;
 fail:
     return -1;
 }
 
-/* One replica's step, queued and finished (its stream synchronized). */
+/* One replica's step, queued and finished. */
 static int replica_step(replica *r)
 {
     gdp *g = r->g;
-    const long long n = g->full.nparam_floats;
-    void *s = (void *)r->s;
-    step_bufs sb = {r->x[g->k], r->labels[g->k], r->params, r->grads, r->state, r->loss,
-                    r->scratch, r->ws, NULL, NULL};
+    step_bufs sb = {.x = r->x[g->k],
+                    .labels = r->labels[g->k],
+                    .params = r->params,
+                    .grads = r->grads,
+                    .state = r->state,
+                    .loss = r->loss,
+                    .scratch = r->scratch,
+                    .ws = r->ws,
+                    .grads_ready = NULL,
+                    .ready_ctx = NULL};
     CUDA_TRY(cudaSetDevice(r->dev));
-    if (g->scheme == DP_DDP_OVERLAP) {
-        sb.grads_ready = gpu_grads_ready;
-        sb.ready_ctx = r;
-        r->started = 0;
-    }
-    if (r->nb > 0) { /* its phase marks count on replica 0's thread only (phase.h) */
-        if (model_grads(&r->shard, g->ops, &r->cfg, &sb, s)) goto fail;
-    } else {
-        CUDA_TRY(cudaMemsetAsync(r->grads, 0, (size_t)n * sizeof(float), r->s));
-        CUDA_TRY(cudaMemsetAsync(r->loss, 0, sizeof(float), r->s));
-        if (sb.grads_ready && gpu_grads_ready(r, 0, s)) goto fail;
-    }
-    CUDA_TRY(cudaEventRecord(r->c0, r->s));
-    switch (g->scheme) {
-    case DP_GATHER:
-        phase_mark("reduce", s);
-        NCCL_TRY(ncclGroupStart());
-        NCCL_TRY(ncclReduce(r->grads, r->grads, (size_t)n, ncclFloat, ncclSum, 0, r->comm, r->s));
-        NCCL_TRY(ncclReduce(r->loss, r->loss, 1, ncclFloat, ncclSum, 0, r->comm, r->s));
-        NCCL_TRY(ncclGroupEnd());
-        break;
-    case DP_DDP:
-        phase_mark("allreduce", s);
-        NCCL_TRY(ncclGroupStart());
-        NCCL_TRY(ncclAllReduce(r->grads, r->grads, (size_t)n, ncclFloat, ncclSum, r->comm, r->s));
-        NCCL_TRY(ncclAllReduce(r->loss, r->loss, 1, ncclFloat, ncclSum, r->comm, r->s));
-        NCCL_TRY(ncclGroupEnd());
-        break;
-    case DP_DDP_OVERLAP: /* the rest of the step follows the communication stream */
-        phase_mark("allreduce-wait", (void *)r->cs);
-        if (gpu_grads_ready(r, 0, s)) goto fail;   /* buckets not started yet: all queued */
-        CUDA_TRY(cudaEventRecord(r->done, r->s));  /* the loss (the forward pass's) */
-        if (!g->plant_no_event) CUDA_TRY(cudaStreamWaitEvent(r->cs, r->done, 0));
-        NCCL_TRY(ncclAllReduce(r->loss, r->loss, 1, ncclFloat, ncclSum, r->comm, r->cs));
-        s = (void *)r->cs;
-        break;
-    }
-    CUDA_TRY(cudaEventRecord(r->c1, (cudaStream_t)s));
-    phase_mark("update", s);
-    if (g->scheme != DP_GATHER || r->index == 0)
-        if (model_update(&g->full, g->ops, &r->cfg, &sb, s)) goto fail;
-    CUDA_TRY(cudaEventRecord(r->c2, (cudaStream_t)s));
-    if (g->scheme == DP_GATHER) {
-        phase_mark("broadcast", s);
-        NCCL_TRY(ncclBroadcast(r->params, r->params, (size_t)n, ncclFloat, 0, r->comm, r->s));
-    }
-    CUDA_TRY(cudaEventRecord(r->c3, (cudaStream_t)s));
-    /* ddp-overlap's communication stream waited for everything the compute
-     * stream queued: synchronizing it ends the whole step */
-    CUDA_TRY(cudaStreamSynchronize((cudaStream_t)s));
+    if (dp_step(&r->dp, &sb, (void *)r->s)) goto fail;
+    /* The communication stream first: the compute stream waited for it, and
+     * what it holds waited for the compute stream only through its events
+     * (on the emulator's lazy streams a missing one then reads stale
+     * gradients, as a GPU may: BENCH_PLANT_NO_EVENT). */
+    CUDA_TRY(cudaStreamSynchronize(r->eng->cs));
+    CUDA_TRY(cudaStreamSynchronize(r->s));
     return 0;
 fail:
     return -1;
@@ -195,9 +121,36 @@ static void *replica_thread(void *arg)
 {
     replica *r = (replica *)arg;
     err_clear();
-    r->rc = replica_step(r);
-    if (r->rc) snprintf(r->err, sizeof r->err, "replica %d (GPU %d): %s", r->index, r->dev, err_get());
+    r->rc = r->g->job(r);
+    if (r->rc)
+        snprintf(r->err, sizeof r->err, "replica %d (GPU %d): %s", r->dp.comm->rank, r->dev,
+                 err_get());
     return NULL;
+}
+
+/* fn on every local replica, each on its own host thread (replica 0 on this
+ * one, after the others started). 0, or -1 with err_set. */
+static int on_replicas(gdp *g, int (*fn)(replica *r))
+{
+    pthread_t th[GPU_NCCL_MAX];
+    int started = 0;
+    g->job = fn;
+    for (int i = 1; i < g->nlocal; i++) {
+        if (pthread_create(&th[i], NULL, replica_thread, &g->rep[i]) != 0) break;
+        started = i;
+    }
+    replica_thread(&g->rep[0]);
+    for (int i = 1; i <= started; i++) pthread_join(th[i], NULL);
+    if (started != g->nlocal - 1) {
+        err_set("could not start a host thread per GPU replica");
+        return -1;
+    }
+    for (int i = 0; i < g->nlocal; i++)
+        if (g->rep[i].rc) {
+            err_set("%s", g->rep[i].err);
+            return -1;
+        }
+    return 0;
 }
 
 static int keep_comm_ms(gdp *g)
@@ -205,44 +158,22 @@ static int keep_comm_ms(gdp *g)
     replica *r = &g->rep[0];
     float a = 0, b = 0;
     CUDA_TRY(cudaSetDevice(r->dev));
-    CUDA_TRY(cudaEventSynchronize(r->c0));   /* the compute stream's end, queued before */
-    CUDA_TRY(cudaEventElapsedTime(&a, r->c0, r->c1));
-    if (g->scheme == DP_GATHER) CUDA_TRY(cudaEventElapsedTime(&b, r->c2, r->c3));
+    CUDA_TRY(cudaEventElapsedTime(&a, r->mark[DP_MARK_COMM], r->mark[DP_MARK_COMM_END]));
+    if (g->scheme == DP_GATHER)
+        CUDA_TRY(cudaEventElapsedTime(&b, r->mark[DP_MARK_BCAST], r->mark[DP_MARK_BCAST_END]));
     return dp_times_add(&g->times, (double)a + (double)b);
 fail:
     return -1;
 }
 
-/* One global step: every local replica's, each on its own host thread (one
- * replica: this thread). */
+/* One global step: every local replica's. */
 static int gdp_run(void *st, double *ms)
 {
     gdp *g = (gdp *)st;
-    pthread_t th[MAX_REPLICAS];
-    int started = 0;
     (void)ms;
     g->k = g->next;
     g->next = (g->next + 1) % g->nsets;
-    if (g->nlocal == 1) {
-        replica_thread(&g->rep[0]);
-    } else {
-        for (int i = 1; i < g->nlocal; i++) {
-            if (pthread_create(&th[i], NULL, replica_thread, &g->rep[i]) != 0) break;
-            started = i;
-        }
-        replica_thread(&g->rep[0]);
-        for (int i = 1; i <= started; i++) pthread_join(th[i], NULL);
-        if (started != g->nlocal - 1) {
-            err_set("could not start a host thread per GPU replica");
-            return -1;
-        }
-    }
-    for (int i = 0; i < g->nlocal; i++)
-        if (g->rep[i].rc) {
-            err_set("%s", g->rep[i].err);
-            return -1;
-        }
-    return keep_comm_ms(g);
+    return on_replicas(g, replica_step) || keep_comm_ms(g) ? -1 : 0;
 }
 
 /* dp_decision_regions' fn: replica r's region of its scratch into the host
@@ -291,7 +222,7 @@ static int gdp_outputs(void *st, void **host)
             return -1;
     }
     {
-        gregion rc = {g, (float *)io[TB_SCRATCH]};
+        gregion rc = {.g = g, .full = (float *)io[TB_SCRATCH]};
         if (dp_decision_regions(&g->full, g->n, gregion_fetch, &rc)) return -1;
     }
     return 0;
@@ -328,139 +259,114 @@ fail:
     return 1;
 }
 
-/* One blocking all-reduce of every gradient on every local replica (the
- * overlap's yardstick), host clock after synchronizing every stream. */
-static int blocking_allreduce_ms(gdp *g, double *ms)
+/* One blocking all-reduce of the replica's gradients (they are recomputed
+ * by every later step), host clock after synchronizing its stream. */
+static int replica_allreduce(replica *r)
 {
-    const size_t n = (size_t)g->full.nparam_floats;
-    double t0 = timer_now_ms();
-    NCCL_TRY(ncclGroupStart());
-    for (int i = 0; i < g->nlocal; i++)
-        NCCL_TRY(ncclAllReduce(g->rep[i].grads, g->rep[i].grads, n, ncclFloat, ncclSum,
-                               g->rep[i].comm, g->rep[i].s));
-    NCCL_TRY(ncclGroupEnd());
-    for (int i = 0; i < g->nlocal; i++) {
-        CUDA_TRY(cudaSetDevice(g->rep[i].dev));
-        CUDA_TRY(cudaStreamSynchronize(g->rep[i].s));
-    }
-    *ms = timer_now_ms() - t0;
+    const comm_ops *c = r->dp.comm;
+    double t0 = 0;
+    CUDA_TRY(cudaSetDevice(r->dev));
+    t0 = timer_now_ms();
+    if (c->allreduce(c->ctx, r->grads, r->grads, r->g->full.nparam_floats, (void *)r->s))
+        goto fail;
+    CUDA_TRY(cudaStreamSynchronize(r->s));
+    r->ms = timer_now_ms() - t0;
     return 0;
 fail:
     return -1;
 }
 
-/* comm_ms: the timed steps' median (the slowest rank's); ddp-overlap's
- * overlap_eff: 1 - that exposed wait / one blocking all-reduce of every
- * gradient (the gradients are recomputed by every later step). */
-static int gdp_finish(void *st, const measure_result *m, result_row *row)
+/* The overlap's yardstick: one blocking all-reduce of every gradient on
+ * every replica, as replica 0 saw it. */
+static int blocking_ms(void *st, double *ms)
 {
     gdp *g = (gdp *)st;
-    stats_summary s;
-    double v[2] = {dp_times_median(&g->times, m->n), NAN};
-    if (g->scheme == DP_DDP_OVERLAP) {
-        enum { REPS = 5 };
-        double t[REPS];
-        for (int i = 0; i < REPS; i++)
-            if (blocking_allreduce_ms(g, &t[i])) return -1;
-        if (stats_summarize(t, REPS, &s) == 0) v[1] = s.median;
-    }
-    if (g->mpi) comm_max_doubles(v, 2);
-    row->comm_ms = v[0];
-    if (g->scheme == DP_DDP_OVERLAP) row->overlap_eff = dp_overlap_eff(v[0], v[1]);
+    if (on_replicas(g, replica_allreduce)) return -1;
+    *ms = g->rep[0].ms;
     return 0;
 }
 
-static void replica_free(replica *r, int nbuckets)
+static int gdp_finish(void *st, const measure_result *m, result_row *row)
 {
-    if (r->dev < 0) return;
+    gdp *g = (gdp *)st;
+    return dp_comm_columns(&g->times, m->n, g->scheme, blocking_ms, g, row);
+}
+
+static void replica_free(replica *r)
+{
     cudaSetDevice(r->dev);
-    gpu_nccl_destroy(&r->comm);
-    for (int i = 0; r->ev && i < nbuckets; i++)
-        if (r->ev[i]) cudaEventDestroy(r->ev[i]);
-    free(r->ev);
-    cudaEvent_t *evs[] = {&r->done, &r->c0, &r->c1, &r->c2, &r->c3};
-    for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
-        if (*evs[i]) cudaEventDestroy(*evs[i]);
+    for (int i = 0; i < DP_MARKS; i++)
+        if (r->mark[i]) cudaEventDestroy(r->mark[i]);
     if (r->s) cudaStreamDestroy(r->s);
-    if (r->cs) cudaStreamDestroy(r->cs);
-    cudaFree(r->params);
-    cudaFree(r->grads);
-    cudaFree(r->state);
-    cudaFree(r->loss);
-    cudaFree(r->scratch);
-    cudaFree(r->ws);
+    void *bufs[] = {r->params, r->grads, r->state, r->loss,
+                    r->scratch, r->zeros, r->discard, r->ws};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) cudaFree(bufs[i]);
     for (int k = 0; k < MAX_SETS_DP; k++) {
         cudaFree(r->x[k]);
         cudaFree(r->labels[k]);
     }
-    if (r->nb > 0) model_plan_free(&r->shard);
+    dp_replica_close(&r->dp);
 }
 
 static void gdp_close(void *st)
 {
     gdp *g = (gdp *)st;
     if (!g) return;
-    for (int i = 0; i < g->nlocal; i++) replica_free(&g->rep[i], g->nbuckets);
+    for (int i = 0; i < g->nopen; i++) replica_free(&g->rep[i]);
+    for (int i = 0; i < g->nlocal; i++) gpu_nccl_close(&g->eng[i]);
     model_plan_free(&g->full);
-    free(g->bucket);
+    dp_buckets_free(&g->buckets);
     free(g->times.ms);
     free(g->host_copy);
     free(g);
 }
 
-/* Replica r on device dev: buffers, its shard of every input set, streams,
- * events (its communicator is made by the caller). */
-static int replica_open(gdp *g, replica *r, const problem *p, int index, int dev)
+/* Replica i (table g->comm[i], on its engine's GPU): its step's state,
+ * buffers, its shard of every input set, stream and events. */
+static int replica_open(gdp *g, int i, const problem *p)
 {
+    replica *r = &g->rep[i];
+    dp_replica *d = &r->dp;
     const model_plan *F = &g->full;
-    const int B = F->B;
-    const long long n = F->nparam_floats, xs = F->in_slots / B, ls = F->nlabels / B;
+    const long long n = F->nparam_floats, xs = F->in_slots / F->B, ls = F->nlabels / F->B;
     void *const *io = g->sets[0];
     r->g = g;
-    r->index = index;
-    r->dev = dev;
-    r->nb = dp_shard(B, g->n, index, &r->off);
-    r->cfg = train_step_cfg(g->b, p);
-    r->cfg.shard_weight = dp_shard_weight(g->b, B, g->n, r->nb);
-    if (r->nb > 0 && model_plan_make(F->m, r->nb, &r->shard)) {
-        r->nb = 0;
-        err_set("no plan for a shard of %s", p->desc);
-        return -1;
-    }
-    if (r->nb == 0) r->shard = *F;   /* its parameter list, for gpu_grads_ready */
-    CUDA_TRY(cudaSetDevice(dev));
+    r->eng = &g->eng[i];
+    r->dev = g->eng[i].dev;
+    d->ops = (const train_ops *)g->b->ops;
+    d->comm = &g->comm[i];
+    d->scheme = g->scheme;
+    d->full = F;
+    d->buckets = &g->buckets;
+    d->mark = gpu_mark;
+    d->mark_ctx = r;
+    if (dp_replica_open(d, g->b, p)) return -1;
+    CUDA_TRY(cudaSetDevice(r->dev));
     CUDA_TRY(cudaStreamCreateWithFlags(&r->s, cudaStreamNonBlocking));
-    CUDA_TRY(cudaStreamCreateWithFlags(&r->cs, cudaStreamNonBlocking));
-    CUDA_TRY(cudaEventCreateWithFlags(&r->done, cudaEventDisableTiming));
-    CUDA_TRY(cudaEventCreate(&r->c0));
-    CUDA_TRY(cudaEventCreate(&r->c1));
-    CUDA_TRY(cudaEventCreate(&r->c2));
-    CUDA_TRY(cudaEventCreate(&r->c3));
-    if (g->nbuckets) {
-        r->ev = (cudaEvent_t *)calloc((size_t)g->nbuckets, sizeof *r->ev);
-        if (!r->ev) {
-            err_set("out of memory");
-            return -1;
-        }
-        for (int k = 0; k < g->nbuckets; k++)
-            CUDA_TRY(cudaEventCreateWithFlags(&r->ev[k], cudaEventDisableTiming));
-    }
+    for (int k = 0; k < DP_MARKS; k++) CUDA_TRY(cudaEventCreate(&r->mark[k]));
     CUDA_TRY(cudaMalloc((void **)&r->params, (size_t)n * 4));
     CUDA_TRY(cudaMalloc((void **)&r->grads, (size_t)n * 4));
     CUDA_TRY(cudaMalloc((void **)&r->loss, 4));
-    CUDA_TRY(cudaMalloc((void **)&r->scratch, (size_t)(r->nb ? r->shard.scratch_floats : 1) * 4));
+    CUDA_TRY(cudaMalloc((void **)&r->scratch, (size_t)(d->nb ? d->shard.scratch_floats : 1) * 4));
     if (g->nstate) CUDA_TRY(cudaMalloc((void **)&r->state, (size_t)g->nstate * 4));
     if (g->ws_bytes) CUDA_TRY(cudaMalloc(&r->ws, g->ws_bytes));
+    if (d->nb == 0) { /* what it adds: zeros */
+        CUDA_TRY(cudaMalloc((void **)&r->zeros, (size_t)(n + 1) * 4));
+        CUDA_TRY(cudaMemset(r->zeros, 0, (size_t)(n + 1) * 4));
+    }
+    if (d->plant_skip) CUDA_TRY(cudaMalloc((void **)&r->discard, (size_t)n * 4));
+    d->zeros = r->zeros;
+    d->discard = r->discard;
     CUDA_TRY(cudaMemcpy(r->params, io[TB_PARAMS], (size_t)n * 4, cudaMemcpyHostToDevice));
     if (g->nstate)
         CUDA_TRY(cudaMemcpy(r->state, io[TB_STATE], (size_t)g->nstate * 4, cudaMemcpyHostToDevice));
-    for (int k = 0; k < g->nsets && r->nb > 0; k++) {
-        size_t xb = (size_t)(r->nb * xs) * 4, lb = (size_t)(r->nb * ls) * sizeof(int);
+    for (int k = 0; k < g->nsets && d->nb > 0; k++) {
+        size_t xb = (size_t)(d->nb * xs) * 4, lb = (size_t)(d->nb * ls) * sizeof(int);
         CUDA_TRY(cudaMalloc(&r->x[k], xb));
         CUDA_TRY(cudaMalloc((void **)&r->labels[k], lb));
-        CUDA_TRY(cudaMemcpy(r->x[k], (const char *)g->sets[k][TB_X] + (size_t)(r->off * xs) * 4, xb,
+        CUDA_TRY(cudaMemcpy(r->x[k], (const char *)g->sets[k][TB_X] + (size_t)(d->off * xs) * 4, xb,
                             cudaMemcpyHostToDevice));
-        CUDA_TRY(cudaMemcpy(r->labels[k], (const int *)g->sets[k][TB_LABELS] + r->off * ls, lb,
+        CUDA_TRY(cudaMemcpy(r->labels[k], (const int *)g->sets[k][TB_LABELS] + d->off * ls, lb,
                             cudaMemcpyHostToDevice));
     }
     return 0;
@@ -468,30 +374,33 @@ fail:
     return -1;
 }
 
-int train_dp_gpu_open(const backend_def *b, const dp_mode *m, const problem *p,
-                      const gpu_dp_cfg *cfg, void *const *const *sets, int nsets, case_exec *ex,
-                      char *skip, size_t skipcap)
+int train_dp_gpu_open(const backend_def *b, const dp_mode *m, const problem *p, const dp_cfg *cfg,
+                      void *const *const *sets, int nsets, case_exec *ex, char *skip,
+                      size_t skipcap)
 {
-    int ndev = 0;
-    int devs[MAX_REPLICAS];
-    ncclComm_t comms[MAX_REPLICAS] = {0};
+    const int over_mpi = cfg->comm && cfg->comm->size > 1;
+    const int n = over_mpi ? cfg->comm->size : cfg->devices;
+    int ndev = 0, devs[GPU_NCCL_MAX];
     gdp *g = NULL;
     if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1) {
         snprintf(skip, skipcap, "no usable GPU");
         return 1;
     }
-    const int n = cfg->mpi ? cfg->mpi->size : cfg->devices;
 #ifdef __CUDAEMU__
-    if (cfg->mpi && n > 1) {
+    if (over_mpi) {
         snprintf(skip, skipcap, "emulated: the emulator runs NCCL between the GPUs of one process "
                                 "(--devices N), not across MPI ranks");
         return 1;
     }
 #endif
-    if (!cfg->mpi && (n < 1 || n > ndev || n > MAX_REPLICAS)) {
+    if (!over_mpi && (n < 1 || n > ndev || n > GPU_NCCL_MAX)) {
         snprintf(skip, skipcap, "--devices %d: this machine has %d GPU%s", n, ndev,
                  ndev == 1 ? "" : "s");
         return 1;
+    }
+    if (!b->ops) {
+        err_set("%s has no training ops in this build", b->name);
+        return -1;
     }
     if (nsets > MAX_SETS_DP) nsets = MAX_SETS_DP;
     g = (gdp *)calloc(1, sizeof *g);
@@ -499,37 +408,35 @@ int train_dp_gpu_open(const backend_def *b, const dp_mode *m, const problem *p,
         err_set("out of memory");
         return -1;
     }
-    for (int i = 0; i < MAX_REPLICAS; i++) g->rep[i].dev = -1;
+    if (train_plan(p, &g->full)) {
+        free(g);
+        err_set("no plan for %s", p->desc);
+        return -1;
+    }
     g->b = b;
-    g->ops = (const train_ops *)b->ops;
     g->scheme = m->scheme;
     g->sets = sets;
     g->nsets = nsets;
     g->n = n;
-    g->nlocal = cfg->mpi ? 1 : n;
-    g->mpi = cfg->mpi;
-    g->plant_no_event = dp_planted(HOOK_PLANT_NO_EVENT, b);
-    if (!g->ops || train_plan(p, &g->full)) {
-        free(g);
-        err_set("%s: no training ops or no plan for %s", b->name, p->desc);
-        return -1;
-    }
+    g->nlocal = over_mpi ? 1 : n;
+    g->mpi = over_mpi ? cfg->comm : NULL;
     g->nstate = model_state_floats(&g->full, (opt_kind)p->dim[TRAIN_DIM_OPT]);
-    g->ws_bytes = model_workspace(&g->full, g->ops);
+    g->ws_bytes = model_workspace(&g->full, (const train_ops *)b->ops);
     g->host_copy = (float *)malloc((size_t)g->full.nparam_floats * sizeof(float));
-    if (!g->host_copy || (m->scheme == DP_DDP_OVERLAP &&
-                           dp_plan_buckets(&g->full, cfg->bucket_mb, &g->bucket, &g->nbuckets))) {
+    if (!g->host_copy) {
         err_set("out of memory");
         goto fail;
     }
-    for (int i = 0; i < (cfg->mpi ? 1 : n); i++) {
-        int index = cfg->mpi ? cfg->mpi->rank : i;
-        devs[i] = cfg->mpi ? comm_local_rank() % ndev : i;
-        g->nlocal = i + 1;   /* close() frees what was opened */
-        if (replica_open(g, &g->rep[i], p, index, devs[i])) goto fail;
+    if (m->scheme == DP_DDP_OVERLAP && dp_plan_buckets(&g->full, cfg->bucket_mb, &g->buckets))
+        goto fail;
+    for (int i = 0; i < g->nlocal; i++) devs[i] = over_mpi ? comm_local_rank() % ndev : i;
+    if (gpu_nccl_open(g->eng, g->comm, n, devs, over_mpi ? cfg->comm->rank : 0, over_mpi))
+        goto fail;
+    for (int i = 0; i < g->nlocal; i++) {
+        g->eng[i].no_event = dp_planted(HOOK_PLANT_NO_EVENT, b);
+        g->nopen = i + 1;   /* close() frees what was opened */
+        if (replica_open(g, i, p)) goto fail;
     }
-    if (gpu_nccl_init(comms, n, devs, cfg->mpi ? cfg->mpi->rank : 0, cfg->mpi != NULL)) goto fail;
-    for (int i = 0; i < (cfg->mpi ? 1 : n); i++) g->rep[i].comm = comms[i];
     memset(ex, 0, sizeof *ex);
     ex->st = g;
     ex->run = gdp_run;
