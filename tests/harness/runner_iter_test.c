@@ -20,18 +20,10 @@ static const backend_def REG[] = {
     {.name = NULL},
 };
 
+/* One opener for both halves, as the suites have (dp_open_fn, suite.h). */
 static int fake_dp_open(const backend_def *b, const dp_mode *m, const problem *p,
-                        const comm_ops *comm, double bucket_mb, void *const *const *sets,
-                        int nsets, case_exec *ex, char *skip, size_t skipcap)
-{
-    (void)b, (void)m, (void)p, (void)comm, (void)bucket_mb, (void)sets, (void)nsets, (void)ex;
-    (void)skip, (void)skipcap;
-    return -1;
-}
-
-static int fake_gpu_dp_open(const backend_def *b, const dp_mode *m, const problem *p,
-                            const struct gpu_dp_cfg *cfg, void *const *const *sets, int nsets,
-                            case_exec *ex, char *skip, size_t skipcap)
+                        const dp_cfg *cfg, void *const *const *sets, int nsets, case_exec *ex,
+                        char *skip, size_t skipcap)
 {
     (void)b, (void)m, (void)p, (void)cfg, (void)sets, (void)nsets, (void)ex;
     (void)skip, (void)skipcap;
@@ -40,7 +32,7 @@ static int fake_gpu_dp_open(const backend_def *b, const dp_mode *m, const proble
 
 static const suite_def SUITE = {.name = "t", .op = "t", .default_baseline = "cpu-base",
                                 .dtypes = F32 | B16, .dp_open = fake_dp_open};
-static const suite_gpu GPU = {.dp_open = fake_gpu_dp_open};
+static const suite_gpu GPU = {.dp_open = fake_dp_open};
 static const suite_entry ENTRY = {.def = &SUITE, .gpu = &GPU};
 
 static const char *const OWN[] = {"x", "y", NULL};
