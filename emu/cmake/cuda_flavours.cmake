@@ -45,12 +45,15 @@ function(_bench_cuda_emu_wrappers out_var target)
         # the headers it includes are translated with it (Makefile generators)
         IMPLICIT_DEPENDS CXX "${abs}"
         COMMENT "Translating ${rel} for the CUDA host emulator" VERBATIM)
-      # Sanitized builds take -O1 here: GCC's ASan instrumentation of the
-      # unrolled register tiles at -O2 takes minutes a file (gemm_regtile
-      # 250 s, conv_implicit 112 s; at -O1 9 s), for the same checks.
+      # BENCH_EMU_SANITIZE_LIGHT (set by the caller's directory): sources
+      # whose unrolled register tiles GCC's ASan instrumentation at -O2 -g
+      # takes minutes to compile (see kernels/CMakeLists.txt). Sanitized
+      # builds compile them with line tables only (-g1) and without stack
+      # redzones (asan-stack=0): heap and global accesses stay checked, and
+      # the code stays -O2 (at -O1 the emulated kernels run 2-3x slower).
       set(_opts "-iquote;${dir}")
-      if(BENCH_SANITIZE)
-        list(APPEND _opts "-O1")
+      if(BENCH_SANITIZE AND rel IN_LIST BENCH_EMU_SANITIZE_LIGHT)
+        list(APPEND _opts "-g1" "--param=asan-stack=0")
       endif()
       set_source_files_properties("${wrapper}" PROPERTIES GENERATED TRUE
                                   COMPILE_OPTIONS "${_opts}")

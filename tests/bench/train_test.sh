@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# tests/bench/train_test.sh BENCH CSVQ DUMPTEST EMULATE - the train suite end to end:
+# tests/bench/train_test.sh BENCH CSVQ DUMPTEST EMULATE [PART] - the train suite end to end
+# (PART cpu: all but the emulated GPU runs; emu: those alone, so that CTest
+# runs the two halves side by side; default both):
 #  - bad problems, --steps and --dump exit 2 with one line, before any work;
 #  - --quick runs every CPU backend of the registry on every model, every
 #    checked step passing, with a trace of the checked steps, phase_ms and
@@ -17,10 +19,13 @@ bench=$(realpath "$1")
 csvq=$(realpath "$2")
 dumptest=$(realpath "$3")
 emulate=$4
+part=${5:-}
+case "$part" in ""|cpu|emu) ;; *) echo "PART: cpu or emu, not '$part'" >&2; exit 2 ;; esac
 . "$here/testlib.sh"
 test_begin
 . "$here/expect_usage.sh"
 
+if [ "$part" != emu ]; then
 expect_usage "batch 0 out of range 1..4096" --suite train --sizes cnn-b0
 expect_usage "batch 5000 out of range 1..4096" --suite train --sizes mlp-b5000
 expect_usage "unexpected '-fast'" --suite train --sizes cnn-b16-fast
@@ -37,6 +42,7 @@ mkdir -p "$work/full" && touch "$work/full/x"
 out=$("$bench" --suite train --quick --dump "$work/full" 2>&1 >/dev/null)
 [ $? -eq 2 ] && printf '%s' "$out" | grep -q "is not empty" || fail "--dump into a non-empty folder: $out"
 rm -rf "$work/full"
+fi
 
 # the registry: CPU and GPU backends of train, and its GPU modes
 list=$("$bench" --list --suite train)
@@ -48,6 +54,7 @@ printf '%s\n' "$list" | grep -q "prefetch-2" || fail "train lists no prefetch-2 
 printf '%s\n' "$list" | grep -q "streams-" && fail "train lists streams-N modes (a step is not split)"
 [ "$n_cpu" -ge 4 ] || fail "$n_cpu CPU backends of train"
 
+if [ "$part" != emu ]; then
 # --quick: every CPU backend, every model, all passing (cpu-onednn may be a skip)
 "$bench" --suite train --quick --mode host --out q --no-plots >q.txt 2>&1 || fail "quick run exited $?: $(tail -3 q.txt)"
 models=$("$csvq" q/results.csv shape | sed 's/-b[0-9]*.*//' | sort -u | paste -sd' ' -)
@@ -119,7 +126,9 @@ BENCH_PLANT_SKIP_BIAS=cpu-omp "$bench" --suite train --sizes gpt-b1-adamw --back
 [ $? -eq 1 ] || fail "a dropped AdamW update: want exit 1"
 "$csvq" p3/results.csv note | grep -q "updated lm_head.weight" || fail "the dropped AdamW update is not named: $(cat p3/results.csv)"
 
-if [ "$emulate" = 1 ]; then
+fi
+
+if [ "$emulate" = 1 ] && [ "$part" != cpu ]; then
   # every GPU backend in every mode of the suite, checked step by step
   esizes=mlp-small-b8,cnn-b2,gpt-b1-adamw
   "$bench" --suite train --sizes $esizes --backend "$gpu" --emulate --out e --no-plots \
@@ -152,4 +161,4 @@ if [ "$emulate" = 1 ]; then
     --emulate --mode async-pinned --out g --no-plots >/dev/null 2>&1
   [ $? -eq 1 ] || fail "a dropped bias update on cuda-lib: want exit 1"
 fi
-test_end cli.train
+test_end "cli.train${part:+ ($part)}"
