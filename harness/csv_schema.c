@@ -152,6 +152,7 @@ static int check_cell(int c, const char *s, const char **want)
     const char *allowed = schema_allowed(c);
     if (allowed) {
         *want = allowed;
+        if (!*s && schema_allows_empty(c)) return 0;
         return is_word(s, allowed);
     }
     switch (SCHEMA[c].type) {

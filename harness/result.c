@@ -15,6 +15,7 @@ void result_row_init(result_row *r)
     r->h2d_ms = r->compute_ms = r->d2h_ms = r->overlap_eff = NAN;
     r->peak_dev_mb = r->alloc_ms = r->bytes = r->flops = r->samples_per_s = NAN;
     r->comm_ms = r->scaling_eff = r->busbw_gbps = NAN;
+    r->intensity = r->io_bytes = r->pct_roof = r->speedup_vs_best_cpu = r->sweep_x = NAN;
     r->replicas = 1;
     snprintf(r->comm, sizeof r->comm, "none");
 }

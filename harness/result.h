@@ -42,6 +42,17 @@ typedef struct result_row {
     char comm[16];                       /* mpi, nccl, nccl-mpi; none */
     double comm_ms;                      /* data-parallel: communication per step */
     double scaling_eff;                  /* data-parallel: sps / (replicas x one-process sps) */
+    double intensity;                    /* flops / io_bytes */
+    double io_bytes;                     /* compulsory traffic per repetition */
+    double pct_roof;                     /* achieved / attainable, % */
+    char verdict[16];                    /* at-roof | ok | low | above-roof | "" */
+    char bound[16];                      /* compute | bandwidth | transfer | "" */
+    double speedup_vs_best_cpu;          /* GPU rows: best CPU median / this median */
+    char best_cpu[32];                   /* the CPU backend of speedup_vs_best_cpu */
+    char sweep[32];                      /* the ordered size axis this row is on, or "" */
+    double sweep_x;                      /* the row's position on it */
+    int disturbed;                       /* 1: stayed disturbed after re-measuring */
+    int tries;                           /* measurements taken (0: not timed) */
     char trace[4096];                    /* step suites: the loss after each step, ';'-separated */
     char repro[512];                     /* the command that re-runs this case */
     char note[256];                      /* skip reason, error text, warning */

@@ -23,9 +23,14 @@ const char *schema_allowed(int col)
     case COL_CHECK: return "pass fail skip";
     case COL_EMULATED: return "0 1";
     case COL_DEVICE_KIND: return "cpu gpu";
+    case COL_VERDICT: return "at-roof ok low above-roof";
+    case COL_BOUND: return "compute bandwidth transfer";
+    case COL_DISTURBED: return "0 1";
     default: return NULL;
     }
 }
+
+int schema_allows_empty(int col) { return col == COL_VERDICT || col == COL_BOUND; }
 
 void schema_print_markdown(FILE *f)
 {

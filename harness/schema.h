@@ -64,6 +64,17 @@ extern "C" {
     X(COMM_MS, "comm_ms", NUM, comm_ms, "data-parallel rows: a step's communication, ms (the collectives' phases; `ddp-overlap`: the part left exposed after the backward pass)") \
     X(SCALING_EFF, "scaling_eff", NUM, scaling_eff, "data-parallel rows: samples/s ÷ (replicas × the same backend's one-process `host` samples/s of this run); empty when that row is not in the run") \
     X(ACCURACY_LOST, "accuracy_lost", NUM, accuracy_lost, "the accuracy the dtype gives up: relative L2 distance of the result from the reference computed on the unrounded fp32 inputs (fp32 rows: `rel_err`)") \
+    X(INTENSITY, "intensity", NUM, intensity, "rows with work counts: arithmetic intensity, FLOP per byte of the row's compulsory traffic (`flops` / `io_bytes`)") \
+    X(IO_BYTES, "io_bytes", NUM, io_bytes, "rows with work counts: the bytes the case must move at least once (inputs read, outputs written, at the row's dtype); `bytes` for the bandwidth suites") \
+    X(PCT_ROOF, "pct_roof", NUM, pct_roof, "achieved ÷ attainable: the row's throughput against the lower of its device's compute roof for the dtype and `intensity` × its bandwidth roof (end-to-end GPU rows: the transfer roof too), in % (roofs: the `roof-…` context lines); empty for emulated rows and rows without a work count") \
+    X(VERDICT, "verdict", STR, verdict, "`at-roof`, `ok`, `low` (far below what the machine does), `above-roof` (faster than the machine can be: the work count, the timing or a cache-resident working set is wrong); thresholds in `harness/roofs.h`; empty where `pct_roof` is") \
+    X(BOUND, "bound", STR, bound, "the roof that limits the row: `compute`, `bandwidth`, `transfer`; empty where `pct_roof` is") \
+    X(SPEEDUP_VS_BEST_CPU, "speedup_vs_best_cpu", NUM, speedup_vs_best_cpu, "GPU rows: the fastest CPU row's median ÷ this median, same problem and dtype (fp32 when no CPU backend ran the dtype), same run; empty for CPU and emulated rows") \
+    X(BEST_CPU, "best_cpu", STR, best_cpu, "the CPU backend `speedup_vs_best_cpu` is measured against") \
+    X(SWEEP, "sweep", STR, sweep, "rows on an ordered size axis (matmul squares, STREAM and transfer sizes, a model's batches): the axis's name; rows with the same suite, sweep, backend, mode, dtype and direction form one curve") \
+    X(SWEEP_X, "sweep_x", NUM, sweep_x, "the row's position on its `sweep` axis (N of a square, elements, bytes, batch)") \
+    X(DISTURBED, "disturbed", INT, disturbed, "1 when the measurement stayed disturbed after it was measured again (something else ran: the `note` says what), else 0") \
+    X(TRIES, "tries", INT, tries, "measurements the case took: 1, more when a disturbed measurement was measured again; 0 for rows not timed") \
     X(TRACE, "trace", STR, trace, "training rows: the loss after each step from the initial parameters (`--steps N` steps, else the checked steps), `;`-separated") \
     X(SAMPLES_MS, "samples_ms", SAMP, samples, "every timed sample, `;`-separated, so statistics can be recomputed")
 
@@ -89,6 +100,10 @@ int schema_find(const char *name);
 /* The fixed vocabulary of column c as space-separated words ("pass fail
  * skip" for check), or NULL when the column takes any value of its type. */
 const char *schema_allowed(int col);
+
+/* 1 when column c, which has a vocabulary, may also be empty (a verdict
+ * where no roof applies). */
+int schema_allows_empty(int col);
 
 /* Prints the column table of results/README.md (markdown, one row a column). */
 void schema_print_markdown(FILE *f);
