@@ -15,9 +15,17 @@ gradients (its first step turns a gradient of rounding noise, such as
 attention's key bias, into lr * sign(g)); the gradients against the
 recomputed ones. Optional tooling: the suite itself needs no Python. Exit 1 on
 a mismatch, 2 (one line naming it and how to install it) without NumPy, or
-without PyTorch for a model that needs it."""
+without PyTorch for a model that needs it.
+
+A dump is input, not trusted: only regular files are read (a FIFO or a device
+is refused, never opened for blocking reads), each of bounded size, every .npy
+header is checked against its file's size before anything is allocated, every
+number must be finite (a NaN loss, gradient or learning rate is a failure, not
+a pass), labels must be classes of the model, and a bad case is reported with
+the others still checked."""
 import math
 import os
+import stat
 import sys
 
 try:
@@ -32,6 +40,94 @@ LAYERS = {
     "mlp": ["fc1", "relu", "fc2", "relu", "fc3"],
     "mlp-small": ["fc1", "relu", "fc2"],
 }
+
+MAX_NPY = 1 << 30      # bytes: no dumped tensor of ours is near this
+MAX_TEXT = 1 << 16     # config.txt, model.txt, lr.txt
+NPY_DTYPES = ("<f4", "<f8", "<i8")
+
+
+class BadDump(Exception):
+    """The case's files are not a dump this tool can check (the message says why)."""
+
+
+def read_regular(path, limit):
+    """The bytes of path, a regular file of at most limit bytes: a FIFO, device or
+    folder is refused without blocking (O_NONBLOCK, then fstat)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as e:
+        raise BadDump(f"{path}: {e.strerror}")
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise BadDump(f"{path}: not a regular file")
+        if st.st_size > limit:
+            raise BadDump(f"{path}: {st.st_size} bytes, more than the {limit} a dump file may hold")
+        chunks, left = [], st.st_size + 1
+        while left > 0:
+            b = os.read(fd, min(left, 1 << 20))
+            if not b:
+                break
+            chunks.append(b)
+            left -= len(b)
+        data = b"".join(chunks)
+        if len(data) > limit:
+            raise BadDump(f"{path}: grew past {limit} bytes while read")
+        return data
+    finally:
+        os.close(fd)
+
+
+def load_npy(path):
+    """A .npy array, its header checked against the file's size first."""
+    import io
+    data = read_regular(path, MAX_NPY)
+    f = io.BytesIO(data)
+    try:
+        version = np.lib.format.read_magic(f)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
+        elif version == (2, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
+        else:
+            raise BadDump(f"{path}: .npy version {version} is not one bench writes")
+    except ValueError as e:
+        raise BadDump(f"{path}: not a .npy file: {e}")
+    if dtype.str not in NPY_DTYPES or fortran:
+        raise BadDump(f"{path}: dtype {dtype.str}{' (Fortran order)' if fortran else ''} is not "
+                      f"one bench writes ({', '.join(NPY_DTYPES)})")
+    count = 1
+    for d in shape:
+        count *= int(d)
+    body = len(data) - f.tell()
+    if count * dtype.itemsize != body:
+        raise BadDump(f"{path}: the header claims shape {shape} ({count * dtype.itemsize} bytes), "
+                      f"the file holds {body}")
+    a = np.frombuffer(data, dtype=dtype, count=count, offset=f.tell()).reshape(shape)
+    if a.dtype.kind == "f" and not np.isfinite(a).all():
+        raise BadDump(f"{path}: {int((~np.isfinite(a)).sum())} values are NaN or infinite")
+    return a
+
+
+def read_text(path):
+    return read_regular(path, MAX_TEXT).decode("utf-8", "replace")
+
+
+def finite_number(cfg, key):
+    """cfg[key] as a finite float, or BadDump naming it."""
+    try:
+        v = float(cfg[key])
+    except (KeyError, ValueError):
+        raise BadDump(f"config: {key}='{cfg.get(key, '')}' is not a number")
+    if not math.isfinite(v):
+        raise BadDump(f"config: {key}={cfg[key]} is not finite")
+    return v
+
+
+def check_labels(y, classes, model):
+    if y.size and (y.min() < 0 or y.max() >= classes):
+        raise BadDump(f"labels.npy: labels from {int(y.min())} to {int(y.max())}, but {model} has "
+                      f"{classes} classes (0..{classes - 1})")
 
 
 def conv_fwd(x, w, b):
@@ -125,11 +221,11 @@ def rel(a, b):
 
 def read_config(folder):
     """config.txt as a dict (older dumps have only model.txt and lr.txt)."""
-    cfg = {"model": open(os.path.join(folder, "model.txt")).read().strip(),
-           "lr": open(os.path.join(folder, "lr.txt")).read().strip(), "optimizer": "sgd"}
+    cfg = {"model": read_text(os.path.join(folder, "model.txt")).strip(),
+           "lr": read_text(os.path.join(folder, "lr.txt")).strip(), "optimizer": "sgd"}
     path = os.path.join(folder, "config.txt")
-    if os.path.isfile(path):
-        for line in open(path):
+    if os.path.lexists(path):
+        for line in read_text(path).splitlines():
             if "=" in line:
                 k, v = line.strip().split("=", 1)
                 cfg[k] = v
@@ -283,30 +379,52 @@ def adamw_on(cfg, p, grads):
 def check(folder):
     cfg = read_config(folder)
     model = cfg["model"]
-    x = np.load(os.path.join(folder, "input.npy"))
-    y = np.load(os.path.join(folder, "labels.npy"))
-    assert x.dtype in (np.float32, np.int64) and y.dtype == np.int64
-    names = sorted(f[:-4] for f in os.listdir(os.path.join(folder, "param")))
-    p = {n: np.load(os.path.join(folder, "param", n + ".npy")).astype(np.float64) for n in names}
+    if model not in LAYERS and model not in ("rnn", "lstm", "gpt"):
+        raise BadDump(f"model.txt: unknown model '{model[:40]}'")
+    lr = finite_number(cfg, "lr")
+    x = load_npy(os.path.join(folder, "input.npy"))
+    y = load_npy(os.path.join(folder, "labels.npy"))
+    if x.dtype not in (np.float32, np.int64) or y.dtype != np.int64:
+        raise BadDump(f"input.npy {x.dtype} / labels.npy {y.dtype}: want float32 or int64 / int64")
+    pdir = os.path.join(folder, "param")
+    names = sorted(f[:-4] for f in os.listdir(pdir) if f.endswith(".npy"))
+    if not names:
+        raise BadDump(f"{pdir}: no parameters")
+    p = {n: load_npy(os.path.join(pdir, n + ".npy")).astype(np.float64) for n in names}
     if model in LAYERS:
+        last = [l for l in LAYERS[model] if l.startswith("fc")][-1] + ".bias"
+        if last not in p:
+            raise BadDump(f"param/: no {last}.npy for {model}")
+        check_labels(y, p[last].shape[0], model)
+        if y.shape != (x.shape[0],):
+            raise BadDump(f"labels.npy: shape {y.shape}, want ({x.shape[0]},) for a batch of {x.shape[0]}")
         if cfg["optimizer"] != "sgd":
             need_torch(model)
-        loss, g, upd = step(model, p, x, y, float(cfg["lr"]))
+        loss, g, upd = step(model, p, x, y, lr)
     else:
+        classes = int(finite_number(cfg, "classes"))
+        check_labels(y, classes, model)
+        if x.dtype == np.int64:   # token ids index the embedding
+            check_labels(x, classes, model + " (input token ids)")
         need_torch(model)
         loss, g, upd = torch_step(cfg, p, x, y)
     if cfg["optimizer"] == "adamw":   # from the dumped gradients (see the top)
-        upd = adamw_on(cfg, p, {n: np.load(os.path.join(folder, "grad", n + ".npy")) for n in names})
-    worst = abs(float(np.load(os.path.join(folder, "loss.npy"))) - loss) / loss
-    bad = worst > 1e-5
-    print(f"{folder}: {model}, {cfg['optimizer']}: loss {loss:.7g} (rel {worst:.2e})")
+        upd = adamw_on(cfg, p, {n: load_npy(os.path.join(folder, "grad", n + ".npy")) for n in names})
+    got_loss = load_npy(os.path.join(folder, "loss.npy"))
+    if got_loss.size != 1:
+        raise BadDump(f"loss.npy: {got_loss.size} values, want 1")
+    worst = abs(float(got_loss.reshape(-1)[0]) - loss) / abs(loss) if loss else float("inf")
+    bad = not worst <= 1e-5   # NaN compares false: never a pass
+    print(f"{folder}: {model}, {cfg['optimizer']}: loss {loss:.7g} (rel {worst:.2e}){'  MISMATCH' if bad else ''}")
     for sub, want in (("grad", g), ("updated", upd)):
         for n in names:
-            got = np.load(os.path.join(folder, sub, n + ".npy"))
-            assert got.dtype == np.float32 and got.shape == want[n].shape, (sub, n, got.shape)
+            got = load_npy(os.path.join(folder, sub, n + ".npy"))
+            if got.dtype != np.float32 or got.shape != want[n].shape:
+                raise BadDump(f"{sub}/{n}.npy: {got.dtype} {got.shape}, want float32 {want[n].shape}")
             e = rel(got, want[n])
-            bad |= e > 1e-4
-            print(f"  {sub}/{n:28s} {str(got.shape):18s} rel {e:.2e}{'  MISMATCH' if e > 1e-4 else ''}")
+            off = not e <= 1e-4
+            bad |= off
+            print(f"  {sub}/{n:28s} {str(got.shape):18s} rel {e:.2e}{'  MISMATCH' if off else ''}")
     return not bad
 
 
@@ -333,7 +451,11 @@ if __name__ == "__main__":
     for folder in [c for a in sys.argv[1:] for c in cases(a)]:
         try:
             ok &= check(folder)
-        except (OSError, KeyError, ValueError, AssertionError) as e:
-            print(f"{folder}: incomplete or not a dump: {e}")
+        except (BadDump, OSError, KeyError, ValueError, IndexError, AssertionError,
+                MemoryError) as e:
+            print(f"{folder}: FAIL: {e}")
+            ok = False
+        except Exception as e:   # whatever else a hostile file provokes: this case fails, the others go on
+            print(f"{folder}: cannot be checked: {type(e).__name__}: {e}")
             ok = False
     sys.exit(0 if ok else 1)
