@@ -163,6 +163,7 @@ _Static_assert(NOPTS <= 64, "bench_opts.given has a bit per option");
 static int parse_dtypes(const char *val, unsigned *out, char *err, size_t errcap)
 {
     const char *q = val;
+    int all_seen = 0;
     *out = 0;
     for (;;) {
         const char *c = strchr(q, ',');
@@ -179,8 +180,14 @@ static int parse_dtypes(const char *val, unsigned *out, char *err, size_t errcap
                         "tf32, bf16, fp16, all", val, strlen(val) > 60 ? "..." : "",
                         (int)(len < 24 ? len : 24), q, len > 24 ? "..." : "");
         unsigned bits = d == DTYPE_COUNT ? DTYPES_FLOAT : DTYPE_BIT(d);
-        if (*out & bits)
+        if (*out & bits) {
+            if (d == DTYPE_COUNT || all_seen) /* "fp32,all", "all,bf16": all includes it */
+                return fail(err, errcap, "bench: --dtype '%.60s%s': 'all' already names every "
+                            "dtype (fp32, tf32, bf16, fp16): give 'all' alone", val,
+                            strlen(val) > 60 ? "..." : "");
             return fail(err, errcap, "bench: --dtype names '%.*s' twice", (int)(len < 24 ? len : 24), q);
+        }
+        all_seen |= d == DTYPE_COUNT;
         *out |= bits;
         if (!c) break;
         q = c + 1;

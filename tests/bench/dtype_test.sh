@@ -19,7 +19,9 @@ test_begin
 expect_usage "bad --dtype 'fp32,bf17': 'bf17' is not one of fp32, tf32, bf16, fp16, all" \
   --suite matmul --dtype fp32,bf17
 expect_usage "--dtype names 'bf16' twice" --suite matmul --dtype bf16,bf16
-expect_usage "--dtype names 'fp16' twice" --suite matmul --dtype all,fp16
+expect_usage "--dtype 'all,fp16': 'all' already names every dtype (fp32, tf32, bf16, fp16): give 'all' alone" --suite matmul --dtype all,fp16
+expect_usage "--dtype 'fp32,all': 'all' already names every dtype" --suite matmul --dtype fp32,all
+expect_usage "--dtype 'all,all': 'all' already names every dtype" --suite matmul --dtype all,all
 expect_usage "bad --dtype ''" --suite matmul --dtype ''
 expect_usage "'u8' is not one of" --suite matmul --dtype u8
 expect_usage "--dtype selects nothing in suite 'train'" --suite train --dtype bf16
