@@ -258,6 +258,11 @@ int run_finish(bench_run *r, const char *outdir, const char *csvpath, int stop)
     }
     snprintf(line, sizeof line, "finished: %d rows", r->nrows); /* the run recorded its end */
     if (stop >= 0 && !r->io_error && csv_write_context(r->csv, line)) stop = -1;
+    if (r->run.dump_error[0] && !r->io_error) { /* stopped by a failed dump: results.csv is whole */
+        char why[sizeof r->run.dump_error + 48];
+        snprintf(why, sizeof why, "stopped: after %d rows: %s", r->nrows, r->run.dump_error);
+        if (csv_write_context(r->csv, why)) r->io_error = 1;
+    }
     if (r->run.dump_error[0]) /* the rows so far are whole; the run stopped there */
         fprintf(stderr, "bench: %s; the run stopped after %d rows\n", r->run.dump_error, r->nrows);
     else if (stop < 0 || r->io_error)

@@ -39,7 +39,7 @@ static int report_run(const char *dir, const char *json_path, int plots, int ref
         return 2;
     }
     out->rows = rd_nrows(&rd);
-    out->ended = rd_context(&rd, "finished") || rd_context(&rd, "interrupted");
+    out->ended = rd_recorded_end(&rd);
     if (refuse_empty && rd_nrows(&rd) == 0) {
         fprintf(stderr, "bench: %s: no rows: the run measured nothing (not a pass)\n", rd.csv_path);
         rc = 2;

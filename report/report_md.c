@@ -75,14 +75,6 @@ static void put_code_cell(FILE *f, const char *cmd)
     md_cell(f, buf);
 }
 
-/* Whether the run recorded its end: a "finished" line (every run writes one
- * last), or an "interrupted" one. A run killed without a chance to write it
- * (SIGKILL, power loss), or one from an older bench, has neither. */
-static int recorded_end(const rundata *rd)
-{
-    return rd_context(rd, "finished") || rd_context(rd, "interrupted");
-}
-
 /* "Failed checks" with every failed row and the command that re-runs it, the
  * one line saying all passed (only of a run that recorded its end), or that
  * the run has no rows (not a pass). */
@@ -97,7 +89,7 @@ static void write_checks(const rundata *rd, FILE *f)
         fprintf(f, "**No rows**: this run measured nothing, so nothing passed.\n\n");
         return;
     }
-    if (!failed && !recorded_end(rd)) { /* "all" would claim rows that may be missing */
+    if (!failed && !rd_recorded_end(rd)) { /* "all" would claim rows that may be missing */
         fprintf(f, "**%d checks passed** (%d skipped) in the rows recorded; the run may have had "
                    "more.\n\n", n - skipped, skipped);
         return;
@@ -210,10 +202,14 @@ int report_md_write(const rundata *rd, int dirfd, const char *dir)
     const char *utc = rd_context(rd, "utc");
     fprintf(f, "# Benchmark run %s\n\n", utc ? utc : "(time not recorded)");
     const char *stopped = rd_context(rd, "interrupted");
+    const char *cut = rd_context(rd, "stopped");
     if (stopped)
         fprintf(f, "**Interrupted** (%s): this run did not finish; below are the rows it "
                    "finished.\n\n", stopped);
-    else if (!recorded_end(rd))
+    else if (cut)
+        fprintf(f, "**Stopped** (%s): this run did not finish; below are the rows it "
+                   "finished.\n\n", cut);
+    else if (!rd_recorded_end(rd))
         fprintf(f, "**Possibly incomplete**: " REPORT_UNENDED ".\n\n", rd_nrows(rd));
     fprintf(f, "Every row of [results.csv](results.csv); emulated GPU rows show no timing: they are "
                "correctness runs, not GPU timings.\n\n");

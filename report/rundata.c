@@ -183,3 +183,8 @@ int rd_trace(const rundata *rd, int row, double *out, int cap)
     }
     return n;
 }
+
+int rd_recorded_end(const rundata *rd)
+{
+    return rd_context(rd, "finished") || rd_context(rd, "interrupted") || rd_context(rd, "stopped");
+}

@@ -103,4 +103,10 @@ int rd_trace(const rundata *rd, int row, double *out, int cap);
 /* Context "key: value", or NULL. */
 const char *rd_context(const rundata *rd, const char *key);
 
+/* Whether the run recorded its end: a "finished" line (every run writes one
+ * last), an "interrupted" one, or a "stopped" one (a failed --dump write
+ * stopped it). A run killed without a chance to write one (SIGKILL, power
+ * loss), or one from an older bench, has none. */
+int rd_recorded_end(const rundata *rd);
+
 #endif

@@ -100,6 +100,11 @@ printf '%s' "$out" | grep -q "cannot write .*full/cnn-b4-cpu-blas.tmp/.*\.npy: F
   || fail "--dump past the file size limit: stderr does not name the file: $out"
 ls full | grep -q '\.tmp$' && fail "--dump left a half-written case folder: $(ls full)"
 [ "$("$csvq" f/results.csv check | grep -c .)" -eq 3 ] || fail "--dump failure: the run should stop after that case's row: $(cat f/results.csv)"
+grep -q "^# stopped: after 3 rows: cannot write .*File too large" f/results.csv \
+  || fail "--dump failure: results.csv records no '# stopped:' end: $(grep '^#' f/results.csv | tail -3)"
+grep -q "^\*\*Stopped\*\* (after 3 rows: " f/report.md \
+  || fail "--dump failure: report.md does not say the run stopped: $(head -5 f/report.md)"
+grep -q "Possibly incomplete" f/report.md && fail "--dump failure: report.md calls a recorded stop possibly killed"
 rm -rf f full
 
 # --dump: one folder per case, read back
