@@ -3,7 +3,9 @@
  * Fails CI when a speedup regresses. Speedups are ratios measured inside each
  * run (a backend's median against the baseline backend's, same shape, same
  * run), so drift of the whole machine cancels; the gate compares them case by
- * case, a case being (suite, case, shape, backend, mode).
+ * case, a case being the whole workload: (suite, case, shape, backend, dtype,
+ * mode, replicas), an empty dtype read as fp32 and empty replicas as 1 (older
+ * files); the thread count must match too (below).
  *
  *   ratio  = current speedup / baseline speedup
  *   noise  = 3 x the ratio's relative spread, from the rows' own MADs:
@@ -18,7 +20,8 @@
  *            lets missing cases pass (a deliberately smaller run), never FAILED.
  *   new: in the current run only (never fails).
  * A baseline case is gated when it ran on hardware, passed, has a speedup and
- * is not the baseline backend itself. Any failed check in CURRENT fails the
+ * is not the baseline backend itself (its data-parallel rows, replicas > 1,
+ * are gated: their speedup is against its one-process row). Any failed check in CURRENT fails the
  * gate, and so does a comparison of nothing (no gated case in common).
  * A baseline made on another CPU (the `cpu` or `simd` context lines differ)
  * is compared but its regressions only warn, unless --strict. A case run with
@@ -98,9 +101,13 @@ static int is(const gate_run *g, int row, int col, const char *s) { return strcm
  * the baseline backend measured against itself. */
 static int gated(const gate_run *g, int row)
 {
+    /* the baseline backend against itself is its one-replica rows; its
+     * data-parallel rows (replicas > 1) are measured against its own
+     * one-process row, a ratio like any other */
+    int self = strcmp(cell(g, row, COL_BACKEND), cell(g, row, COL_BASELINE)) == 0 &&
+               atoi(cell(g, row, COL_REPLICAS)) <= 1;
     return is(g, row, COL_CHECK, "pass") && is(g, row, COL_EMULATED, "0") &&
-           !isnan(num(g, row, COL_SPEEDUP)) &&
-           strcmp(cell(g, row, COL_BACKEND), cell(g, row, COL_BASELINE)) != 0;
+           !isnan(num(g, row, COL_SPEEDUP)) && !self;
 }
 
 /* mad/median of a row, or 0 when either is missing. */
@@ -183,8 +190,8 @@ static int same_machine(const gate_run *a, const gate_run *b)
 /* One table line: the case (key with '/'), baseline and current speedups, change, verdict. */
 static void print_line(const gate_run *g, int row, double base, double cur, const char *verdict)
 {
-    char key[640], b[16] = "-", c[16] = "-", ch[16] = "-";
-    csv_row_key(g->t, g->idx, row, CSV_KEY_CASE, '/', key, sizeof key);
+    char key[680], b[16] = "-", c[16] = "-", ch[16] = "-";
+    csv_row_label(g->t, g->idx, row, key, sizeof key);
     if (!isnan(base)) snprintf(b, sizeof b, "%.4g", base);
     if (!isnan(cur)) snprintf(c, sizeof c, "%.4g", cur);
     if (!isnan(base) && !isnan(cur)) snprintf(ch, sizeof ch, "%+.1f%%", 100 * (cur / base - 1));
@@ -239,7 +246,7 @@ static void judge(const gate_run *base, int brow, const gate_run *cur, const gat
 static int compare(const gate_run *cur, const gate_run *base, const gate_opts *o)
 {
     gate_count n = {0};
-    printf("%-58s %9s %9s %8s  %s\n", "case (suite/case/shape/backend/mode)", "baseline", "current",
+    printf("%-58s %9s %9s %8s  %s\n", "case (suite/case/shape/backend/dtype/mode)", "baseline", "current",
            "change", "verdict");
     for (int r = 0; r < base->t->nrows; r++)
         if (gated(base, r)) judge(base, r, cur, o, &n);

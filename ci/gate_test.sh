@@ -213,6 +213,43 @@ run trainslow.csv trainbase.csv
   && grep -q 'train/cnn/cnn-b16/cpu-omp/fp32/host .* same' <<<"$out" \
   || fail "train: the slower batch alone fails: rc $rc: $out"
 
+# the whole workload is the key (issue 33 G1-G3): data-parallel rows with
+# other replicas are another workload (missing + new, never compared); the
+# baseline backend's own data-parallel rows are gated; a baseline from before
+# the dtype column (no dtype, no replicas) reads fp32 and one replica.
+# mkdp FILE OMP_REPLICAS OMP_DDP_SPEEDUP BLAS_DDP_SPEEDUP
+mkdp() {
+  {
+    echo "# cpu: Xeon"
+    echo "# simd: avx2 fma"
+    echo "$header,replicas,comm"
+    echo "train,mlp,cpu-blas,host,fp32,mlp-b64,1,20,10,10,10,0.05,1,,cpu-blas,1,1e-6,1e-7,1e-5,pass,CPU,0,,,,,,,,,,1,none"
+    echo "train,mlp,cpu-omp,host,fp32,mlp-b64,1,20,12,12,12,0.05,1,,cpu-blas,0.833,1e-6,1e-7,1e-5,pass,CPU,0,,,,,,,,,,1,none"
+    echo "train,mlp,cpu-blas,ddp,fp32,mlp-b64,1,20,6,6,6,0.03,1,,cpu-blas,$4,1e-6,1e-7,1e-5,pass,CPU,0,,,,,,,,,,2,mpi"
+    echo "train,mlp,cpu-omp,ddp,fp32,mlp-b64,1,20,7,7,7,0.03,1,,cpu-blas,$3,1e-6,1e-7,1e-5,pass,CPU,0,,,,,,,,,,$2,mpi"
+  } > "$1"
+}
+mkdp dpbase.csv 2 1.4 1.6
+mkdp dpsame.csv 2 1.4 1.6
+run dpsame.csv dpbase.csv
+[ $rc -eq 0 ] && grep -q 'train/mlp/mlp-b64/cpu-blas/fp32/ddp x2 .* same' <<<"$out" \
+  || fail "the baseline backend's ddp row (2 replicas) is gated: rc $rc: $out"
+mkdp dpblas.csv 2 1.4 0.8
+run dpblas.csv dpbase.csv
+[ $rc -eq 1 ] && grep -q 'train/mlp/mlp-b64/cpu-blas/fp32/ddp x2 .* SLOWER' <<<"$out" \
+  || fail "the baseline backend's ddp row at half its speedup: rc $rc: $out"
+mkdp dp4.csv 4 2.8 1.6
+run dp4.csv dpbase.csv
+[ $rc -eq 1 ] && grep -q 'train/mlp/mlp-b64/cpu-omp/fp32/ddp x2 .* missing' <<<"$out" \
+  && grep -q 'train/mlp/mlp-b64/cpu-omp/fp32/ddp x4 .* new' <<<"$out" \
+  || fail "4 replicas against a 2-replica baseline: another workload: rc $rc: $out"
+grep -q 'ddp x4 .* \(same\|faster\|SLOWER\)' <<<"$out" && fail "4 replicas compared with 2: $out"
+# an old baseline: no dtype column (the gate's own synthetic header still has one: drop it)
+cut -d, -f1-4,6- base.csv > nodtype.csv
+run same.csv nodtype.csv
+[ $rc -eq 0 ] && grep -q 'square-512/512x512x512/cpu-omp/fp32/host .* same' <<<"$out" \
+  || fail "a baseline without dtype: its rows are fp32: rc $rc: $out"
+
 # input is bounded: a folder, a device, a FIFO are refused before a byte is
 # read, a row over 16 MiB at its limit, all under a 400 MB address-space cap
 # (not under ASan, which reserves terabytes): the old reader grew by GBs a

@@ -125,15 +125,21 @@ int csv_validate(const csv_table *t, const int *idx, const char *path, char *err
 csv_table *csv_read_results(const char *path, int *idx, const int *required, int nrequired,
                             char *err, size_t errcap);
 
-/* A case key: suite, case, shape, backend, dtype, mode joined by a separator. The
- * first CSV_KEY_PROBLEM columns name one backend's problem (no mode). */
-enum { CSV_KEY_PROBLEM = 5, CSV_KEY_CASE = 6 };
+/* A case key, the whole workload: suite, case, shape, backend, dtype, mode,
+ * replicas joined by a separator (an empty dtype reads fp32, an empty replicas
+ * 1). The first CSV_KEY_PROBLEM columns name one backend's problem (no mode),
+ * the first CSV_KEY_MODE add the mode. */
+enum { CSV_KEY_PROBLEM = 5, CSV_KEY_MODE = 6, CSV_KEY_CASE = 7 };
 #define CSV_KEY_SEP '\x1f'
 /* Joins n fields with sep into out; 0, or -1 when it does not fit. */
 int csv_key_join(const char *const *fields, int n, char sep, char *out, size_t cap);
 /* The key of a row over its first ncols key columns; 0 or -1 (too long). */
 int csv_row_key(const csv_table *t, const int *idx, int row, int ncols, char sep, char *out,
                 size_t cap);
+
+/* The case of a row for people: suite/case/shape/backend/dtype/mode, then
+ * " xN" when it was spread over N > 1 replicas. */
+void csv_row_label(const csv_table *t, const int *idx, int row, char *out, size_t cap);
 
 /* Rows indexed by key (sorted; equal keys in row order), for O(log n) lookups. */
 typedef struct csv_keyed {

@@ -10,11 +10,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The columns that name a case, in key order; the first CSV_KEY_PROBLEM name
- * the problem a backend ran (suite, case, shape, backend, dtype), the last the
- * mode. */
+/* The columns that name a case (the whole workload), in key order; the first
+ * CSV_KEY_PROBLEM name the problem a backend ran (suite, case, shape, backend,
+ * dtype), then the mode and the replicas it was spread over. */
 static const int KEY_COLS[CSV_KEY_CASE] = {COL_SUITE, COL_CASE, COL_SHAPE, COL_BACKEND, COL_DTYPE,
-                                            COL_MODE};
+                                            COL_MODE, COL_REPLICAS};
+
+/* A key cell as the workload reads it: a file from before the dtype column
+ * ran fp32, one from before replicas ran one replica. */
+static const char *key_cell(const csv_table *t, const int *idx, int row, int i)
+{
+    const char *v = csv_get(t, idx, row, KEY_COLS[i]);
+    if (!*v && KEY_COLS[i] == COL_DTYPE) return "fp32";
+    if (!*v && KEY_COLS[i] == COL_REPLICAS) return "1";
+    return v;
+}
 
 int csv_require(const csv_table *t, const int *idx, const int *cols, int n, const char *path,
                 char *err, size_t errcap)
@@ -180,8 +190,8 @@ static int check_duplicates(const csv_table *t, const int *idx, const char *path
             second = k.e[i].row;
         }
     if (second >= 0) {
-        char key[640];
-        csv_row_key(t, idx, second, CSV_KEY_CASE, '/', key, sizeof key);
+        char key[680];
+        csv_row_label(t, idx, second, key, sizeof key);
         csv_errorf(err, errcap, "%s:%d: duplicate case %s (also on line %d)", path, t->line[second],
                 key, t->line[first]);
     }
@@ -252,8 +262,16 @@ int csv_row_key(const csv_table *t, const int *idx, int row, int ncols, char sep
                 size_t cap)
 {
     const char *f[CSV_KEY_CASE];
-    for (int i = 0; i < ncols && i < CSV_KEY_CASE; i++) f[i] = csv_get(t, idx, row, KEY_COLS[i]);
+    for (int i = 0; i < ncols && i < CSV_KEY_CASE; i++) f[i] = key_cell(t, idx, row, i);
     return csv_key_join(f, ncols < CSV_KEY_CASE ? ncols : CSV_KEY_CASE, sep, out, cap);
+}
+
+void csv_row_label(const csv_table *t, const int *idx, int row, char *out, size_t cap)
+{
+    if (csv_row_key(t, idx, row, CSV_KEY_MODE, '/', out, cap)) snprintf(out, cap, "(a key too long)");
+    int replicas = atoi(key_cell(t, idx, row, CSV_KEY_CASE - 1));
+    size_t len = strlen(out);
+    if (replicas > 1 && len < cap) snprintf(out + len, cap - len, " x%d", replicas);
 }
 
 static int cmp_keyed(const void *pa, const void *pb)
@@ -270,7 +288,7 @@ int csv_keys_build(const csv_table *t, const int *idx, int ncols, csv_keys *k)
     if (!k->e) return -1;
     for (int r = 0; r < t->nrows; r++) {
         size_t need = 1;
-        for (int i = 0; i < ncols; i++) need += strlen(csv_get(t, idx, r, KEY_COLS[i])) + 1;
+        for (int i = 0; i < ncols; i++) need += strlen(key_cell(t, idx, r, i)) + 1;
         char *s = malloc(need);
         if (!s) {
             csv_keys_free(k);
