@@ -59,16 +59,21 @@ static size_t decimal_len(const char *s)
     return (size_t)(p - s);
 }
 
-/* 0 when s is a whole finite decimal number >= 0 (what every NUM column
- * holds: a count, a time, a rate, an error), with no surrounding space. A
- * denormal ("4.9e-324") is finite: strtod's ERANGE on underflow is no error;
- * an overflow ("1e999") is. */
+/* The largest value a NUM cell may hold: far above any count, time, rate or
+ * error a run writes (FLOPs per repetition stay under 1e18), far below where
+ * a chart's arithmetic (x1000, a log axis, a sum) overflows to infinity. */
+#define CSV_NUM_MAX 1e30
+
+/* 0 when s is a whole finite decimal number >= 0 and <= CSV_NUM_MAX (what
+ * every NUM column holds: a count, a time, a rate, an error), with no
+ * surrounding space. A denormal ("4.9e-324") is a number: strtod's ERANGE on
+ * underflow is no error; an overflow ("1e999") is not, nor is 1e308. */
 static int is_num(const char *s)
 {
     size_t n = decimal_len(s);
     if (n == 0 || s[n] != '\0') return -1;
     double v = strtod(s, NULL);
-    return isfinite(v) && v >= 0 ? 0 : -1;
+    return isfinite(v) && v >= 0 && v <= CSV_NUM_MAX ? 0 : -1;
 }
 
 /* 0 when s is a whole decimal integer >= 0. */
@@ -79,8 +84,31 @@ static int is_int(const char *s)
     return (p != s && *p == '\0' && p - s < 10) ? 0 : -1;
 }
 
-/* 0 when s is ';'-separated numbers (or empty). */
-static int is_samples(const char *s)
+/* 0 when s is ';'-separated name=number pairs (or empty), the names made of
+ * letters, digits, '-' and '_': phase_ms ("forward=1.2;backward=2.3"). */
+static int is_phases(const char *s)
+{
+    char buf[64];
+    while (*s) {
+        size_t n = strcspn(s, ";");
+        const char *eq = memchr(s, '=', n);
+        if (!eq || eq == s || n >= sizeof buf) return -1;
+        for (const char *p = s; p < eq; p++)
+            if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+                  *p == '-' || *p == '_'))
+                return -1;
+        size_t vn = n - (size_t)(eq + 1 - s);
+        memcpy(buf, eq + 1, vn);
+        buf[vn] = '\0';
+        if (is_num(buf)) return -1;
+        s += n + (s[n] == ';');
+    }
+    return 0;
+}
+
+/* 0 when s is ';'-separated numbers (or empty); with gaps, "nan" and "inf"
+ * items too (a trace: the loss of a diverged run, a gap in its chart). */
+static int is_list(const char *s, int gaps)
 {
     char buf[64];
     while (*s) {
@@ -88,6 +116,11 @@ static int is_samples(const char *s)
         if (n == 0 || n >= sizeof buf) return -1;
         memcpy(buf, s, n);
         buf[n] = '\0';
+        if (gaps && (!strcmp(buf, "nan") || !strcmp(buf, "-nan") || !strcmp(buf, "inf") ||
+                     !strcmp(buf, "-inf"))) {
+            s += n + (s[n] == ';');
+            continue;
+        }
         if (is_num(buf)) return -1;
         s += n + (s[n] == ';');
     }
@@ -165,10 +198,19 @@ static int check_cell(int c, const char *s, const char **want)
         if (!*s && schema_allows_empty(c)) return 0;
         return is_word(s, allowed);
     }
+    /* the list columns a chart plots: every item a number */
+    if (c == COL_TRACE) {
+        *want = "';'-separated numbers from 0 to 1e30 (or nan, inf: a diverged loss), or empty";
+        return is_list(s, 1);
+    }
+    if (c == COL_PHASE_MS) {
+        *want = "';'-separated name=number pairs (numbers from 0 to 1e30), or empty";
+        return is_phases(s);
+    }
     switch (SCHEMA[c].type) {
-    case COLT_NUM: *want = "a finite number >= 0, or empty"; return *s ? is_num(s) : 0;
+    case COLT_NUM: *want = "a finite number from 0 to 1e30, or empty"; return *s ? is_num(s) : 0;
     case COLT_INT: *want = "an integer >= 0"; return is_int(s);
-    case COLT_SAMP: *want = "';'-separated finite numbers >= 0, or empty"; return is_samples(s);
+    case COLT_SAMP: *want = "';'-separated finite numbers from 0 to 1e30, or empty"; return is_list(s, 0);
     case COLT_STR: *want = "text"; return 0;
     }
     return 0;

@@ -1,6 +1,9 @@
 /* harness/schema.c - the column table (see schema.h). */
 #include "schema.h"
 #include "result.h"
+#include "../ops/dtype.h"
+
+#include <stdio.h>
 
 #include <stddef.h>
 #include <string.h>
@@ -23,6 +26,11 @@ const char *schema_allowed(int col)
     case COL_CHECK: return "pass fail skip";
     case COL_EMULATED: return "0 1";
     case COL_DEVICE_KIND: return "cpu gpu";
+    case COL_DTYPE: { /* the dtype table's names, every one */
+        static char names[96];
+        if (!names[0]) dtype_list((1u << DTYPE_COUNT) - 1, " ", names, sizeof names);
+        return names;
+    }
     case COL_VERDICT: return "at-roof ok low above-roof";
     case COL_BOUND: return "compute bandwidth transfer";
     case COL_DISTURBED: return "0 1";
@@ -30,7 +38,8 @@ const char *schema_allowed(int col)
     }
 }
 
-int schema_allows_empty(int col) { return col == COL_VERDICT || col == COL_BOUND; }
+/* dtype: a file from before the column reads fp32 (csv_schema.c's key) */
+int schema_allows_empty(int col) { return col == COL_VERDICT || col == COL_BOUND || col == COL_DTYPE; }
 
 void schema_print_markdown(FILE *f)
 {

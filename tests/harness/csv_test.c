@@ -303,6 +303,25 @@ int main(void)
                     CELLS[i].want, err);
         csv_table_free(t);
     }
+    /* dtype from the dtype table (empty: an older file, fp32); a number past
+     * 1e30 breaks a chart's arithmetic and is refused */
+    static const struct { const char *row, *want; } MORE[] = {
+        {"m,c,b,host,5x5x5,bf16,0.003\n", NULL},
+        {"m,c,b,host,5x5x5,,0.003\n", NULL},
+        {"m,c,b,host,5x5x5,fp64,0.003\n", ":2: column 'dtype': 'fp64' is not fp32 tf32 bf16 fp16 u8"},
+        {"m,c,b,host,5x5x5,bf16,1e308\n", ":2: column 'accuracy_lost': '1e308' is not a finite number from 0 to 1e30"},
+        {"m,c,b,host,5x5x5,bf16,1e30\n", NULL},
+    };
+    for (size_t i = 0; i < sizeof MORE / sizeof MORE[0]; i++) {
+        f = fopen(path, "w");
+        fprintf(f, "suite,case,backend,mode,shape,dtype,accuracy_lost\n%s", MORE[i].row);
+        fclose(f);
+        int idx[COL_COUNT];
+        t = csv_read_results(path, idx, NULL, 0, err, sizeof err);
+        if (!MORE[i].want) EXPECT(t != NULL, "valid row %zu rejected: %s", i, err);
+        else EXPECT(!t && strstr(err, MORE[i].want), "row %zu: want '%s', got '%s'", i, MORE[i].want, err);
+        csv_table_free(t);
+    }
     /* duplicate cases: both lines named; same problem in another mode is no duplicate */
     f = fopen(path, "w");
     fprintf(f, "%sm,c,b,host,5x5x5,1,pass,0,1,cpu,\nm,c,b,resident,5x5x5,1,pass,0,1,gpu,\n"
