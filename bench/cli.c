@@ -76,13 +76,29 @@ void cli_info(const env_info *e, FILE *f)
     fprintf(f, "openmp:    %d threads\n", e->omp_threads);
 }
 
-void cli_err(const char *err)
+/* err on stderr, one line: control characters shown as \xNN. */
+static void put_err(const char *err)
 {
-    if (comm_rank() != 0) return; /* every rank found the same: rank 0 says it */
     for (const unsigned char *p = (const unsigned char *)err; *p; p++)
         if (*p < 0x20 || *p == 0x7f) fprintf(stderr, "\\x%02x", *p);
         else fputc(*p, stderr);
     fputc('\n', stderr);
+}
+
+void cli_err(const char *err)
+{
+    if (comm_rank() != 0) return; /* every rank found the same: rank 0 says it */
+    put_err(err);
+}
+
+void cli_err_rank(const char *err)
+{
+    if (comm_rank() == 0) {
+        put_err(err);
+        return;
+    }
+    fprintf(stderr, "bench: rank %d: ", comm_rank());
+    put_err(strncmp(err, "bench: ", 7) == 0 ? err + 7 : err);
 }
 
 static char notices[4096];

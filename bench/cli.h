@@ -23,6 +23,9 @@ void cli_info(const env_info *e, FILE *f);
 /* Prints a usage error as the one line it is (rank 0 only): a control
  * character in a value the person gave is shown escaped. */
 void cli_err(const char *err);
+/* err from this rank whichever it is: "bench: rank N: ..." on a rank other
+ * than 0 (a usage error only it found; see job_agree). */
+void cli_err_rank(const char *err);
 
 /* Warnings found while the input is checked are held until every check has
  * passed: a refusal is then the one line a person reads, and a run that goes

@@ -36,10 +36,10 @@ int main(int argc, char **argv)
     bench_opts o;
     char err[1024] = "";
     job_std_fds();
-    if (opts_parse(argc, argv, &o, err, sizeof err)) {
-        cli_err(err);
-        return 2;
-    }
+    /* what this rank was asked to run: the ranks of a job must agree on it */
+    const unsigned long long sel_hash = job_selection_hash(argc, argv);
+    int say, agreed;
+    if (opts_parse(argc, argv, &o, err, sizeof err)) goto usage;
     if (o.help) {
         opts_usage(stdout);
         return 0;
@@ -113,6 +113,11 @@ int main(int argc, char **argv)
     if (opts_check_needs(&o, &sel, select_has_steps(&sel, ncases), SEL_STEPS, err, sizeof err))
         goto usage;
     if (lead && o.dump[0] && outdir_check_dump(o.dump, outdir, err, sizeof err)) goto usage;
+    agreed = job_agree(0, NULL, sel_hash, &say); /* every rank's checks passed */
+    if (agreed) {
+        outdir_undo();
+        return job_end(agreed);
+    }
 
     /* --- the run --------------------------------------------------------- */
     run_prepare(&r, emu_progress_set);
@@ -152,8 +157,13 @@ int main(int argc, char **argv)
     progress_end(&r.prog);
     return job_end(run_finish(&r, outdir, csvpath, stop));
 
-usage:
-    cli_err(err);
+usage: /* one agreement, every rank: the rank that found the error says it */
+    if (comm_init(&argc, &argv)) { /* MPI would not start: this rank says why, alone */
+        cli_err_rank(err);
+        return 2;
+    }
+    agreed = job_agree(2, err, sel_hash, &say);
+    if (say) cli_err_rank(err);
     outdir_undo(); /* exit 2 leaves nothing behind */
-    return job_end(job_verdict(2));
+    return job_end(agreed);
 }

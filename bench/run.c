@@ -129,6 +129,7 @@ void run_setup(bench_run *r, const selection *s)
     run->emit = comm_rank() == 0 ? run_emit : emit_nothing;
     run->emit_ctx = r;
     run->bucket_mb = o->bucket_mb;
+    run->trace_steps = o->steps; /* every rank: a replicated step traces on all or none */
     run->devices = o->devices;
     static comm_ops world;
     if (comm_size() > 1) { /* launched as one rank of several: MPI is running */
@@ -150,7 +151,8 @@ int run_plan(bench_run *r, const selection *s, problem (*probs)[PLAN_MAX_PROBLEM
     plan_request q = {
         .suites = suites, .nsuites = o->nsuites, .sizes = o->sizes, .nsizes = o->nsizes,
         .quick = o->quick, .big = r->gpu.usable && !r->gpu.emulated && select_wants_gpu(s),
-        .mem = env_memory_bytes(), .llc_bytes = r->run.llc_bytes, .notice = cli_notice_line,
+        /* the ranks on this node share its memory */
+        .mem = env_memory_bytes() / comm_local_size(), .llc_bytes = r->run.llc_bytes, .notice = cli_notice_line,
     };
     return plan_problems(&q, probs, nprobs, err, errcap);
 }
@@ -206,7 +208,6 @@ int run_probe(bench_run *r, const selection *s, char *err, size_t errcap)
 int run_open(bench_run *r, const char *outdir, const char *csvpath)
 {
     const bench_opts *o = r->opt;
-    r->run.trace_steps = o->steps;
     if (o->steps > 20 && r->gpu.emulated)
         fprintf(stderr, "bench: --steps %d on the emulator: every emulated case runs %d steps "
                         "(minutes each at batch 64 and above)\n", o->steps, o->steps);

@@ -14,7 +14,7 @@
 #include <mpi.h>
 #endif
 
-static int g_rank, g_size = 1, g_local_rank, g_started;
+static int g_rank, g_size = 1, g_local_rank, g_local_size = 1, g_started;
 
 /* Before MPI starts (a usage error found while parsing the options), the
  * launcher's environment says which rank this is, so that one rank speaks. */
@@ -30,6 +30,7 @@ static int env_rank(void)
 int comm_rank(void) { return g_started ? g_rank : env_rank(); }
 int comm_size(void) { return g_size; }
 int comm_local_rank(void) { return g_local_rank; }
+int comm_local_size(void) { return g_local_size; }
 
 #ifdef BENCH_HAVE_MPI
 
@@ -69,6 +70,7 @@ static int start_mpi(int *argc, char ***argv)
     MPI_TRY(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_rank, MPI_INFO_NULL,
                                 &node));
     MPI_TRY(MPI_Comm_rank(node, &g_local_rank));
+    MPI_TRY(MPI_Comm_size(node, &g_local_size));
     MPI_TRY(MPI_Comm_free(&node));
     return 0;
 }

@@ -38,6 +38,9 @@ int comm_rank(void);
 int comm_size(void);
 /* The rank among the ranks on this node (picks the GPU of a rank). */
 int comm_local_rank(void);
+/* The ranks on this node, this one included (1 without MPI): they share its
+ * memory. */
+int comm_local_size(void);
 /* The MPI library's version, once MPI started ("" otherwise): the run's
  * context records it. */
 const char *comm_mpi_version(void);

@@ -34,11 +34,17 @@ double env_memory_bytes(void)
     long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
     double phys = (pages > 0 && size > 0) ? (double)pages * (double)size : 0.0;
     char buf[64];
-    /* a batch job's or container's cgroup (v2) may allow less than the machine has */
-    read_small("/sys/fs/cgroup/memory.max", buf, sizeof buf);
-    char *end;
-    double lim = strtod(buf, &end);
-    if (buf[0] && end != buf && *end == '\0' && lim > 0 && (phys == 0 || lim < phys)) return lim;
+    /* a batch job's or container's cgroup may allow less than the machine
+     * has: v2's memory.max ("max" or bytes), v1's memory.limit_in_bytes (a
+     * huge number when unlimited) */
+    static const char *const LIMITS[] = {"/sys/fs/cgroup/memory.max",
+                                         "/sys/fs/cgroup/memory/memory.limit_in_bytes"};
+    for (int i = 0; i < 2; i++) {
+        read_small(LIMITS[i], buf, sizeof buf);
+        char *end;
+        double lim = strtod(buf, &end);
+        if (buf[0] && end != buf && *end == '\0' && lim > 0 && (phys == 0 || lim < phys)) phys = lim;
+    }
     return phys;
 }
 

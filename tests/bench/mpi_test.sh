@@ -105,4 +105,45 @@ rc=$?
 [ $rc -ne 0 ] || fail "bad --bucket-mb under mpirun: exit 0"
 [ "$(printf '%s\n' "$out" | grep -c "bad --bucket-mb '0'")" -eq 1 ] || fail "bad --bucket-mb: want one line: $out"
 
+# --- the ranks agree before any work (issue 33 H1, H3/M1, C1) ---------------------
+# every rank traces --steps (it was set on rank 0 only: rank 1 spun or aborted)
+out=$(timeout 120 "$mpirun" -np 2 -x ASAN_OPTIONS -x LSAN_OPTIONS "$bench" --suite train \
+      --sizes mlp-small-b4 --backend cpu-omp --threads 1 --reps 1 --steps 6 --out st --no-plots 2>&1)
+rc=$?
+[ $rc -eq 0 ] || fail "--steps under mpirun: exit $rc (124: a hang): $(tail -3 <<<"$out")"
+"$csvq" st/results.csv mode trace | awk -F'\t' '{ if (split($2, t, ";") != 6) print $1 ": " $2 }' >bad.txt
+[ -s st/results.csv ] && [ ! -s bad.txt ] || fail "--steps under mpirun: traces $(cat bad.txt)"
+# mpmd NAME WANT ARGS0... -- ARGS1...: rank 0 and rank 1 given different command lines;
+# exit 2 (124: a hang), WANT once on stderr, no run folder
+mpmd() {
+  local name=$1 want=$2 a0=() a1=()
+  shift 2
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do a0+=("$1"); shift; done
+  shift
+  a1=("$@")
+  out=$(timeout 120 "$mpirun" -x ASAN_OPTIONS -x LSAN_OPTIONS -np 1 "$bench" "${a0[@]}" \
+        : -np 1 "$bench" "${a1[@]}" 2>&1)
+  rc=$?
+  [ $rc -eq 2 ] || fail "$name: exit $rc, want 2 (124: a hang): $out"
+  [ "$(grep -cF -- "$want" <<<"$out")" -eq 1 ] || fail "$name: want one line '$want': $out"
+  [ -e mm ] && fail "$name: a run folder was made"
+  rm -rf mm
+}
+common=(--suite train --backend cpu-omp --reps 1 --out mm --no-plots)
+mpmd "ranks given other sizes" "bench: rank 1: its arguments or environment" \
+  "${common[@]}" --sizes mlp-small-b4 -- "${common[@]}" --sizes mlp-small-b8
+mpmd "a usage error on rank 1 alone" "bench: rank 1: unknown backend 'cpu-bogus'" \
+  "${common[@]}" --sizes mlp-small-b4 -- --suite train --backend cpu-bogus --reps 1 --out mm --no-plots --sizes mlp-small-b4
+mpmd "an option only rank 1 does not know" "bench: rank 1: unknown option '--bogus'" \
+  "${common[@]}" --sizes mlp-small-b4 -- "${common[@]}" --sizes mlp-small-b4 --bogus
+# a per-rank environment: rank 1 alone has a bad BENCH_PLOTS_DIR (4001 characters)
+long=$(head -c 4001 /dev/zero | tr '\0' d)
+out=$(timeout 120 "$mpirun" -x ASAN_OPTIONS -x LSAN_OPTIONS -np 1 "$bench" "${common[@]}" --sizes mlp-small-b4 \
+      : -np 1 env BENCH_PLOTS_DIR="$long" "$bench" "${common[@]}" --sizes mlp-small-b4 2>&1)
+rc=$?
+[ $rc -eq 2 ] || fail "a per-rank environment: exit $rc, want 2 (124: a hang): $(cut -c1-300 <<<"$out")"
+[ "$(grep -c "^bench: rank 1: BENCH_PLOTS_DIR is 4001 characters long" <<<"$out")" -eq 1 ] \
+  || fail "a per-rank environment: rank 1's line: $(cut -c1-300 <<<"$out")"
+rm -rf mm
+
 test_end mpi
