@@ -7,6 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+extern char **environ;
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 /* Appends with snprintf while room is left; *n counts what was asked. */
 #define APPEND(buf, cap, n, ...)                                                          \
     do {                                                                                  \
@@ -26,18 +33,39 @@ void repro_run_parts(const repro_run *rr, char *env, size_t envcap, char *extra,
     if (rr->bucket_mb > 0) APPEND(extra, extracap, &n, " --bucket-mb %g", rr->bucket_mb);
     if (n) memmove(extra, extra + 1, strlen(extra + 1) + 1); /* no leading blank */
     if (!rr->emulated) return;
-    /* the emulator's settings re-run the case the same way */
-    static const char *const EMU_VARS[] = {"CUDAEMU_DEVICES", "CUDAEMU_ORDER", "CUDAEMU_SEED",
-                                           "CUDAEMU_MEM_MB", "CUDAEMU_STACK_KB",
-                                           "CUDAEMU_PROGRESS_MS", NULL};
+    /* every emulator setting in effect re-runs the case the same way (its
+     * thread order, seed, devices, watchdog...): all CUDAEMU_* variables,
+     * sorted by name so that two runs write the same repro */
+    const char *vars[64];
+    int nv = 0;
+    for (char **e = environ; e && *e && nv < 64; e++)
+        if (strncmp(*e, "CUDAEMU_", 8) == 0) vars[nv++] = *e;
+    qsort(vars, (size_t)nv, sizeof vars[0], cmp_str);
     n = 0;
-    for (int i = 0; EMU_VARS[i]; i++) {
-        const char *v = getenv(EMU_VARS[i]);
-        if (!rr->emu_progress_set && strcmp(EMU_VARS[i], "CUDAEMU_PROGRESS_MS") == 0) continue;
-        if (!v || !*v || strlen(v) > 32 || strspn(v, "0123456789abcdefghijklmnopqrstuvwxyz") != strlen(v))
+    for (int i = 0; i < nv; i++) {
+        const char *eq = strchr(vars[i], '='), *v = eq ? eq + 1 : "";
+        size_t name = eq ? (size_t)(eq - vars[i]) : strlen(vars[i]);
+        if (!rr->emu_progress_set && strncmp(vars[i], "CUDAEMU_PROGRESS_MS=", 20) == 0) continue;
+        if (name > 40 || strspn(vars[i], "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != name)
+            continue; /* not a name a shell takes as is */
+        if (!*v || strlen(v) > 32 || strspn(v, "0123456789abcdefghijklmnopqrstuvwxyz.,") != strlen(v))
             continue; /* unset, or a value the emulator ignores (and says so) */
-        APPEND(env, envcap, &n, "%s%s=%s", n ? " " : "", EMU_VARS[i], v);
+        APPEND(env, envcap, &n, "%s%.*s=%s", n ? " " : "", (int)name, vars[i], v);
     }
+}
+
+void repro_launcher(char *repro, size_t cap, int replicas, const char *comm)
+{
+    if (replicas <= 1 || (strcmp(comm, "mpi") != 0 && strcmp(comm, "nccl-mpi") != 0)) return;
+    char *at = strstr(repro, "bench --suite ");
+    if (!at) return;
+    char launcher[48];
+    int w = snprintf(launcher, sizeof launcher, "%s %d ",
+                     getenv("SLURM_STEP_NUM_TASKS") ? "srun -n" : "mpirun -np", replicas);
+    size_t len = strlen(repro);
+    if (w <= 0 || len + (size_t)w >= cap) return; /* no room: the one-replica command stays */
+    memmove(at + w, at, strlen(at) + 1);
+    memcpy(at, launcher, (size_t)w);
 }
 
 void repro_case(char *out, size_t cap, const char *env, const char *suite, const char *desc,

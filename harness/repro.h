@@ -29,4 +29,10 @@ void repro_case(char *out, size_t cap, const char *env, const char *suite, const
                 const char *backend, const char *dtype, const char *mode, int threads,
                 const char *extra);
 
+/* A row spread over replicas > 1 ranks (comm "mpi" or "nccl-mpi"): the
+ * launcher that makes them, "mpirun -np N" ("srun -n N" under Slurm),
+ * inserted before "bench" in repro (after the environment settings); run
+ * without it, the command would measure one replica. */
+void repro_launcher(char *repro, size_t cap, int replicas, const char *comm);
+
 #endif

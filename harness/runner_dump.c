@@ -27,19 +27,23 @@ static void remove_tree(const char *dir)
     rmdir(dir);
 }
 
-/* Step suites: step 1 of the case into dump_dir/<shape>-<backend>[-<mode>]/,
+/* Step suites: step 1 of the case into
+ * dump_dir/<shape>-<backend>[-<mode>][-x<replicas>]/ (the mode for GPU and
+ * data-parallel rows, the replicas when more than one: every row of a run
+ * has its own folder),
  * written into <that>.tmp/ and left there as r->dump_pending: row_emit renames it
  * once the case's row is written, and removes it when the case is abandoned
  * (a failed dump leaves nothing; a .tmp folder is one a second Ctrl-C cut
  * short). 0, or -1 with err_set. */
 int dump_case(runner *r, const suite_def *s, const problem *p, const backend_def *b,
-                     const char *mode, const case_data *d, void *const *out)
+              const char *mode, int replicas, const case_data *d, void *const *out)
 {
-    char dir[4096], tmp[4200];
+    char dir[4096], tmp[4200], rep[24] = "";
     void *in[LAYOUT_MAX_BUFS] = {0};
-    int n = b->dev == DEV_CPU ? snprintf(dir, sizeof dir, "%s/%s-%s", r->dump_dir, p->desc, b->name)
-                              : snprintf(dir, sizeof dir, "%s/%s-%s-%s", r->dump_dir, p->desc,
-                                         b->name, mode);
+    if (replicas > 1) snprintf(rep, sizeof rep, "-x%d", replicas);
+    int n = b->dev == DEV_CPU && strcmp(mode, "host") == 0
+                ? snprintf(dir, sizeof dir, "%s/%s-%s", r->dump_dir, p->desc, b->name)
+                : snprintf(dir, sizeof dir, "%s/%s-%s-%s%s", r->dump_dir, p->desc, b->name, mode, rep);
     if (n < 0 || (size_t)n >= sizeof dir) {
         err_set("--dump: the folder name for %s is too long", p->desc);
         return -1;

@@ -225,7 +225,7 @@ void exec_case(runner *r, const suite_def *s, const backend_def *b, const proble
         if (rep && !ranks_pass(cr.pass, why, sizeof why)) cr.pass = 0;
         /* the step as it was checked, passed or not; a dump that cannot be
          * written stops the run (dump_error), like a full results.csv */
-        if (step == 0 && r->dump_dir && s->steps && s->steps->dump && dump_case(r, s, p, b, row->mode, d, host)) {
+        if (step == 0 && r->dump_dir && s->steps && s->steps->dump && dump_case(r, s, p, b, row->mode, row->replicas, d, host)) {
             /* an error of the run, not a wrong result: the row keeps its check */
             snprintf(r->dump_error, sizeof r->dump_error, "%s", err_get());
             size_t u = strlen(row->note);
@@ -315,6 +315,7 @@ void row_start(const runner *r, result_row *row, const suite_def *s, const probl
  * interrupted in is abandoned: its row is dropped (1). */
 int row_emit(runner *r, result_row *row, double base_median, const char *baseline)
 {
+    repro_launcher(row->repro, sizeof row->repro, row->replicas, row->comm);
     if (interrupt_signal()) {
         free(row->samples);
         row->samples = NULL;

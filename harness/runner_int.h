@@ -81,7 +81,7 @@ int ranks_rc(const runner *r, int rc);
  * renames it once the case's row is written, and removes it when the case is
  * abandoned. 0, or -1 with err_set. */
 int dump_case(runner *r, const suite_def *s, const problem *p, const backend_def *b,
-              const char *mode, const case_data *d, void *const *out);
+              const char *mode, int replicas, const case_data *d, void *const *out);
 /* The pending dump of the case just ended: kept when its row was written
  * (keep), else removed. 0, or -1 with dump_error set. */
 int dump_settle(runner *r, int keep);

@@ -212,11 +212,13 @@ fi
 
 # B20: the emulator's settings are in an emulated row's repro, which re-runs it
 if [ -x "$(dirname "$bench")/bench-emu" ]; then
-  CUDAEMU_DEVICES=2 "$bench" --emulate --device 1 --suite matmul --sizes 9x7x5 --backend cuda-naive \
+  # (issue 33 R2: every CUDAEMU_* setting in effect, sorted, not a list of five)
+  CUDAEMU_DEVICES=2 CUDAEMU_NCCL_TIMEOUT_MS=60000 CUDAEMU_LEAKS=0 "$bench" --emulate --device 1 \
+    --suite matmul --sizes 9x7x5 --backend cuda-naive \
     --mode resident --no-plots --out emu >/dev/null 2>&1 || fail "an emulated run on device 1"
   repro=$("$csvq" emu/results.csv repro | head -1)
-  case "$repro" in "CUDAEMU_DEVICES=2 bench "*"--emulate --device 1"*) ;;
-    *) fail "B20: repro without CUDAEMU_DEVICES: $repro" ;; esac
+  case "$repro" in "CUDAEMU_DEVICES=2 CUDAEMU_LEAKS=0 CUDAEMU_NCCL_TIMEOUT_MS=60000 bench "*"--emulate --device 1"*) ;;
+    *) fail "B20: repro without every CUDAEMU_ setting: $repro" ;; esac
   # shellcheck disable=SC2086
   env ${repro%% bench *} "$bench" ${repro#* bench } --out emu2 --no-plots >/dev/null 2>&1 \
     || fail "B20: the repro does not re-run: $repro"
