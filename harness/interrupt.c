@@ -157,6 +157,11 @@ int interrupt_stops_report(void)
     return report_sig0 || sig == SIGPIPE ? 0 : sig;
 }
 
+void interrupt_adopt(int sig)
+{
+    if (sig > 0) __sync_bool_compare_and_swap(&caught, 0, sig);
+}
+
 void interrupt_raise_pipe(void)
 {
     __sync_bool_compare_and_swap(&caught, 0, SIGPIPE);

@@ -53,6 +53,10 @@ int interrupt_stops_reading(void);
 int interrupt_stops_report(void);
 /* The process is about to print its closing line: the watcher stays quiet. */
 void interrupt_done(void);
+/* Another rank of the job was interrupted by sig: this process counts as
+ * interrupted by it too (unless it already was), so that every rank ends the
+ * run as one process ends it on that signal. */
+void interrupt_adopt(int sig);
 /* Stdout could not be written (EPIPE with SIGPIPE ignored): counts as SIGPIPE. */
 void interrupt_raise_pipe(void);
 /* "SIGINT", "SIGHUP", ... or "signal N". */

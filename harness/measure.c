@@ -37,7 +37,7 @@ int measure_run(const measure_cfg *cfg, measure_fn fn, void *ctx, measure_result
     double budget_ms = cfg->budget_s * 1e3;
     double ms;
     for (int i = 0; i < cfg->warmup; i++) {
-        if (decide(cfg, interrupt_signal() ? 2 : 0)) break;
+        if (decide(cfg, interrupt_signal() ? MEASURE_INTERRUPTED + interrupt_signal() : 0)) break;
         int rc = one_rep(fn, ctx, &ms);
         if (rc) return rc;
         /* slow case: keep time for samples */
@@ -52,12 +52,12 @@ int measure_run(const measure_cfg *cfg, measure_fn fn, void *ctx, measure_result
     double measured = 0;
     for (;;) {
         int code = 0;
-        if (interrupt_signal()) code = 2;
+        if (interrupt_signal()) code = MEASURE_INTERRUPTED + interrupt_signal();
         else if (out->n >= cfg->min_reps && measured >= cfg->min_time_s * 1e3) code = 1;
         else if (out->n >= cfg->max_reps) code = 1;
         else if (out->n >= 1 && timer_now_ms() - start > budget_ms) code = 1;
         code = decide(cfg, code);
-        if (code == 2) { /* the runner abandons the case */
+        if (code >= MEASURE_INTERRUPTED) { /* the runner abandons the case */
             measure_result_free(out);
             err_set("interrupted by %s", interrupt_signal() ? interrupt_name(interrupt_signal())
                                                             : "a signal on another rank");

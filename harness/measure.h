@@ -21,6 +21,9 @@
 extern "C" {
 #endif
 
+/* The agree code of an interrupted rank: this + its signal (measure_cfg.agree). */
+#define MEASURE_INTERRUPTED 2
+
 typedef struct measure_cfg {
     int warmup;          /* untimed calls first */
     int min_reps;
@@ -30,7 +33,8 @@ typedef struct measure_cfg {
     /* Replicated cases (every rank runs them, with collectives inside each
      * repetition): every decision to go on is agreed, so all ranks run the
      * same number of repetitions. agree(code) returns the largest code over
-     * the ranks (0 go on, 1 enough, 2 interrupted). NULL: this process decides. */
+     * the ranks (0 go on, 1 enough, MEASURE_INTERRUPTED + the signal:
+     * interrupted). NULL: this process decides. */
     int (*agree)(int code);
 } measure_cfg;
 

@@ -374,8 +374,8 @@ static int backend_first(run_state *st, const case_ref *c, int *rc)
     const backend_def *b = c->b;
     const int several = r->comm && r->comm->size > 1;
     char why[200];
-    int stop = interrupt_signal() != 0;
-    if (several) stop = comm_max_int(stop);   /* every rank stops at the same case */
+    /* every rank stops at the same case, on the signal any rank got */
+    int stop = (several ? ranks_signal() : interrupt_signal()) != 0;
     if (stop) {
         *rc = 1;
         return 1;

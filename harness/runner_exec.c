@@ -155,8 +155,14 @@ static int replicated(const runner *r, const suite_def *s, const char *mode)
     return r->comm && r->comm->size > 1 && (suite_all_ranks(s) || dp_mode_find(mode));
 }
 
-/* Replicated cases: the ranks agree to go on (measure_cfg.agree). */
-static int agree_max(int code) { return comm_max_int(code); }
+/* Replicated cases: the ranks agree to go on (measure_cfg.agree); a code of
+ * MEASURE_INTERRUPTED + sig carries the signal, adopted by every rank. */
+static int agree_max(int code)
+{
+    int v = comm_max_int(code);
+    if (v > MEASURE_INTERRUPTED && !interrupt_signal()) interrupt_adopt(v - MEASURE_INTERRUPTED);
+    return v;
+}
 
 /* Replicated cases: whether every rank's step passed, and if not the first
  * failing rank's reason in why (prefixed with its rank when not ours). */
@@ -348,8 +354,19 @@ void row_skip(result_row *row, const char *fmt, ...)
     va_end(ap);
 }
 
+int ranks_signal(void)
+{
+    int sig = comm_max_int(interrupt_signal());
+    if (sig && !interrupt_signal()) interrupt_adopt(sig); /* another rank's: ours too */
+    return sig;
+}
+
 int ranks_rc(const runner *r, int rc)
 {
     if (!r->comm || r->comm->size <= 1) return rc;
-    return comm_max_int(rc != 0) && rc == 0 ? 1 : rc;
+    /* a signal to any rank (one sitting out rank 0's case included) ends the run on all */
+    double v[2] = {rc != 0, interrupt_signal()};
+    comm_max_doubles(v, 2);
+    if (v[1] > 0 && !interrupt_signal()) interrupt_adopt((int)v[1]);
+    return (v[0] > 0 || v[1] > 0) && rc == 0 ? 1 : rc;
 }

@@ -72,6 +72,9 @@ int row_emit(runner *r, result_row *row, double base_median, const char *baselin
 
 /* A job of several ranks goes on or stops together: rank 0's emit may fail
  * (a full disk), or a signal reach one rank only. */
+/* The signal any rank of the job was interrupted by (0: none), adopted by
+ * this one (interrupt_adopt); every rank calls it at the same point. */
+int ranks_signal(void);
 int ranks_rc(const runner *r, int rc);
 
 /* ---- --dump (runner_dump.c) ----------------------------------------------- */

@@ -106,9 +106,14 @@ long long model_state_floats(const model_plan *pl, opt_kind opt)
                                                     : 2 * pl->nparam_floats + 1;
 }
 
+/* Replicas whose steps are open (model_hold): threads of one process too. */
+static volatile int held;
+
+void model_hold(int on) { __sync_fetch_and_add(&held, on ? 1 : -1); }
+
 int model_interrupted(void)
 {
-    if (!interrupt_signal()) return 0;
+    if (!interrupt_signal() || __sync_fetch_and_add(&held, 0) > 0) return 0;
     err_set("interrupted");
     return 1;
 }

@@ -23,6 +23,10 @@ int plan_param(model_plan *pl, const char *prefix, const char *what, int ndim, c
 /* Between layers and time steps: a Ctrl-C abandons the step (a reference
  * step at batch 4096 takes a minute). 1 after err_set("interrupted"). */
 int model_interrupted(void);
+/* on 1: a replicated step opened (the step goes on to the ranks' agreement,
+ * never left by one replica alone); 0: it closed. Counted: threads of one
+ * process hold it together. */
+void model_hold(int on);
 
 /* A linear layer over `rows` rows: y = x W^T + b (b may be NULL), x [rows][in]
  * with leading dimension ldx, W [out][in] with leading dimension ldw. */

@@ -77,6 +77,7 @@ typedef struct dp_replica {
     int off, nb;                 /* its shard: first sample, size */
     step_cfg cfg;                /* with its shard weight */
     int plant_skip;              /* BENCH_PLANT_SKIP_ALLREDUCE on the last replica */
+    int holding;                 /* this replica holds model_interrupted (model_hold) */
     /* the backend's, after dp_replica_open (in the ops' memory) */
     const float *zeros;          /* nb == 0: nparam_floats + 1 zeros (what it adds) */
     float *discard;              /* plant_skip: nparam_floats the sums go to */

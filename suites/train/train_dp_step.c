@@ -6,6 +6,7 @@
  * the chain models' decision regions. Plain C, in the host library. */
 #include "test_hooks.h"
 #include "train_dp.h"
+#include "model_impl.h"
 #include "comm.h"
 #include "errmsg.h"
 #include "phase.h"
@@ -61,6 +62,10 @@ void dp_buckets_free(dp_buckets *bk)
 int dp_replica_open(dp_replica *r, const backend_def *b, const problem *p)
 {
     const int B = (int)p->dim[TRAIN_DIM_B], n = r->comm->size;
+    /* a replica never leaves a step alone: a signal ends the case at the
+     * ranks' next agreement (measure_cfg.agree), on every replica together */
+    model_hold(1);
+    r->holding = 1;
     r->nb = dp_shard(B, n, r->comm->rank, &r->off);
     r->cfg = train_step_cfg(b, p);
     r->cfg.shard_weight = dp_shard_weight(b, B, n, r->nb);
@@ -79,6 +84,8 @@ void dp_replica_close(dp_replica *r)
 {
     if (r->nb > 0) model_plan_free(&r->shard);
     r->nb = 0;
+    if (r->holding) model_hold(0);
+    r->holding = 0;
 }
 
 /* What this replica adds to the sums (its gradients, or zeros) and where

@@ -162,4 +162,42 @@ rc=$?
   || fail "a per-rank environment: rank 1's line: $(cut -c1-300 <<<"$out")"
 rm -rf mm
 
+# --- a signal to rank 1 ends the run on every rank (issue 33 H2, W1) -----------------
+# sig_rank1 NAME DELAY ARGS...: SIGTERM to rank 1 after DELAY s; the job exits 143
+# (124: a hang), rank 0's results.csv (when the run began) records the
+# interruption and report.md says so; no rank reads a freed buffer
+sig_rank1() {
+  local name=$1 delay=$2 out pid p
+  nsig=$((${nsig:-0} + 1))
+  out=sg$nsig
+  shift 2
+  rm -rf "$out"
+  timeout 120 "$mpirun" -np 2 -x ASAN_OPTIONS -x LSAN_OPTIONS "$bench" "$@" --out "$out" --no-plots \
+    >"$out.log" 2>&1 &
+  local job=$!
+  sleep "$delay"
+  for p in $(pgrep -f -- "--out $out --no-plots"); do
+    grep -qa "OMPI_COMM_WORLD_RANK=1" "/proc/$p/environ" 2>/dev/null && pid=$p
+  done
+  [ -n "${pid:-}" ] && kill -TERM "$pid"
+  wait $job
+  local rc=$?
+  [ -n "${pid:-}" ] || { fail "$name: rank 1 not found (the run ended in under ${delay} s?)"; return; }
+  [ $rc -eq 143 ] || fail "$name: exit $rc, want 143 (124: a hang): $(grep -v '^train' "$out.log" | tail -5)"
+  if [ -f "$out/results.csv" ]; then
+    grep -q "^# interrupted: SIGTERM" "$out/results.csv" || fail "$name: no '# interrupted:' line"
+    grep -q "^\*\*Interrupted\*\* (SIGTERM)" "$out/report.md" || fail "$name: report.md not marked"
+    "$csvq" "$out/results.csv" check note | grep -q "^fail" && fail "$name: a row written as failed"
+  fi
+  grep -qi "freed\|heap-use-after-free\|timed out" "$out.log" && fail "$name: $(grep -i 'freed\|timed out' "$out.log" | head -2)"
+}
+# during a data-parallel step (each step reduces over both ranks)
+sig_rank1 "during a ddp step" 4 --suite train --sizes mlp-b256 --backend cpu-omp --mode ddp,dp-gather \
+  --threads 1 --min-time 20
+# while rank 0 runs a one-process case and rank 1 waits
+sig_rank1 "during rank 0's case" 4 --suite train --sizes mlp-b256,mlp-small-b64 --backend cpu-omp,cpu-blas \
+  --mode host --threads 1 --min-time 5
+# before a step: while the ranks prepare
+sig_rank1 "before a step" 1 --suite train --sizes cnn-b64 --backend cpu-omp --mode ddp --threads 1 --min-time 20
+
 test_end mpi
