@@ -75,8 +75,8 @@ void roofs_init(roofs *rf);
 int roof_dev_of(const char *device_kind);
 
 /* Fills row's intensity, pct_roof, verdict and bound from rf (NULL: none) and
- * c; clears them where no roof applies (emulated rows: the note says
- * "emulated: no roof"; rows not passed or untimed; rows without a work count;
+ * c; clears them where no roof applies (emulated rows that passed: the
+ * note says "emulated: no roof"; rows not passed or untimed; rows without a work count;
  * a device or dtype without a roof). A low or above-roof verdict appends its
  * reason to the note. Pure: reads nothing else. */
 void roof_verdict(const roofs *rf, const roof_case *c, result_row *row);
