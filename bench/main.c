@@ -12,6 +12,7 @@
 #include "outdir.h"
 #include "plot.h"
 #include "run.h"
+#include "roof_probe.h"
 #include "registry.h"
 #include "gemm_cpu.h"
 #include "errmsg.h"
@@ -146,6 +147,8 @@ int main(int argc, char **argv)
         }
         run->dump_dir = o.dump;
     }
+    roof_probe(&r, probs, nprobs, &r.roofs);
+    run->roofs = &r.roofs;
     if (run_open(&r, outdir, csvpath)) {
         outdir_undo();
         return job_end(job_verdict(1));

@@ -211,13 +211,14 @@ int run_open(bench_run *r, const char *outdir, const char *csvpath)
     if (o->steps > 20 && r->gpu.emulated)
         fprintf(stderr, "bench: --steps %d on the emulator: every emulated case runs %d steps "
                         "(minutes each at batch 64 and above)\n", o->steps, o->steps);
-    char ctx[24][ENV_LINE];
+    char ctx[48][ENV_LINE];
     int nctx = 0;
-    env_context_lines(&r->env, o->command, ctx, &nctx, 24);
-    gpu_context_lines(ctx, &nctx, 24);
-    if (comm_size() > 1 && nctx < 24) /* the job's ranks and their MPI */
+    env_context_lines(&r->env, o->command, ctx, &nctx, 48);
+    gpu_context_lines(ctx, &nctx, 48);
+    roofs_context_lines(&r->roofs, ctx, &nctx, 48);
+    if (comm_size() > 1 && nctx < 48) /* the job's ranks and their MPI */
         snprintf(ctx[nctx++], ENV_LINE, "mpi: %d ranks, %s", comm_size(), comm_mpi_version());
-    const char *ctxp[24];
+    const char *ctxp[48];
     for (int i = 0; i < nctx; i++) ctxp[i] = ctx[i];
     r->csv = csv_writer_open(csvpath, ctxp, nctx);
     if (!r->csv) {

@@ -16,6 +16,7 @@
 #include "progress.h"
 #include "result.h"
 #include "runner.h"
+#include "roofs.h"
 
 typedef struct bench_run {
     const bench_opts *opt;
@@ -23,6 +24,7 @@ typedef struct bench_run {
     gpu_status gpu;     /* probed once; GPU cases skip with gpu.why when unusable */
     int use_gpu;        /* the selection has GPU cases (run_probe) */
     runner run;
+    roofs roofs;        /* measured before the cases (roof_probe.c); run.roofs points here */
     csv_writer *csv;
     progress prog;
     result_row *rows;   /* copies for the summary (samples not kept) */

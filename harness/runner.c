@@ -7,6 +7,7 @@
 #include "runner_int.h"
 #include "errmsg.h"
 #include "interrupt.h"
+#include "roofs.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -215,6 +216,28 @@ static void host_case(run_state *st, const case_ref *c, const case_data *d, int 
 
 /* ---- one case ------------------------------------------------------------- */
 
+/* Case c's row against the run's roofs (roofs.h): an end-to-end GPU mode
+ * copies its inputs in and its outputs back (the layout's buffers; a kept
+ * output stays on the device), a step suite's row is a whole step, the op's
+ * first registry row is its reference. */
+static void case_roof(const runner *r, const suite_def *s, const case_ref *c,
+                      const case_data *d, result_row *row)
+{
+    const backend_def *first = NULL;
+    roof_case rc = {.whole_step = suite_step_count(s) > 0, .llc_bytes = r->llc_bytes};
+    rc.reference = runner_backends_of(r->registry, s->op, &first, 1) == 1 && first == c->b;
+    if (c->kind == CASE_GPU && c->gpu && c->gpu->kind != GPU_RESIDENT && d) {
+        rc.copies = 1;
+        for (int i = 0; i < d->l.nbufs; i++) {
+            const case_buf *b = &d->l.buf[i];
+            if (b->role == ROLE_IN || b->role == ROLE_INOUT) rc.h2d_bytes += (double)b->bytes;
+            if ((b->role == ROLE_OUT && !b->keep) || b->role == ROLE_INOUT)
+                rc.d2h_bytes += (double)b->bytes;
+        }
+    }
+    roof_verdict(r->roofs, &rc, row);
+}
+
 /* Case c's row: the case opened on its device, run, its row emitted. 0, or
  * the run stops (row_emit's status; -1 also when a dump failed). */
 static int case_row(run_state *st, const case_ref *c)
@@ -246,6 +269,7 @@ static int case_row(run_state *st, const case_ref *c)
     } else {
         gpu_dp_case(r, st->e, c, p, d, st->resident_sps, &row);
     }
+    case_roof(r, s, c, d, &row);
     int rc = row_emit(r, &row, st->base_median, st->it.baseline);
     progress_finish_one(r->prog);
     if (!rc && r->dump_error[0]) rc = -1;

@@ -78,6 +78,8 @@ typedef struct runner {
     char comm_why[200];
     double bucket_mb;              /* ddp-overlap's buckets (DP_BUCKET_MB_DEFAULT) */
     int devices;                   /* --devices: GPU replicas in this process (0: 1) */
+    const struct roofs *roofs;     /* the run's roofs (harness/roofs.h; NULL: none):
+                                    * every row's verdict against them */
     progress *prog;
     int (*emit)(void *ctx, const result_row *row);   /* 0, or -1 on an I/O error */
     void *emit_ctx;
@@ -95,6 +97,14 @@ int runner_backends_of(const backend_def *registry, const char *op, const backen
  * reference, the runner's copies, and with gpu the host buffers of the GPU
  * modes): the one memory estimate. */
 double runner_case_bytes(const suite_def *s, const problem *p, double llc_bytes, int gpu);
+
+/* Times CPU backend b on p (at p->dtype) through a case's own buffers, input
+ * sets, fill and measure loop, unchecked and without a row: the roof probe's
+ * measurement of a suite's kernel. The fastest repetition in ms (what the
+ * machine can do, as STREAM reports its best time); NAN when it failed or
+ * ran out of memory. */
+double runner_time_cpu(const runner *r, const suite_def *s, const problem *p,
+                       const backend_def *b, const measure_cfg *cfg);
 
 /* Number of cases (for the ETA). */
 int runner_count(const runner *r, const suite_entry *s, int nproblems);

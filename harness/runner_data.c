@@ -65,7 +65,9 @@ void data_free(const suite_def *s, case_data *d)
     memset(d, 0, sizeof *d);
 }
 
-int data_build(const runner *r, const suite_def *s, const problem *p, case_data *d)
+/* data_build, with the references (refs) or without (a timing alone). */
+static int data_build_refs(const runner *r, const suite_def *s, const problem *p, case_data *d,
+                           int refs)
 {
     memset(d, 0, sizeof *d);
     s->layout(p, &d->l);
@@ -93,7 +95,7 @@ int data_build(const runner *r, const suite_def *s, const problem *p, case_data 
         void *to[LAYOUT_MAX_BUFS];
         for (int i = 0; i < d->l.nbufs; i++) to[i] = stage[i] ? stage[i] : d->buf[k][i];
         s->fill(p, k, to);
-        if (k == 0 && reduced && !(d->ref_exact = s->ref_build(p, to))) goto oom;
+        if (refs && k == 0 && reduced && !(d->ref_exact = s->ref_build(p, to))) goto oom;
         for (int i = 0; i < d->l.nbufs; i++) {
             const case_buf *b = &d->l.buf[i];
             float *f = (float *)stage[i];
@@ -109,7 +111,7 @@ int data_build(const runner *r, const suite_def *s, const problem *p, case_data 
             }
         }
         /* the reference sees the inputs exactly as the case holds them */
-        if (k == 0 && !(d->ref = s->ref_build(p, to))) goto oom;
+        if (refs && k == 0 && !(d->ref = s->ref_build(p, to))) goto oom;
     }
     for (int i = 0; i < d->l.nbufs; i++) {
         free(stage[i]);
@@ -120,6 +122,29 @@ int data_build(const runner *r, const suite_def *s, const problem *p, case_data 
 oom:
     for (int i = 0; i < d->l.nbufs; i++) free(stage[i]);
     return -1;
+}
+
+int data_build(const runner *r, const suite_def *s, const problem *p, case_data *d)
+{
+    return data_build_refs(r, s, p, d, 1);
+}
+
+double runner_time_cpu(const runner *r, const suite_def *s, const problem *p,
+                       const backend_def *b, const measure_cfg *cfg)
+{
+    case_data d;
+    case_exec ex;
+    measure_result m;
+    double med = NAN;
+    memset(&m, 0, sizeof m);
+    if (data_build_refs(r, s, p, &d, 0) == 0) {
+        cpu_state c = {.s = s, .b = b, .p = p, .d = &d, .next = 0};
+        cpu_open(&c, &ex);
+        if (measure_run(cfg, ex.run, ex.st, &m) == 0) med = m.stats.min;
+        measure_result_free(&m);
+    }
+    data_free(s, &d);
+    return med;
 }
 
 /* ---- a CPU backend's case ------------------------------------------------- */

@@ -302,6 +302,9 @@ void row_start(const runner *r, result_row *row, const suite_def *s, const probl
     if (p) {
         if (p->flops > 0) row->flops = p->flops;
         if (p->bytes > 0) row->bytes = p->bytes;
+        /* the compulsory traffic at the row's dtype; the bandwidth suites' bytes */
+        int dt = dtype_parse(row->dtype);
+        row->io_bytes = problem_io_bytes(p, dt >= 0 ? (dtype_t)dt : DTYPE_FP32);
     }
     if (b->dev == DEV_CPU) {
         snprintf(row->device, sizeof row->device, "%s", r->cpu_name ? r->cpu_name : "-");

@@ -11,6 +11,7 @@
 #ifndef HARNESS_SUITE_H
 #define HARNESS_SUITE_H
 
+#include <math.h>
 #include <stddef.h>
 #include "backend.h"
 #include "check.h"
@@ -35,6 +36,10 @@ typedef struct problem {
     double flops;       /* per repetition (0: none) */
     double bytes;       /* moved per repetition (0: none) */
     double items;       /* samples per repetition (a training step's batch; 0: none) */
+    double io_elems;    /* the compulsory traffic per repetition, in elements of the
+                         * case's dtype: inputs read once, outputs written once (the
+                         * io_bytes column = this x the dtype's storage size; 0: none,
+                         * io_bytes is `bytes`, the bandwidth suites' own count) */
     dtype_t dtype;      /* the case's dtype (set by the runner: suites with a dtype
                          * axis type their buffers with it); fp32 otherwise */
 } problem;
@@ -147,6 +152,14 @@ typedef struct BENCH_DESIGNATED suite_def {
      * its one dtype (stream fp32, transfer u8). */
     unsigned dtypes;
 } suite_def;
+
+/* The io_bytes column of p at dtype dt: io_elems x dt's storage size, else
+ * the suite's bytes; NAN when the problem counts neither. */
+static inline double problem_io_bytes(const problem *p, dtype_t dt)
+{
+    if (p->io_elems > 0) return p->io_elems * (double)dtype_size(dt);
+    return p->bytes > 0 ? p->bytes : NAN;
+}
 
 /* The capability blocks read through these: 0 / NULL when a suite lacks one. */
 static inline int suite_step_count(const suite_def *s) { return s->steps ? s->steps->steps : 0; }

@@ -41,5 +41,10 @@
 #define HOOK_CPU_GEMM_ROUTE "BENCH_CPU_GEMM_ROUTE"
 /* set: the charts' data files are kept (report/plots.c). */
 #define HOOK_KEEP_PLOT_DATA "BENCH_KEEP_PLOT_DATA"
+/* set: the roof probe is skipped as with --no-roofs (bench/roof_probe.c): the
+ * test suite runs bench hundreds of times and the probe takes seconds; set
+ * for every CTest test by the top CMakeLists.txt, unset by those that test
+ * the roofs. */
+#define HOOK_NO_ROOFS "BENCH_NO_ROOFS"
 
 #endif

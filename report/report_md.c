@@ -6,6 +6,7 @@
 #include "md_table.h"
 #include "plots.h"
 #include "report_precision.h"
+#include "report_roofs.h"
 #include "report_steps.h"
 
 #include <math.h>
@@ -216,6 +217,7 @@ int report_md_write(const rundata *rd, int dirfd, const char *dir)
     write_checks(rd, f);
     write_missing_columns(rd, f);
     write_environment(rd, f);
+    report_roofs_write(rd, f);
     const char *suites[64];
     int ns = rd_suites(rd, suites, 64);
     for (int s = 0; s < ns; s++) {

@@ -133,6 +133,17 @@ static const char *layer_name(const char *canon)
     return NULL;
 }
 
+/* The tensors direction dir reads and writes once, in elements (the buffers
+ * of conv_layout): fwd x, w, b -> y; bwd-data dy, w -> dx; bwd-filter x,
+ * dy -> dw, db. */
+static double conv_io_elems(const conv_dims *d, conv_dir dir)
+{
+    double x = (double)conv_x_elems(d), w = (double)conv_w_elems(d), y = (double)conv_y_elems(d);
+    if (dir == CONV_FWD) return x + w + (double)d->K + y;
+    if (dir == CONV_BWD_DATA) return y + w + x;
+    return x + y + w + (double)d->K;
+}
+
 static void set_problem(problem *p, const long *v, int dir, const char *name, int named)
 {
     char canon[64];
@@ -149,6 +160,7 @@ static void set_problem(problem *p, const long *v, int dir, const char *name, in
         snprintf(p->desc, sizeof p->desc, "%s:%s%s%s", DIR_NAMES[dir], canon, named ? "_n" : "",
                  named ? name : "");
         p->flops = conv_flops(&d, (conv_dir)dir);
+        p->io_elems = conv_io_elems(&d, (conv_dir)dir);
     } else { /* every direction: expanded by conv_expand */
         snprintf(p->desc, sizeof p->desc, "%s%s%s", canon, named ? "_n" : "", named ? name : "");
     }

@@ -90,6 +90,7 @@ static void set_problem(problem *p, const char *name, int M, int N, int K)
     else snprintf(p->name, sizeof p->name, "gemm-%dx%dx%d", M, N, K);
     snprintf(p->desc, sizeof p->desc, "%dx%dx%d", M, N, K);
     p->flops = 2.0 * M * N * K;
+    p->io_elems = (double)M * K + (double)K * N + (double)M * N;   /* A, B read; C written */
 }
 
 /* A whole number from 1 to INT_MAX, digits only (no sign, space or point):

@@ -97,6 +97,13 @@ static void set_problem(problem *p, int model, long B, int opt)
     if (train_plan(p, &pl) == 0) {
         /* the plan counts SGD's 2 FLOPs per parameter; AdamW's ~12 */
         p->flops = pl.flops + (opt == OPT_ADAMW ? 10.0 * (double)pl.nparam_floats : 0.0);
+        /* compulsory traffic, approximated: the parameters read and written,
+         * the gradients written and read, the optimizer state read and
+         * written, the batch (inputs and labels) read once; activations are
+         * the step's own intermediates and not counted */
+        p->io_elems = 4.0 * (double)pl.nparam_floats +
+                      2.0 * (double)model_state_floats(&pl, (opt_kind)opt) +
+                      (double)pl.in_slots + (double)pl.nlabels;
         model_plan_free(&pl);
     }
     p->items = (double)B;

@@ -1,0 +1,246 @@
+/* harness/roofs.c - a run's roofs: the verdict of a row against them, and
+ * their context lines, written and read back (roofs.h). */
+#include "roofs.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const DEV_NAMES[ROOF_NDEV] = {"cpu", "gpu"};
+
+const char *roof_dev_name(int d) { return d >= 0 && d < ROOF_NDEV ? DEV_NAMES[d] : "?"; }
+
+static void num_init(roof_num *n)
+{
+    n->v = NAN;
+    n->how[0] = '\0';
+}
+
+void roofs_init(roofs *rf)
+{
+    memset(rf, 0, sizeof *rf);
+    rf->probe_s = NAN;
+    for (int d = 0; d < ROOF_NDEV; d++) {
+        roof_device *v = &rf->dev[d];
+        num_init(&v->bw);
+        num_init(&v->h2d);
+        num_init(&v->d2h);
+        num_init(&v->launch);
+        num_init(&v->peak_bw);
+        for (int t = 0; t < DTYPE_COUNT; t++) {
+            num_init(&v->compute[t]);
+            num_init(&v->peak[t]);
+        }
+    }
+}
+
+int roof_dev_of(const char *device_kind)
+{
+    for (int d = 0; d < ROOF_NDEV; d++)
+        if (strcmp(device_kind, DEV_NAMES[d]) == 0) return d;
+    return -1;
+}
+
+static int known(const roof_num *n) { return isfinite(n->v) && n->v > 0; }
+
+static void note_add(result_row *row, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note_add(result_row *row, const char *fmt, ...)
+{
+    size_t u = strlen(row->note);
+    if (u + 3 >= sizeof row->note) return;
+    if (u) u += (size_t)snprintf(row->note + u, sizeof row->note - u, "; ");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(row->note + u, sizeof row->note - u, fmt, ap);
+    va_end(ap);
+}
+
+/* The reason of a low verdict, first match: the reference loop, a repetition
+ * too short to reach a roof, a bandwidth-bound row, otherwise the numbers. */
+static void low_reason(const roof_case *c, result_row *row, double roof, const char *unit)
+{
+    if (c && c->reference)
+        note_add(row, "low: the reference loop (plain loops, not tuned)");
+    else if (row->median_ms < ROOF_OVERHEAD_MS)
+        note_add(row, "low: %.3g us a repetition, overhead-bound", row->median_ms * 1e3);
+    else if (strcmp(row->bound, "bandwidth") == 0)
+        note_add(row, "low: bandwidth-bound: against the bandwidth roof (%.4g GB/s)", roof);
+    else if (strcmp(row->bound, "transfer") == 0)
+        note_add(row, "low: transfer-bound: against the copy roofs");
+    else if (c && c->whole_step)
+        note_add(row, "low: a whole step: %.2g%% of the compute roof (MFU; small layers and "
+                      "element-wise ops run far below a GEMM)", row->pct_roof);
+    else
+        note_add(row, "low: %.2g%% of the %s roof (%.4g %s)", row->pct_roof, row->bound, roof,
+                 unit);
+}
+
+/* The reason of an above-roof verdict: a working set the last-level cache
+ * holds (the bandwidth roof is DRAM's), otherwise a faster run than the roof
+ * probe's (its value stays the roof). */
+static void above_reason(const roof_case *c, result_row *row, double roof, const char *unit)
+{
+    double ws = row->io_bytes;
+    if (strcmp(row->bound, "bandwidth") == 0 && c && c->llc_bytes > 0 && ws > 0 &&
+        ws <= 2.0 * c->llc_bytes)
+        note_add(row, "above-roof: working set %.3g MiB within the cache (LLC %.3g MiB): "
+                      "faster than the DRAM roof", ws / 1048576.0, c->llc_bytes / 1048576.0);
+    else
+        note_add(row, "above-roof: faster than the run's %s roof (%.4g %s): the roof probe "
+                      "measured less", row->bound, roof, unit);
+}
+
+void roof_verdict(const roofs *rf, const roof_case *c, result_row *row)
+{
+    row->intensity = row->pct_roof = NAN;
+    row->verdict[0] = row->bound[0] = '\0';
+    if (row->emulated) { /* a timed emulated row says why it has none */
+        if (strcmp(row->check, "pass") == 0) note_add(row, "emulated: no roof");
+        return;
+    }
+    if (strcmp(row->check, "pass") != 0 || !(row->median_ms > 0) || !rf || !rf->measured) return;
+    int d = roof_dev_of(row->device_kind);
+    if (d < 0 || !rf->dev[d].present) return;
+    const roof_device *v = &rf->dev[d];
+    int dt = dtype_parse(row->dtype);
+    double flops = row->flops > 0 ? row->flops : 0, io = row->io_bytes > 0 ? row->io_bytes : 0;
+    if (flops <= 0 && io <= 0) return;
+    if (flops > 0 && io > 0) row->intensity = flops / io;
+    const roof_num *comp = dt >= 0 ? &v->compute[dt] : NULL;
+    int whole = c && c->whole_step && flops > 0;
+    /* the time the roofs allow, each term in s */
+    double t_comp = 0, t_bw = 0, t_x = 0;
+    if (flops > 0) {
+        if (!comp || !known(comp)) return;   /* no compute roof for the dtype */
+        t_comp = flops / (comp->v * 1e9);
+    }
+    if (io > 0 && !whole) {
+        if (known(&v->bw)) t_bw = io / (v->bw.v * 1e9);
+        else if (flops <= 0) return;
+    }
+    if (c && c->copies && !whole) {
+        if (c->h2d_bytes > 0) {
+            if (!known(&v->h2d)) return;
+            t_x += c->h2d_bytes / (v->h2d.v * 1e9);
+        }
+        if (c->d2h_bytes > 0) {
+            if (!known(&v->d2h)) return;
+            t_x += c->d2h_bytes / (v->d2h.v * 1e9);
+        }
+    }
+    double t_core = fmax(t_comp, t_bw), t_att = t_core + t_x;
+    if (!(t_att > 0)) return;
+    const char *bound = t_x > t_core ? "transfer" : t_comp >= t_bw ? "compute" : "bandwidth";
+    snprintf(row->bound, sizeof row->bound, "%s", bound);
+    row->pct_roof = 100.0 * t_att / (row->median_ms / 1e3);
+    double roof = strcmp(bound, "compute") == 0 ? comp->v : strcmp(bound, "bandwidth") == 0
+                                                               ? v->bw.v : NAN;
+    const char *unit = strcmp(bound, "compute") == 0 ? "GFLOP/s" : "GB/s";
+    if (row->pct_roof > ROOF_ABOVE_PCT) {
+        snprintf(row->verdict, sizeof row->verdict, "above-roof");
+        above_reason(c, row, roof, unit);
+    } else if (row->pct_roof >= ROOF_AT_PCT) {
+        snprintf(row->verdict, sizeof row->verdict, "at-roof");
+    } else if (row->pct_roof < ROOF_LOW_PCT) {
+        snprintf(row->verdict, sizeof row->verdict, "low");
+        low_reason(c, row, roof, unit);
+    } else {
+        snprintf(row->verdict, sizeof row->verdict, "ok");
+    }
+}
+
+/* ---- context lines -------------------------------------------------------- */
+
+static void line_num(char (*lines)[512], int *n, int max, const char *key, const roof_num *v,
+                     const char *unit)
+{
+    if (!known(v) || *n >= max) return;
+    snprintf(lines[(*n)++], 512, "%s: %.4g %s (%s)", key, v->v, unit, v->how);
+}
+
+void roofs_context_lines(const roofs *rf, char (*lines)[512], int *n, int max)
+{
+    if (*n >= max) return;
+    if (!rf->measured) {
+        snprintf(lines[(*n)++], 512, "roofs: not measured (%s)", rf->why[0] ? rf->why : "none");
+        return;
+    }
+    snprintf(lines[(*n)++], 512, "roofs: measured in %.2f s", rf->probe_s);
+    char key[64];
+    for (int d = 0; d < ROOF_NDEV; d++) {
+        const roof_device *v = &rf->dev[d];
+        if (!v->present) continue;
+        snprintf(key, sizeof key, "roof-%s-bandwidth", DEV_NAMES[d]);
+        line_num(lines, n, max, key, &v->bw, "GB/s");
+        for (int t = 0; t < DTYPE_COUNT; t++) {
+            snprintf(key, sizeof key, "roof-%s-compute-%s", DEV_NAMES[d], dtype_name((dtype_t)t));
+            line_num(lines, n, max, key, &v->compute[t], "GFLOP/s");
+        }
+        snprintf(key, sizeof key, "roof-%s-h2d", DEV_NAMES[d]);
+        line_num(lines, n, max, key, &v->h2d, "GB/s");
+        snprintf(key, sizeof key, "roof-%s-d2h", DEV_NAMES[d]);
+        line_num(lines, n, max, key, &v->d2h, "GB/s");
+        snprintf(key, sizeof key, "roof-%s-launch", DEV_NAMES[d]);
+        line_num(lines, n, max, key, &v->launch, "us");
+        snprintf(key, sizeof key, "roof-%s-peak-bandwidth", DEV_NAMES[d]);
+        line_num(lines, n, max, key, &v->peak_bw, "GB/s");
+        for (int t = 0; t < DTYPE_COUNT; t++) {
+            snprintf(key, sizeof key, "roof-%s-peak-%s", DEV_NAMES[d], dtype_name((dtype_t)t));
+            line_num(lines, n, max, key, &v->peak[t], "GFLOP/s");
+        }
+    }
+}
+
+/* The roof_num a key names (after "roof-<dev>-"), or NULL. */
+static roof_num *num_of(roof_device *v, const char *what)
+{
+    if (strcmp(what, "bandwidth") == 0) return &v->bw;
+    if (strcmp(what, "h2d") == 0) return &v->h2d;
+    if (strcmp(what, "d2h") == 0) return &v->d2h;
+    if (strcmp(what, "launch") == 0) return &v->launch;
+    if (strcmp(what, "peak-bandwidth") == 0) return &v->peak_bw;
+    if (strncmp(what, "compute-", 8) == 0 && dtype_parse(what + 8) >= 0)
+        return &v->compute[dtype_parse(what + 8)];
+    if (strncmp(what, "peak-", 5) == 0 && dtype_parse(what + 5) >= 0)
+        return &v->peak[dtype_parse(what + 5)];
+    return NULL;
+}
+
+int roofs_parse_line(roofs *rf, const char *line)
+{
+    if (strncmp(line, "roofs: ", 7) == 0) {
+        double s;
+        if (sscanf(line + 7, "measured in %lf s", &s) == 1) {
+            rf->measured = 1;
+            rf->probe_s = s;
+        } else {
+            rf->measured = 0;
+            const char *o = strchr(line, '('), *e = strrchr(line, ')');
+            if (o && e && e > o)
+                snprintf(rf->why, sizeof rf->why, "%.*s", (int)(e - o - 1), o + 1);
+        }
+        return 1;
+    }
+    if (strncmp(line, "roof-", 5) != 0) return 0;
+    const char *colon = strchr(line, ':');
+    if (!colon) return 0;
+    char key[64];
+    snprintf(key, sizeof key, "%.*s", (int)(colon - line - 5), line + 5);
+    char *dash = strchr(key, '-');
+    if (!dash) return 0;
+    *dash = '\0';
+    int d = roof_dev_of(key);
+    if (d < 0) return 0;
+    roof_num *num = num_of(&rf->dev[d], dash + 1);
+    if (!num) return 0;
+    char *end;
+    double v = strtod(colon + 1, &end);
+    if (end == colon + 1) return 0;
+    num->v = v;
+    const char *o = strchr(end, '('), *e = strrchr(end, ')');
+    if (o && e && e > o) snprintf(num->how, sizeof num->how, "%.*s", (int)(e - o - 1), o + 1);
+    rf->dev[d].present = 1;
+    return 1;
+}

@@ -1,0 +1,97 @@
+/* harness/roofs.h - the roofs of a run and the verdict of a row against them.
+ *
+ * A roof is what a device can do, measured in the same run (bench/roof_probe.c:
+ * the suites' own STREAM triad and GEMMs through the registry) or known on
+ * paper (cores x clock x FLOP per cycle; a GPU's properties). Each value keeps
+ * a one-line "how". The table goes into the CSV as `roof-...` context lines
+ * (roofs_context_lines; results/README.md documents them), the JSON and the
+ * report read it back from there (roofs_parse_line).
+ *
+ * roof_verdict is pure: from the roofs and a finished row it fills intensity,
+ * pct_roof, verdict and bound, and for a low or above-roof verdict a reason in
+ * the note. The thresholds below are the only place they are stated.
+ */
+#ifndef HARNESS_ROOFS_H
+#define HARNESS_ROOFS_H
+
+#include <stddef.h>
+#include "result.h"
+#include "../ops/dtype.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The verdict thresholds, pct_roof in %: at-roof from ROOF_AT_PCT, low under
+ * ROOF_LOW_PCT, above-roof over ROOF_ABOVE_PCT (past the noise of a probe
+ * that measured a little less than a suite's own run: the probe's value is the
+ * roof), ok between. */
+#define ROOF_AT_PCT 70.0
+#define ROOF_LOW_PCT 10.0
+#define ROOF_ABOVE_PCT 115.0
+/* A low row whose repetition takes less than this is overhead-bound (calls,
+ * thread start-up, a launch): its reason says so. */
+#define ROOF_OVERHEAD_MS 0.1
+
+typedef enum { ROOF_CPU, ROOF_GPU, ROOF_NDEV } roof_dev;
+
+/* One value and how it was known; v NAN: not known. */
+typedef struct roof_num {
+    double v;
+    char how[160];
+} roof_num;
+
+typedef struct roof_device {
+    int present;                      /* this device has roofs in the run */
+    roof_num bw;                      /* memory bandwidth, GB/s (STREAM triad) */
+    roof_num compute[DTYPE_COUNT];    /* GFLOP/s per dtype (the best GEMM) */
+    roof_num h2d, d2h;                /* GPU: pinned copies, GB/s */
+    roof_num launch;                  /* GPU: launch latency, us */
+    roof_num peak[DTYPE_COUNT];       /* paper compute peak, GFLOP/s */
+    roof_num peak_bw;                 /* paper memory bandwidth, GB/s (GPU) */
+} roof_device;
+
+typedef struct roofs {
+    int measured;       /* 1: the run measured roofs; 0: not (--no-roofs, or none applied) */
+    char why[96];       /* measured 0: why ("--no-roofs") */
+    double probe_s;     /* the probe's wall time */
+    roof_device dev[ROOF_NDEV];
+} roofs;
+
+/* What the verdict needs of a case beyond its row. */
+typedef struct roof_case {
+    int copies;          /* an end-to-end GPU mode: its copies count (the transfer roofs) */
+    double h2d_bytes;    /* copied to the device per repetition (copies) */
+    double d2h_bytes;    /* copied back per repetition (copies) */
+    int whole_step;      /* a whole training step: % of the compute roof (MFU) */
+    int reference;       /* the op's reference backend (the plain loops) */
+    double llc_bytes;    /* the CPU's last-level cache (a cache-resident working set) */
+} roof_case;
+
+/* Every value unknown, nothing measured. */
+void roofs_init(roofs *rf);
+
+/* ROOF_CPU / ROOF_GPU for a device_kind column ("cpu", "gpu"); -1 otherwise. */
+int roof_dev_of(const char *device_kind);
+
+/* Fills row's intensity, pct_roof, verdict and bound from rf (NULL: none) and
+ * c; clears them where no roof applies (emulated rows that passed: the
+ * note says "emulated: no roof"; rows not passed or untimed; rows without a work count;
+ * a device or dtype without a roof). A low or above-roof verdict appends its
+ * reason to the note. Pure: reads nothing else. */
+void roof_verdict(const roofs *rf, const roof_case *c, result_row *row);
+
+/* The `roof-...` context lines of rf (without "# "), appended to
+ * lines[*n...], at most max in all, each at most cap bytes. */
+void roofs_context_lines(const roofs *rf, char (*lines)[512], int *n, int max);
+
+/* Reads one context line (without "# ") into rf: 1 when it was a roof line. */
+int roofs_parse_line(roofs *rf, const char *line);
+
+/* The names of the roof lines' parts, for tables: "cpu"/"gpu". */
+const char *roof_dev_name(int d);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

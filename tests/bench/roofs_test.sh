@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# tests/bench/roofs_test.sh - the roofs end to end: a --quick run measures
+# them (context lines `roofs: measured`, `roof-cpu-bandwidth`,
+# `roof-cpu-compute-fp32`), every timed row with a work count gets pct_roof,
+# verdict and bound, every low or above-roof row states its reason; an
+# emulated row gets none and says so; --no-roofs leaves them all empty and
+# says the roofs were not measured.
+#   roofs_test.sh BENCH CSVQ
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/testlib.sh"
+bench=$(realpath "$1")
+csvq=$(realpath "$2")
+test_begin
+unset BENCH_NO_ROOFS   # ctest sets it for every test (cmake/test_env.cmake)
+
+"$bench" --suite matmul,stream --quick --backend cpu-naive,cpu-omp,cpu-blas \
+    --reps 3 --no-plots --out on >out.txt 2>err.txt || fail "the run failed: $(cat err.txt)"
+grep -q '^bench: measuring roofs (cpu: STREAM triad, GEMM fp32' err.txt ||
+    fail "no progress line for the probe: $(cat err.txt)"
+for key in 'roofs: measured in' 'roof-cpu-bandwidth: [0-9.e+]* GB/s (STREAM triad' \
+           'roof-cpu-compute-fp32: [0-9.e+]* GFLOP/s (best GEMM' 'roof-cpu-peak-fp32: '; do
+    grep -q "^# $key" on/results.csv || fail "no context line '# $key'"
+done
+# every passed row with a work count (flops or io_bytes) has the three
+"$csvq" on/results.csv check emulated flops io_bytes pct_roof verdict bound note >rows.tsv
+timed=$(awk -F'\t' '$1 == "pass" && $2 == 0 && ($3 != "" || $4 != "")' rows.tsv | wc -l)
+judged=$(awk -F'\t' '$1 == "pass" && $2 == 0 && $5 > 0 && $6 ~ /^(at-roof|ok|low|above-roof)$/ &&
+                     $7 ~ /^(compute|bandwidth|transfer)$/' rows.tsv | wc -l)
+[ "$timed" -gt 0 ] || fail "no timed rows with a work count"
+[ "$judged" -eq "$timed" ] || fail "$judged of $timed timed rows have pct_roof, verdict and bound"
+# stream rows: bandwidth-bound; matmul rows: the intensity of their counts
+awk -F'\t' '$1 == "pass" && $3 == "" && $4 != "" && $7 != "bandwidth"' rows.tsv | grep -q . &&
+    fail "a row without FLOPs not bandwidth-bound"
+unexplained=$(awk -F'\t' '($6 == "low" && $8 !~ /low: /) || ($6 == "above-roof" && $8 !~ /above-roof: /)' rows.tsv)
+[ -z "$unexplained" ] || fail "low or above-roof rows without a reason: $unexplained"
+# cpu-naive is the reference: when low, it says so
+"$csvq" on/results.csv backend verdict note | awk -F'\t' '$1 == "cpu-naive" && $2 == "low" && $3 !~ /reference loop/' |
+    grep -q . && fail "a low reference row without 'the reference loop'"
+# the intensity of a matmul row: flops / io_bytes, io_bytes (M*K + K*N + M*N) * 4
+n128=0
+while IFS=$'\t' read -r shape dt flops io inten ck; do
+        n128=$((n128 + 1))
+        want=$((3 * 128 * 128 * 4))
+        [ "$io" = "$want" ] || fail "io_bytes of $shape: $io, want $want"
+        awk -v f="$flops" -v i="$io" -v x="$inten" 'BEGIN { d = f / i - x; exit !(d < 1e-6 && d > -1e-6) }' ||
+            fail "intensity of $shape: $inten, want $flops / $io"
+done < <("$csvq" on/results.csv shape dtype flops io_bytes intensity check |
+         awk -F'\t' '$1 == "128x128x128" && $6 == "pass"')
+[ "$n128" -gt 0 ] || fail "no passed 128x128x128 row"
+
+# --no-roofs: no probe, nothing judged, the context says so
+"$bench" --suite matmul --sizes 64 --backend cpu-omp --reps 3 --no-plots --no-roofs --out off \
+    >out.txt 2>err.txt || fail "the --no-roofs run failed: $(cat err.txt)"
+grep -q 'measuring roofs' err.txt && fail "--no-roofs measured roofs"
+grep -q '^# roofs: not measured (--no-roofs)$' off/results.csv || fail "no 'roofs: not measured' line"
+grep -q '^# roof-' off/results.csv && fail "--no-roofs wrote roof lines"
+n=$("$csvq" off/results.csv pct_roof verdict bound intensity | grep -c '[^[:space:]]')
+[ "$n" -eq 0 ] || fail "--no-roofs: $n rows with a roof column filled"
+
+# an emulated row: no roof, and its note says so
+if "$bench" --emulate --info >/dev/null 2>&1; then
+    "$bench" --emulate --suite matmul --sizes 64 --backend cpu-omp,cuda-tiled --mode host,resident --reps 1 \
+        --no-plots --out emu >out.txt 2>err.txt || fail "the emulated run failed: $(cat err.txt)"
+    "$csvq" emu/results.csv emulated check pct_roof verdict note | awk -F'\t' '$1 == 1 && $2 == "pass"' >emu.tsv
+    [ -s emu.tsv ] || fail "no emulated row"
+    awk -F'\t' '$3 != "" || $4 != "" || $5 !~ /emulated: no roof/' emu.tsv | grep -q . &&
+        fail "an emulated row with a roof or without 'emulated: no roof': $(cat emu.tsv)"
+fi
+test_end cli.roofs
