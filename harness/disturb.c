@@ -215,3 +215,13 @@ void disturb_judge(disturb_kind kind, int threads, const disturb_metrics *m, con
         trip(f, DISTURB_SIG_PLATEAU, DISTURB_PLATEAU_SCORE, text);
     }
 }
+
+void disturb_quiet_line(char *buf, size_t cap, int timed, int disturbed, int retried)
+{
+    if (timed <= 0) snprintf(buf, cap, "unknown: no timed rows");
+    else if (!disturbed)
+        snprintf(buf, cap, "yes: 0 of %d timed rows disturbed, %d measured again", timed, retried);
+    else
+        snprintf(buf, cap, "no: %d of %d timed rows stayed disturbed, %d measured again", disturbed,
+                 timed, retried);
+}

@@ -17,6 +17,8 @@
 #ifndef HARNESS_DISTURB_H
 #define HARNESS_DISTURB_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -73,6 +75,13 @@ void disturb_judge(disturb_kind kind, int threads, const disturb_metrics *m, con
  * (DISTURB_PLATEAU_FRAC) are whole multiples of a scheduler tick and end in phase with it (the tick
  * in *tick_ms), else 0. */
 int disturb_plateau(const double *samples, const double *ends_ms, int n, double *tick_ms);
+
+/* The run's verdict on the machine, the CSV's closing `quiet` context line
+ * (without "quiet: "): "yes: 0 of T timed rows disturbed, R measured again",
+ * "no: D of T timed rows stayed disturbed, R measured again", or "unknown:
+ * no timed rows". timed: rows judged (timed, not emulated); disturbed: those
+ * flagged; retried: those with tries > 1. */
+void disturb_quiet_line(char *buf, size_t cap, int timed, int disturbed, int retried);
 
 /* Re-measuring a disturbed case: at most this many measurements in all
  * (measure.c; each within what is left of the case's budget_s). */
