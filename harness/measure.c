@@ -167,7 +167,9 @@ int measure_run(const measure_cfg *cfg, measure_fn fn, void *ctx, measure_result
         ends = NULL;
         const int disturbed = cur.kept.disturbed;
         if (disturbed && !first.disturbed) first = cur.kept;
-        if (tries == 1 || cur.kept.score < out->kept.score) { /* the least disturbed so far */
+        /* the least disturbed so far; replicated cases keep the last, the
+         * same try on every rank (their samples are combined rank by rank) */
+        if (tries == 1 || cfg->agree || cur.kept.score < out->kept.score) {
             measure_result_free(out);
             *out = cur;
         } else {

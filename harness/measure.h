@@ -11,7 +11,8 @@
  * the case is measured again (the warm-up not repeated), at most
  * DISTURB_MAX_TRIES times in all and only within what is left of budget_s;
  * the least disturbed measurement is kept. Replicated cases agree to measure
- * again (any rank disturbed: all do), so they stay in step.
+ * again (any rank disturbed: all do) and keep the last measurement, so they
+ * stay in step.
  *
  * A repetition is one call of the callable. A callable that times itself
  * (CUDA events around device work) stores its time in *ms; otherwise it leaves
