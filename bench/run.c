@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "run.h"
 #include "cli.h"
+#include "disturb.h"
 #include "comm.h"
 #include "errmsg.h"
 #include "gemm_cpu.h"
@@ -68,12 +69,29 @@ void run_print_summary(const bench_run *r, FILE *f)
         fmt_num(sp, sizeof sp, w->speedup, "%.3gx");
         fprintf(f, "%-9s %-16s %-15s %-12s %-5s %-18s %10s %12s %9s %-5s%s\n", w->suite,
                 w->case_name, w->shape, w->backend, w->dtype, w->mode, med, gf, sp, w->check,
-                w->emulated ? " (emulated)" : "");
+                w->emulated ? " (emulated)" : w->disturbed ? " (disturbed)" : "");
     }
     int skipped = 0;
     for (int i = 0; i < r->nrows; i++) skipped += strcmp(r->rows[i].check, "skip") == 0;
     fprintf(f, "%d rows: %d passed, %d failed, %d skipped\n", r->nrows,
             r->nrows - r->failed - skipped, r->failed, skipped);
+    char quiet[128];
+    run_quiet_line(r, quiet, sizeof quiet);
+    fprintf(f, "quiet: %s%s\n", quiet,
+            strncmp(quiet, "no", 2) == 0 ? " (something else ran: see the rows' notes)" : "");
+}
+
+void run_quiet_line(const bench_run *r, char *buf, size_t cap)
+{
+    int timed = 0, disturbed = 0, retried = 0;
+    for (int i = 0; i < r->nrows; i++) {
+        const result_row *w = &r->rows[i];
+        if (w->tries <= 0 || w->emulated) continue; /* not timed, or not judged */
+        timed++;
+        disturbed += w->disturbed != 0;
+        retried += w->tries > 1;
+    }
+    disturb_quiet_line(buf, cap, timed, disturbed, retried);
 }
 
 void run_free(bench_run *r)
@@ -253,11 +271,15 @@ int run_finish(bench_run *r, const char *outdir, const char *csvpath, int stop)
     interrupt_set_activity("writing the report (results.csv is complete)");
     gpu_handles_release_all();
     int sig = interrupt_signal();
-    char line[64];
+    char line[160];
     if (sig) {
         snprintf(line, sizeof line, "interrupted: %s", interrupt_name(sig));
         if (csv_write_context(r->csv, line)) stop = -1;
     }
+    char quiet[160];
+    run_quiet_line(r, quiet, sizeof quiet);
+    snprintf(line, sizeof line, "quiet: %.100s", quiet); /* whether something else ran */
+    if (stop >= 0 && !r->io_error && csv_write_context(r->csv, line)) stop = -1;
     snprintf(line, sizeof line, "finished: %d rows", r->nrows); /* the run recorded its end */
     if (stop >= 0 && !r->io_error && csv_write_context(r->csv, line)) stop = -1;
     if (r->run.dump_error[0] && !r->io_error) { /* stopped by a failed dump: results.csv is whole */

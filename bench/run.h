@@ -36,8 +36,12 @@ typedef struct bench_run {
 /* The runner's emit: writes the row, keeps a summary copy. 0, -1 on an I/O error. */
 int run_emit(void *bench_run_ptr, const result_row *row);
 
-/* Prints the summary table of every row to f. */
+/* Prints the summary table of every row to f (disturbed rows marked), then
+ * the rows count and whether the machine was quiet. */
 void run_print_summary(const bench_run *r, FILE *f);
+
+/* Whether the machine was quiet over the rows so far (disturb_quiet_line). */
+void run_quiet_line(const bench_run *r, char *buf, size_t cap);
 
 void run_free(bench_run *r);
 

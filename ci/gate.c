@@ -19,6 +19,11 @@
  *            whose current check failed. Both fail the gate; --allow-missing
  *            lets missing cases pass (a deliberately smaller run), never FAILED.
  *   new: in the current run only (never fails).
+ *   AMBIGUOUS: a gated case whose current row, or its baseline backend's row
+ *            on the same problem, is disturbed (the `disturbed` column:
+ *            something else ran while it was timed, harness/disturb.h):
+ *            its speedup says nothing either way, so it is neither a pass
+ *            nor a regression; measure again.
  * A baseline case is gated when it ran on hardware, passed, has a speedup and
  * is not the baseline backend itself (its data-parallel rows, replicas > 1,
  * are gated: their speedup is against its one-process row). Any failed check in CURRENT fails the
@@ -36,7 +41,9 @@
  * after 15 min).
  *
  * Exit: 0 pass, 1 a regression, failed check, missing case or nothing
- * compared, 2 unreadable or malformed input (naming file and line) or bad usage.
+ * compared, 2 unreadable or malformed input (naming file and line) or bad usage,
+ * 3 ambiguous: no failure among the quiet cases, but at least one case was
+ * disturbed (a quiet regression still exits 1).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "csv.h"
@@ -61,7 +68,8 @@
     "  --tolerance F    a slowdown beyond F (0 <= F < 1; default 0.30) outside the noise fails\n" \
     "  --strict         a baseline from another CPU, or another thread count, fails too\n" \
     "  --allow-missing  baseline cases the current run lacks pass\n" \
-    "  exit 0 pass, 1 a regression, failed check or missing case, 2 bad input or usage\n"
+    "  exit 0 pass, 1 a regression, failed check or missing case, 2 bad input or usage,\n" \
+    "  3 ambiguous: no quiet case failed, but a case was disturbed (measure again)\n"
 
 /* The columns the gate reads; every other column may be absent. */
 static const int NEEDED[] = {COL_SUITE, COL_CASE, COL_SHAPE, COL_BACKEND, COL_MODE, COL_BASELINE,
@@ -83,7 +91,7 @@ typedef struct gate_opts {
 } gate_opts;
 
 typedef struct gate_count {
-    int same, faster, slower, missing, failed, fresh, threads;
+    int same, faster, slower, missing, failed, fresh, threads, ambiguous;
 } gate_count;
 
 static const char *cell(const gate_run *g, int row, int col) { return csv_get(g->t, g->idx, row, col); }
@@ -133,6 +141,23 @@ static double rel_noise(const gate_run *g, int row)
             base = rel_mad(g, g->problems.e[i].row);
     double own = rel_mad(g, row);
     return 1.4826 * sqrt(own * own + base * base);
+}
+
+/* Whether a row, or its baseline backend's row on the same problem (at
+ * fp32, as in rel_noise), was disturbed: its speedup is ambiguous. 0, 1
+ * (the row), 2 (its baseline's). A run without the column is quiet. */
+static int disturbed(const gate_run *g, int row)
+{
+    if (is(g, row, COL_DISTURBED, "1")) return 1;
+    const char *f[CSV_KEY_PROBLEM] = {cell(g, row, COL_SUITE), cell(g, row, COL_CASE),
+                                      cell(g, row, COL_SHAPE), cell(g, row, COL_BASELINE),
+                                      "fp32"};
+    char key[1024];
+    if (csv_key_join(f, CSV_KEY_PROBLEM, CSV_KEY_SEP, key, sizeof key) == 0)
+        for (int i = csv_keys_find(&g->problems, key);
+             i >= 0 && i < g->problems.n && strcmp(g->problems.e[i].key, key) == 0; i++)
+            if (is(g, g->problems.e[i].row, COL_DISTURBED, "1")) return 2;
+    return 0;
 }
 
 /* The row of run g with the case key of row `row` of run other, or -1. */
@@ -226,6 +251,13 @@ static void judge(const gate_run *base, int brow, const gate_run *cur, const gat
         n->threads++;
         return;
     }
+    int dist = disturbed(cur, crow);
+    if (dist) { /* something else ran: neither a pass nor a regression */
+        print_line(base, brow, bsp, num(cur, crow, COL_SPEEDUP),
+                   dist == 1 ? "AMBIGUOUS (disturbed)" : "AMBIGUOUS (its baseline row disturbed)");
+        n->ambiguous++;
+        return;
+    }
     double csp = num(cur, crow, COL_SPEEDUP), ratio = csp / bsp;
     double bn = rel_noise(base, brow), cn = rel_noise(cur, crow);
     double noise = GATE_NOISE_SIGMAS * sqrt(bn * bn + cn * cn);
@@ -270,12 +302,18 @@ static int compare(const gate_run *cur, const gate_run *base, const gate_opts *o
     if (n.threads)
         printf("gate: warning: %d case%s ran with another thread count than the baseline: not "
                "compared%s\n", n.threads, n.threads == 1 ? "" : "s", o->strict ? " (--strict: fails)" : "");
-    if (!compared) printf("gate: no case was compared: nothing to pass\n");
-    int fail = cur->failed_checks > 0 || n.failed > 0 || !compared || (n.threads > 0 && o->strict) ||
-               (n.slower > 0 && (machine_ok || o->strict)) || (n.missing > 0 && !o->allow_missing);
-    printf("gate: %d same, %d faster, %d SLOWER, %d missing, %d failed, %d new (tolerance %.0f%%); %s\n",
-           n.same, n.faster, n.slower, n.missing, n.failed, n.fresh, 100 * o->tol, fail ? "FAIL" : "PASS");
-    return fail ? 1 : 0;
+    if (n.ambiguous)
+        printf("gate: %d case%s AMBIGUOUS: disturbed in %s (something else ran while timed: see "
+               "the rows' notes); neither passed nor failed: measure again\n", n.ambiguous,
+               n.ambiguous == 1 ? "" : "s", cur->path);
+    if (!compared && !n.ambiguous) printf("gate: no case was compared: nothing to pass\n");
+    int fail = cur->failed_checks > 0 || n.failed > 0 || (!compared && !n.ambiguous) ||
+               (n.threads > 0 && o->strict) || (n.slower > 0 && (machine_ok || o->strict)) ||
+               (n.missing > 0 && !o->allow_missing);
+    printf("gate: %d same, %d faster, %d SLOWER, %d missing, %d failed, %d new, %d ambiguous "
+           "(tolerance %.0f%%); %s\n", n.same, n.faster, n.slower, n.missing, n.failed, n.fresh,
+           n.ambiguous, 100 * o->tol, fail ? "FAIL" : n.ambiguous ? "AMBIGUOUS" : "PASS");
+    return fail ? 1 : n.ambiguous ? 3 : 0;
 }
 
 /* --tolerance F: a finite number, 0 <= F < 1. 0, or 2 naming the value. */

@@ -6,6 +6,7 @@
 # comparison of nothing always fails, bad --tolerance values exit 2, another
 # CPU only warns, emulated rows are ignored, 2 x 50k rows finish in seconds,
 # training rows (one case, a shape per batch) are gated shape by shape;
+# disturbed rows (current run) are ambiguous (exit 3), a quiet regression beside them fails;
 # bounded input: folders, devices, FIFOs, overlong lines refused; a BOM read.
 # The synthetic files use the columns of ci/baselines/cpu-2core.csv (before
 # flops/device_kind/repro): the gate must read them, as it reads that baseline.
@@ -106,6 +107,45 @@ run other.csv base.csv
 [ $rc -eq 0 ] && grep -q 'another CPU' <<<"$out" || fail "other machine only warns: rc $rc: $out"
 run other.csv base.csv --strict
 [ $rc -eq 1 ] || fail "other machine with --strict fails"
+
+# disturbed rows (the `disturbed` column, appended here): ambiguous, exit 3,
+# never a pass or a regression; a quiet regression beside them still fails.
+# distcsv IN OUT CASE/BACKEND...: IN with a disturbed column, 1 for those rows
+distcsv() {
+  local in=$1 out=$2
+  shift 2
+  awk -F, -v OFS=, -v d=" $* " '/^#/ { print; next } $1 == "suite" { print $0 ",disturbed"; next }
+    { print $0 "," (index(d, " " $2 "/" $3 " ") ? 1 : 0) }' "$in" > "$out"
+}
+distcsv same.csv quietcol.csv
+run quietcol.csv base.csv
+[ $rc -eq 0 ] && grep -q ' 0 ambiguous .*PASS$' <<<"$out" || fail "disturbed 0 everywhere passes: rc $rc: $out"
+distcsv same.csv dist.csv square-512/cpu-omp
+run dist.csv base.csv
+[ $rc -eq 3 ] && grep -q 'square-512/512x512x512/cpu-omp/fp32/host .* AMBIGUOUS (disturbed)' <<<"$out" \
+  && grep -q ' 1 ambiguous .*AMBIGUOUS$' <<<"$out" && ! grep -q 'PASS' <<<"$out" \
+  || fail "a disturbed row is ambiguous, not a pass: rc $rc: $out"
+distcsv slow.csv distslow.csv square-512/cpu-omp
+run distslow.csv base.csv
+[ $rc -eq 3 ] && ! grep -q 'host .* SLOWER$' <<<"$out" && grep -q 'cpu-omp.* -50.0%  AMBIGUOUS' <<<"$out" || fail "a disturbed 2x slowdown is ambiguous, not a regression: rc $rc: $out"
+distcsv same.csv distbase.csv square-512/cpu-blas
+run distbase.csv base.csv
+[ $rc -eq 3 ] && grep -q 'cpu-omp/fp32/host .* AMBIGUOUS (its baseline row disturbed)' <<<"$out" \
+  || fail "a row whose baseline row is disturbed is ambiguous: rc $rc: $out"
+# square-512 disturbed, square-1024 quietly 2.5x slower: the regression fails
+awk -F, -v OFS=, '$2 == "square-1024" { $16 = 0.4 } 1' same.csv > quietslow.csv
+distcsv quietslow.csv distquietslow.csv square-512/cpu-omp
+run distquietslow.csv base.csv
+[ $rc -eq 1 ] && grep -q 'square-1024/.* SLOWER' <<<"$out" && grep -q 'AMBIGUOUS (disturbed)' <<<"$out" \
+  && grep -q 'FAIL$' <<<"$out" || fail "a quiet regression beside a disturbed row fails: rc $rc: $out"
+# a failed check beside a disturbed row fails
+distcsv failed.csv distfailed.csv square-512/cpu-blas
+run distfailed.csv base.csv
+[ $rc -eq 1 ] || fail "a failed check beside a disturbed row fails: rc $rc: $out"
+# every gated case disturbed: ambiguous, not "nothing compared"
+distcsv same.csv distall.csv square-512/cpu-blas square-1024/cpu-omp
+run distall.csv base.csv
+[ $rc -eq 3 ] && ! grep -q 'nothing to pass' <<<"$out" || fail "all cases disturbed: rc $rc: $out"
 
 # malformed input: exit 2, naming file and line
 mkcsv bad.csv "Xeon" 12 0.06

@@ -1,11 +1,18 @@
-/* harness/measure.c - warm-up, repeat to count and time, keep every sample. */
+/* harness/measure.c - warm-up, repeat to count and time, keep every sample;
+ * judge each measurement and measure a disturbed one again (disturb.h). */
+#define _GNU_SOURCE
 #include "measure.h"
+#include "test_hooks.h"
 #include "timer.h"
 #include "errmsg.h"
 #include "interrupt.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
 
 measure_cfg measure_cfg_default(void)
 {
@@ -14,13 +21,43 @@ measure_cfg measure_cfg_default(void)
     return c;
 }
 
-static int one_rep(measure_fn fn, void *ctx, double *ms)
+/* Test hook BENCH_PLANT_PLATEAU_MS=Q: every host-timed repetition sleeps
+ * until the next multiple of Q ms of the monotonic clock, as a thread that
+ * gets the CPU back only at a scheduler tick does. 0 when unset. */
+static double plateau_ms(void)
+{
+    const char *v = getenv(HOOK_PLANT_PLATEAU_MS);
+    double q = v ? strtod(v, NULL) : 0;
+    if (!(q > 0 && q <= 1000)) return 0;
+    prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0); /* wake within 1 us of the boundary */
+    return q;
+}
+
+static void sleep_to_multiple(double q_ms)
+{
+    struct timespec now, at;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double ms = (double)now.tv_sec * 1e3 + (double)now.tv_nsec / 1e6;
+    double next = (floor(ms / q_ms) + 1) * q_ms;
+    at.tv_sec = (time_t)(next / 1e3);
+    at.tv_nsec = (long)((next - (double)at.tv_sec * 1e3) * 1e6);
+    if (at.tv_nsec >= 1000000000L) {
+        at.tv_sec++;
+        at.tv_nsec -= 1000000000L;
+    }
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) == EINTR) {}
+}
+
+/* One repetition: its time in *ms, the monotonic time it ended at in *end. */
+static int one_rep(measure_fn fn, void *ctx, double plateau, double *ms, double *end)
 {
     double self = -1.0;
     double t0 = timer_now_ms();
     int rc = fn(ctx, &self);
+    if (plateau > 0) sleep_to_multiple(plateau);
     double t1 = timer_now_ms();
     *ms = self >= 0 ? self : t1 - t0;
+    *end = t1;
     return rc;
 }
 
@@ -30,26 +67,22 @@ static int decide(const measure_cfg *cfg, int code)
     return cfg->agree ? cfg->agree(code) : code;
 }
 
-int measure_run(const measure_cfg *cfg, measure_fn fn, void *ctx, measure_result *out)
+/* One measurement: repetitions until the stop rules say enough (budget_ms
+ * counted from start). ends gets each sample's end time (grown with the
+ * samples). 0, or the callable's status / -1 with out freed. */
+static int measure_once(const measure_cfg *cfg, measure_fn fn, void *ctx, double plateau,
+                        double start, double budget_ms, measure_result *out, double **ends)
 {
-    memset(out, 0, sizeof *out);
-    double start = timer_now_ms();
-    double budget_ms = cfg->budget_s * 1e3;
-    double ms;
-    for (int i = 0; i < cfg->warmup; i++) {
-        if (decide(cfg, interrupt_signal() ? MEASURE_INTERRUPTED + interrupt_signal() : 0)) break;
-        int rc = one_rep(fn, ctx, &ms);
-        if (rc) return rc;
-        /* slow case: keep time for samples */
-        if (decide(cfg, timer_now_ms() - start > budget_ms / 2)) break;
-    }
     int cap = 64;
+    memset(out, 0, sizeof *out);
     out->samples = malloc((size_t)cap * sizeof *out->samples);
-    if (!out->samples) {
+    *ends = malloc((size_t)cap * sizeof **ends);
+    if (!out->samples || !*ends) {
+        measure_result_free(out);
         err_set("out of memory for timing samples");
         return -1;
     }
-    double measured = 0;
+    double measured = 0, ms, end;
     for (;;) {
         int code = 0;
         if (interrupt_signal()) code = MEASURE_INTERRUPTED + interrupt_signal();
@@ -69,7 +102,7 @@ int measure_run(const measure_cfg *cfg, measure_fn fn, void *ctx, measure_result
             else if (!enough) out->hit_budget = 1;
             break;
         }
-        int rc = one_rep(fn, ctx, &ms);
+        int rc = one_rep(fn, ctx, plateau, &ms, &end);
         if (rc) {
             measure_result_free(out);
             return rc;
@@ -77,13 +110,16 @@ int measure_run(const measure_cfg *cfg, measure_fn fn, void *ctx, measure_result
         if (out->n == cap) {
             cap *= 2;
             double *p = realloc(out->samples, (size_t)cap * sizeof *p);
-            if (!p) {
+            if (p) out->samples = p;
+            double *e = p ? realloc(*ends, (size_t)cap * sizeof *e) : NULL;
+            if (!e) {
                 measure_result_free(out);
                 err_set("out of memory for timing samples");
                 return -1;
             }
-            out->samples = p;
+            *ends = e;
         }
+        (*ends)[out->n] = end;
         out->samples[out->n++] = ms;
         measured += ms;
     }
@@ -91,6 +127,62 @@ int measure_run(const measure_cfg *cfg, measure_fn fn, void *ctx, measure_result
         measure_result_free(out);
         err_set("out of memory for statistics");
         return -1;
+    }
+    return 0;
+}
+
+int measure_run(const measure_cfg *cfg, measure_fn fn, void *ctx, measure_result *out)
+{
+    memset(out, 0, sizeof *out);
+    double start = timer_now_ms();
+    double budget_ms = cfg->budget_s * 1e3;
+    double ms, end, plateau = plateau_ms();
+    for (int i = 0; i < cfg->warmup; i++) {
+        if (decide(cfg, interrupt_signal() ? MEASURE_INTERRUPTED + interrupt_signal() : 0)) break;
+        int rc = one_rep(fn, ctx, plateau, &ms, &end);
+        if (rc) return rc;
+        /* slow case: keep time for samples */
+        if (decide(cfg, timer_now_ms() - start > budget_ms / 2)) break;
+    }
+    /* measure; while disturbed, again within what is left of the budget */
+    double *ends = NULL;
+    disturb_finding first = {0};
+    for (int tries = 1;; tries++) {
+        measure_result cur;
+        disturb_snap a, b;
+        disturb_metrics dm;
+        double t0 = timer_now_ms();
+        disturb_snap_take(&a);
+        int rc = measure_once(cfg, fn, ctx, plateau, t0, budget_ms - (t0 - start), &cur, &ends);
+        disturb_snap_take(&b);
+        if (rc) {
+            free(ends);
+            measure_result_free(out);
+            return rc;
+        }
+        disturb_metrics_between(&a, &b, &dm);
+        disturb_judge((disturb_kind)cfg->judge, cfg->threads, &dm, cur.samples, ends, cur.n,
+                      &cur.kept);
+        free(ends);
+        ends = NULL;
+        const int disturbed = cur.kept.disturbed;
+        if (disturbed && !first.disturbed) first = cur.kept;
+        /* the least disturbed so far; replicated cases keep the last, the
+         * same try on every rank (their samples are combined rank by rank) */
+        if (tries == 1 || cfg->agree || cur.kept.score < out->kept.score) {
+            measure_result_free(out);
+            *out = cur;
+        } else {
+            measure_result_free(&cur);
+        }
+        out->tries = tries;
+        out->seen = first;
+        /* again when this one was disturbed and another fits in the budget:
+         * it may take as long as this one did */
+        double now = timer_now_ms();
+        int again = cfg->judge != DISTURB_NONE && disturbed && tries < DISTURB_MAX_TRIES &&
+                    (now - start) + (now - t0) <= budget_ms;
+        if (!decide(cfg, again)) break;
     }
     return 0;
 }

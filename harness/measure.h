@@ -7,6 +7,13 @@
  * or failing at once when the run is interrupted (interrupt.h).
  * Every sample is kept.
  *
+ * Each measurement is judged (disturb.h): when something else ran meanwhile,
+ * the case is measured again (the warm-up not repeated), at most
+ * DISTURB_MAX_TRIES times in all and only within what is left of budget_s;
+ * the least disturbed measurement is kept. Replicated cases agree to measure
+ * again (any rank disturbed: all do) and keep the last measurement, so they
+ * stay in step.
+ *
  * A repetition is one call of the callable. A callable that times itself
  * (CUDA events around device work) stores its time in *ms; otherwise it leaves
  * *ms negative and the harness times the call with the monotonic host clock,
@@ -16,6 +23,7 @@
 #define HARNESS_MEASURE_H
 
 #include "stats.h"
+#include "disturb.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -36,6 +44,10 @@ typedef struct measure_cfg {
      * the ranks (0 go on, 1 enough, MEASURE_INTERRUPTED + the signal:
      * interrupted). NULL: this process decides. */
     int (*agree)(int code);
+    /* What the disturbance rule applies (disturb_kind; 0: not judged, one
+     * measurement) and the CPU threads the row was given. */
+    int judge;
+    int threads;
 } measure_cfg;
 
 /* Defaults: 2 warm-ups, >= 5 reps and >= 0.25 s, <= 1000 reps, 10 s budget. */
@@ -50,6 +62,9 @@ typedef struct measure_result {
     stats_summary stats;
     int hit_budget;      /* stopped by budget_s before min_reps/min_time */
     int hit_max;         /* stopped by max_reps before min_time */
+    int tries;           /* measurements taken (the kept one among them) */
+    disturb_finding kept;   /* the kept measurement's judgment */
+    disturb_finding seen;   /* the first disturbed measurement's (tries > 1) */
 } measure_result;
 
 /* Returns 0, or the callable's non-zero status (or -1 out of memory). */

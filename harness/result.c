@@ -44,7 +44,20 @@ void result_fill_timing(result_row *row, const struct measure_result *m, double 
         used += (size_t)snprintf(row->note + used, sizeof row->note - used,
                                  "%stime budget reached after %d reps", used ? "; " : "", s->n);
     if (m->hit_max && used < sizeof row->note)
+        used += (size_t)snprintf(row->note + used, sizeof row->note - used,
+                                 "%sstopped at the %d-rep cap before the minimum time",
+                                 used ? "; " : "", s->n);
+    /* disturbed measurements (disturb.h): what was seen, and how often it was measured */
+    row->tries = m->tries > 0 ? m->tries : 1;
+    row->disturbed = m->kept.disturbed;
+    if (used >= sizeof row->note) return;
+    if (m->kept.disturbed)
+        snprintf(row->note + used, sizeof row->note - used, "%sdisturbed: %s; %d tr%s",
+                 used ? "; " : "", *m->kept.what ? m->kept.what : "on another rank", row->tries,
+                 row->tries == 1 ? "y" : "ies");
+    else if (row->tries > 1)
         snprintf(row->note + used, sizeof row->note - used,
-                 "%sstopped at the %d-rep cap before the minimum time", used ? "; " : "", s->n);
+                 "%smeasured again after a disturbed try (%s); %d tries", used ? "; " : "",
+                 *m->seen.what ? m->seen.what : "on another rank", row->tries);
 }
 

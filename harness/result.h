@@ -66,7 +66,8 @@ void result_row_init(result_row *r);
 struct measure_result;
 /* Fills the timing columns from a measurement (median, min, max, MAD, reps,
  * samples -- pointing into m, not copied), throughput from flops and bytes per
- * repetition (either may be 0), and appends spread and budget warnings to note. */
+ * repetition (either may be 0), tries and disturbed (disturb.h), and appends
+ * spread, budget and disturbance notes. */
 void result_fill_timing(result_row *row, const struct measure_result *m, double flops,
                         double bytes);
 

@@ -257,13 +257,17 @@ void exec_case(runner *r, const suite_def *s, const backend_def *b, const proble
     snprintf(row->check, sizeof row->check, "pass");
     measure_cfg cfg = gpu && r->gpu->emulated ? r->emu_cfg : r->mcfg;
     if (rep) cfg.agree = agree_max;
+    /* what tells that something else ran (disturb.h); emulated rows: nothing */
+    cfg.judge = !gpu ? DISTURB_CPU_ROW : r->gpu->emulated ? DISTURB_NONE : DISTURB_GPU_ROW;
+    cfg.threads = row->threads;
     err_clear();
     if (measure_run(&cfg, ex->run, ex->st, &m)) {
         row_fail(row, "error while timing: %s", err_get());
         measure_result_free(&m);
         return;
     }
-    if (rep) { /* a step takes as long as its slowest rank */
+    if (rep) { /* a step takes as long as its slowest rank; disturbed on any, disturbed */
+        m.kept.disturbed = comm_max_int(m.kept.disturbed);
         comm_max_doubles(m.samples, m.n);
         if (stats_summarize(m.samples, m.n, &m.stats)) {
             row_fail(row, "error while timing: %s", "out of memory for statistics");

@@ -39,6 +39,10 @@
 #define HOOK_CPU_CONV_ROUTE "BENCH_CPU_CONV_ROUTE"
 /* =ROUTE: a cpu-omp GEMM route forced (cpu/gemm_omp.c). */
 #define HOOK_CPU_GEMM_ROUTE "BENCH_CPU_GEMM_ROUTE"
+/* =Q (ms, 0 < Q <= 1000): every host-timed repetition sleeps until the next
+ * multiple of Q ms of the monotonic clock: a planted tick plateau
+ * (harness/measure.c; the detector knows ticks of 1, 4 and 10 ms). */
+#define HOOK_PLANT_PLATEAU_MS "BENCH_PLANT_PLATEAU_MS"
 /* set: the charts' data files are kept (report/plots.c). */
 #define HOOK_KEEP_PLOT_DATA "BENCH_KEEP_PLOT_DATA"
 /* set: the roof probe is skipped as with --no-roofs (bench/roof_probe.c): the
