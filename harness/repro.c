@@ -34,12 +34,14 @@ void repro_run_parts(const repro_run *rr, char *env, size_t envcap, char *extra,
     if (n) memmove(extra, extra + 1, strlen(extra + 1) + 1); /* no leading blank */
     if (!rr->emulated) return;
     /* every emulator setting in effect re-runs the case the same way (its
-     * thread order, seed, devices, watchdog...): all CUDAEMU_* variables,
-     * sorted by name so that two runs write the same repro */
+     * thread order, seed, devices, watchdog...): all CUDAEMU_* variables and
+     * CUDA_VISIBLE_DEVICES, sorted by name so that two runs write the same
+     * repro */
     const char *vars[64];
     int nv = 0;
     for (char **e = environ; e && *e && nv < 64; e++)
-        if (strncmp(*e, "CUDAEMU_", 8) == 0) vars[nv++] = *e;
+        if (strncmp(*e, "CUDAEMU_", 8) == 0 || strncmp(*e, "CUDA_VISIBLE_DEVICES=", 21) == 0)
+            vars[nv++] = *e;
     qsort(vars, (size_t)nv, sizeof vars[0], cmp_str);
     n = 0;
     for (int i = 0; i < nv; i++) {

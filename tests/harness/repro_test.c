@@ -46,7 +46,7 @@ int main(void)
     expect("emulator env", env, "CUDAEMU_SEED=42");
     all.emu_progress_set = 1;
     repro_run_parts(&all, env, sizeof env, extra, sizeof extra);
-    expect("user's progress", env, "CUDAEMU_SEED=42 CUDAEMU_PROGRESS_MS=0");
+    expect("user's progress", env, "CUDAEMU_PROGRESS_MS=0 CUDAEMU_SEED=42"); /* sorted */
     all.emulated = 0;
     repro_run_parts(&all, env, sizeof env, extra, sizeof extra);
     expect("no emulator, no env", env, "");
