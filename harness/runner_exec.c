@@ -293,9 +293,14 @@ void row_start(const runner *r, result_row *row, const suite_def *s, const probl
     snprintf(row->shape, sizeof row->shape, "%s", p ? p->desc : "-");
     snprintf(row->direction, sizeof row->direction, "%s", p ? p->direction : "");
     snprintf(row->device_kind, sizeof row->device_kind, "%s", dev_kind_name(b->dev));
+    snprintf(row->role, sizeof row->role, "%s", backend_role(b));
     if (p) {
         if (p->flops > 0) row->flops = p->flops;
         if (p->bytes > 0) row->bytes = p->bytes;
+        if (p->sweep[0] && p->sweep_x > 0) {
+            snprintf(row->sweep, sizeof row->sweep, "%s", p->sweep);
+            row->sweep_x = p->sweep_x;
+        }
     }
     if (b->dev == DEV_CPU) {
         snprintf(row->device, sizeof row->device, "%s", r->cpu_name ? r->cpu_name : "-");

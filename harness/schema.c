@@ -26,11 +26,15 @@ const char *schema_allowed(int col)
     case COL_VERDICT: return "at-roof ok low above-roof";
     case COL_BOUND: return "compute bandwidth transfer";
     case COL_DISTURBED: return "0 1";
+    case COL_ROLE: return "ours library reference";
     default: return NULL;
     }
 }
 
-int schema_allows_empty(int col) { return col == COL_VERDICT || col == COL_BOUND; }
+int schema_allows_empty(int col)
+{
+    return col == COL_VERDICT || col == COL_BOUND || col == COL_ROLE;
+}
 
 void schema_print_markdown(FILE *f)
 {
