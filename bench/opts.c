@@ -39,6 +39,7 @@ void opts_usage(FILE *f)
         "  --force            --out may hold an earlier run: replace its files\n"
         "  --json FILE        also write the run as Google Benchmark JSON\n"
         "  --no-plots         do not render charts\n"
+        "  --verbose          stdout: every row too, not only the summary\n"
         "  --plot DIR         re-render the charts and report of an earlier run, then exit\n"
         "  --steps N          train: record the loss of N steps from the initial parameters\n"
         "                     per case (the trace column and loss chart; default: the 3\n"
@@ -142,6 +143,7 @@ static const opt_def OPTS[] = {
     {.name = "--force", .actions = ACT_RUN},
     {.name = "--json", .takes_value = 1, .actions = ACT_RUN | ACT_PLOT},
     {.name = "--no-plots", .actions = ACT_RUN | ACT_PLOT},
+    {.name = "--verbose", .actions = ACT_RUN},
     {.name = "--steps", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_STEPS},
     {.name = "--dump", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_STEPS},
     {.name = "--emulate", .actions = ACT_RUN | ACT_INFO, .needs = SEL_GPU},
@@ -294,6 +296,8 @@ int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap)
             o->force = 1;
         } else if (FLAG("--no-plots")) {
             o->no_plots = 1;
+        } else if (FLAG("--verbose")) {
+            o->verbose = 1;
         } else if (FLAG("--emulate")) {
             o->emulate = 1;
         } else if (FLAG("--cuda-sync")) {

@@ -31,6 +31,7 @@ typedef struct bench_opts {
     char json[OPT_PATH];
     char plot_dir[OPT_PATH];
     int no_plots;
+    int verbose;         /* stdout: every row, not only the summary */
     int force;           /* --out may hold an earlier run: replace it */
     int list, info, help, version, columns;
     int emulate;
