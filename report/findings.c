@@ -170,7 +170,7 @@ static void suites(const rundata *rd, FILE *f, findings_style st)
         else if (cpu_rows) snprintf(cpus, sizeof cpus, "; no CPU timing");
         if (gn) snprintf(gpus, sizeof gpus, "; fastest GPU %s (%d of %d)", gpu, gw, gn);
         else if (emulated) snprintf(gpus, sizeof gpus, "; %d GPU rows emulated (not timed)", emulated);
-        line(f, st, "%s (%d rows)%s%s", names[s], rows, cpus, gpus);
+        line(f, st, "%s (%d row%s)%s%s", names[s], rows, rows == 1 ? "" : "s", cpus, gpus);
         gpu_speedups(rd, names[s], sp, sizeof sp);
         if (*sp) line(f, st, "%s GPU ÷ best CPU by mode: %s", names[s], sp);
     }

@@ -12,11 +12,7 @@
  *  4. a toy STREAMS_PIPELINE suite (independent items) in every mode;
  *  5. BENCH_PLANT_FAULT fails every suite's first backend through the runner;
  *  6. the handle registry knows cuBLAS once it was used; recovery of a healthy
- *     device is a no-op;
- *  7. speedup_vs_best_cpu: with the device taken for real hardware, each GPU
- *     row against the fastest passing host CPU row of its problem and dtype
- *     (fp32 for tf32, which no selected CPU backend runs); none when emulated;
- *     every matmul square on the "square" axis at x = N.
+ *     device is a no-op.
  * Built in the emulated flavour (and compiled by nvcc as a check). */
 #include "gpu.h"
 #include "gpu_exec.h"
@@ -627,72 +623,6 @@ static void planted_faults(void)
     EXPECT(tested == suites, "planted a fault in %d of %d suites", tested, suites);
 }
 
-/* ---- 7. speedup against the best CPU, the size axis ---------------------- */
-
-/* The fastest passing host CPU row of w's shape at dtype dt, or NULL. */
-static const result_row *fastest_cpu(const result_row *w, const char *dt)
-{
-    const result_row *best = NULL;
-    for (int j = 0; j < nrows; j++) {
-        const result_row *c = &rows[j];
-        if (strcmp(c->device_kind, "cpu") || strcmp(c->mode, "host") || strcmp(c->check, "pass") ||
-            strcmp(c->shape, w->shape) || strcmp(c->dtype, dt))
-            continue;
-        if (!best || c->median_ms < best->median_ms) best = c;
-    }
-    return best;
-}
-
-static void best_cpu(void)
-{
-    const suite_entry *e = suite_find("matmul");
-    problem probs[2];
-    char err[128];
-    EXPECT(e->def->parse("32x32x32", &probs[0], err, sizeof err) == 0 &&
-               e->def->parse("48x48x48", &probs[1], err, sizeof err) == 0, "parse");
-    gpu_status real = gpu;
-    real.emulated = 0; /* as if timed on a GPU: the emulator's times stand in */
-    static const char *const names[] = {"cpu-omp", "cpu-blas", "cuda-tiled", "cublas"};
-    static const char *const modes[] = {"host", "resident"};
-    for (int emulated = 0; emulated < 2; emulated++) {
-        runner r = make_runner(BACKENDS);
-        r.gpu = emulated ? &gpu : &real;
-        r.dtypes = DTYPE_BIT(DTYPE_FP32) | DTYPE_BIT(DTYPE_TF32);
-        r.backends = names;
-        r.nbackends = 4;
-        r.modes = modes;
-        r.nmodes = 2;
-        nrows = 0;
-        EXPECT(runner_run(&r, e, probs, 2) == 0, "best_cpu: runner");
-        int gpu_rows = 0, fallback = 0;
-        for (int i = 0; i < nrows; i++) {
-            const result_row *w = &rows[i];
-            if (strcmp(w->check, "pass")) continue;
-            EXPECT(strcmp(w->sweep, "square") == 0 && w->sweep_x == atof(w->shape),
-                   "%s: sweep '%s' x %g", w->shape, w->sweep, w->sweep_x);
-            if (strcmp(w->device_kind, "gpu") || emulated) {
-                EXPECT(isnan(w->speedup_vs_best_cpu) && !w->best_cpu[0], "%s %s %s: no speedup vs CPU",
-                       w->backend, w->mode, emulated ? "(emulated)" : "");
-                continue;
-            }
-            gpu_rows++;
-            const result_row *b = fastest_cpu(w, w->dtype);
-            if (!b) b = fastest_cpu(w, "fp32");
-            fallback += b && strcmp(b->dtype, w->dtype) != 0;
-            EXPECT(b && strcmp(w->best_cpu, b->backend) == 0 &&
-                       fabs(w->speedup_vs_best_cpu - b->median_ms / w->median_ms) <=
-                           1e-12 * w->speedup_vs_best_cpu,
-                   "%s %s %s: %g vs %s, want %g vs %s", w->shape, w->backend, w->dtype,
-                   w->speedup_vs_best_cpu, w->best_cpu, b ? b->median_ms / w->median_ms : NAN,
-                   b ? b->backend : "-");
-        }
-        if (!emulated) {
-            EXPECT(gpu_rows > 0, "GPU rows with a speedup vs the best CPU: %d", gpu_rows);
-            EXPECT(fallback > 0, "tf32 rows measured against the fp32 CPU rows: %d", fallback);
-        }
-    }
-}
-
 int main(void)
 {
     gpu_probe(0, &gpu);
@@ -707,7 +637,6 @@ int main(void)
     toy_suite();
     pipeline_suite();
     planted_faults();
-    best_cpu();
     gpu_handles_release_all();
     TEST_END();
 }
