@@ -40,6 +40,7 @@ void opts_usage(FILE *f)
         "  --json FILE        also write the run as Google Benchmark JSON\n"
         "  --no-plots         do not render charts\n"
         "  --no-roofs         skip the roof probe: no pct_roof or verdict columns\n"
+        "  --verbose          stdout: every row too, not only the summary\n"
         "  --plot DIR         re-render the charts and report of an earlier run, then exit\n"
         "  --steps N          train: record the loss of N steps from the initial parameters\n"
         "                     per case (the trace column and loss chart; default: the 3\n"
@@ -144,6 +145,7 @@ static const opt_def OPTS[] = {
     {.name = "--json", .takes_value = 1, .actions = ACT_RUN | ACT_PLOT},
     {.name = "--no-plots", .actions = ACT_RUN | ACT_PLOT},
     {.name = "--no-roofs", .actions = ACT_RUN},
+    {.name = "--verbose", .actions = ACT_RUN},
     {.name = "--steps", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_STEPS},
     {.name = "--dump", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_STEPS},
     {.name = "--emulate", .actions = ACT_RUN | ACT_INFO, .needs = SEL_GPU},
@@ -298,6 +300,8 @@ int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap)
             o->no_plots = 1;
         } else if (FLAG("--no-roofs")) {
             o->no_roofs = 1;
+        } else if (FLAG("--verbose")) {
+            o->verbose = 1;
         } else if (FLAG("--emulate")) {
             o->emulate = 1;
         } else if (FLAG("--cuda-sync")) {

@@ -32,6 +32,7 @@ typedef struct bench_opts {
     char plot_dir[OPT_PATH];
     int no_plots;
     int no_roofs;       /* --no-roofs: no roof probe, no verdicts */
+    int verbose;         /* stdout: every row, not only the summary */
     int force;           /* --out may hold an earlier run: replace it */
     int list, info, help, version, columns;
     int emulate;

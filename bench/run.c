@@ -14,6 +14,7 @@
 #include "outdir.h"
 #include "registry.h"
 #include "repro.h"
+#include "summary.h"
 #ifdef BENCH_HAVE_REPORT
 #include "report.h"
 #endif
@@ -300,7 +301,7 @@ int run_finish(bench_run *r, const char *outdir, const char *csvpath, int stop)
 #else
     (void)o;
 #endif
-    run_print_summary(r, stdout);
+    summary_print(r, outdir, stdout);
     printf("results: %s\n", csvpath);
     if (fflush(stdout) != 0 && errno == EPIPE) interrupt_raise_pipe(); /* SIGPIPE ignored */
     int rc = (r->failed || r->io_error || stop < 0) ? 1 : 0;

@@ -36,8 +36,8 @@ typedef struct bench_run {
 /* The runner's emit: writes the row, keeps a summary copy. 0, -1 on an I/O error. */
 int run_emit(void *bench_run_ptr, const result_row *row);
 
-/* Prints the summary table of every row to f (disturbed rows marked), then
- * the rows count and whether the machine was quiet. */
+/* Prints the table of every row to f, and the count of rows (--verbose;
+ * bench/summary.c prints the rest). */
 void run_print_summary(const bench_run *r, FILE *f);
 
 /* Whether the machine was quiet over the rows so far (disturb_quiet_line). */

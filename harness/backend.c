@@ -5,6 +5,12 @@
 
 const char *dev_kind_name(dev_kind d) { return d == DEV_GPU ? "gpu" : "cpu"; }
 
+const char *backend_role(const backend_def *b)
+{
+    if (b->needs & NEEDS_LIBRARY) return "library";
+    return (b->flags & BK_REFERENCE) ? "reference" : "ours";
+}
+
 void backend_needs_str(unsigned needs, char *out, size_t cap)
 {
     static const struct { unsigned bit; const char *name; } NAMES[] = {

@@ -43,7 +43,11 @@ enum {
 /* Flags. */
 enum {
     BK_SERIAL = 1u << 0,     /* ignores the thread count (threads column 1) */
+    BK_REFERENCE = 1u << 1,  /* the readable reference of its op (the role column) */
 };
+
+/* NEEDS_* bits that make a backend a library peer (the role column). */
+#define NEEDS_LIBRARY (NEEDS_BLAS | NEEDS_CUBLAS | NEEDS_ONEDNN | NEEDS_CUDNN | NEEDS_MPI | NEEDS_NCCL)
 
 /* An entry point, cast by the suite to its operation's signature
  * (gemm_fn, gemm_cuda_fn, ...). NULL in a build that lacks it (GPU entry
@@ -93,6 +97,9 @@ const char *backend_dt_skip(const backend_def *b, dtype_t dt, char *out, size_t 
 int backend_present(const backend_def *b);
 
 const char *dev_kind_name(dev_kind d);   /* "cpu", "gpu" */
+/* The role column: "library" (a peer: needs a library), "reference"
+ * (BK_REFERENCE) or "ours" (our own kernels). */
+const char *backend_role(const backend_def *b);
 /* "OpenBLAS, GPU, cuBLAS" or "-" */
 void backend_needs_str(unsigned needs, char *out, size_t cap);
 

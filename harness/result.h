@@ -53,6 +53,7 @@ typedef struct result_row {
     double sweep_x;                      /* the row's position on it */
     int disturbed;                       /* 1: stayed disturbed after re-measuring */
     int tries;                           /* measurements taken (0: not timed) */
+    char role[16];                       /* ours | library | reference (backend_role) */
     char trace[4096];                    /* step suites: the loss after each step, ';'-separated */
     char repro[512];                     /* the command that re-runs this case */
     char note[256];                      /* skip reason, error text, warning */

@@ -23,6 +23,9 @@ typedef struct run_state {
     int ok;                 /* d was built */
     double base_median;     /* the baseline's host median of this problem at fp32 (NAN:
                              * none): every dtype's speedup is against it */
+    double cpu_ms[DTYPE_COUNT];        /* the fastest passing host CPU row of this
+                                        * problem per dtype (NAN: none yet) */
+    const char *cpu_name[DTYPE_COUNT]; /* its backend */
     double host_sps;        /* this CPU backend's host samples/s (NAN: none) */
     double resident_sps;    /* this GPU backend's resident samples/s (NAN: none) */
     int skip_backend;       /* the rest of this backend's cases write no row */
@@ -214,6 +217,31 @@ static void host_case(run_state *st, const case_ref *c, const case_data *d, int 
     if (is_base) st->base_median = row->median_ms;
 }
 
+/* ---- speedup against the best CPU ---------------------------------------- */
+
+/* The CPU backends of a problem run before its GPU backends (runner_iter.c:
+ * the registry lists a suite's CPU rows first), and fp32 before the other
+ * dtypes: a passing host CPU row bids for the problem's best CPU at its
+ * dtype; a GPU row on real hardware gets speedup_vs_best_cpu against the
+ * best of its dtype, else of fp32 (a dtype no CPU backend ran). */
+static void best_cpu_row(run_state *st, const case_ref *c, result_row *row)
+{
+    const int dt = (int)c->dtype;
+    if (!(row->median_ms > 0) || strcmp(row->check, "pass") != 0) return;
+    if (c->b->dev == DEV_CPU) {
+        if (c->kind == CASE_HOST && !(st->cpu_ms[dt] <= row->median_ms)) {
+            st->cpu_ms[dt] = row->median_ms;
+            st->cpu_name[dt] = c->b->name;
+        }
+        return;
+    }
+    if (row->emulated) return;
+    const int use = st->cpu_ms[dt] > 0 ? dt : DTYPE_FP32;
+    if (!(st->cpu_ms[use] > 0)) return;
+    row->speedup_vs_best_cpu = st->cpu_ms[use] / row->median_ms;
+    snprintf(row->best_cpu, sizeof row->best_cpu, "%s", st->cpu_name[use]);
+}
+
 /* ---- one case ------------------------------------------------------------- */
 
 /* Case c's row against the run's roofs (roofs.h): an end-to-end GPU mode
@@ -270,6 +298,7 @@ static int case_row(run_state *st, const case_ref *c)
         gpu_dp_case(r, st->e, c, p, d, st->resident_sps, &row);
     }
     case_roof(r, s, c, d, &row);
+    best_cpu_row(st, c, &row);
     int rc = row_emit(r, &row, st->base_median, st->it.baseline);
     progress_finish_one(r->prog);
     if (!rc && r->dump_error[0]) rc = -1;
@@ -379,7 +408,13 @@ static void data_next(run_state *st, const problem *probs, const case_ref *c)
     const suite_def *s = st->e->def;
     char what[200];
     data_free(s, &st->d);
-    if (c->first & CASE_FIRST_PROBLEM) st->base_median = NAN;
+    if (c->first & CASE_FIRST_PROBLEM) {
+        st->base_median = NAN;
+        for (int k = 0; k < DTYPE_COUNT; k++) {
+            st->cpu_ms[k] = NAN;
+            st->cpu_name[k] = NULL;
+        }
+    }
     st->p = probs[c->pi];
     st->p.dtype = c->dtype;
     snprintf(what, sizeof what, "preparing %s %s %s (inputs and the reference)", s->name,

@@ -303,12 +303,17 @@ void row_start(const runner *r, result_row *row, const suite_def *s, const probl
     snprintf(row->shape, sizeof row->shape, "%s", p ? p->desc : "-");
     snprintf(row->direction, sizeof row->direction, "%s", p ? p->direction : "");
     snprintf(row->device_kind, sizeof row->device_kind, "%s", dev_kind_name(b->dev));
+    snprintf(row->role, sizeof row->role, "%s", backend_role(b));
     if (p) {
         if (p->flops > 0) row->flops = p->flops;
         if (p->bytes > 0) row->bytes = p->bytes;
         /* the compulsory traffic at the row's dtype; the bandwidth suites' bytes */
         int dt = dtype_parse(row->dtype);
         row->io_bytes = problem_io_bytes(p, dt >= 0 ? (dtype_t)dt : DTYPE_FP32);
+        if (p->sweep[0] && p->sweep_x > 0) {
+            snprintf(row->sweep, sizeof row->sweep, "%s", p->sweep);
+            row->sweep_x = p->sweep_x;
+        }
     }
     if (b->dev == DEV_CPU) {
         snprintf(row->device, sizeof row->device, "%s", r->cpu_name ? r->cpu_name : "-");

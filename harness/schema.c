@@ -34,12 +34,16 @@ const char *schema_allowed(int col)
     case COL_VERDICT: return "at-roof ok low above-roof";
     case COL_BOUND: return "compute bandwidth transfer";
     case COL_DISTURBED: return "0 1";
+    case COL_ROLE: return "ours library reference";
     default: return NULL;
     }
 }
 
 /* dtype: a file from before the column reads fp32 (csv_schema.c's key) */
-int schema_allows_empty(int col) { return col == COL_VERDICT || col == COL_BOUND || col == COL_DTYPE; }
+int schema_allows_empty(int col)
+{
+    return col == COL_VERDICT || col == COL_BOUND || col == COL_ROLE || col == COL_DTYPE;
+}
 
 void schema_print_markdown(FILE *f)
 {

@@ -75,6 +75,7 @@ extern "C" {
     X(SWEEP_X, "sweep_x", NUM, sweep_x, "the row's position on its `sweep` axis (N of a square, elements, bytes, batch)") \
     X(DISTURBED, "disturbed", INT, disturbed, "1 when the measurement stayed disturbed after it was measured again (something else ran: the `note` says what), else 0") \
     X(TRIES, "tries", INT, tries, "measurements the case took: 1, more when a disturbed measurement was measured again; 0 for rows not timed") \
+    X(ROLE, "role", STR, role, "`ours` (our kernels), `library` (a peer a user would otherwise pick: OpenBLAS, oneDNN, cuBLAS, cuDNN, MPI, NCCL) or `reference` (the readable reference): the report's ours-vs-library crossovers pair them") \
     X(TRACE, "trace", STR, trace, "training rows: the loss after each step from the initial parameters (`--steps N` steps, else the checked steps), `;`-separated") \
     X(SAMPLES_MS, "samples_ms", SAMP, samples, "every timed sample, `;`-separated, so statistics can be recomputed")
 

@@ -42,6 +42,12 @@ typedef struct problem {
                          * io_bytes is `bytes`, the bandwidth suites' own count) */
     dtype_t dtype;      /* the case's dtype (set by the runner: suites with a dtype
                          * axis type their buffers with it); fp32 otherwise */
+    /* The ordered size axis the problem is on (the sweep and sweep_x
+     * columns): its name ("square", a STREAM kernel, "copy", a model) and the
+     * problem's position on it (N, elements, bytes, batch); "" and 0: none.
+     * The suite states it; the report never derives it from names. */
+    char sweep[32];
+    double sweep_x;
 } problem;
 
 /* Where a data-parallel case runs (dp_open_fn). */

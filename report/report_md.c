@@ -3,6 +3,7 @@
 #include "report_md.h"
 #include "report.h"
 #include "atomic_file.h"
+#include "findings.h"
 #include "md_table.h"
 #include "plots.h"
 #include "report_precision.h"
@@ -212,6 +213,8 @@ int report_md_write(const rundata *rd, int dirfd, const char *dir)
                    "finished.\n\n", cut);
     else if (!rd_recorded_end(rd))
         fprintf(f, "**Possibly incomplete**: " REPORT_UNENDED ".\n\n", rd_nrows(rd));
+    findings_write(rd, f, FINDINGS_MD);
+    findings_crossovers_write(rd, f);
     fprintf(f, "Every row of [results.csv](results.csv); emulated GPU rows show no timing: they are "
                "correctness runs, not GPU timings.\n\n");
     write_checks(rd, f);

@@ -76,7 +76,7 @@ const backend_def BACKENDS[] = {
      * kernels/gemm_cuda.h) */
     {.name = "cpu-naive", .op = "gemm", .dev = DEV_CPU, .dtypes = DTYPES_FLOAT,
      .fn = CPU_FN(gemm_cpu_naive), .fn_dt = CPU_FN(gemm_cpu_naive_dt), .needs = NEEDS_NONE,
-     .flags = BK_SERIAL, .default_max_flops = NAIVE_MAX,
+     .flags = BK_SERIAL | BK_REFERENCE, .default_max_flops = NAIVE_MAX,
      .about = "triple loop accumulating in double: the readable reference"},
     {.name = "cpu-omp", .op = "gemm", .dev = DEV_CPU, .dtypes = DT(FP32) | DT(BF16) | DT(FP16),
      .fn = CPU_FN(gemm_cpu_omp), .fn_dt = CPU_FN(gemm_cpu_omp_dt), .needs = NEEDS_NONE,
@@ -114,7 +114,7 @@ const backend_def BACKENDS[] = {
      .fn = GPU_FN(copy_cuda_memcpy), .needs = NEEDS_GPU, .about = "cudaMemcpy / cudaMemcpyAsync"},
     /* stream: McCalpin's copy, scale, add, triad, fp32 (cpu/stream_cpu.h, kernels/stream_cuda.h) */
     {.name = "cpu-naive", .op = "stream", .dev = DEV_CPU, .dtypes = DT(FP32),
-     .fn = CPU_FN(stream_cpu_naive), .needs = NEEDS_NONE, .flags = BK_SERIAL,
+     .fn = CPU_FN(stream_cpu_naive), .needs = NEEDS_NONE, .flags = BK_SERIAL | BK_REFERENCE,
      .about = "plain serial loops: the readable reference"},
     {.name = "cpu-omp", .op = "stream", .dev = DEV_CPU, .dtypes = DT(FP32),
      .fn = CPU_FN(stream_cpu_omp), .needs = NEEDS_NONE,
@@ -125,7 +125,7 @@ const backend_def BACKENDS[] = {
     /* conv: 2-D convolution, fwd / bwd-data / bwd-filter, fp32 NCHW (ops/conv_dims.h,
      * cpu/conv_cpu.h); each row's ops table holds one entry point per direction */
     {.name = "cpu-naive", .op = "conv", .dev = DEV_CPU, .dtypes = DTYPES_FLOAT, .needs = NEEDS_NONE,
-     .flags = BK_SERIAL, .default_max_flops = CONV_NAIVE_MAX,
+     .flags = BK_SERIAL | BK_REFERENCE, .default_max_flops = CONV_NAIVE_MAX,
      .about = "direct seven loops accumulating in double: the readable reference",
      .ops = &CONV_OPS_CPU_NAIVE},
     {.name = "cpu-omp", .op = "conv", .dev = DEV_CPU, .dtypes = DT(FP32) | DT(BF16) | DT(FP16),
@@ -159,7 +159,7 @@ const backend_def BACKENDS[] = {
      * a small CNN and two MLPs (suites/train/model.h), each row's ops table
      * filling ops/train_ops.h */
     {.name = "cpu-naive", .op = "train", .dev = DEV_CPU, .dtypes = DT(FP32), .needs = NEEDS_NONE,
-     .flags = BK_SERIAL, .default_max_flops = TRAIN_NAIVE_MAX,
+     .flags = BK_SERIAL | BK_REFERENCE, .default_max_flops = TRAIN_NAIVE_MAX,
      .about = "the reference ops: plain loops accumulating in double, direct convolution",
      .ops = &TRAIN_OPS_CPU_NAIVE},
     {.name = "cpu-omp", .op = "train", .dev = DEV_CPU, .dtypes = DT(FP32), .needs = NEEDS_NONE,

@@ -87,6 +87,8 @@ static void set_problem(problem *p, int k, unsigned long long bytes)
         snprintf(p->name, sizeof p->name, "%s-%llu%c", NAMES[k], bytes >> (10 * e), SUFFIX[e - 1]);
     else snprintf(p->name, sizeof p->name, "%s-%llu", NAMES[k], bytes);
     snprintf(p->desc, sizeof p->desc, "%s:%llu", NAMES[k], bytes);
+    snprintf(p->sweep, sizeof p->sweep, "%s", NAMES[k]);   /* per collective, x = bytes */
+    p->sweep_x = (double)bytes;
 }
 
 static int coll_parse(const char *s, problem *p, char *err, size_t errcap)

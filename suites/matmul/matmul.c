@@ -91,6 +91,10 @@ static void set_problem(problem *p, const char *name, int M, int N, int K)
     snprintf(p->desc, sizeof p->desc, "%dx%dx%d", M, N, K);
     p->flops = 2.0 * M * N * K;
     p->io_elems = (double)M * K + (double)K * N + (double)M * N;   /* A, B read; C written */
+    if (M == N && N == K) {   /* the squares are one size axis, x = N */
+        snprintf(p->sweep, sizeof p->sweep, "square");
+        p->sweep_x = N;
+    }
 }
 
 /* A whole number from 1 to INT_MAX, digits only (no sign, space or point):

@@ -73,6 +73,8 @@ static void set_problem(problem *p, int k, unsigned long long n)
     if (e) snprintf(p->name, sizeof p->name, "%s-%llu%c", KERNELS[k], n >> (10 * e), SUFFIX[e - 1]);
     else snprintf(p->name, sizeof p->name, "%s-%llu", KERNELS[k], n);
     snprintf(p->desc, sizeof p->desc, "%s:%llu", KERNELS[k], n);
+    snprintf(p->sweep, sizeof p->sweep, "%s", KERNELS[k]);   /* per kernel, x = elements */
+    p->sweep_x = (double)n;
 }
 
 static int stream_parse(const char *s, problem *p, char *err, size_t errcap)

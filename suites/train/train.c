@@ -107,6 +107,9 @@ static void set_problem(problem *p, int model, long B, int opt)
         model_plan_free(&pl);
     }
     p->items = (double)B;
+    /* per model (and optimizer), x = batch */
+    snprintf(p->sweep, sizeof p->sweep, "%s", p->name);
+    p->sweep_x = (double)B;
 }
 
 static int train_parse(const char *s, problem *p, char *err, size_t errcap)

@@ -44,6 +44,9 @@ static void set_problem(problem *p, unsigned long long bytes)
     else
         snprintf(p->name, sizeof p->name, "copy-%lluB", bytes);
     snprintf(p->desc, sizeof p->desc, "%llu", bytes);
+    /* one axis, x = bytes; the mode (direction, memory, sync) makes the curves */
+    snprintf(p->sweep, sizeof p->sweep, "copy");
+    p->sweep_x = (double)bytes;
 }
 
 /* Bytes: digits and an optional KiB, MiB or GiB suffix, 1 byte to 16 GiB.

@@ -81,12 +81,25 @@ if grep -q '^# gpu: none' run1/results.csv; then
     || fail "GPU skip rows do not say why"
   grep -q 'GPU cases skipped: ' err.txt || fail "no one-line reason on stderr: $(cat err.txt)"
 fi
-grep -q 'cpu-omp' out.txt || fail "no summary table on stdout"
+# stdout: the short summary (a line per suite, the count), not every row
+grep -q '^summary (' out.txt && grep -q '^  matmul (' out.txt || fail "no summary on stdout: $(head -5 out.txt)"
+rows=$(grep -vc '^#' run1/results.csv)
+grep -q "^$((rows - 1)) rows: " out.txt || fail "no row count on stdout: $(tail -2 out.txt)"
+grep -q '^matmul  *square-' out.txt && fail "stdout lists every row without --verbose"
+[ "$(wc -l <out.txt)" -le 40 ] || fail "a quick matmul summary of $(wc -l <out.txt) lines"
+# --verbose: every row too, as a table
+"$bench" --suite matmul --sizes 32,48 --backend cpu-omp,cpu-blas --reps 2 --out runv --no-plots --verbose \
+  >outv.txt 2>&1 || fail "--verbose run exited $?: $(tail -3 outv.txt)"
+[ "$(grep -c '^matmul  *square-\(32\|48\)  *32x32x32\|^matmul  *square-\(32\|48\)  *48x48x48' outv.txt)" -eq \
+  "$(($(grep -vc '^#' runv/results.csv) - 1))" ] || fail "--verbose: want a line per row: $(cat outv.txt)"
 
 # the same run with a planted wrong result: exit 1, that row fails, others pass
 BENCH_PLANT_FAULT=cpu-omp "$bench" --suite matmul --sizes 33x17x9 --out run2 --no-plots >out2.txt 2>&1
 rc=$?
 [ "$rc" -eq 1 ] || fail "planted fault: exit $rc, want 1"
+# failed checks are listed on stdout without --verbose, with their re-run command
+grep -q '^  FAIL matmul 33x17x9 cpu-omp host fp32: ' out2.txt && grep -q 're-run: .*--backend cpu-omp' out2.txt \
+  || fail "planted fault: not listed on stdout: $(cat out2.txt)"
 grep -q '^matmul,.*,cpu-omp,.*,fail,' run2/results.csv || fail "planted fault: cpu-omp row not marked fail"
 [ "$(grep -c ',pass,' run2/results.csv)" -eq $((n_cpu - 1)) ] || fail "planted fault: other rows should pass"
 
