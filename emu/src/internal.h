@@ -38,7 +38,8 @@ namespace cudaemu {
 /* ---- configuration from the environment (state.cpp) ---- */
 enum class Order { Fwd, Rev, Shuffle };
 struct Config {
-    int ndev = 1;                 /* CUDAEMU_DEVICES */
+    int ndev = 1;                 /* devices visible: CUDAEMU_DEVICES narrowed by CUDA_VISIBLE_DEVICES */
+    std::vector<int> physical;    /* visible ordinal -> emulated ordinal (uuid, PCI bus) */
     Order order = Order::Fwd;     /* CUDAEMU_ORDER=fwd|rev|shuffle */
     uint64_t seed = 1;            /* CUDAEMU_SEED */
     bool leaks = true;            /* CUDAEMU_LEAKS=0 silences the exit report */
