@@ -105,6 +105,9 @@ struct Alloc {
     size_t size = 0;
     char *raw = nullptr;          /* what malloc returned: base minus the front guard */
     size_t back = 0;              /* bytes of back guard after base + size (0: none) */
+    size_t back_near = 0;         /* ... of which checked after every block of a kernel */
+    char *map = nullptr;          /* guard_pages.cpp: its mapping (null: heap, raw) */
+    size_t map_size = 0;
     int device = 0;
     const void *caller = nullptr; /* return address of the allocating call */
     bool array = false;           /* the block of a CUDA array (arrays.cpp) */
@@ -224,8 +227,10 @@ void free_device_memory(int d);
 /* Guard zones (builds without ASan): canary bytes before and after every
  * cudaMalloc / cudaMallocManaged block.  damaged_guard() describes the first
  * damaged one of device d ("" when all are intact); repair_guards() rewrites
- * them all; guarded_blocks() counts the blocks of device d. */
-std::string damaged_guard(int d);
+ * them all; guarded_blocks() counts the blocks of device d.  damaged_guard
+ * looks at the front zone and the back zone's first back_near bytes, or
+ * (full) at the whole back zone too. */
+std::string damaged_guard(int d, bool full = false);
 void repair_guards(int d);
 size_t guarded_blocks(int d);
 /* Canary pattern byte i of a guard zone (never 0x00 or 0xFF). */
@@ -235,7 +240,21 @@ inline unsigned char canary(size_t i)
     return c == 0 || c == 0xff ? 0x5a : c;
 }
 /* canary(0), canary(1), ... canary(kCanaryBytes - 1), to compare guards with memcmp. */
-constexpr size_t kCanaryBytes = 1024;
+constexpr size_t kCanaryBytes = 16384;
+/* The front guard zone of a device or managed block (0 under ASan, which
+ * guards exact-size blocks itself). */
+#ifdef CUDAEMU_ASAN
+constexpr size_t kFrontGuard = 0;
+#else
+constexpr size_t kFrontGuard = 512;
+#endif
+/* guard_pages.cpp: maps a guarded block of size bytes between PROT_NONE pages
+ * and fills a's raw, base, size, back, back_near, map (false: mmap failed);
+ * release_block unmaps it (or frees a heap block); guard_page_fault: when
+ * addr lies in the PROT_NONE page of a block, describes the access. */
+bool map_guarded(Alloc &a, size_t size);
+void release_block(const Alloc &a);
+bool guard_page_fault(uintptr_t addr, char *buf, size_t cap);
 const unsigned char *canary_bytes();
 /* True when p[0..n) is canary(0..n): the guard zone is intact. */
 inline bool canary_intact(const void *p, size_t n)
@@ -325,6 +344,12 @@ bool kernel_assert_failed(const char *expr, const char *file, unsigned line, con
  * cudaErrorLaunchFailure and this message, naming the CUDA thread; does not
  * return.  Outside a kernel it prints the message and aborts. */
 [[noreturn]] void kernel_fault(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The fault handler (fiber.cpp), for a fault at addr on this host thread:
+ * when a kernel fiber runs here and addr lies in the PROT_NONE page of a
+ * device block (guard_pages.cpp), fails the launch with the sticky
+ * cudaErrorIllegalAddress and a line naming the thread and the block; does
+ * not return then.  Else false. */
+bool kernel_guard_fault(uintptr_t addr);
 
 /* ---- fibers (fiber.cpp) ---- */
 namespace fiber {

@@ -125,10 +125,10 @@ void write_smem_guard(char *smem, size_t n)
 }
 
 /* The first damaged guard zone, described, or "". */
-std::string damaged(int device, const char *smem, size_t n)
+std::string damaged(int device, const char *smem, size_t n, bool full = false)
 {
     if (!kGuards) return std::string();
-    if (canary_intact(smem + n, kSmemGuard)) return damaged_guard(device);
+    if (canary_intact(smem + n, kSmemGuard)) return damaged_guard(device, full);
     for (size_t i = 0; i < kSmemGuard; ++i)
         if ((unsigned char)smem[n + i] != canary(i)) {
             char buf[160];
@@ -136,7 +136,7 @@ std::string damaged(int device, const char *smem, size_t n)
                           "shared memory was overwritten, from byte %zu on", n, n + i);
             return buf;
         }
-    return damaged_guard(device);
+    return damaged_guard(device, full);
 }
 
 const char *op_name(int op)
@@ -745,6 +745,17 @@ void kernel_fault(const char *fmt, ...)
     fail(t);
 }
 
+bool kernel_guard_fault(uintptr_t addr)
+{
+    char what[320];
+    if (!t_on_fiber || !g_blk.cur || !guard_page_fault(addr, what, sizeof what)) return false;
+    Thread *t = current();
+    set_error("thread %s: %s (on a GPU: cudaErrorIllegalAddress)",
+              coords(t->tid).c_str(), what);
+    g_blk.code = cudaErrorIllegalAddress;
+    fail(t);
+}
+
 bool kernel_assert_failed(const char *expr, const char *file, unsigned line, const char *func)
 {
     if (!t_on_fiber || !g_blk.cur) return false;
@@ -895,13 +906,18 @@ cudaError_t run_kernel(const Launch &l)
         result = cudaErrorIllegalAddress;
         break;
     }
-    if (kGuards && !per_block && result == cudaSuccess) {
-        std::string d = damaged(l.device, smem, l.smem);
+    if (kGuards && result == cudaSuccess) { /* the whole zones, once per kernel */
+        std::string d = damaged(l.device, smem, l.smem, true);
         if (!d.empty()) {
             repair_guards(l.device);
-            report("out-of-bounds write by kernel %s (block and thread unknown: with more "
-                   "than %zu device blocks allocated guards are checked once per kernel): %s",
-                   kernel_name().c_str(), kGuardBlockLimit, d.c_str());
+            if (per_block)
+                report("out-of-bounds write by kernel %s (block and thread unknown: beyond "
+                       "the part of the guard zone checked after every block): %s",
+                       kernel_name().c_str(), d.c_str());
+            else
+                report("out-of-bounds write by kernel %s (block and thread unknown: with more "
+                       "than %zu device blocks allocated guards are checked once per kernel): %s",
+                       kernel_name().c_str(), kGuardBlockLimit, d.c_str());
             result = cudaErrorIllegalAddress;
         }
     }
