@@ -12,6 +12,7 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <deque>
@@ -47,6 +48,7 @@ struct Config {
     size_t mem_bytes = size_t(16) << 30; /* CUDAEMU_MEM_MB: totalGlobalMem */
     int progress_ms = 20;         /* CUDAEMU_PROGRESS_MS: 0 = purely lazy streams */
     int nccl_timeout_ms = 30000;  /* CUDAEMU_NCCL_TIMEOUT_MS: wait for another thread's rank */
+    int kernel_timeout_s = 300;   /* CUDAEMU_KERNEL_TIMEOUT_S: the kernel watchdog, 0 = off */
 };
 const Config &config();
 std::mt19937_64 &rng();
@@ -350,6 +352,28 @@ bool kernel_assert_failed(const char *expr, const char *file, unsigned line, con
  * cudaErrorIllegalAddress and a line naming the thread and the block; does
  * not return then.  Else false. */
 bool kernel_guard_fault(uintptr_t addr);
+
+/* ---- the kernel watchdog (watchdog.cpp) ---- */
+/* Around every kernel run (launch.cpp): the watchdog preempts CUDA threads
+ * that spin, ends kernels past CUDAEMU_KERNEL_TIMEOUT_S and at process exit. */
+void watchdog_begin(const void *func);
+void watchdog_end();
+bool process_exiting(); /* exit has begun: queued kernels do not start */
+/* Counts fiber switches and threads run (the scheduler): unchanged for a
+ * time slice means one CUDA thread runs on and on. */
+extern std::atomic<uint64_t> g_kernel_ticks;
+inline void kernel_tick()
+{
+    g_kernel_ticks.store(g_kernel_ticks.load(std::memory_order_relaxed) + 1,
+                         std::memory_order_relaxed);
+}
+enum class KernelStop { None, Slice, Timeout, Exit };
+/* scheduler.cpp, from the watchdog's signal: when this host thread runs a
+ * CUDA thread's own code now, Slice switches to the next thread of the block
+ * (returns when this one is resumed); Timeout and Exit fail the launch
+ * (cudaErrorLaunchTimeout / cudaErrorLaunchFailure, a line naming the
+ * threads) and do not return.  Elsewhere it returns at once. */
+void kernel_stop(KernelStop why);
 
 /* ---- fibers (fiber.cpp) ---- */
 namespace fiber {

@@ -2,7 +2,7 @@
  * environment configuration (CUDAEMU_DEVICES narrowed by CUDA_VISIBLE_DEVICES,
  * CUDAEMU_ORDER, CUDAEMU_SEED,
  * CUDAEMU_LEAKS, CUDAEMU_STACK_KB, CUDAEMU_MEM_MB, CUDAEMU_PROGRESS_MS,
- * CUDAEMU_NCCL_TIMEOUT_MS), the
+ * CUDAEMU_NCCL_TIMEOUT_MS, CUDAEMU_KERNEL_TIMEOUT_S), the
  * emulated devices, the per-host-thread current device and last error, and
  * sticky errors.
  */
@@ -78,6 +78,7 @@ Config load_config()
     c.mem_bytes = size_t(env_long("CUDAEMU_MEM_MB", 16384, 1, 1L << 24)) << 20;
     c.progress_ms = int(env_long("CUDAEMU_PROGRESS_MS", 20, 0, 60000));
     c.nccl_timeout_ms = int(env_long("CUDAEMU_NCCL_TIMEOUT_MS", 30000, 0, 86400000));
+    c.kernel_timeout_s = int(env_long("CUDAEMU_KERNEL_TIMEOUT_S", 300, 0, 86400 * 365));
     return c;
 }
 
