@@ -47,7 +47,7 @@ extern "C" {
     X(H2D_MS, "h2d_ms", NUM, h2d_ms, "end-to-end GPU rows: host-to-device part of one repetition") \
     X(COMPUTE_MS, "compute_ms", NUM, compute_ms, "GPU rows: compute part of one repetition")       \
     X(D2H_MS, "d2h_ms", NUM, d2h_ms, "end-to-end GPU rows: device-to-host part of one repetition") \
-    X(OVERLAP_EFF, "overlap_eff", NUM, overlap_eff, "`streams-N` rows: ideal pipelined time / measured time") \
+    X(OVERLAP_EFF, "overlap_eff", NUM, overlap_eff, "`streams-N` rows: ideal pipelined time / measured time; `ddp-overlap` rows: the share of a blocking all-reduce hidden behind the backward pass; empty on emulated rows") \
     X(PEAK_DEV_MB, "peak_dev_mb", NUM, peak_dev_mb, "device memory the case allocated, MiB")      \
     X(ALLOC_MS, "alloc_ms", NUM, alloc_ms, "pinned host allocation time, measured apart from the transfers") \
     X(BYTES, "bytes", NUM, bytes, "bytes moved per repetition (the suite's count: copies, STREAM's bytes)") \
@@ -61,8 +61,8 @@ extern "C" {
     X(BUSBW_GBPS, "busbw_gbps", NUM, busbw_gbps, "collectives rows: bus bandwidth, `gbps` (the algorithm bandwidth, size / time) × nccl-tests' factor: all-reduce 2(N−1)/N, all-gather and reduce-scatter (N−1)/N, broadcast and reduce 1") \
     X(REPLICAS, "replicas", INT, replicas, "data-parallel rows (`dp-gather`, `ddp`, `ddp-overlap`) and collectives: the replicas (MPI ranks or GPUs) the global batch or buffer is spread over; 1 for every other row") \
     X(COMM, "comm", STR, comm, "how the replicas talk: `mpi` (ranks, host buffers), `nccl` (the GPUs of one process), `nccl-mpi` (one GPU per rank); `none` for one replica") \
-    X(COMM_MS, "comm_ms", NUM, comm_ms, "data-parallel rows: a step's communication, ms (the collectives' phases; `ddp-overlap`: the part left exposed after the backward pass)") \
-    X(SCALING_EFF, "scaling_eff", NUM, scaling_eff, "data-parallel rows: samples/s ÷ (replicas × the same backend's one-process `host` samples/s of this run); empty when that row is not in the run") \
+    X(COMM_MS, "comm_ms", NUM, comm_ms, "data-parallel rows: a step's communication, ms (the collectives' phases; `ddp-overlap`: the part left exposed after the backward pass); empty on emulated rows") \
+    X(SCALING_EFF, "scaling_eff", NUM, scaling_eff, "data-parallel rows: samples/s ÷ (replicas × the same backend's one-process `host` samples/s of this run); empty when that row is not in the run, and on emulated rows") \
     X(ACCURACY_LOST, "accuracy_lost", NUM, accuracy_lost, "the accuracy the dtype gives up: relative L2 distance of the result from the reference computed on the unrounded fp32 inputs (fp32 rows: `rel_err`)") \
     X(INTENSITY, "intensity", NUM, intensity, "rows with work counts: arithmetic intensity, FLOP per byte of the row's compulsory traffic (`flops` / `io_bytes`)") \
     X(IO_BYTES, "io_bytes", NUM, io_bytes, "rows with work counts: the bytes the case must move at least once (inputs read, outputs written, at the row's dtype); `bytes` for the bandwidth suites") \

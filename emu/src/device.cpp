@@ -18,7 +18,8 @@ void fill(cudaDeviceProp &p, int d)
     std::memset(&p, 0, sizeof p);
     std::snprintf(p.name, sizeof p.name, "CUDA host emulator (emulated, not a GPU)");
     std::memcpy(p.uuid.bytes, "cudaemu-device", 14);
-    p.uuid.bytes[15] = char(d);
+    const int phys = config().physical[size_t(d)]; /* CUDA_VISIBLE_DEVICES renumbers */
+    p.uuid.bytes[15] = char(phys);
     p.totalGlobalMem = config().mem_bytes;
     p.sharedMemPerBlock = kSmemPerBlock;
     p.regsPerBlock = 65536;
@@ -39,7 +40,7 @@ void fill(cudaDeviceProp &p, int d)
     p.canMapHostMemory = 1;
     p.concurrentKernels = 1;
     p.ECCEnabled = 0;
-    p.pciBusID = 1 + d;
+    p.pciBusID = 1 + phys;
     p.pciDeviceID = 0;
     p.pciDomainID = 0;
     p.asyncEngineCount = 2;

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <pthread.h>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -289,6 +290,12 @@ void on_segv(int sig, siginfo_t *info, void *uctx)
                 "Set CUDAEMU_STACK_KB to a larger stack.\n");
             _exit(134);
         }
+        /* past a device block's guard zone: the launch fails, the process lives */
+        sigset_t unblock;
+        sigemptyset(&unblock);
+        sigaddset(&unblock, sig);
+        pthread_sigmask(SIG_UNBLOCK, &unblock, nullptr);
+        kernel_guard_fault(a);
         put("cudaemu: memory fault at ");
         put_hex(a);
         put(" in a kernel: CUDA thread ");

@@ -12,6 +12,7 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <deque>
@@ -38,7 +39,8 @@ namespace cudaemu {
 /* ---- configuration from the environment (state.cpp) ---- */
 enum class Order { Fwd, Rev, Shuffle };
 struct Config {
-    int ndev = 1;                 /* CUDAEMU_DEVICES */
+    int ndev = 1;                 /* devices visible: CUDAEMU_DEVICES narrowed by CUDA_VISIBLE_DEVICES */
+    std::vector<int> physical;    /* visible ordinal -> emulated ordinal (uuid, PCI bus) */
     Order order = Order::Fwd;     /* CUDAEMU_ORDER=fwd|rev|shuffle */
     uint64_t seed = 1;            /* CUDAEMU_SEED */
     bool leaks = true;            /* CUDAEMU_LEAKS=0 silences the exit report */
@@ -46,6 +48,7 @@ struct Config {
     size_t mem_bytes = size_t(16) << 30; /* CUDAEMU_MEM_MB: totalGlobalMem */
     int progress_ms = 20;         /* CUDAEMU_PROGRESS_MS: 0 = purely lazy streams */
     int nccl_timeout_ms = 30000;  /* CUDAEMU_NCCL_TIMEOUT_MS: wait for another thread's rank */
+    int kernel_timeout_s = 300;   /* CUDAEMU_KERNEL_TIMEOUT_S: the kernel watchdog, 0 = off */
 };
 const Config &config();
 std::mt19937_64 &rng();
@@ -104,6 +107,9 @@ struct Alloc {
     size_t size = 0;
     char *raw = nullptr;          /* what malloc returned: base minus the front guard */
     size_t back = 0;              /* bytes of back guard after base + size (0: none) */
+    size_t back_near = 0;         /* ... of which checked after every block of a kernel */
+    char *map = nullptr;          /* guard_pages.cpp: its mapping (null: heap, raw) */
+    size_t map_size = 0;
     int device = 0;
     const void *caller = nullptr; /* return address of the allocating call */
     bool array = false;           /* the block of a CUDA array (arrays.cpp) */
@@ -223,8 +229,10 @@ void free_device_memory(int d);
 /* Guard zones (builds without ASan): canary bytes before and after every
  * cudaMalloc / cudaMallocManaged block.  damaged_guard() describes the first
  * damaged one of device d ("" when all are intact); repair_guards() rewrites
- * them all; guarded_blocks() counts the blocks of device d. */
-std::string damaged_guard(int d);
+ * them all; guarded_blocks() counts the blocks of device d.  damaged_guard
+ * looks at the front zone and the back zone's first back_near bytes, or
+ * (full) at the whole back zone too. */
+std::string damaged_guard(int d, bool full = false);
 void repair_guards(int d);
 size_t guarded_blocks(int d);
 /* Canary pattern byte i of a guard zone (never 0x00 or 0xFF). */
@@ -234,7 +242,21 @@ inline unsigned char canary(size_t i)
     return c == 0 || c == 0xff ? 0x5a : c;
 }
 /* canary(0), canary(1), ... canary(kCanaryBytes - 1), to compare guards with memcmp. */
-constexpr size_t kCanaryBytes = 1024;
+constexpr size_t kCanaryBytes = 16384;
+/* The front guard zone of a device or managed block (0 under ASan, which
+ * guards exact-size blocks itself). */
+#ifdef CUDAEMU_ASAN
+constexpr size_t kFrontGuard = 0;
+#else
+constexpr size_t kFrontGuard = 512;
+#endif
+/* guard_pages.cpp: maps a guarded block of size bytes between PROT_NONE pages
+ * and fills a's raw, base, size, back, back_near, map (false: mmap failed);
+ * release_block unmaps it (or frees a heap block); guard_page_fault: when
+ * addr lies in the PROT_NONE page of a block, describes the access. */
+bool map_guarded(Alloc &a, size_t size);
+void release_block(const Alloc &a);
+bool guard_page_fault(uintptr_t addr, char *buf, size_t cap);
 const unsigned char *canary_bytes();
 /* True when p[0..n) is canary(0..n): the guard zone is intact. */
 inline bool canary_intact(const void *p, size_t n)
@@ -324,6 +346,34 @@ bool kernel_assert_failed(const char *expr, const char *file, unsigned line, con
  * cudaErrorLaunchFailure and this message, naming the CUDA thread; does not
  * return.  Outside a kernel it prints the message and aborts. */
 [[noreturn]] void kernel_fault(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The fault handler (fiber.cpp), for a fault at addr on this host thread:
+ * when a kernel fiber runs here and addr lies in the PROT_NONE page of a
+ * device block (guard_pages.cpp), fails the launch with the sticky
+ * cudaErrorIllegalAddress and a line naming the thread and the block; does
+ * not return then.  Else false. */
+bool kernel_guard_fault(uintptr_t addr);
+
+/* ---- the kernel watchdog (watchdog.cpp) ---- */
+/* Around every kernel run (launch.cpp): the watchdog preempts CUDA threads
+ * that spin, ends kernels past CUDAEMU_KERNEL_TIMEOUT_S and at process exit. */
+void watchdog_begin(const void *func);
+void watchdog_end();
+bool process_exiting(); /* exit has begun: queued kernels do not start */
+/* Counts fiber switches and threads run (the scheduler): unchanged for a
+ * time slice means one CUDA thread runs on and on. */
+extern std::atomic<uint64_t> g_kernel_ticks;
+inline void kernel_tick()
+{
+    g_kernel_ticks.store(g_kernel_ticks.load(std::memory_order_relaxed) + 1,
+                         std::memory_order_relaxed);
+}
+enum class KernelStop { None, Slice, Timeout, Exit };
+/* scheduler.cpp, from the watchdog's signal: when this host thread runs a
+ * CUDA thread's own code now, Slice switches to the next thread of the block
+ * (returns when this one is resumed); Timeout and Exit fail the launch
+ * (cudaErrorLaunchTimeout / cudaErrorLaunchFailure, a line naming the
+ * threads) and do not return.  Elsewhere it returns at once. */
+void kernel_stop(KernelStop why);
 
 /* ---- fibers (fiber.cpp) ---- */
 namespace fiber {

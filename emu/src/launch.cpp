@@ -84,7 +84,11 @@ cudaError_t launch(const cudaLaunchConfig_t *config, const void *func,
     l.device = s->device;
     l.cooperative = cooperative;
     return ret(enqueue_work(s.get(), [l]() {
-        return l.cooperative ? run_cooperative_kernel(l) : run_kernel(l);
+        if (process_exiting()) return cudaErrorLaunchFailure; /* as a GPU context's teardown */
+        watchdog_begin(l.func);
+        cudaError_t e = l.cooperative ? run_cooperative_kernel(l) : run_kernel(l);
+        watchdog_end();
+        return e;
     }));
 }
 

@@ -6,10 +6,11 @@
  * writing one element past one, and device (not managed) blocks stay
  * poisoned except while streams execute work, so host code dereferencing a
  * device pointer is reported.  Without ASan every device and managed block
- * sits between guard zones of canary bytes (256 before; after it, up to the
- * next multiple of 256 and 256 more), which the scheduler checks after every
- * block of a kernel (damaged_guard): an out-of-bounds write then fails the
- * launch with a message instead of corrupting the heap.  Managed memory is
+ * sits between guard zones of canary bytes (512 before; after it, up to the
+ * page boundary, at least to the next multiple of 256 and 256 more), in its
+ * own mapping between PROT_NONE pages (guard_pages.cpp); the scheduler checks
+ * the zones after every block of a kernel (damaged_guard): an out-of-bounds
+ * write then fails the launch with a message instead of corrupting the heap.  Managed memory is
  * the same host memory, readable and writable by the host too.
  * Copies and memsets are checked against the table (direction, bounds) and
  * queued on a stream with CUDA's synchronization rules:
@@ -37,12 +38,6 @@ namespace {
 
 int g_open_depth = 0;
 
-#ifdef CUDAEMU_ASAN
-constexpr size_t kFrontGuard = 0; /* ASan guards exact-size blocks itself */
-#else
-constexpr size_t kFrontGuard = 256;
-#endif
-
 bool guarded(const Alloc &a)
 {
     return kFrontGuard && (a.kind == Alloc::Device || a.kind == Alloc::Managed);
@@ -57,11 +52,11 @@ void write_guards(const Alloc &a)
 }
 
 /* First damaged byte of a's guards: offset from base (negative: before it). */
-bool guard_damage(const Alloc &a, long long *first, size_t *count)
+bool guard_damage(const Alloc &a, bool full, long long *first, size_t *count)
 {
     if (!guarded(a)) return false;
     if (canary_intact(a.raw, kFrontGuard) &&
-        canary_intact(reinterpret_cast<const void *>(a.base + a.size), a.back))
+        canary_intact(reinterpret_cast<const void *>(a.base + a.size), full ? a.back : a.back_near))
         return false; /* the common case, with two memcmp */
     long long f = 0;
     size_t n = 0;
@@ -269,18 +264,20 @@ cudaError_t device_alloc(void **devPtr, size_t size, Alloc::Kind kind, const voi
     if (size == 0) return cudaSuccess;
     Device &d = dev(cur_dev());
     if (size > config().mem_bytes - d.used) return ret(cudaErrorMemoryAllocation);
-    const size_t back = kFrontGuard ? ((size + 255) & ~size_t(255)) - size + 256 : 0;
-    if (size > SIZE_MAX - kFrontGuard - back - 256) return ret(cudaErrorMemoryAllocation);
-    char *raw = static_cast<char *>(aligned(kFrontGuard + size + back, 256));
-    if (!raw) return ret(cudaErrorMemoryAllocation);
-    char *m = raw + kFrontGuard;
-    std::memset(m, 0xff, size); /* fresh device memory is never zero: 0xFF bytes are NaN */
     Alloc a;
     a.kind = kind;
-    a.base = reinterpret_cast<uintptr_t>(m);
-    a.size = size;
-    a.raw = raw;
-    a.back = back;
+    if (!kFrontGuard || !map_guarded(a, size)) { /* ASan's exact size, or the heap */
+        const size_t back = kFrontGuard ? ((size + 255) & ~size_t(255)) - size + 256 : 0;
+        if (size > SIZE_MAX - kFrontGuard - back - 256) return ret(cudaErrorMemoryAllocation);
+        char *raw = static_cast<char *>(aligned(kFrontGuard + size + back, 256));
+        if (!raw) return ret(cudaErrorMemoryAllocation);
+        a.base = reinterpret_cast<uintptr_t>(raw + kFrontGuard);
+        a.size = size;
+        a.raw = raw;
+        a.back = a.back_near = back;
+    }
+    char *m = reinterpret_cast<char *>(a.base);
+    std::memset(m, 0xff, size); /* fresh device memory is never zero: 0xFF bytes are NaN */
     a.device = d.id;
     a.caller = caller;
     write_guards(a);
@@ -349,13 +346,13 @@ void device_memory_access(bool open)
     }
 }
 
-std::string damaged_guard(int d)
+std::string damaged_guard(int d, bool full)
 {
     for (const auto &kv : st().allocs) {
         const Alloc &a = kv.second;
         long long first = 0;
         size_t n = 0;
-        if (a.device != d || !guard_damage(a, &first, &n)) continue;
+        if (a.device != d || !guard_damage(a, full, &first, &n)) continue;
         char buf[512];
         const char *what = a.kind == Alloc::Managed ? "cudaMallocManaged" : "cudaMalloc";
         std::string at = code_location(a.caller);
@@ -396,7 +393,7 @@ void free_device_memory(int d)
         if (a.device == d && a.kind != Alloc::HostRegistered && a.kind != Alloc::Symbol) {
             poison(a, false);
             if (a.kind == Alloc::Device || a.kind == Alloc::Managed) dev(d).used -= a.size;
-            std::free(a.raw);
+            release_block(a);
             it = m.erase(it);
         } else if (a.device == d) {
             it = m.erase(it);
@@ -455,13 +452,13 @@ cudaError_t cudaFree(void *devPtr)
     if (it == st().allocs.end()) return ret(cudaErrorInvalidValue);
     long long first = 0;
     size_t n = 0;
-    if (dev(d).sticky == cudaSuccess && guard_damage(it->second, &first, &n))
+    if (dev(d).sticky == cudaSuccess && guard_damage(it->second, true, &first, &n))
         report("cudaFree(%p): %zu byte(s) of its guard zones were overwritten outside any "
                "kernel (host code writing past a managed or device block?)", devPtr, n);
     objects_lose_memory(it->second.base, it->second.size, "its memory was freed (cudaFree)");
     poison(it->second, false);
     dev(d).used -= it->second.size;
-    std::free(it->second.raw);
+    release_block(it->second);
     st().allocs.erase(it);
     return ret(dev(d).sticky);
 }

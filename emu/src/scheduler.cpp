@@ -108,6 +108,14 @@ struct Block {
 Block g_blk;
 std::vector<fiber::Fiber *> g_pool;
 thread_local bool t_on_fiber = false; /* this host thread runs a CUDA thread's fiber now */
+/* ... and that thread's own code (not a primitive of the scheduler): where
+ * the watchdog's signal may switch fibers or end the launch (kernel_stop) */
+thread_local bool t_user = false;
+struct InEmu { /* a primitive called from the kernel: not the thread's own code */
+    bool saved = t_user;
+    InEmu() { t_user = false; }
+    ~InEmu() { t_user = saved; }
+};
 
 #ifdef CUDAEMU_ASAN
 constexpr bool kGuards = false; /* ASan reports the access itself */
@@ -125,10 +133,10 @@ void write_smem_guard(char *smem, size_t n)
 }
 
 /* The first damaged guard zone, described, or "". */
-std::string damaged(int device, const char *smem, size_t n)
+std::string damaged(int device, const char *smem, size_t n, bool full = false)
 {
     if (!kGuards) return std::string();
-    if (canary_intact(smem + n, kSmemGuard)) return damaged_guard(device);
+    if (canary_intact(smem + n, kSmemGuard)) return damaged_guard(device, full);
     for (size_t i = 0; i < kSmemGuard; ++i)
         if ((unsigned char)smem[n + i] != canary(i)) {
             char buf[160];
@@ -136,7 +144,7 @@ std::string damaged(int device, const char *smem, size_t n)
                           "shared memory was overwritten, from byte %zu on", n, n + i);
             return buf;
         }
-    return damaged_guard(device);
+    return damaged_guard(device, full);
 }
 
 const char *op_name(int op)
@@ -225,6 +233,7 @@ __attribute__((noinline)) void go_on(fiber::Fiber *self, Thread *n)
     Block &b = g_blk;
     b.cur = n;
     detail::g_threadIdx = n->tid;
+    kernel_tick();
     /* the thread after n will most likely run next: its stack toward the cache */
     const std::vector<uint32_t> &o = *b.order;
     if (b.pos + 3 < o.size()) {
@@ -263,7 +272,10 @@ bool run_fresh()
     b.seg = p;
     b.lazy = true;
     for (;;) {
+        kernel_tick();
+        t_user = true;
         call->run();
+        t_user = false;
         if (!b.lazy) return true;
         if (++p == end) break;
         b.pos = p;
@@ -290,7 +302,9 @@ void fiber_main(fiber::Fiber *f)
         } else { /* one thread, recorded (each cooperative thread owns its fiber) */
             b.cur->f = f;
             b.cur->mid = true;
+            t_user = true;
             b.launch->call->run();
+            t_user = false;
             returned = true;
         }
         Thread *n = nullptr;
@@ -584,6 +598,7 @@ void *dyn_smem_base()
 int block_barrier(int op, int pred)
 {
     Block &b = g_blk;
+    InEmu in_emu_;
     Thread *t = current();
     if (b.bar_arrived == 0) {
         b.bar_count = 0;
@@ -615,6 +630,7 @@ int block_barrier(int op, int pred)
 void tile_barrier(unsigned n)
 {
     Block &b = g_blk;
+    InEmu in_emu_;
     Thread *t = current();
     const uint32_t base = t->lin & ~(n - 1);
     if (base + n > b.n) {
@@ -637,6 +653,7 @@ unsigned long long warp_collective(int op, unsigned mask, unsigned long long val
                                    int width)
 {
     Block &b = g_blk;
+    InEmu in_emu_;
     Thread *t = current();
     const int lane = int(t->lin & 31u);
     Warp &w = b.warps[t->lin >> 5];
@@ -687,6 +704,7 @@ unsigned long long warp_collective(int op, unsigned mask, unsigned long long val
 
 unsigned active_mask()
 {
+    InEmu in_emu_;
     Thread *t = current();
     uint32_t base = t->lin & ~31u;
     unsigned m = 0;
@@ -697,6 +715,7 @@ unsigned active_mask()
 
 unsigned coalesce(unsigned long long site)
 {
+    InEmu in_emu_;
     Thread *t = current();
     t->state = AT_COALESCE;
     t->site = site;
@@ -708,6 +727,7 @@ bool grid_is_cooperative() { return g_blk.cooperative; }
 
 void grid_barrier()
 {
+    InEmu in_emu_;
     Thread *t = current();
     if (!g_blk.cooperative) {
         set_error("thread %s calls grid_group::sync() in a kernel not launched with "
@@ -722,6 +742,7 @@ void grid_barrier()
 
 void trap()
 {
+    InEmu in_emu_;
     Thread *t = current();
     set_error("__trap() called by thread %s", coords(t->tid).c_str());
     fail(t);
@@ -740,14 +761,68 @@ void kernel_fault(const char *fmt, ...)
         report("%s (outside a kernel)", buf);
         std::abort();
     }
+    InEmu in_emu_;
     Thread *t = current();
     set_error("thread %s: %s", coords(t->tid).c_str(), buf);
+    fail(t);
+}
+
+void kernel_stop(KernelStop why)
+{
+    if (!t_on_fiber || !t_user || !g_blk.cur || why == KernelStop::None) return;
+    InEmu in_emu_;
+    Block &b = g_blk;
+    Thread *t = current();
+    if (why == KernelStop::Slice) { /* stays runnable: the others of the round go first */
+        go_on(t->f, g_check_slices ? nullptr : next_runnable());
+        return;
+    }
+    uint32_t left = 0, at_bar = 0, at_warp = 0, runnable = 0;
+    char list[200] = "";
+    size_t len = 0;
+    for (const Thread &o : b.threads) {
+        if (o.state == DONE || &o == t) continue;
+        ++left;
+        at_bar += o.state == AT_BARRIER || o.state == AT_TILE || o.state == AT_GRID;
+        at_warp += o.state == AT_WARP || o.state == AT_COALESCE;
+        runnable += o.state == RUNNABLE;
+        if (left <= 6 && len < sizeof list - 40)
+            len += size_t(std::snprintf(list + len, sizeof list - len, " %s",
+                                        coords(o.tid).c_str()));
+    }
+    if (left > 6) std::snprintf(list + len, sizeof list - len, " ...");
+    char others[360];
+    std::snprintf(others, sizeof others, "; %u other thread(s) of the block had not returned "
+                  "(%u waiting at a barrier, %u in a warp primitive, %u runnable)%s%s", left,
+                  at_bar, at_warp, runnable, left ? ":" : "", list);
+    if (why == KernelStop::Timeout) {
+        set_error("did not finish within CUDAEMU_KERNEL_TIMEOUT_S=%d s (the kernel watchdog): "
+                  "thread %s was running%s", config().kernel_timeout_s,
+                  coords(t->tid).c_str(), others);
+        b.code = cudaErrorLaunchTimeout;
+    } else {
+        set_error("the process exited while it ran (ended, as a GPU context's teardown ends "
+                  "its work): thread %s was running%s", coords(t->tid).c_str(), others);
+    }
+    fail(t);
+}
+
+bool kernel_guard_fault(uintptr_t addr)
+{
+    char what[320];
+    if (!t_on_fiber || !g_blk.cur || !guard_page_fault(addr, what, sizeof what)) return false;
+    InEmu in_emu_;
+    Thread *t = current();
+    set_error("thread %s: %s (on a GPU: cudaErrorIllegalAddress)",
+              coords(t->tid).c_str(), what);
+    g_blk.code = cudaErrorIllegalAddress;
     fail(t);
 }
 
 bool kernel_assert_failed(const char *expr, const char *file, unsigned line, const char *func)
 {
     if (!t_on_fiber || !g_blk.cur) return false;
+    InEmu in_emu_;
     Thread *t = current();
     const uint3 b = detail::g_blockIdx;
     /* as a GPU prints it; the launch fails with cudaErrorAssert */
@@ -895,13 +970,18 @@ cudaError_t run_kernel(const Launch &l)
         result = cudaErrorIllegalAddress;
         break;
     }
-    if (kGuards && !per_block && result == cudaSuccess) {
-        std::string d = damaged(l.device, smem, l.smem);
+    if (kGuards && result == cudaSuccess) { /* the whole zones, once per kernel */
+        std::string d = damaged(l.device, smem, l.smem, true);
         if (!d.empty()) {
             repair_guards(l.device);
-            report("out-of-bounds write by kernel %s (block and thread unknown: with more "
-                   "than %zu device blocks allocated guards are checked once per kernel): %s",
-                   kernel_name().c_str(), kGuardBlockLimit, d.c_str());
+            if (per_block)
+                report("out-of-bounds write by kernel %s (block and thread unknown: beyond "
+                       "the part of the guard zone checked after every block): %s",
+                       kernel_name().c_str(), d.c_str());
+            else
+                report("out-of-bounds write by kernel %s (block and thread unknown: with more "
+                       "than %zu device blocks allocated guards are checked once per kernel): %s",
+                       kernel_name().c_str(), kGuardBlockLimit, d.c_str());
             result = cudaErrorIllegalAddress;
         }
     }

@@ -1,7 +1,8 @@
 /* emu/src/state.cpp - process-wide state of the CUDA host emulator: the
- * environment configuration (CUDAEMU_DEVICES, CUDAEMU_ORDER, CUDAEMU_SEED,
+ * environment configuration (CUDAEMU_DEVICES narrowed by CUDA_VISIBLE_DEVICES,
+ * CUDAEMU_ORDER, CUDAEMU_SEED,
  * CUDAEMU_LEAKS, CUDAEMU_STACK_KB, CUDAEMU_MEM_MB, CUDAEMU_PROGRESS_MS,
- * CUDAEMU_NCCL_TIMEOUT_MS), the
+ * CUDAEMU_NCCL_TIMEOUT_MS, CUDAEMU_KERNEL_TIMEOUT_S), the
  * emulated devices, the per-host-thread current device and last error, and
  * sticky errors.
  */
@@ -34,10 +35,37 @@ long env_long(const char *name, long dflt, long lo, long hi)
     return x;
 }
 
+/* CUDA_VISIBLE_DEVICES as the CUDA runtime applies it: unset, all n devices;
+ * else a comma-separated list of ordinals, renumbered 0, 1, ... in its order;
+ * an invalid entry (not a decimal ordinal below n, or one already listed)
+ * ends the list, so "" and "-1" leave no device. */
+std::vector<int> visible_devices(int n)
+{
+    std::vector<int> v;
+    const char *e = std::getenv("CUDA_VISIBLE_DEVICES");
+    if (!e) {
+        for (int i = 0; i < n; ++i) v.push_back(i);
+        return v;
+    }
+    for (const char *p = e; *p;) {
+        while (*p == ' ') ++p;
+        char *end = nullptr;
+        long x = (*p >= '0' && *p <= '9') ? std::strtol(p, &end, 10) : -1;
+        if (x < 0 || x >= n || std::find(v.begin(), v.end(), int(x)) != v.end()) break;
+        p = end;
+        while (*p == ' ') ++p;
+        if (*p && *p != ',') break;
+        v.push_back(int(x));
+        if (*p == ',') ++p;
+    }
+    return v;
+}
+
 Config load_config()
 {
     Config c;
-    c.ndev = int(env_long("CUDAEMU_DEVICES", 1, 0, 64));
+    c.physical = visible_devices(int(env_long("CUDAEMU_DEVICES", 1, 0, 64)));
+    c.ndev = int(c.physical.size());
     if (const char *o = std::getenv("CUDAEMU_ORDER")) {
         if (!std::strcmp(o, "fwd") || !*o) c.order = Order::Fwd;
         else if (!std::strcmp(o, "rev")) c.order = Order::Rev;
@@ -50,6 +78,7 @@ Config load_config()
     c.mem_bytes = size_t(env_long("CUDAEMU_MEM_MB", 16384, 1, 1L << 24)) << 20;
     c.progress_ms = int(env_long("CUDAEMU_PROGRESS_MS", 20, 0, 60000));
     c.nccl_timeout_ms = int(env_long("CUDAEMU_NCCL_TIMEOUT_MS", 30000, 0, 86400000));
+    c.kernel_timeout_s = int(env_long("CUDAEMU_KERNEL_TIMEOUT_S", 300, 0, 86400 * 365));
     return c;
 }
 

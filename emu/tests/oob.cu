@@ -15,6 +15,9 @@
  *                  naming kernel, block and thread; the program sees the error
  *                  and exits 1 (CTest checks message and status with
  *                  expect_fail.sh; 0 means the write went unnoticed).
+ *                  guard-far-before / -far-after / -page-before / -page-after
+ *                  write hundreds or thousands of bytes away: still reported,
+ *                  the emulator's own memory untouched.
  */
 #include <cuda_runtime.h>
 
@@ -80,6 +83,25 @@ int main(int argc, char **argv)
     }
     if (!std::strcmp(mode, "guard-before")) {
         write_at<-1><<<dim3(1, 3), 64>>>(d, 2 * 64 + 17); /* block (0,2,0), thread (17,0,0) */
+        return expect_illegal_address(mode);
+    }
+    /* further away (#33 C3): 320 bytes before the block (the front zone),
+     * 1000 bytes past its end (the back zone, checked after the kernel), and
+     * beyond both zones (the inaccessible pages around the block) */
+    if (!std::strcmp(mode, "guard-far-before")) {
+        write_at<-80><<<dim3(1, 2), 64>>>(d, 64 + 5); /* block (0,1,0), thread (5,0,0) */
+        return expect_illegal_address(mode);
+    }
+    if (!std::strcmp(mode, "guard-far-after")) {
+        write_at<n + 250><<<dim3(1, 2), 64>>>(d, 3);
+        return expect_illegal_address(mode);
+    }
+    if (!std::strcmp(mode, "guard-page-before")) {
+        write_at<-200><<<dim3(1, 3), 64>>>(d, 2 * 64 + 9); /* block (0,2,0), thread (9,0,0) */
+        return expect_illegal_address(mode);
+    }
+    if (!std::strcmp(mode, "guard-page-after")) {
+        write_at<n + 1100><<<dim3(1, 2), 64>>>(d, 64 + 40); /* block (0,1,0), thread (40,0,0) */
         return expect_illegal_address(mode);
     }
     if (!std::strcmp(mode, "guard-smem")) {

@@ -41,8 +41,24 @@ CUDAEMU_DEVICES=2 "$bench" --emulate --suite train --sizes cnn-b3-mom,gpt-b3-ada
 rc=$?
 [ $rc -eq 0 ] || fail "cnn and gpt, ddp-overlap: exit $rc: $(tail -2 m.log)"
 [ "$("$csvq" m/results.csv check | sort -u)" = pass ] || fail "cnn and gpt, ddp-overlap: $(cat m.log | tail -3)"
-"$csvq" m/results.csv comm_ms overlap_eff | awk -F'\t' '$1 == "" || $2 == "" || $2 < 0 || $2 > 1 {bad = 1}
-  END {exit bad}' || fail "ddp-overlap: comm_ms or overlap_eff missing: $("$csvq" m/results.csv comm_ms overlap_eff)"
+
+# emulated rows carry no time or ratio of the emulator's timings (#33 E1): no
+# comm_ms, overlap_eff or scaling_eff, though the one-replica row they would
+# be scaled by is in the run
+CUDAEMU_DEVICES=2 "$bench" --emulate --suite train --sizes mlp-small-b15 --backend cuda \
+    --mode "resident,$dp" --devices 2 --bucket-mb 0.001 --out r --no-plots >r.log 2>&1
+rc=$?
+[ $rc -eq 0 ] || fail "resident + data-parallel: exit $rc: $(tail -2 r.log)"
+"$csvq" r/results.csv mode check emulated replicas comm_ms scaling_eff overlap_eff >r.rows
+[ "$(awk -F'\t' '$1 == "resident" && $2 == "pass" && $3 == 1' r.rows | wc -l)" -eq 1 ] ||
+    fail "resident + data-parallel: no passing emulated resident row: $(tr '\n\t' '; ' <r.rows)"
+[ "$(awk -F'\t' '$2 == "pass" && $3 == 1 && $4 == 2 && $5 $6 $7 == ""' r.rows | wc -l)" -eq "$nmodes" ] ||
+    fail "emulated data-parallel rows must pass with comm_ms, scaling_eff, overlap_eff empty: $(tr '\n\t' '; ' <r.rows)"
+for d in m d2 d4; do
+  "$csvq" $d/results.csv emulated comm_ms scaling_eff overlap_eff |
+    awk -F'\t' '$1 != 1 || $2 $3 $4 != "" {bad = 1} END {exit bad}' ||
+    fail "$d: an emulated row with comm_ms, scaling_eff or overlap_eff: $("$csvq" $d/results.csv comm_ms scaling_eff overlap_eff | tr '\n\t' '; ')"
+done
 
 # planted: the communication stream does not wait for the backward pass
 BENCH_PLANT_NO_EVENT=cuda CUDAEMU_DEVICES=2 "$bench" --emulate --suite train --sizes mlp-small-b15 \
