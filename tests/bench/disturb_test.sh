@@ -30,7 +30,7 @@ timed() { awk -F'\t' '$1 == "pass"' "$1" | wc -l; }
 taskset -c "$cpu" bash -c 'while :; do :; done' &
 comp=$!
 sleep 0.3
-taskset -c "$cpu" "$bench" "${args[@]}" --out busy >busy.out 2>busy.err
+taskset -c "$cpu" "$bench" "${args[@]}" --verbose --out busy >busy.out 2>busy.err
 rc=$?
 kill "$comp" 2>/dev/null
 wait "$comp" 2>/dev/null
@@ -54,6 +54,7 @@ fi
 grep -qx "$want" busy/results.csv || fail "the CSV's quiet line: want '$want': $(grep '^# quiet' busy/results.csv)"
 [ "$(grep -cE ' pass +\(disturbed\)$' busy.out)" -eq "$dist" ] || fail "stdout marks $(grep -c '(disturbed)' busy.out) rows, want $dist"
 grep -q "^${want#\# }" busy.out || fail "stdout's quiet line: $(grep '^quiet' busy.out)"
+grep -q "^  Quiet: ${want#\# quiet: }" busy.out || fail "stdout's findings: no Quiet line: $(grep -i 'quiet' busy.out)"
 
 # 2. a planted 10 ms plateau (every repetition sleeps to the next 10 ms): caught
 BENCH_PLANT_PLATEAU_MS=10 "$bench" --suite matmul --sizes 128 --backend cpu-omp --threads 1 \
