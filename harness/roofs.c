@@ -72,6 +72,10 @@ static void low_reason(const roof_case *c, result_row *row, double roof, const c
     else if (c && c->whole_step)
         note_add(row, "low: a whole step: %.2g%% of the compute roof (MFU; small layers and "
                       "element-wise ops run far below a GEMM)", row->pct_roof);
+    else if (strcmp(row->bound, "compute") == 0 && row->flops > 0 &&
+             row->flops / (roof * 1e6) < ROOF_SMALL_MS)
+        note_add(row, "low: a small problem: %.3g us a repetition at the roof, where fixed costs "
+                      "(threads, packing, calls) weigh", row->flops / (roof * 1e6) * 1e3);
     else
         note_add(row, "low: %.2g%% of the %s roof (%.4g %s)", row->pct_roof, row->bound, roof,
                  unit);

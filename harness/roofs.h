@@ -32,13 +32,17 @@ extern "C" {
 /* A low row whose repetition takes less than this is overhead-bound (calls,
  * thread start-up, a launch): its reason says so. */
 #define ROOF_OVERHEAD_MS 0.1
+/* A low compute-bound row whose work would take less than this at the roof
+ * is a small problem: fixed costs (starting threads, packing, calls) are a
+ * large part of any time it can reach; its reason says so. */
+#define ROOF_SMALL_MS 0.25
 
 typedef enum { ROOF_CPU, ROOF_GPU, ROOF_NDEV } roof_dev;
 
 /* One value and how it was known; v NAN: not known. */
 typedef struct roof_num {
     double v;
-    char how[160];
+    char how[320];
 } roof_num;
 
 typedef struct roof_device {

@@ -163,26 +163,26 @@ rc=$?
 rm -rf mm
 
 # --- a signal to rank 1 ends the run on every rank (issue 33 H2, W1) -----------------
-# sig_rank1 NAME DELAY ARGS...: SIGTERM to rank 1 after DELAY s; the job exits 143
-# (124: a hang), rank 0's results.csv (when the run began) records the
-# interruption and report.md says so; no rank reads a freed buffer
-sig_rank1() {
-  local name=$1 delay=$2 out pid p
+# sig_rank NP RANK NAME DELAY ARGS...: NP ranks, SIGTERM to rank RANK after DELAY s;
+# the job exits 143 (124: a hang), rank 0's results.csv (when the run began)
+# records the interruption and report.md says so; no rank reads a freed buffer
+sig_rank() {
+  local np=$1 rank=$2 name=$3 delay=$4 out pid p
   nsig=$((${nsig:-0} + 1))
   out=sg$nsig
-  shift 2
+  shift 4
   rm -rf "$out"
-  timeout 120 "$mpirun" -np 2 -x ASAN_OPTIONS -x LSAN_OPTIONS "$bench" "$@" --out "$out" --no-plots \
+  timeout 120 "$mpirun" -np "$np" -x ASAN_OPTIONS -x LSAN_OPTIONS "$bench" "$@" --out "$out" --no-plots \
     >"$out.log" 2>&1 &
   local job=$!
   sleep "$delay"
   for p in $(pgrep -f -- "--out $out --no-plots"); do
-    grep -qa "OMPI_COMM_WORLD_RANK=1" "/proc/$p/environ" 2>/dev/null && pid=$p
+    grep -qa "OMPI_COMM_WORLD_RANK=$rank" "/proc/$p/environ" 2>/dev/null && pid=$p
   done
   [ -n "${pid:-}" ] && kill -TERM "$pid"
   wait $job
   local rc=$?
-  [ -n "${pid:-}" ] || { fail "$name: rank 1 not found (the run ended in under ${delay} s?)"; return; }
+  [ -n "${pid:-}" ] || { fail "$name: rank $rank not found (the run ended in under ${delay} s?)"; return; }
   [ $rc -eq 143 ] || fail "$name: exit $rc, want 143 (124: a hang): $(grep -v '^train' "$out.log" | tail -5)"
   if [ -f "$out/results.csv" ]; then
     grep -q "^# interrupted: SIGTERM" "$out/results.csv" || fail "$name: no '# interrupted:' line"
@@ -191,13 +191,23 @@ sig_rank1() {
   fi
   grep -qi "freed\|heap-use-after-free\|timed out" "$out.log" && fail "$name: $(grep -i 'freed\|timed out' "$out.log" | head -2)"
 }
-# during a data-parallel step (each step reduces over both ranks)
-sig_rank1 "during a ddp step" 4 --suite train --sizes mlp-b256 --backend cpu-omp --mode ddp,dp-gather \
+# during a data-parallel step (each step reduces over every rank)
+sig_rank 2 1 "during a ddp step" 4 --suite train --sizes mlp-b256 --backend cpu-omp --mode ddp,dp-gather \
   --threads 1 --min-time 20
+sig_rank 3 2 "3 ranks, rank 2 during a dp-gather step" 4 --suite train --sizes mlp-b256 --backend cpu-omp \
+  --mode dp-gather --threads 1 --min-time 20
 # while rank 0 runs a one-process case and rank 1 waits
-sig_rank1 "during rank 0's case" 4 --suite train --sizes mlp-b256,mlp-small-b64 --backend cpu-omp,cpu-blas \
+sig_rank 2 1 "during rank 0's case" 4 --suite train --sizes mlp-b256,mlp-small-b64 --backend cpu-omp,cpu-blas \
   --mode host --threads 1 --min-time 5
 # before a step: while the ranks prepare
-sig_rank1 "before a step" 1 --suite train --sizes cnn-b64 --backend cpu-omp --mode ddp --threads 1 --min-time 20
+sig_rank 2 1 "before a step" 1 --suite train --sizes cnn-b64 --backend cpu-omp --mode ddp --threads 1 --min-time 20
+# 3 ranks, the last with other arguments (an MPMD launch)
+out=$(timeout 120 "$mpirun" -x ASAN_OPTIONS -x LSAN_OPTIONS -np 2 "$bench" "${common[@]}" --sizes mlp-small-b4 \
+      : -np 1 "$bench" "${common[@]}" --sizes mlp-small-b4 --threads 1 2>&1)
+rc=$?
+[ $rc -eq 2 ] || fail "3 ranks, rank 2 with other arguments: exit $rc, want 2 (124: a hang): $out"
+[ "$(grep -c "^bench: rank 2: its arguments or environment" <<<"$out")" -eq 1 ] \
+  || fail "3 ranks, rank 2 with other arguments: want one line from rank 2: $out"
+rm -rf mm
 
 test_end mpi
