@@ -192,13 +192,13 @@ sig_rank() {
   grep -qi "freed\|heap-use-after-free\|timed out" "$out.log" && fail "$name: $(grep -i 'freed\|timed out' "$out.log" | head -2)"
 }
 # during a data-parallel step (each step reduces over every rank)
-sig_rank 2 1 "during a ddp step" 4 --suite train --sizes mlp-b256 --backend cpu-omp --mode ddp,dp-gather \
+sig_rank 2 1 "during a ddp step" 2 --suite train --sizes mlp-b256 --backend cpu-omp --mode ddp,dp-gather \
   --threads 1 --min-time 20
-sig_rank 3 2 "3 ranks, rank 2 during a dp-gather step" 4 --suite train --sizes mlp-b256 --backend cpu-omp \
+sig_rank 3 2 "3 ranks, rank 2 during a dp-gather step" 2 --suite train --sizes mlp-b256 --backend cpu-omp \
   --mode dp-gather --threads 1 --min-time 20
 # while rank 0 runs a one-process case and rank 1 waits
-sig_rank 2 1 "during rank 0's case" 4 --suite train --sizes mlp-b256,mlp-small-b64 --backend cpu-omp,cpu-blas \
-  --mode host --threads 1 --min-time 5
+sig_rank 2 1 "during rank 0's case" 2 --suite train --sizes mlp-b256,mlp-small-b64 --backend cpu-omp,cpu-blas \
+  --mode host --threads 1 --min-time 3
 # before a step: while the ranks prepare
 sig_rank 2 1 "before a step" 1 --suite train --sizes cnn-b64 --backend cpu-omp --mode ddp --threads 1 --min-time 20
 # 3 ranks, the last with other arguments (an MPMD launch)
