@@ -50,5 +50,10 @@
  * for every CTest test by the top CMakeLists.txt, unset by those that test
  * the roofs. */
 #define HOOK_NO_ROOFS "BENCH_NO_ROOFS"
+/* set: a disturbed measurement is judged and flagged but not measured again
+ * (harness/measure.c): CTest runs tests side by side on two cores, where
+ * every timing is disturbed and each re-measure would triple a test's time;
+ * set for every CTest test (cmake/test_env.cmake), unset by cli.disturb. */
+#define HOOK_NO_REMEASURE "BENCH_NO_REMEASURE"
 
 #endif

@@ -9,6 +9,7 @@
 # times. Exit 77 (skip) without taskset or a second usable CPU, or when the
 # quiet half finds its CPU busy with other processes.
 . "$(dirname "$0")/testlib.sh"
+unset BENCH_NO_REMEASURE   # ctest sets it for every test (cmake/test_env.cmake): here it is tested
 bench=$(realpath "$1")
 csvq=$(realpath "$2")
 command -v taskset >/dev/null || { echo "skip: taskset is missing"; exit 77; }

@@ -5,9 +5,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include "disturb.h"
 #include "measure.h"
+#include "test_hooks.h"
 #include "testutil.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -156,6 +158,12 @@ int main(void)
     measure_cfg c = {.warmup = 0, .min_reps = 5, .max_reps = 5, .min_time_s = 0, .budget_s = 10,
                      .judge = DISTURB_CPU_ROW, .threads = 1};
     measure_result r;
+    /* the hook CTest sets for every test: flagged, one try */
+    setenv(HOOK_NO_REMEASURE, "1", 1);
+    EXPECT(measure_run(&c, always_sleepy, NULL, &r) == 0 && r.tries == 1 && r.kept.disturbed,
+           "BENCH_NO_REMEASURE: tries %d disturbed %d", r.tries, r.kept.disturbed);
+    measure_result_free(&r);
+    unsetenv(HOOK_NO_REMEASURE);
     EXPECT(measure_run(&c, sleepy_then_busy, NULL, &r) == 0, "run");
     EXPECT(r.tries >= 2 && (r.seen.signals & DISTURB_SIG_CPU), "tries %d, seen %#x (%s)", r.tries,
            r.seen.signals, r.seen.what);
