@@ -9,6 +9,9 @@
 int plots_nkinds(void);
 const char *plots_kind_name(int k);
 const char *plots_kind_title(int k);
+/* Whether kind k is drawn once per device kind over every suite
+ * (<name>-cpu, <name>-gpu: the roofline) rather than once per suite. */
+int plots_kind_per_device(int k);
 /* Why suite has no chart of kind k though its rows are what the kind shows
  * (e.g. the speedup-vs-batch chart of training rows that all ran emulated):
  * one clause for report.md; NULL when the kind is not about this suite. */
