@@ -26,7 +26,8 @@ typedef struct plots_outcome {
 } plots_outcome;
 
 /* Renders every chart with data for every suite of the run into
- * <dir>/plots/<chart>-<suite>.png and .svg; dirfd is <dir> open. Each chart
+ * <dir>/plots/<chart>-<suite>.png and .svg (a per-device kind:
+ * <chart>-cpu, <chart>-gpu); dirfd is <dir> open. Each chart
  * is drawn in a temporary folder inside plots/ and renamed over the earlier
  * one only once gnuplot made it whole, so a failed or interrupted chart
  * keeps the earlier one; plots/ and the charts in it are never written
