@@ -67,28 +67,6 @@ static result_row gemm(const roofs *rf, const char *backend, const char *mode, i
     return r;
 }
 
-/* Writes dir/results.csv: the fixture's context, the roof lines, the rows. */
-static int write_roofed_run(const char *dir, const roofs *rf, result_row *rows, int n)
-{
-    static char lines[64][512];
-    const char *ctx[80] = {"utc: 2026-01-02T03:04:05Z", "host: testhost", "cpu: Test CPU, 2 cores", "cores: 2",
-                           "command: bench --suite matmul,stream"};
-    int nl = 0, nc = 5;
-    roofs_context_lines(rf, lines, &nl, 64);
-    for (int i = 0; i < nl; i++) ctx[nc++] = lines[i];
-    char path[512];
-    mkdir(dir, 0755);
-    snprintf(path, sizeof path, "%s/results.csv", dir);
-    unlink(path);
-    csv_writer *w = csv_writer_open(path, ctx, nc);
-    if (!w) return -1;
-    for (int i = 0; i < n; i++) csv_write_row(w, &rows[i]);
-    char end[32];
-    snprintf(end, sizeof end, "finished: %d rows", n);
-    csv_write_context(w, end);
-    return csv_writer_close(w);
-}
-
 /* The synthetic run: CPU and GPU rows that belong on the charts, and rows
  * that do not (emulated, failed, end to end, STREAM without an intensity). */
 static int build_rows(const roofs *rf, result_row *rows)
@@ -203,7 +181,7 @@ static void test_data(void)
     int n = build_rows(&rf, rows);
     char run[300];
     snprintf(run, sizeof run, "%s/roofed", tmpdir);
-    EXPECT(write_roofed_run(run, &rf, rows, n) == 0, "writing the run");
+    EXPECT(write_run_roofs(run, &rf, rows, n) == 0, "writing the run");
     static char text[1 << 16];
     static const char *const KIND[ROOF_NDEV] = {"cpu", "gpu"};
     for (int d = 0; d < ROOF_NDEV; d++) {
@@ -263,12 +241,12 @@ static void test_data(void)
 
     /* a device without roofs (a CPU-only run) and a run without roofs: no chart */
     machine(&rf, 0);
-    EXPECT(write_roofed_run(run, &rf, rows, n) == 0, "writing the CPU-roofed run");
+    EXPECT(write_run_roofs(run, &rf, rows, n) == 0, "writing the CPU-roofed run");
     EXPECT(roofline_text(run, ROOF_GPU, text, sizeof text) == 0, "no GPU roofs, no GPU chart:\n%s", text);
     EXPECT(roofline_text(run, ROOF_CPU, text, sizeof text) > 0, "the CPU chart stays");
     roofs_init(&rf);
     snprintf(rf.why, sizeof rf.why, "--no-roofs");
-    EXPECT(write_roofed_run(run, &rf, rows, n) == 0, "writing the roofless run");
+    EXPECT(write_run_roofs(run, &rf, rows, n) == 0, "writing the roofless run");
     for (int d = 0; d < ROOF_NDEV; d++)
         EXPECT(roofline_text(run, d, text, sizeof text) == 0, "--no-roofs: no %s chart:\n%s", KIND[d], text);
     EXPECT(report_rerender(run, NULL, 0, NULL) == 0, "report of the roofless run");
@@ -291,7 +269,7 @@ static int test_charts(void)
     char run[300], md[340];
     snprintf(run, sizeof run, "%s/drawn", tmpdir);
     snprintf(md, sizeof md, "%s/report.md", run);
-    EXPECT(write_roofed_run(run, &rf, rows, n) == 0, "writing the run");
+    EXPECT(write_run_roofs(run, &rf, rows, n) == 0, "writing the run");
     EXPECT(report_rerender(run, NULL, 1, NULL) == 0, "report with charts");
     static const char *const KIND[ROOF_NDEV] = {"cpu", "gpu"};
     char *m = slurp(md);
@@ -311,7 +289,7 @@ static int test_charts(void)
     /* the same run re-rendered without roofs: the charts go, report.md says why */
     roofs_init(&rf);
     snprintf(rf.why, sizeof rf.why, "--no-roofs");
-    EXPECT(write_roofed_run(run, &rf, rows, n) == 0, "writing the roofless run");
+    EXPECT(write_run_roofs(run, &rf, rows, n) == 0, "writing the roofless run");
     EXPECT(report_rerender(run, NULL, 1, NULL) == 0, "report with charts");
     for (int d = 0; d < ROOF_NDEV; d++) {
         char png[64];
