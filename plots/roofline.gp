@@ -3,10 +3,11 @@
 # measured roofs (solid, one per dtype: the bandwidth roof x intensity capped
 # by the dtype's compute roof, the ridge at compute / bandwidth) and the paper
 # peaks (dashed), coloured by dtype (dtypepal, as in the dtype chart); the
-# rows as points, colour per backend, point type per dtype.
+# rows as points in their dtype's colour (read against the roof of that
+# colour), a point type per backend.
 # Columns: x, y. Blocks: nroof roofs, npeak paper peaks, then the series.
 # Own parameters: nroof, npeak, rsty (dtype rank + 1 per roof and peak block),
-# lcs (backend index + 1 per series), pts (dtype rank + 1 per series), xlo, xhi.
+# lcs (dtype rank + 1 per series), pts (backend index + 1 per series), xlo, xhi.
 load plotdir . "/common.gp"
 H = 760   # taller than the others: the key sits below the plot
 set output
@@ -15,10 +16,6 @@ set output out . ".png"
 array DTYPEPAL[words(dtypepal)]
 do for [i = 1:words(dtypepal)] { DTYPEPAL[i] = word(dtypepal, i) }
 rcol(i) = DTYPEPAL[int(word(rsty, i + 1))]
-# the dtypes' point types: fp32 filled circle, tf32 filled triangle, bf16
-# filled square, fp16 filled diamond, others open circle
-array DTPT[5] = [7, 9, 5, 13, 6]
-dpt(i) = DTPT[int(word(pts, i + 1))]
 nl = nroof + npeak
 set xlabel "arithmetic intensity (FLOP/byte, log scale)"
 set ylabel "GFLOP/s (log scale, higher is better)"
@@ -37,6 +34,6 @@ set key at screen 0.5, screen 0.01 center bottom vertical Left reverse maxrows 6
 plot NaN notitle, \
      for [i = 0:nroof - 1] data index i using 1:2 with lines lc rgb rcol(i) lw 2.5 dt 1 title columnheader(1), \
      for [i = nroof:nl - 1] data index i using 1:2 with lines lc rgb rcol(i) lw 1.5 dt 2 title columnheader(1), \
-     for [i = nl:n - 1] data index i using 1:2 with points lc rgb pal(int(word(lcs, i - nl + 1))) \
-       pt dpt(i - nl) ps 1.4 title columnheader(1)
+     for [i = nl:n - 1] data index i using 1:2 with points lc rgb DTYPEPAL[int(word(lcs, i - nl + 1))] \
+       pt ptype(int(word(pts, i - nl + 1))) ps 1.5 title columnheader(1)
 load plotdir . "/svg.gp"

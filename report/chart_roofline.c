@@ -8,10 +8,11 @@
  * (passed, not emulated) of this device with an intensity and GFLOP/s, CPU
  * host or GPU resident (an end-to-end row's time holds its copies, which the
  * compute and bandwidth roofs do not), one series per backend and dtype:
- * colour per backend, point type per dtype. Per backend rather than per
- * suite because a backend spans suites and the question the chart answers is
- * how close each implementation gets to the machine; the suites sit apart on
- * the x axis anyway (GEMM right, convolutions middle, steps left).
+ * coloured by dtype, as its roof is (a point reads against the roof of its
+ * colour), a point type per backend. Per backend rather than per suite
+ * because a backend spans suites and the question the chart answers is how
+ * close each implementation gets to the machine; the suites sit apart on the
+ * x axis anyway (GEMM right, convolutions middle, steps left).
  *
  * Rows without an intensity are left out: STREAM and the copies count no
  * FLOPs (the bandwidth roof is STREAM triad itself), transfers are not on the
@@ -20,8 +21,9 @@
  *
  * Data blocks, in order: nroof measured roofs, npeak paper peaks (columns
  * x y), then the point series (columns x y). Parameters: nroof, npeak, rsty
- * (dtype rank + 1 per roof and peak block: its colour), lcs (backend index +
- * 1 per series), pts (dtype rank + 1 per series: its point type), xlo, xhi. */
+ * (dtype rank + 1 per roof and peak block: its colour), lcs (dtype rank + 1
+ * per series: its colour), pts (backend index + 1 per series: its point
+ * type), xlo, xhi. */
 #include "chart_data.h"
 #include "chart_series.h"
 #include "mode.h"
@@ -43,6 +45,14 @@ int roofline_roofs(const rundata *rd, roofs *rf)
 }
 
 static int known(const roof_num *n) { return isfinite(n->v) && n->v > 0; }
+
+/* A roof's value for its title: whole numbers from 1000 up (50000, never
+ * 5e+04), four digits below. */
+static const char *val(char *buf, size_t cap, double v)
+{
+    snprintf(buf, cap, v >= 1000 ? "%.0f" : "%.4g", v);
+    return buf;
+}
 
 /* A row this device's chart shows (see the top of the file). */
 static int on_chart(const rundata *rd, int row, int dev)
@@ -100,30 +110,32 @@ int chart_roofline(chart_ctx *c)
     if (xhi / xlo < 100) xhi = xlo * 100;
     /* the measured roofs, then the paper peaks, each a block */
     int blocks = 0, nroof = 0, npeak = 0, rsty[2 * DTYPE_COUNT + 1], nsty = 0;
-    char title[160];
+    char title[160], a[32], b[32];
     for (int t = 0; t < DTYPE_COUNT; t++) {
         if (!known(&v->compute[t])) continue;
         if (known(&v->bw))
             snprintf(title, sizeof title,
-                     "%s roof: %.4g " ROOF_UNIT_COMPUTE ", %.4g " ROOF_UNIT_BW ", ridge %.3g FLOP/B",
-                     dtype_name((dtype_t)t), v->compute[t].v, v->bw.v, v->compute[t].v / v->bw.v);
+                     "%s roof: %s " ROOF_UNIT_COMPUTE ", %s " ROOF_UNIT_BW ", ridge %.3g FLOP/B",
+                     dtype_name((dtype_t)t), val(a, sizeof a, v->compute[t].v), val(b, sizeof b, v->bw.v),
+                     v->compute[t].v / v->bw.v);
         else
-            snprintf(title, sizeof title, "%s roof: %.4g " ROOF_UNIT_COMPUTE, dtype_name((dtype_t)t),
-                     v->compute[t].v);
+            snprintf(title, sizeof title, "%s roof: %s " ROOF_UNIT_COMPUTE, dtype_name((dtype_t)t),
+                     val(a, sizeof a, v->compute[t].v));
         roof_block(c, &blocks, title, v->compute[t].v, known(&v->bw) ? v->bw.v : NAN, xlo, xhi);
         rsty[nsty++] = t + 1;
         nroof++;
     }
     if (!nroof && known(&v->bw)) { /* no compute roof: the bandwidth line alone */
-        snprintf(title, sizeof title, "bandwidth roof: %.4g " ROOF_UNIT_BW, v->bw.v);
+        snprintf(title, sizeof title, "bandwidth roof: %s " ROOF_UNIT_BW, val(a, sizeof a, v->bw.v));
         roof_block(c, &blocks, title, NAN, v->bw.v, xlo, xhi);
         rsty[nsty++] = DTYPE_FP32 + 1;
         nroof++;
     }
     for (int t = 0; t < DTYPE_COUNT; t++) {
         if (!known(&v->peak[t])) continue;
-        snprintf(title, sizeof title, "%s paper peak: %.4g " ROOF_UNIT_COMPUTE "%s", dtype_name((dtype_t)t),
-                 v->peak[t].v, known(&v->peak_bw) ? ", paper bandwidth" : "");
+        snprintf(title, sizeof title, "%s paper peak: %s " ROOF_UNIT_COMPUTE "%s%s%s", dtype_name((dtype_t)t),
+                 val(a, sizeof a, v->peak[t].v), known(&v->peak_bw) ? ", " : "",
+                 known(&v->peak_bw) ? val(b, sizeof b, v->peak_bw.v) : "", known(&v->peak_bw) ? " " ROOF_UNIT_BW : "");
         roof_block(c, &blocks, title, v->peak[t].v, known(&v->peak_bw) ? v->peak_bw.v : NAN, xlo, xhi);
         rsty[nsty++] = t + 1;
         npeak++;
@@ -140,8 +152,8 @@ int chart_roofline(chart_ctx *c)
         int b = chart_label(&backends, rd_str(c->rd, r, COL_BACKEND));
         int s = chart_label(&series, lab);
         if (b < 0 || s < 0) continue;   /* past MAX_SERIES: left out, never merged */
-        lcs[s] = b + 1;
-        pts[s] = rank + 1;
+        lcs[s] = rank + 1;
+        pts[s] = b + 1;
         chart_use_row(c, r);
         p[npts++] = (point){rd_num(c->rd, r, COL_INTENSITY), rd_num(c->rd, r, COL_GFLOPS), 0, 0, 0, s};
     }
