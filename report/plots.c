@@ -72,7 +72,7 @@ int plots_kind_per_device(int k) { return KINDS[k].per_device; }
 const char *plots_kind_absent(int k, const rundata *rd, const char *suite)
 {
     const chart_kind *c = &KINDS[k];
-    return c->absent && !c->per_device && c->about >= 0 && rd_select(rd, suite, c->about, RD_ANY, NULL, 0) > 0 ? c->absent : NULL;
+    return c->absent && c->about >= 0 && rd_select(rd, suite, c->about, RD_ANY, NULL, 0) > 0 ? c->absent : NULL;
 }
 
 int plots_find_gnuplot(char *out, size_t cap)
