@@ -177,22 +177,22 @@ void roofs_context_lines(const roofs *rf, char (*lines)[512], int *n, int max)
         const roof_device *v = &rf->dev[d];
         if (!v->present) continue;
         snprintf(key, sizeof key, "roof-%s-bandwidth", DEV_NAMES[d]);
-        line_num(lines, n, max, key, &v->bw, "GB/s");
+        line_num(lines, n, max, key, &v->bw, ROOF_UNIT_BW);
         for (int t = 0; t < DTYPE_COUNT; t++) {
             snprintf(key, sizeof key, "roof-%s-compute-%s", DEV_NAMES[d], dtype_name((dtype_t)t));
-            line_num(lines, n, max, key, &v->compute[t], "GFLOP/s");
+            line_num(lines, n, max, key, &v->compute[t], ROOF_UNIT_COMPUTE);
         }
         snprintf(key, sizeof key, "roof-%s-h2d", DEV_NAMES[d]);
-        line_num(lines, n, max, key, &v->h2d, "GB/s");
+        line_num(lines, n, max, key, &v->h2d, ROOF_UNIT_BW);
         snprintf(key, sizeof key, "roof-%s-d2h", DEV_NAMES[d]);
-        line_num(lines, n, max, key, &v->d2h, "GB/s");
+        line_num(lines, n, max, key, &v->d2h, ROOF_UNIT_BW);
         snprintf(key, sizeof key, "roof-%s-launch", DEV_NAMES[d]);
-        line_num(lines, n, max, key, &v->launch, "us");
+        line_num(lines, n, max, key, &v->launch, ROOF_UNIT_LATENCY);
         snprintf(key, sizeof key, "roof-%s-peak-bandwidth", DEV_NAMES[d]);
-        line_num(lines, n, max, key, &v->peak_bw, "GB/s");
+        line_num(lines, n, max, key, &v->peak_bw, ROOF_UNIT_BW);
         for (int t = 0; t < DTYPE_COUNT; t++) {
             snprintf(key, sizeof key, "roof-%s-peak-%s", DEV_NAMES[d], dtype_name((dtype_t)t));
-            line_num(lines, n, max, key, &v->peak[t], "GFLOP/s");
+            line_num(lines, n, max, key, &v->peak[t], ROOF_UNIT_COMPUTE);
         }
     }
 }

@@ -39,6 +39,13 @@ extern "C" {
 
 typedef enum { ROOF_CPU, ROOF_GPU, ROOF_NDEV } roof_dev;
 
+/* The units of the roofs, for every writer and reader of them (context
+ * lines, report, JSON, chart): bandwidths (memory, copies) in GB/s = 1e9 B/s,
+ * compute in GFLOP/s, the launch latency in microseconds. */
+#define ROOF_UNIT_BW "GB/s"
+#define ROOF_UNIT_COMPUTE "GFLOP/s"
+#define ROOF_UNIT_LATENCY "us"
+
 /* One value and how it was known; v NAN: not known. */
 typedef struct roof_num {
     double v;

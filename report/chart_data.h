@@ -33,6 +33,7 @@ typedef struct chart_ctx {
     int has_cpu;          /* rows plotted include CPU rows */
     char gpu[128];        /* name of the (first) GPU whose rows are plotted */
     char subtitle[256];   /* what was selected, e.g. "largest shape 4096x4096x4096" */
+    int device;           /* per-device charts (roofline): ROOF_CPU or ROOF_GPU; suite NULL */
 } chart_ctx;
 
 /* A builder writes the chart's blocks into c->dat and its parameters into
@@ -66,6 +67,12 @@ int chart_samples(chart_ctx *c);
 int chart_batch_speedup(chart_ctx *c);
 int chart_phases(chart_ctx *c);
 int chart_loss(chart_ctx *c);
+
+/* One device kind's roofline (chart_roofline.c, c->device, c->suite NULL):
+ * the run's measured roofs and paper peaks per dtype as lines, its timed
+ * rows with an intensity as points (GFLOP/s vs FLOP/byte, log-log), a series
+ * per backend and dtype. No chart for a device without roofs. */
+int chart_roofline(chart_ctx *c);
 
 /* Gnuplot parameters, "name='value'; " appended to c->params, each whole or
  * not at all (c->truncated set: the chart is refused, never drawn with a cut

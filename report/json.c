@@ -1,11 +1,16 @@
 /* report/json.c - Google Benchmark JSON from a run's rows (see json.h).
  * One benchmark per row, named suite/case/backend/dtype/mode/shape, time in ms
- * (real_time = cpu_time = median).  Our figures go in as user counters;
- * a cell that is empty or NaN leaves its key out.  Skip rows are kept the
+ * (real_time = cpu_time = median).  Every other schema column goes in under
+ * its name, numbers as user counters, text as strings (a new column comes
+ * out by itself); a cell that is empty or NaN leaves its key out.  The
+ * context holds the run's context lines as strings and its roofs as a
+ * "roofs" object (numbers with unit and how, per device).  Skip rows are kept the
  * way Google Benchmark reports a benchmark that errored: error_occurred true,
  * error_message the note, zero time and iterations. */
 #include "json.h"
 #include "atomic_file.h"
+#include "roofline.h"
+#include "schema.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -66,6 +71,66 @@ static size_t ctx_keylen(const char *line)
     return colon ? (size_t)(colon - line) : 0;
 }
 
+/* <sep>\n<indent>"key": {"value": v, "unit": "...", "how": "..."}, sep a comma
+ * after the object's first member (*n counts them) -- or nothing when v is
+ * not known. */
+static void put_roof(FILE *f, const char *indent, int *n, const char *key, const roof_num *v,
+                     const char *unit)
+{
+    if (!isfinite(v->v)) return;
+    fprintf(f, "%s\n%s\"%s\": {\"value\": %.10g, \"unit\": ", (*n)++ ? "," : "", indent, key, v->v);
+    json_put_string(f, unit);
+    fputs(", \"how\": ", f);
+    json_put_string(f, v->how);
+    fputc('}', f);
+}
+
+/* An object of one roof per dtype ("compute", "peak"): the dtypes known. */
+static void put_roof_dtypes(FILE *f, const char *indent, int *n, const char *key, const roof_num *v)
+{
+    int any = 0, m = 0;
+    for (int t = 0; t < DTYPE_COUNT; t++) any |= isfinite(v[t].v);
+    if (!any) return;
+    char in[32];
+    snprintf(in, sizeof in, "%s  ", indent);
+    fprintf(f, "%s\n%s\"%s\": {", (*n)++ ? "," : "", indent, key);
+    for (int t = 0; t < DTYPE_COUNT; t++) put_roof(f, in, &m, dtype_name((dtype_t)t), &v[t], ROOF_UNIT_COMPUTE);
+    fprintf(f, "\n%s}", indent);
+}
+
+/* The context's "roofs" object: the run's roofs as numbers per device, each
+ * with its unit and how it was known, read back from the run's roof- context
+ * lines (which stay as strings beside it); {"measured": false, "why": ...}
+ * for a run without; nothing for a run from before the roofs. */
+static void write_roofs(const rundata *rd, FILE *f)
+{
+    roofs rf;
+    if (!roofline_roofs(rd, &rf)) return;
+    fprintf(f, ",\n    \"roofs\": {\n      \"measured\": %s", rf.measured ? "true" : "false");
+    if (!rf.measured) {
+        fputs(",\n      \"why\": ", f);
+        json_put_string(f, rf.why);
+    } else if (isfinite(rf.probe_s)) {
+        fprintf(f, ",\n      \"probe_s\": %.10g", rf.probe_s);
+    }
+    for (int d = 0; rf.measured && d < ROOF_NDEV; d++) {
+        const roof_device *v = &rf.dev[d];
+        const char *in = "        ";
+        int n = 0;
+        if (!v->present) continue;
+        fprintf(f, ",\n      \"%s\": {", roof_dev_name(d));
+        put_roof(f, in, &n, "bandwidth", &v->bw, ROOF_UNIT_BW);
+        put_roof_dtypes(f, in, &n, "compute", v->compute);
+        put_roof(f, in, &n, "h2d", &v->h2d, ROOF_UNIT_BW);
+        put_roof(f, in, &n, "d2h", &v->d2h, ROOF_UNIT_BW);
+        put_roof(f, in, &n, "launch", &v->launch, ROOF_UNIT_LATENCY);
+        put_roof(f, in, &n, "peak_bandwidth", &v->peak_bw, ROOF_UNIT_BW);
+        put_roof_dtypes(f, in, &n, "peak", v->peak);
+        fputs("\n      }", f);
+    }
+    fputs("\n    }", f);
+}
+
 static void write_context(const rundata *rd, FILE *f)
 {
     const csv_table *t = rd->t;
@@ -83,10 +148,11 @@ static void write_context(const rundata *rd, FILE *f)
     fprintf(f, ",\n%s\"caches\": []", in);
     put_str(f, in, "library_build_type", "release");
     /* Our context lines, each under its own key; repeated keys (one gpu line
-     * per GPU) join into one value with "; ". */
+     * per GPU) join into one value with "; ". The "roofs:" line is the
+     * "roofs" object's (write_roofs). */
     for (int i = 0; i < t->ncontext; i++) {
         size_t kn = ctx_keylen(t->context[i]);
-        int first = kn > 0;
+        int first = kn > 0 && !(kn == 5 && strncmp(t->context[i], "roofs", 5) == 0);
         for (int j = 0; j < i && first; j++)
             first = !(ctx_keylen(t->context[j]) == kn && strncmp(t->context[j], t->context[i], kn) == 0);
         if (!first) continue;
@@ -100,6 +166,7 @@ static void write_context(const rundata *rd, FILE *f)
         }
         fputc('"', f);
     }
+    write_roofs(rd, f);
     fprintf(f, "\n  },\n");
 }
 
@@ -111,6 +178,38 @@ static int same_family(const rundata *rd, int a, int b)
            rd_is(rd, a, COL_BACKEND, rd_str(rd, b, COL_BACKEND)) &&
            rd_is(rd, a, COL_DTYPE, rd_str(rd, b, COL_DTYPE)) &&
            rd_is(rd, a, COL_MODE, rd_str(rd, b, COL_MODE));
+}
+
+/* The columns an entry holds in a key of Google Benchmark's own (its name,
+ * time, iterations, threads, error, check_pass, note) or not at all (every
+ * sample: the CSV has them; the samples column, by its type). */
+int json_col_elsewhere(int c)
+{
+    static const int ELSEWHERE[] = {COL_SUITE, COL_CASE, COL_BACKEND, COL_DTYPE, COL_MODE, COL_SHAPE,
+                                    COL_THREADS, COL_REPS, COL_MEDIAN_MS, COL_CHECK, COL_NOTE};
+    for (size_t i = 0; i < sizeof ELSEWHERE / sizeof ELSEWHERE[0]; i++)
+        if (ELSEWHERE[i] == c) return 1;
+    return SCHEMA[c].type == COLT_SAMP;
+}
+
+/* The columns that are timings: an emulated row's are the emulator's, never
+ * a GPU's, and are left out. */
+int json_col_timed(int c)
+{
+    static const int TIMED[] = {COL_GFLOPS, COL_GBPS, COL_SPEEDUP, COL_MIN_MS, COL_MAX_MS, COL_MAD_MS,
+                                COL_H2D_MS, COL_COMPUTE_MS, COL_D2H_MS, COL_OVERLAP_EFF, COL_ALLOC_MS,
+                                COL_SAMPLES_PER_S, COL_PHASE_MS, COL_BUSBW_GBPS, COL_COMM_MS,
+                                COL_SCALING_EFF, COL_PCT_ROOF, COL_SPEEDUP_VS_BEST_CPU};
+    for (size_t i = 0; i < sizeof TIMED / sizeof TIMED[0]; i++)
+        if (TIMED[i] == c) return 1;
+    return 0;
+}
+
+/* A column's key: its schema name, or Google Benchmark's for the rates. */
+const char *json_col_key(int c)
+{
+    return c == COL_GFLOPS ? "GFLOP/s" : c == COL_GBPS ? "GB/s" : c == COL_SAMPLES_PER_S ? "items_per_second"
+                                                                                      : SCHEMA[c].name;
 }
 
 static void write_benchmark(const rundata *rd, FILE *f, int row, int family, int instance)
@@ -143,29 +242,21 @@ static void write_benchmark(const rundata *rd, FILE *f, int row, int family, int
     put_str(f, in, "time_unit", "ms");
     if (emu) /* Google Benchmark's free-text label */
         put_str(f, in, "label", "emulated: CUDA host emulator, correctness only, not a GPU timing");
-    /* counters: our figures, by schema column; the work of one repetition as flops and bytes */
-    static const struct { const char *key; int col; } COUNTERS[] = {
-        {"GFLOP/s", COL_GFLOPS}, {"GB/s", COL_GBPS}, {"speedup", COL_SPEEDUP},
-        {"max_abs_err", COL_MAX_ABS_ERR}, {"rel_err", COL_REL_ERR}, {"tolerance", COL_TOLERANCE},
-        {"min_ms", COL_MIN_MS}, {"max_ms", COL_MAX_MS}, {"mad_ms", COL_MAD_MS},
-        {"h2d_ms", COL_H2D_MS}, {"compute_ms", COL_COMPUTE_MS}, {"d2h_ms", COL_D2H_MS},
-        {"overlap_eff", COL_OVERLAP_EFF}, {"flops", COL_FLOPS}, {"bytes", COL_BYTES},
-        {"items_per_second", COL_SAMPLES_PER_S}};
-    static const int TIMED[] = {COL_GFLOPS, COL_GBPS, COL_SPEEDUP, COL_MIN_MS, COL_MAX_MS,
-                                COL_MAD_MS, COL_H2D_MS, COL_COMPUTE_MS, COL_D2H_MS,
-                                COL_OVERLAP_EFF, COL_SAMPLES_PER_S};
-    for (size_t c = 0; c < sizeof COUNTERS / sizeof COUNTERS[0]; c++) {
-        int timed = 0;
-        for (size_t t = 0; t < sizeof TIMED / sizeof TIMED[0]; t++) timed |= TIMED[t] == COUNTERS[c].col;
-        if (!(emu && timed)) put_num(f, in, COUNTERS[c].key, rd_num(rd, row, COUNTERS[c].col));
+    /* every other column, from the schema (a new column comes out by
+     * itself): numbers as counters, text as strings, each under its column
+     * name (three under Google Benchmark's: GFLOP/s, GB/s,
+     * items_per_second); an empty cell leaves its key out, and an emulated
+     * row's timings are never written */
+    for (int c = 0; c < COL_COUNT; c++) {
+        if (json_col_elsewhere(c) || (emu && json_col_timed(c))) continue;
+        if (SCHEMA[c].type == COLT_STR) {
+            if (*rd_str(rd, row, c)) put_str(f, in, json_col_key(c), rd_str(rd, row, c));
+        } else {
+            put_num(f, in, json_col_key(c), rd_num(rd, row, c));
+        }
     }
-    /* training rows: the phases (timings) and the loss trace (not a timing) */
-    if (!emu && *rd_str(rd, row, COL_PHASE_MS)) put_str(f, in, "phase_ms", rd_str(rd, row, COL_PHASE_MS));
-    if (*rd_str(rd, row, COL_TRACE)) put_str(f, in, "trace", rd_str(rd, row, COL_TRACE));
     if (!skip) put_num(f, in, "check_pass", rd_is(rd, row, COL_CHECK, "pass") ? 1 : 0);
-    put_num(f, in, "emulated", emu ? 1 : 0);
     if (!skip && *rd_str(rd, row, COL_NOTE)) put_str(f, in, "note", rd_str(rd, row, COL_NOTE));
-    if (*rd_str(rd, row, COL_REPRO)) put_str(f, in, "repro", rd_str(rd, row, COL_REPRO));
     fprintf(f, "\n    }");
 }
 

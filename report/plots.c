@@ -10,6 +10,7 @@
 #include "../ops/dtype.h"
 #include "plots.h"
 #include "chart_data.h"
+#include "roofs.h"
 
 #include "interrupt.h"
 
@@ -37,33 +38,36 @@ typedef struct chart_kind {
     chart_builder build;
     int about;           /* a schema column (COL_*, -1: none): a suite whose rows carry it */
     const char *absent;  /* should have this chart; when it has none, this says why */
+    int per_device;      /* one chart per device kind (<name>-cpu, <name>-gpu), over every suite */
 } chart_kind;
 
 #define NO_TIMING "no row ran on real hardware and passed (emulated timings mean nothing)"
 
 /* Each kind's script is plots/<name>.gp. */
 static const chart_kind KINDS[] = {
-    {"throughput", "Throughput vs work per repetition", chart_throughput, -1, NULL},
-    {"speedup", "Speedup vs the baseline", chart_speedup, -1, NULL},
-    {"split", "End-to-end time split (H2D / compute / D2H)", chart_split, -1, NULL},
-    {"overlap", "Stream overlap efficiency", chart_overlap, -1, NULL},
-    {"bandwidth", "Bandwidth vs bytes moved", chart_bandwidth, -1, NULL},
-    {"error", "Numerical error vs tolerance", chart_error, -1, NULL},
-    {"layers", "Throughput per layer and direction", chart_case_throughput, -1, NULL},
-    {"layer-speedup", "Speedup per layer, backend and mode", chart_case_speedup, -1, NULL},
-    {"dtype", "Throughput per dtype", chart_dtype, -1, NULL},
-    {"accuracy", "Accuracy lost per dtype", chart_accuracy, -1, NULL},
-    {"samples", "Samples/s vs batch size", chart_samples, COL_SAMPLES_PER_S, NO_TIMING},
+    {"throughput", "Throughput vs work per repetition", chart_throughput, -1, NULL, 0},
+    {"speedup", "Speedup vs the baseline", chart_speedup, -1, NULL, 0},
+    {"split", "End-to-end time split (H2D / compute / D2H)", chart_split, -1, NULL, 0},
+    {"overlap", "Stream overlap efficiency", chart_overlap, -1, NULL, 0},
+    {"bandwidth", "Bandwidth vs bytes moved", chart_bandwidth, -1, NULL, 0},
+    {"error", "Numerical error vs tolerance", chart_error, -1, NULL, 0},
+    {"layers", "Throughput per layer and direction", chart_case_throughput, -1, NULL, 0},
+    {"layer-speedup", "Speedup per layer, backend and mode", chart_case_speedup, -1, NULL, 0},
+    {"dtype", "Throughput per dtype", chart_dtype, -1, NULL, 0},
+    {"accuracy", "Accuracy lost per dtype", chart_accuracy, -1, NULL, 0},
+    {"samples", "Samples/s vs batch size", chart_samples, COL_SAMPLES_PER_S, NO_TIMING, 0},
     {"batch-speedup", "Speedup vs batch size per GPU mode", chart_batch_speedup, COL_SAMPLES_PER_S,
-     "no GPU row ran on real hardware (emulated rows carry no speedup)"},
-    {"phases", "Time per phase of a step", chart_phases, COL_SAMPLES_PER_S, NO_TIMING},
-    {"loss", "Loss per step", chart_loss, COL_SAMPLES_PER_S, "no checked row carries a loss trace"},
+     "no GPU row ran on real hardware (emulated rows carry no speedup)", 0},
+    {"phases", "Time per phase of a step", chart_phases, COL_SAMPLES_PER_S, NO_TIMING, 0},
+    {"loss", "Loss per step", chart_loss, COL_SAMPLES_PER_S, "no checked row carries a loss trace", 0},
+    {"roofline", "Roofline", chart_roofline, -1, NULL, 1},
 };
 enum { NKINDS = (int)(sizeof KINDS / sizeof KINDS[0]) };
 
 int plots_nkinds(void) { return NKINDS; }
 const char *plots_kind_name(int k) { return KINDS[k].name; }
 const char *plots_kind_title(int k) { return KINDS[k].title; }
+int plots_kind_per_device(int k) { return KINDS[k].per_device; }
 
 const char *plots_kind_absent(int k, const rundata *rd, const char *suite)
 {
@@ -125,11 +129,13 @@ typedef struct render_ctx {
     plots_outcome *out;
 } render_ctx;
 
-/* One chart with data: its kind, suite, "<kind>-<suite>" (its names in
- * plots/) and its gnuplot parameters (malloc'd when state is 1). */
+/* One chart with data: its kind, suite (NULL for a per-device kind: device
+ * says which), "<kind>-<suite>" or "<kind>-<device>" (its names in plots/)
+ * and its gnuplot parameters (malloc'd when state is 1). */
 typedef struct chart_job {
     const chart_kind *k;
     const char *suite;
+    int device;
     char stem[192];
     char *params;
     int state;          /* 1 has data, 0 has none (a stale chart goes), -1 failed */
@@ -253,6 +259,7 @@ static int plan_one(render_ctx *r, chart_job *j)
     memset(&c, 0, sizeof c);
     c.rd = r->rd;
     c.suite = j->suite;
+    c.device = j->device;
     int fd = openat(r->tfd, dat, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0 || !(c.dat = fdopen(fd, "w"))) {
         int e = errno;
@@ -276,14 +283,15 @@ static int plan_one(render_ctx *r, chart_job *j)
         return 0;
     }
     device_line(r->rd, &c, dev, sizeof dev);
-    snprintf(title, sizeof title, "%s: %s%s%s", j->suite, j->k->title, c.subtitle[0] ? ", " : "", c.subtitle);
+    const char *what = j->suite ? j->suite : roof_dev_name(j->device);
+    snprintf(title, sizeof title, "%s: %s%s%s", what, j->k->title, c.subtitle[0] ? ", " : "", c.subtitle);
     char data[4700], out[4700];
     snprintf(data, sizeof data, "%s/%s", r->tpath, dat);
     snprintf(out, sizeof out, "%s/%s", r->tpath, j->stem);
     chart_param_path(&c, "plotdir", r->sdir);
     chart_param_path(&c, "data", data);
     chart_param_path(&c, "out", out);
-    chart_param_str(&c, "suite", j->suite);
+    chart_param_str(&c, "suite", what);
     chart_param_str(&c, "title", title);
     chart_param_str(&c, "devline", dev);
     chart_param_num(&c, "n", blocks);
@@ -458,7 +466,7 @@ int plots_render(const rundata *rd, int dirfd, const char *dir, plots_outcome *o
     }
     const char *suites[64];
     int ns = rd_suites(rd, suites, 64);
-    if (ns > 0 && !(jobs = calloc((size_t)ns * NKINDS, sizeof *jobs))) {
+    if (!(jobs = calloc((size_t)(ns + ROOF_NDEV) * NKINDS, sizeof *jobs))) {
         fprintf(stderr, "bench: charts not drawn: %s\n", strerror(errno));
         return -1;
     }
@@ -467,12 +475,16 @@ int plots_render(const rundata *rd, int dirfd, const char *dir, plots_outcome *o
         return -1;
     }
     /* first every chart's data (what is to draw, M), then gnuplot for each */
-    for (int s = 0; s < ns && !r.out->nospace && !interrupt_stops_report(); s++)
-        for (int k = 0; k < NKINDS && !r.out->nospace; k++, njobs++) {
-            chart_job *j = &jobs[njobs];
+    /* per suite, then the per-device kinds (rows: their suite -1) */
+    for (int s = 0; s < ns + ROOF_NDEV && !r.out->nospace && !interrupt_stops_report(); s++)
+        for (int k = 0; k < NKINDS && !r.out->nospace; k++) {
+            if (KINDS[k].per_device != (s >= ns)) continue;
+            chart_job *j = &jobs[njobs++];
             j->k = &KINDS[k];
-            j->suite = suites[s];
-            snprintf(j->stem, sizeof j->stem, "%s-%s", KINDS[k].name, suites[s]);
+            j->suite = s < ns ? suites[s] : NULL;
+            j->device = s < ns ? -1 : s - ns;
+            snprintf(j->stem, sizeof j->stem, "%s-%s", KINDS[k].name,
+                     j->suite ? j->suite : roof_dev_name(j->device));
             j->state = plan_one(&r, j);
             if (j->state < 0) rc = -1;
             r.out->planned += j->state > 0;

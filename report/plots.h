@@ -9,6 +9,9 @@
 int plots_nkinds(void);
 const char *plots_kind_name(int k);
 const char *plots_kind_title(int k);
+/* Whether kind k is drawn once per device kind over every suite
+ * (<name>-cpu, <name>-gpu: the roofline) rather than once per suite. */
+int plots_kind_per_device(int k);
 /* Why suite has no chart of kind k though its rows are what the kind shows
  * (e.g. the speedup-vs-batch chart of training rows that all ran emulated):
  * one clause for report.md; NULL when the kind is not about this suite. */
@@ -23,7 +26,8 @@ typedef struct plots_outcome {
 } plots_outcome;
 
 /* Renders every chart with data for every suite of the run into
- * <dir>/plots/<chart>-<suite>.png and .svg; dirfd is <dir> open. Each chart
+ * <dir>/plots/<chart>-<suite>.png and .svg (a per-device kind:
+ * <chart>-cpu, <chart>-gpu); dirfd is <dir> open. Each chart
  * is drawn in a temporary folder inside plots/ and renamed over the earlier
  * one only once gnuplot made it whole, so a failed or interrupted chart
  * keeps the earlier one; plots/ and the charts in it are never written

@@ -8,6 +8,7 @@
 #include "plots.h"
 #include "report_precision.h"
 #include "report_roofs.h"
+#include "roofline.h"
 #include "report_steps.h"
 
 #include <math.h>
@@ -185,6 +186,7 @@ static void write_charts(const rundata *rd, FILE *f, const char *dir, const char
     snprintf(pdir, sizeof pdir, "%s/plots", dir);
     int drawn = access(pdir, F_OK) == 0;
     for (int k = 0; k < plots_nkinds(); k++) {
+        if (plots_kind_per_device(k)) continue; /* the roofline: beside the Roofs section */
         char rel[256], path[4600];
         snprintf(rel, sizeof rel, "plots/%s-%s.png", plots_kind_name(k), suite);
         snprintf(path, sizeof path, "%s/%s", dir, rel);
@@ -221,6 +223,7 @@ int report_md_write(const rundata *rd, int dirfd, const char *dir)
     write_missing_columns(rd, f);
     write_environment(rd, f);
     report_roofs_write(rd, f);
+    roofline_links_write(rd, f, dir);
     const char *suites[64];
     int ns = rd_suites(rd, suites, 64);
     for (int s = 0; s < ns; s++) {

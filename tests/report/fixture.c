@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "fixture.h"
 #include "csv.h"
+#include "roofs.h"
 #include "rundata.h"
 
 #include <stdio.h>
@@ -78,20 +79,36 @@ result_row mk(const char *suite, const char *cs, const char *backend, const char
 static const char *const CTX[] = {"utc: 2026-01-02T03:04:05Z", "host: testhost", "cpu: Test CPU, 2 cores",
                                   "cores: 2", "command: bench --suite matmul"};
 
-/* Writes dir/results.csv from rows; 0 or -1. */
-int write_run(const char *dir, result_row *rows, int n)
+/* Writes dir/results.csv from rows after the context lines extra[0..nextra)
+ * (following the fixture's); 0 or -1. */
+static int write_run_with(const char *dir, const char (*extra)[512], int nextra, result_row *rows, int n)
 {
+    enum { NCTX = (int)(sizeof CTX / sizeof CTX[0]) };
+    const char *ctx[NCTX + 64];
+    int nc = 0;
+    for (int i = 0; i < NCTX; i++) ctx[nc++] = CTX[i];
+    for (int i = 0; i < nextra && nc < NCTX + 64; i++) ctx[nc++] = extra[i];
     char path[512];
     mkdir(dir, 0755);
     snprintf(path, sizeof path, "%s/results.csv", dir);
     unlink(path); /* the writer makes a new file only: a rewrite replaces the run */
-    csv_writer *w = csv_writer_open(path, CTX, 5);
+    csv_writer *w = csv_writer_open(path, ctx, nc);
     if (!w) return -1;
     for (int i = 0; i < n; i++) csv_write_row(w, &rows[i]);
     char end[32]; /* a finished run records its end last, as bench does */
     snprintf(end, sizeof end, "finished: %d rows", n);
     csv_write_context(w, end);
     return csv_writer_close(w);
+}
+
+int write_run(const char *dir, result_row *rows, int n) { return write_run_with(dir, NULL, 0, rows, n); }
+
+int write_run_roofs(const char *dir, const roofs *rf, result_row *rows, int n)
+{
+    static char lines[64][512];
+    int nl = 0;
+    roofs_context_lines(rf, lines, &nl, 64);
+    return write_run_with(dir, (const char (*)[512])lines, nl, rows, n);
 }
 
 /* Builds one chart of suite from dir's run into text (data file, then a line

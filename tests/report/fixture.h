@@ -22,6 +22,11 @@ result_row mk(const char *suite, const char *cs, const char *backend, const char
 /* Writes dir/results.csv (created, replacing one there) from rows; 0 or -1. */
 int write_run(const char *dir, result_row *rows, int n);
 
+/* The same with rf's roof context lines (roofs_context_lines, as bench
+ * writes them) after the fixture's context. */
+struct roofs;
+int write_run_roofs(const char *dir, const struct roofs *rf, result_row *rows, int n);
+
 /* Builds one chart of suite from dir's run into text (its data file, then a
  * line "params: ..."); returns the number of blocks, -1 when the run does not
  * load (the reason in text). */
