@@ -128,6 +128,8 @@ void run_setup(bench_run *r, const selection *s)
     run->gpu_open = gpu_exec_open;
     run->gpu_recover = gpu_recover_device;
     run->gpu_sync = gpu_stream_sync;
+    run->gpu_props = gpu_props_get;
+    run->gpu_launch_us = gpu_launch_us;
     run->llc_bytes = r->env.llc_bytes;
     run->cpu_name = r->env.cpu;
     run->threads = cpu_threads_get();

@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 #include "env.h"
+#include "gpu_peaks.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -38,6 +39,14 @@ void gpu_context_lines(char (*lines)[ENV_LINE], int *n, int max);
  * after releasing every library handle and cudaDeviceReset), else -1 with st
  * marked unusable and st->why set. */
 int gpu_recover_device(gpu_status *st);
+
+/* The properties of device its paper peaks come from (gpu_peaks.h), every
+ * runtime call checked. 0, or -1 with why. */
+int gpu_props_get(int device, gpu_props *g, char *why, size_t cap);
+
+/* The launch latency of the current device: n empty kernels back to back
+ * between two events, in us per launch. 0, or -1 with why. */
+int gpu_launch_us(int n, double *us, char *why, size_t cap);
 
 /* Which flavour this binary was built with: "cuda", "emulator" or "none". */
 extern const char *const GPU_FLAVOUR;

@@ -43,6 +43,22 @@ int gpu_recover_device(gpu_status *st)
     return -1;
 }
 
+int gpu_props_get(int device, gpu_props *g, char *why, size_t cap)
+{
+    (void)device;
+    memset(g, 0, sizeof *g);
+    snprintf(why, cap, "%s", WHY);
+    return -1;
+}
+
+int gpu_launch_us(int n, double *us, char *why, size_t cap)
+{
+    (void)n;
+    *us = 0;
+    snprintf(why, cap, "%s", WHY);
+    return -1;
+}
+
 int gpu_stream_sync(void *stream)
 {
     (void)stream;

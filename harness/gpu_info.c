@@ -5,6 +5,8 @@
 #include "gpu.h"
 #include "cuda_check.h"
 #include "gpu_handles.h"
+#include "errmsg.h"
+#include "../kernels/launch_probe.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -116,6 +118,48 @@ void gpu_context_lines(char (*lines)[ENV_LINE], int *n, int max)
     }
     if (*n < max) snprintf(lines[(*n)++], ENV_LINE, "cuda_driver: %d", drv);
     if (*n < max) snprintf(lines[(*n)++], ENV_LINE, "cuda_runtime: %d", rt);
+}
+
+int gpu_props_get(int device, gpu_props *g, char *why, size_t cap)
+{
+    static const struct { enum cudaDeviceAttr a; const char *name; } ATTRS[] = {
+        {cudaDevAttrClockRate, "cudaDevAttrClockRate"},
+        {cudaDevAttrMemoryClockRate, "cudaDevAttrMemoryClockRate"},
+        {cudaDevAttrGlobalMemoryBusWidth, "cudaDevAttrGlobalMemoryBusWidth"},
+        {cudaDevAttrL2CacheSize, "cudaDevAttrL2CacheSize"},
+    };
+    struct cudaDeviceProp p;
+    int v[4];
+    memset(g, 0, sizeof *g);
+    cudaError_t e = cudaGetDeviceProperties(&p, device);
+    if (e != cudaSuccess) {
+        cuda_why(why, cap, "cudaGetDeviceProperties", e);
+        return -1;
+    }
+    /* the clocks by attribute: cudaDeviceProp's clock fields are deprecated
+     * (CUDA 12) and gone (CUDA 13) */
+    for (int i = 0; i < 4; i++)
+        if ((e = cudaDeviceGetAttribute(&v[i], ATTRS[i].a, device)) != cudaSuccess) {
+            cuda_why(why, cap, ATTRS[i].name, e);
+            return -1;
+        }
+    g->major = p.major;
+    g->minor = p.minor;
+    g->sms = p.multiProcessorCount;
+    g->clock_khz = v[0];
+    g->mem_clock_khz = v[1];
+    g->bus_bits = v[2];
+    g->l2_bytes = v[3];
+    snprintf(g->name, sizeof g->name, "%s", p.name);
+    return 0;
+}
+
+int gpu_launch_us(int n, double *us, char *why, size_t cap)
+{
+    err_clear();
+    if (launch_probe_cuda(n, us) == 0) return 0;
+    snprintf(why, cap, "%s", err_get());
+    return -1;
 }
 
 int gpu_recover_device(gpu_status *st)

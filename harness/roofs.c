@@ -68,7 +68,7 @@ static void low_reason(const roof_case *c, result_row *row, double roof, const c
     else if (strcmp(row->bound, "bandwidth") == 0)
         note_add(row, "low: bandwidth-bound: against the bandwidth roof (%.4g GB/s)", roof);
     else if (strcmp(row->bound, "transfer") == 0)
-        note_add(row, "low: transfer-bound: against the copy roofs");
+        note_add(row, "low: transfer-bound: against the pinned copy roofs (%.4g GB/s)", roof);
     else if (c && c->whole_step)
         note_add(row, "low: a whole step: %.2g%% of the compute roof (MFU; small layers and "
                       "element-wise ops run far below a GEMM)", row->pct_roof);
@@ -96,6 +96,9 @@ static void above_reason(const roof_case *c, result_row *row, double roof, const
                       "measured less", row->bound, roof, unit);
 }
 
+static void copy_verdict(const roof_device *v, const roof_case *c, double io, result_row *row);
+static void judge(const roof_case *c, result_row *row, double roof, const char *unit);
+
 void roof_verdict(const roofs *rf, const roof_case *c, result_row *row)
 {
     row->intensity = row->pct_roof = NAN;
@@ -111,11 +114,15 @@ void roof_verdict(const roofs *rf, const roof_case *c, result_row *row)
     int dt = dtype_parse(row->dtype);
     double flops = row->flops > 0 ? row->flops : 0, io = row->io_bytes > 0 ? row->io_bytes : 0;
     if (flops <= 0 && io <= 0) return;
+    if (c && c->copy != ROOF_COPY_NONE) {
+        copy_verdict(v, c, io, row);
+        return;
+    }
     if (flops > 0 && io > 0) row->intensity = flops / io;
     const roof_num *comp = dt >= 0 ? &v->compute[dt] : NULL;
     int whole = c && c->whole_step && flops > 0;
     /* the time the roofs allow, each term in s */
-    double t_comp = 0, t_bw = 0, t_x = 0;
+    double t_comp = 0, t_bw = 0, t_h = 0, t_d = 0;
     if (flops > 0) {
         if (!comp || !known(comp)) return;   /* no compute roof for the dtype */
         t_comp = flops / (comp->v * 1e9);
@@ -127,21 +134,43 @@ void roof_verdict(const roofs *rf, const roof_case *c, result_row *row)
     if (c && c->copies && !whole) {
         if (c->h2d_bytes > 0) {
             if (!known(&v->h2d)) return;
-            t_x += c->h2d_bytes / (v->h2d.v * 1e9);
+            t_h = c->h2d_bytes / (v->h2d.v * 1e9);
         }
         if (c->d2h_bytes > 0) {
             if (!known(&v->d2h)) return;
-            t_x += c->d2h_bytes / (v->d2h.v * 1e9);
+            t_d = c->d2h_bytes / (v->d2h.v * 1e9);
         }
     }
-    double t_core = fmax(t_comp, t_bw), t_att = t_core + t_x;
+    /* overlapping streams: copies in, copies out and the kernels each run
+     * on their own engine, the slowest sets the pace; one stream: in turn */
+    double t_core = fmax(t_comp, t_bw), t_x = c && c->overlap ? fmax(t_h, t_d) : t_h + t_d;
+    double t_att = c && c->overlap ? fmax(t_core, t_x) : t_core + t_x;
     if (!(t_att > 0)) return;
     const char *bound = t_x > t_core ? "transfer" : t_comp >= t_bw ? "compute" : "bandwidth";
     snprintf(row->bound, sizeof row->bound, "%s", bound);
     row->pct_roof = 100.0 * t_att / (row->median_ms / 1e3);
+    /* the transfer roof: the copies' bytes over their time at the copy roofs */
     double roof = strcmp(bound, "compute") == 0 ? comp->v : strcmp(bound, "bandwidth") == 0
-                                                               ? v->bw.v : NAN;
-    const char *unit = strcmp(bound, "compute") == 0 ? "GFLOP/s" : "GB/s";
+                  ? v->bw.v : (c->h2d_bytes + c->d2h_bytes) / (t_h + t_d) / 1e9;
+    judge(c, row, roof, strcmp(bound, "compute") == 0 ? "GFLOP/s" : "GB/s");
+}
+
+/* A row that is one copy of io bytes (roof_case.copy) against its roof. */
+static void copy_verdict(const roof_device *v, const roof_case *c, double io, result_row *row)
+{
+    const roof_copy way = c->copy;
+    const roof_num *r = way == ROOF_COPY_H2D ? &v->h2d : way == ROOF_COPY_D2H ? &v->d2h : &v->bw;
+    if (!(io > 0) || !known(r)) return;
+    /* a device-to-device copy reads and writes each byte */
+    double moved = way == ROOF_COPY_D2D ? 2 * io : io;
+    snprintf(row->bound, sizeof row->bound, "%s", way == ROOF_COPY_D2D ? "bandwidth" : "transfer");
+    row->pct_roof = 100.0 * moved / (r->v * 1e9) / (row->median_ms / 1e3);
+    judge(c, row, r->v, "GB/s");
+}
+
+/* The verdict of row's pct_roof, and the reason of a low or above-roof one. */
+static void judge(const roof_case *c, result_row *row, double roof, const char *unit)
+{
     if (row->pct_roof > ROOF_ABOVE_PCT) {
         snprintf(row->verdict, sizeof row->verdict, "above-roof");
         above_reason(c, row, roof, unit);

@@ -69,14 +69,23 @@ typedef struct roofs {
     roof_device dev[ROOF_NDEV];
 } roofs;
 
+/* A row whose work is one copy of its io_bytes: which way (the transfer
+ * suite's own modes; suite_def.mode_copy says). H2D/D2H run against the
+ * pinned copy roof of their direction (bound transfer), D2D reads and writes
+ * every byte in device memory (bound bandwidth). */
+typedef enum { ROOF_COPY_NONE, ROOF_COPY_H2D, ROOF_COPY_D2H, ROOF_COPY_D2D } roof_copy;
+
 /* What the verdict needs of a case beyond its row. */
 typedef struct roof_case {
     int copies;          /* an end-to-end GPU mode: its copies count (the transfer roofs) */
     double h2d_bytes;    /* copied to the device per repetition (copies) */
     double d2h_bytes;    /* copied back per repetition (copies) */
+    int overlap;         /* copies: on streams of their own, overlapping the kernels
+                          * and each other (the slowest sets the roof); 0: in turn */
     int whole_step;      /* a whole training step: % of the compute roof (MFU) */
     int reference;       /* the op's reference backend (the plain loops) */
     double llc_bytes;    /* the CPU's last-level cache (a cache-resident working set) */
+    roof_copy copy;      /* the row is one copy (ROOF_COPY_NONE: not) */
 } roof_case;
 
 /* Every value unknown, nothing measured. */

@@ -246,8 +246,9 @@ static void best_cpu_row(run_state *st, const case_ref *c, result_row *row)
 
 /* Case c's row against the run's roofs (roofs.h): an end-to-end GPU mode
  * copies its inputs in and its outputs back (the layout's buffers; a kept
- * output stays on the device), a step suite's row is a whole step, the op's
- * first registry row is its reference. */
+ * output stays on the device), a suite's own mode may be one copy
+ * (suite_def.mode_copy), a step suite's row is a whole step, the op's first
+ * registry row is its reference. */
 static void case_roof(const runner *r, const suite_def *s, const case_ref *c,
                       const case_data *d, result_row *row)
 {
@@ -256,6 +257,7 @@ static void case_roof(const runner *r, const suite_def *s, const case_ref *c,
     rc.reference = runner_backends_of(r->registry, s->op, &first, 1) == 1 && first == c->b;
     if (c->kind == CASE_GPU && c->gpu && c->gpu->kind != GPU_RESIDENT && d) {
         rc.copies = 1;
+        rc.overlap = c->gpu->nstreams > 1;
         for (int i = 0; i < d->l.nbufs; i++) {
             const case_buf *b = &d->l.buf[i];
             if (b->role == ROLE_IN || b->role == ROLE_INOUT) rc.h2d_bytes += (double)b->bytes;
@@ -263,6 +265,7 @@ static void case_roof(const runner *r, const suite_def *s, const case_ref *c,
                 rc.d2h_bytes += (double)b->bytes;
         }
     }
+    if (c->kind == CASE_OWN && s->mode_copy) rc.copy = s->mode_copy(c->mode);
     roof_verdict(r->roofs, &rc, row);
 }
 

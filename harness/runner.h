@@ -52,6 +52,8 @@ typedef struct runner {
                     size_t skipcap);
     int (*gpu_recover)(gpu_status *st);
     int (*gpu_sync)(void *stream);  /* the GPU layer's stream synchronization (phase.h) */
+    int (*gpu_props)(int device, gpu_props *g, char *why, size_t cap);   /* the roof probe's */
+    int (*gpu_launch_us)(int n, double *us, char *why, size_t cap);     /* (gpu.h) */
     int gpu_lost;                  /* the GPU became unusable during the run */
     double llc_bytes;              /* for input rotation */
     const char *cpu_name;          /* device column of CPU rows */
@@ -105,6 +107,14 @@ double runner_case_bytes(const suite_def *s, const problem *p, double llc_bytes,
  * ran out of memory. */
 double runner_time_cpu(const runner *r, const suite_def *s, const problem *p,
                        const backend_def *b, const measure_cfg *cfg);
+
+/* Times GPU backend b on p (at p->dtype) in mode `mode` (a GPU execution
+ * mode's name, or one of the suite's own) through the runner's GPU case path,
+ * unchecked and without a row: the roof probe's measurement on a real GPU.
+ * The fastest repetition in ms; NAN when the GPU is not usable, the mode
+ * does not apply, or a call failed (err_get says which). */
+double runner_time_gpu(const runner *r, const suite_entry *e, const problem *p,
+                       const backend_def *b, const char *mode, const measure_cfg *cfg);
 
 /* Number of cases (for the ETA). */
 int runner_count(const runner *r, const suite_entry *s, int nproblems);

@@ -3,6 +3,7 @@
  * through fp32 staging) and the references; the one memory estimate of them
  * (runner_case_bytes); a CPU backend's case over them. */
 #include "runner_int.h"
+#include "errmsg.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -145,6 +146,52 @@ double runner_time_cpu(const runner *r, const suite_def *s, const problem *p,
     }
     data_free(s, &d);
     return med;
+}
+
+double runner_time_gpu(const runner *r, const suite_entry *e, const problem *p,
+                       const backend_def *b, const char *mode, const measure_cfg *cfg)
+{
+    const suite_def *s = e->def;
+    const gpu_mode *gm = gpu_mode_find(mode);
+    case_data d;
+    case_exec ex;
+    measure_result m;
+    char skip[200] = "";
+    double best = NAN;
+    int built = 0, o = -1;
+    memset(&m, 0, sizeof m);
+    memset(&ex, 0, sizeof ex);
+    err_clear();
+    if (!e->gpu || !r->gpu || !r->gpu->usable || r->gpu_lost || !r->gpu_open) {
+        err_set("no usable GPU");
+        return NAN;
+    }
+    if (!gm) {
+        if (!s->modes || !e->gpu->open_mode) {
+            err_set("mode %s does not apply to suite %s", mode, s->name);
+            return NAN;
+        }
+        o = e->gpu->open_mode(b, mode, p, &ex, skip, sizeof skip);
+    } else {
+        built = 1;
+        if (data_build_refs(r, s, p, &d, 0) == 0) {
+            void *const *sets[MAX_SETS];
+            for (int k = 0; k < d.nsets; k++) sets[k] = d.buf[k];
+            gpu_work w = {.def = s, .gpu = e->gpu, .b = b, .p = p, .l = &d.l,
+                          .host = d.buf[0], .sets = sets, .nsets = d.nsets};
+            o = r->gpu_open(gm, &w, &ex, skip, sizeof skip);
+        } else {
+            err_set("out of host memory for the problem's buffers");
+        }
+    }
+    if (o == 1) err_set("%s", skip);
+    if (o == 0) {
+        if (measure_run(cfg, ex.run, ex.st, &m) == 0) best = m.stats.min;
+        measure_result_free(&m);
+        ex.close(ex.st);
+    }
+    if (built) data_free(s, &d);
+    return best;
 }
 
 /* ---- a CPU backend's case ------------------------------------------------- */

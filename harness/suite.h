@@ -18,6 +18,7 @@
 #include "exec.h"
 #include "layout.h"
 #include "dp_mode.h"
+#include "roofs.h"
 #include "../ops/comm_ops.h"
 
 #ifdef __cplusplus
@@ -140,6 +141,9 @@ typedef struct BENCH_DESIGNATED suite_def {
     /* GPU modes of its own (transfer's copy directions), NULL-terminated;
      * their cases come from suite_gpu.open_mode. NULL: the GPU execution modes. */
     const char *const *modes;
+    /* Optional, with modes: which way a row of own mode `mode` copies its
+     * io_bytes (its roof: roofs.h). NULL: ROOF_COPY_NONE for every mode. */
+    roof_copy (*mode_copy)(const char *mode);
     /* Optional: the problems one parsed --sizes entry stands for, when more
      * than one (conv: a descriptor without a direction is all three). Writes
      * at most cap; returns how many. NULL: the parsed problem itself. */

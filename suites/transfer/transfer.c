@@ -17,6 +17,15 @@
 
 static const unsigned long long SIZES[] = {4u << 10,  16u << 10, 64u << 10, 256u << 10, 1u << 20,
                                            4u << 20,  16u << 20, 64u << 20, 256u << 20};
+/* Which way a row of mode m copies (its roof: the copy roof of its direction,
+ * device bandwidth for d2d). */
+static roof_copy transfer_mode_copy(const char *m)
+{
+    if (strncmp(m, "h2d", 3) == 0) return ROOF_COPY_H2D;
+    if (strncmp(m, "d2h", 3) == 0) return ROOF_COPY_D2H;
+    return strcmp(m, "d2d") == 0 ? ROOF_COPY_D2D : ROOF_COPY_NONE;
+}
+
 static const unsigned long long QUICK_SIZES[] = {4u << 10, 1u << 20, 16u << 20};
 
 /* Direction, host memory and sync: the suite's own GPU modes. */
@@ -156,4 +165,5 @@ const suite_def SUITE_TRANSFER = {
     .chunk = transfer_chunk,
     .emu_max_work = (double)(16u << 20), /* emulated copies are plain memcpy; default sweeps stop here */
     .modes = MODES,
+    .mode_copy = transfer_mode_copy,
 };

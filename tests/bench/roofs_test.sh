@@ -3,7 +3,8 @@
 # them (context lines `roofs: measured`, `roof-cpu-bandwidth`,
 # `roof-cpu-compute-fp32`), every timed row with a work count gets pct_roof,
 # verdict and bound, every low or above-roof row states its reason; an
-# emulated row gets none and says so; --no-roofs leaves them all empty and
+# emulated row gets none and says so, and an emulated run writes no GPU roof
+# line (a matmul run, a transfer run); --no-roofs leaves them all empty and
 # says the roofs were not measured.
 #   roofs_test.sh BENCH CSVQ
 here=$(cd "$(dirname "$0")" && pwd)
@@ -65,5 +66,19 @@ if "$bench" --emulate --info >/dev/null 2>&1; then
     [ -s emu.tsv ] || fail "no emulated row"
     awk -F'\t' '$3 != "" || $4 != "" || $5 !~ /emulated: no roof/' emu.tsv | grep -q . &&
         fail "an emulated row with a roof or without 'emulated: no roof': $(cat emu.tsv)"
+    # the emulator's timings are never a roof: no GPU roof lines
+    grep -q '^# roof-gpu-' emu/results.csv && fail "an emulated run wrote GPU roof lines"
+    # the transfer suite's copies (their own modes) alone: no roof at all, and why
+    "$bench" --emulate --suite transfer --sizes 1MiB --reps 1 --no-plots --out emut \
+        >out.txt 2>err.txt || fail "the emulated transfer run failed: $(cat err.txt)"
+    grep -q '^# roof-' emut/results.csv && fail "an emulated transfer run wrote roof lines"
+    grep -q '^# roofs: not measured (.*emulated' emut/results.csv ||
+        fail "no 'roofs: not measured (... emulated ...)' line: $(grep roofs emut/results.csv)"
+    "$csvq" emut/results.csv emulated check pct_roof verdict bound note |
+        awk -F'\t' '$1 == 1 && $2 == "pass"' >emut.tsv
+    copies=$("$csvq" emut/results.csv emulated check | awk -F'\t' '$1 == 1 && $2 == "pass"' | wc -l)
+    [ "$copies" -gt 0 ] || fail "no emulated copy row"
+    unroofed=$(awk -F'\t' '$3 == "" && $4 == "" && $5 == "" && $6 ~ /emulated: no roof/' emut.tsv | wc -l)
+    [ "$unroofed" -eq "$copies" ] || fail "$unroofed of $copies emulated copies say 'emulated: no roof'"
 fi
 test_end cli.roofs

@@ -1,5 +1,7 @@
 /* tests/harness/roofs_test.c - roof_verdict on synthetic roofs and rows: each
- * verdict and each bound, the end-to-end transfer roof, MFU of a whole step,
+ * verdict and each bound, the end-to-end transfer roof (in turn and on
+ * overlapping streams), the transfer suite's copies against the roof of their
+ * direction, MFU of a whole step,
  * the rows that get none (emulated, no work count, failed, no roofs), the
  * reasons of low and above-roof rows; and the context lines read back. */
 #include "roofs.h"
@@ -8,7 +10,8 @@
 #include <math.h>
 #include <string.h>
 
-/* cpu: 100 GFLOP/s fp32, 10 GB/s; gpu: 1000 GFLOP/s fp32, 100 GB/s, copies 10 GB/s */
+/* cpu: 100 GFLOP/s fp32, 10 GB/s; gpu: 1000 GFLOP/s fp32, 100 GB/s, copies in
+ * 10 GB/s, out 20 GB/s (the directions differ, so a swap shows) */
 static void synth(roofs *rf)
 {
     roofs_init(rf);
@@ -24,7 +27,8 @@ static void synth(roofs *rf)
     rf->dev[ROOF_GPU].bw.v = 100;
     rf->dev[ROOF_GPU].compute[DTYPE_FP32].v = 1000;
     rf->dev[ROOF_GPU].h2d.v = 10;
-    rf->dev[ROOF_GPU].d2h.v = 10;
+    rf->dev[ROOF_GPU].d2h.v = 20;
+    rf->dev[ROOF_GPU].peak_bw.v = 150;
     rf->dev[ROOF_GPU].launch.v = 5;
 }
 
@@ -102,8 +106,10 @@ int main(void)
            r.verdict, r.note);
 
     /* end to end on the GPU: 1e8 bytes in and out at 10 GB/s = 20 ms beside 1 ms of compute */
+    const roof_device *gpu = &rf.dev[ROOF_GPU];
     roof_case e2e = {.copies = 1, .h2d_bytes = 1e8, .d2h_bytes = 1e8};
-    double t_x = (e2e.h2d_bytes + e2e.d2h_bytes) / (rf.dev[ROOF_GPU].h2d.v * 1e9) * 1e3;
+    double t_h = e2e.h2d_bytes / (gpu->h2d.v * 1e9) * 1e3, t_d = e2e.d2h_bytes / (gpu->d2h.v * 1e9) * 1e3;
+    double t_x = t_h + t_d;
     double t_c = 1e9 / (rf.dev[ROOF_GPU].compute[DTYPE_FP32].v * 1e9) * 1e3;
     r = row_of("gpu", 1e9, 1e7, t_x + t_c);
     roof_verdict(&rf, &e2e, &r);
@@ -114,6 +120,58 @@ int main(void)
     roof_verdict(&rf, &res, &r);
     EXPECT(strcmp(r.bound, "compute") == 0, "bound %s", r.bound);
     EXPECT(fabs(r.pct_roof - 100 * t_c / (t_x + t_c)) < 1e-9, "pct %g", r.pct_roof);
+
+    /* the same copies on overlapping streams: the slowest engine (copies in) sets the roof */
+    roof_case ovl = e2e;
+    ovl.overlap = 1;
+    r = row_of("gpu", 1e9, 1e7, t_h);
+    roof_verdict(&rf, &ovl, &r);
+    EXPECT(strcmp(r.bound, "transfer") == 0 && fabs(r.pct_roof - 100) < 1e-9, "%s %g", r.bound,
+           r.pct_roof);
+    /* ... one stream at that time would be faster than the roofs allow */
+    roof_verdict(&rf, &e2e, &r);
+    EXPECT(strcmp(r.verdict, "above-roof") == 0, "in turn: %s %g", r.verdict, r.pct_roof);
+    /* overlapped, compute-bound when the kernels take longest */
+    roof_case ovl_small = {.copies = 1, .overlap = 1, .h2d_bytes = 1e6, .d2h_bytes = 1e6};
+    r = row_of("gpu", 1e9, 1e7, t_c);
+    roof_verdict(&rf, &ovl_small, &r);
+    EXPECT(strcmp(r.bound, "compute") == 0 && strcmp(r.verdict, "at-roof") == 0, "%s %s",
+           r.bound, r.verdict);
+
+    /* the transfer suite's rows: one copy against the roof of its direction */
+    struct { roof_copy way; double roof, moved; const char *bound; } ways[] = {
+        {ROOF_COPY_H2D, gpu->h2d.v, 1, "transfer"},
+        {ROOF_COPY_D2H, gpu->d2h.v, 1, "transfer"},
+        {ROOF_COPY_D2D, gpu->bw.v, 2, "bandwidth"},   /* reads and writes each byte */
+    };
+    for (size_t w = 0; w < sizeof ways / sizeof *ways; w++) {
+        roof_case cp = {.copy = ways[w].way};
+        double t = ways[w].moved * 1e8 / (ways[w].roof * 1e9) * 1e3;
+        r = row_of("gpu", 0, 1e8, t);
+        snprintf(r.dtype, sizeof r.dtype, "u8");
+        roof_verdict(&rf, &cp, &r);
+        EXPECT(strcmp(r.bound, ways[w].bound) == 0, "way %zu bound %s", w, r.bound);
+        EXPECT(fabs(r.pct_roof - 100) < 1e-9 && strcmp(r.verdict, "at-roof") == 0,
+               "way %zu pct %g %s", w, r.pct_roof, r.verdict);
+        EXPECT(isnan(r.intensity), "way %zu intensity %g", w, r.intensity);
+        /* a pageable copy at a twentieth of the pinned roof: low, saying against what */
+        r = row_of("gpu", 0, 1e8, t * 100 / (ROOF_LOW_PCT / 2));
+        roof_verdict(&rf, &cp, &r);
+        EXPECT(strcmp(r.verdict, "low") == 0 && fabs(r.pct_roof - ROOF_LOW_PCT / 2) < 1e-9,
+               "way %zu slow: %s %g", w, r.verdict, r.pct_roof);
+        EXPECT(strstr(r.note, ways[w].moved > 1 ? "bandwidth-bound" : "transfer-bound") != NULL,
+               "way %zu note '%s'", w, r.note);
+        r = row_of("gpu", 0, 1e8, t / 2);
+        roof_verdict(&rf, &cp, &r);
+        EXPECT(strcmp(r.verdict, "above-roof") == 0, "way %zu fast: %s", w, r.verdict);
+    }
+    /* a copy row without its roof measured, and a CPU row given a copy: none */
+    roofs nocopy = rf;
+    nocopy.dev[ROOF_GPU].h2d.v = NAN;
+    roof_case h2d = {.copy = ROOF_COPY_H2D};
+    r = row_of("gpu", 0, 1e8, 10);
+    roof_verdict(&nocopy, &h2d, &r);
+    EXPECT(isnan(r.pct_roof) && !r.verdict[0] && !r.bound[0], "no h2d roof: %g", r.pct_roof);
 
     /* a whole step: % of the compute roof alone (MFU), bandwidth ignored */
     roof_case step = {.whole_step = 1};
@@ -161,6 +219,9 @@ int main(void)
            back.dev[ROOF_CPU].compute[DTYPE_FP32].how);
     EXPECT(back.dev[ROOF_GPU].launch.v == 5 && back.dev[ROOF_CPU].peak[DTYPE_FP32].v == 200,
            "launch %g", back.dev[ROOF_GPU].launch.v);
+    EXPECT(back.dev[ROOF_GPU].h2d.v == gpu->h2d.v && back.dev[ROOF_GPU].d2h.v == gpu->d2h.v &&
+           back.dev[ROOF_GPU].peak_bw.v == gpu->peak_bw.v, "gpu copies %g %g peak bw %g",
+           back.dev[ROOF_GPU].h2d.v, back.dev[ROOF_GPU].d2h.v, back.dev[ROOF_GPU].peak_bw.v);
     roofs off;
     roofs_init(&off);
     snprintf(off.why, sizeof off.why, "--no-roofs");
