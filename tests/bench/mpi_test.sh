@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# tests/bench/mpi_test.sh MPIRUN BENCH CSVQ - replicas over MPI, end to end, on 2 ranks:
+# tests/bench/mpi_test.sh MPIRUN BENCH CSVQ [PART] - replicas over MPI, end to end
+# (PART base: the schemes and faults below; agree: the ranks' agreement, last;
+# default both; CTest runs the two halves side by side):
 #  - the collectives suite (--quick): every collective of every size passes its
 #    exact check on every rank; replicas 2, comm mpi; busbw = gbps x nccl-tests'
 #    factor; a planted wrong element (BENCH_PLANT_FAULT) fails and exits 1;
@@ -12,12 +14,19 @@
 #  - planted faults fail, naming what went wrong: a replica that keeps its own
 #    gradients instead of the all-reduce's (BENCH_PLANT_SKIP_ALLREDUCE), and
 #    shard weights of 1/N on shards of unequal size (BENCH_PLANT_SHARD_WEIGHT);
-#  - a usage error is one line from rank 0, exit 2 from the job.
+#  - a usage error is one line from rank 0, exit 2 from the job;
+#  - agree: the ranks agree before any work (--steps on every rank; MPMD
+#    launches with other arguments, a usage error or environment on one rank:
+#    exit 2, one line from that rank), and a SIGTERM to rank 1 (or 2 of 3)
+#    during a step, during rank 0's one-process case and before a step ends
+#    the run on every rank (exit 143, '# interrupted:', the report marked).
 # Backends and schemes come from `bench --list` and the CSV, never literals.
 # mpirun gets the flags a root user in a container needs (the README's).
 set -u
 here=$(dirname "$(realpath "${BASH_SOURCE[0]}")")
 mpirun=$1
+part=${4:-}
+case "$part" in ""|base|agree) ;; *) echo "PART: base or agree, not '$part'" >&2; exit 2 ;; esac
 bench=$(realpath "$2")
 csvq=$(realpath "$3")
 . "$here/testlib.sh"
@@ -29,6 +38,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:fast_unwind_on_malloc=0}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-}
 run2() { timeout 300 "$mpirun" -np 2 -x ASAN_OPTIONS -x LSAN_OPTIONS "$@"; }
 
+if [ "$part" != agree ]; then
 # --- collectives ---------------------------------------------------------------
 ccpu=$("$bench" --list --suite collectives | awk '$2 == "cpu" {print $1}' | paste -sd, -)
 run2 "$bench" --suite collectives --quick --backend "$ccpu" --out c --no-plots >c.log 2>&1
@@ -121,6 +131,9 @@ rc=$?
 [ $rc -ne 0 ] || fail "bad --bucket-mb under mpirun: exit 0"
 [ "$(printf '%s\n' "$out" | grep -c "bad --bucket-mb '0'")" -eq 1 ] || fail "bad --bucket-mb: want one line: $out"
 
+fi
+
+if [ "$part" != base ]; then
 # --- the ranks agree before any work (issue 33 H1, H3/M1, C1) ---------------------
 # every rank traces --steps (it was set on rank 0 only: rank 1 spun or aborted)
 out=$(timeout 120 "$mpirun" -np 2 -x ASAN_OPTIONS -x LSAN_OPTIONS "$bench" --suite train \
@@ -209,5 +222,6 @@ rc=$?
 [ "$(grep -c "^bench: rank 2: its arguments or environment" <<<"$out")" -eq 1 ] \
   || fail "3 ranks, rank 2 with other arguments: want one line from rank 2: $out"
 rm -rf mm
+fi
 
 test_end mpi
