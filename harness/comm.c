@@ -20,6 +20,14 @@ static int g_rank, g_size = 1, g_local_rank, g_local_size = 1, g_started;
  * launcher's environment says which rank this is, so that one rank speaks. */
 static int env_rank(void)
 {
+    /* a rank variable alone (a stale PMI_RANK in a shell) makes no job: a
+     * launcher sets the job's size too, and it is more than one */
+    static const char *const SIZES[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS",
+                                        "PMIX_SIZE", NULL};
+    int several = 0;
+    for (int i = 0; SIZES[i]; i++)
+        if (getenv(SIZES[i]) && atoi(getenv(SIZES[i])) > 1) several = 1;
+    if (!several) return 0;
     static const char *const VARS[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", NULL};
     for (int i = 0; VARS[i]; i++)
         if (getenv(VARS[i]) && *getenv(VARS[i])) return atoi(getenv(VARS[i]));

@@ -192,6 +192,13 @@ void exec_case(runner *r, const suite_def *s, const backend_def *b, const proble
     err_clear();
     case_note_clear();
     for (int step = 0; step < traced; step++) {
+        /* between checked steps (--steps traces hundreds): a signal to any
+         * rank ends the case on every rank, at the same step; the row is
+         * dropped (row_emit) */
+        if (step > 0 && (rep ? ranks_signal() : interrupt_signal())) {
+            row_fail(row, "error: %s", "interrupted");
+            return;
+        }
         dummy = -1;
         int failed = ex->run(ex->st, &dummy) || ex->outputs(ex->st, host);
         if (step == 0) note_take(row); /* what the backend chose (a library's algorithm) */

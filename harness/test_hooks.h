@@ -55,5 +55,9 @@
  * every timing is disturbed and each re-measure would triple a test's time;
  * set for every CTest test (cmake/test_env.cmake), unset by cli.disturb. */
 #define HOOK_NO_REMEASURE "BENCH_NO_REMEASURE"
+/* =BYTES: the machine's memory as the memory guard sees it (harness/env.c):
+ * a test of the guard's arithmetic (ranks share a node) without a machine
+ * of that size. */
+#define HOOK_MEMORY_BYTES "BENCH_MEMORY_BYTES"
 
 #endif

@@ -32,6 +32,9 @@ csvq=$(realpath "$3")
 . "$here/testlib.sh"
 test_begin
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+# a rank waiting in a collective yields its core (CTest runs other tests beside
+# this one on the same two cores; busy polling took one of them)
+export OMPI_MCA_mpi_yield_when_idle=1
 # Under ASan (ci/test), OpenMPI's leaks are suppressed by library (ci/lsan-mpi.supp),
 # which needs full stacks; both settings go to every rank.
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:fast_unwind_on_malloc=0}
@@ -158,6 +161,21 @@ mpmd() {
   [ -e mm ] && fail "$name: a run folder was made"
   rm -rf mm
 }
+# the memory guard gives each rank its share of the node (issue 33 C2): 8 GiB
+# between 2 ranks is 4 GiB each, and a 2 GiB all-reduce (send, receive and
+# reference buffers) does not fit in 75% of it
+out=$(timeout 120 "$mpirun" -np 2 -x ASAN_OPTIONS -x LSAN_OPTIONS -x BENCH_MEMORY_BYTES=8589934592 "$bench" \
+      --suite collectives --sizes allreduce:2G --backend mpi --out mg --no-plots 2>&1)
+rc=$?
+[ $rc -eq 2 ] && grep -q "more than 75% of the 4.0 GiB this process may use" <<<"$out" \
+  || fail "2 ranks on 8 GiB: want each rank's 4.0 GiB in the refusal: exit $rc: $out"
+[ -e mg ] && fail "2 ranks on 8 GiB: a run folder was made"
+# a stale rank variable in a shell (no launcher, no job size): one process, rank 0,
+# which says its usage error plainly
+out=$(env PMI_RANK=1 "$bench" --suite train --bogus 2>&1)
+rc=$?
+[ $rc -eq 2 ] && [ "$out" = "bench: unknown option '--bogus' (see bench --help)" ] \
+  || fail "a stale PMI_RANK=1: exit $rc: $out"
 common=(--suite train --backend cpu-omp --reps 1 --out mm --no-plots)
 mpmd "ranks given other sizes" "bench: rank 1: its arguments or environment" \
   "${common[@]}" --sizes mlp-small-b4 -- "${common[@]}" --sizes mlp-small-b8

@@ -98,4 +98,21 @@ out=$("$bench" --suite train --sizes mlp-small-b4 --backend cpu-omp --devices 2 
 [ $? -eq 2 ] && printf '%s' "$out" | grep -q -- "--devices is for the data-parallel modes" ||
     fail "--devices with CPU backends only: $out"
 
+# SIGINT during a data-parallel step over 4 emulated GPUs (issue 33 H6): every
+# replica finishes the step, then the run ends (exit 130) without NCCL timeouts
+# (a replica that left alone made the others wait for them: 15-90 s)
+CUDAEMU_DEVICES=4 timeout 120 "$bench" --emulate --suite train --sizes mlp-b64 --backend cuda \
+    --mode ddp --devices 4 --steps 40 --out int --no-plots >int.log 2>&1 &
+job=$!
+sleep 3
+kill -INT $job 2>/dev/null
+start=$SECONDS
+wait $job
+rc=$?
+[ $rc -eq 130 ] || fail "SIGINT during a 4-GPU step: exit $rc, want 130 (124: a hang): $(tail -3 int.log)"
+grep -qi "timeout\|timed out" int.log && fail "SIGINT during a 4-GPU step: NCCL timed out: $(grep -i time int.log | head -2)"
+[ $((SECONDS - start)) -lt 60 ] || fail "SIGINT during a 4-GPU step: $((SECONDS - start)) s to stop"
+# (the signal may land before the run folder exists, or while the report is written)
+grep -q "received while\|interrupted" int.log || fail "SIGINT during a 4-GPU step: nothing said: $(tail -3 int.log)"
+
 test_end nccl

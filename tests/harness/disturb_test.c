@@ -53,18 +53,19 @@ static double now_ms(void)
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
-/* Try 1 (the first 5 calls) sleeps 2 ms: no CPU time; then it computes 2 ms. */
+/* Try 1 (the first 5 calls) sleeps 10 ms: no CPU time; then it computes 10 ms (long
+ * enough that a sanitizer's or a tick's CPU accounting cannot hide the sleep). */
 static int calls;
 static int sleepy_then_busy(void *ctx, double *ms)
 {
     (void)ctx;
     (void)ms;
     if (calls++ < 5) {
-        struct timespec d = {0, 2000000L};
+        struct timespec d = {0, 10000000L};
         nanosleep(&d, NULL);
     } else {
         volatile double x = 0;
-        for (double t0 = now_ms(); now_ms() - t0 < 2.0;) x += 1;
+        for (double t0 = now_ms(); now_ms() - t0 < 10.0;) x += 1;
     }
     return 0;
 }
@@ -73,7 +74,7 @@ static int always_sleepy(void *ctx, double *ms)
 {
     (void)ctx;
     (void)ms;
-    struct timespec d = {0, 1000000L};
+    struct timespec d = {0, 10000000L};
     nanosleep(&d, NULL);
     return 0;
 }
