@@ -90,22 +90,6 @@ awk -F'\t' '$3 == "pass" && (($2 == "host") != ($4 == 1 && $5 == "none") || ($2 
 { "$csvq" t/results.csv mode check comm_ms scaling_eff phase_ms; "$csvq" m/results.csv mode check comm_ms scaling_eff phase_ms; } | awk -F'\t' '
   $1 != "host" && $2 == "pass" && ($3 == "" || $4 == "" || $5 !~ /(allreduce|reduce)/) { print; bad = 1 }
   END { exit bad }' >t.bad3 || fail "dp: comm_ms, scaling_eff or the collective phase missing: $(head -1 t.bad3)"
-# a data-parallel row's repro names its launcher (issue 33 R2): run as written
-# without it, it would measure one replica; re-run, it gives the same row
-"$csvq" t/results.csv mode replicas repro | awk -F'\t' '
-  $1 != "host" && $3 !~ "^mpirun -np " $2 " bench --suite train " { print; bad = 1 }
-  $1 == "host" && $3 ~ /mpirun/ { print; bad = 1 } END { exit bad }' >t.bad4 \
-  || fail "dp: a repro without its launcher (or a host row with one): $(head -2 t.bad4)"
-rep=$("$csvq" t/results.csv backend mode repro | awk -F'\t' '$1 == "cpu-omp" && $2 == "ddp" { print $3; exit }')
-rep=${rep/mpirun -np 2 bench /$mpirun -np 2 -x ASAN_OPTIONS -x LSAN_OPTIONS $bench }
-(eval "timeout 120 $rep --reps 1 --out rr --no-plots" >rr.log 2>&1) || fail "dp: the repro '$rep' failed: $(tail -3 rr.log)"
-[ "$("$csvq" rr/results.csv backend mode replicas comm | tr '\t' ' ')" = "cpu-omp ddp 2 mpi" ] \
-  || fail "dp: the repro re-ran another row: $("$csvq" rr/results.csv backend mode replicas comm)"
-# --dump with a data-parallel mode beside host (issue 33 R1): a folder each
-run2 "$bench" --suite train --sizes mlp-small-b4 --backend cpu-omp --mode host,ddp --threads 1 --reps 1 \
-    --dump dd --out dr --no-plots >dr.log 2>&1 || fail "--dump with host and ddp: exit $?: $(tail -3 dr.log)"
-[ "$(ls dd | tr '\n' ' ')" = "mlp-small-b4-cpu-omp mlp-small-b4-cpu-omp-ddp-x2 " ] \
-  || fail "--dump with host and ddp: folders '$(ls dd | tr '\n' ' ')'"
 "$csvq" m/results.csv mode overlap_eff | awk -F'\t' '$1 == "ddp-overlap" && $2 == "" {bad = 1} END {exit bad}' \
     || fail "dp: ddp-overlap without overlap_eff"
 
@@ -145,6 +129,22 @@ rc=$?
 [ $rc -eq 0 ] || fail "--steps under mpirun: exit $rc (124: a hang): $(tail -3 <<<"$out")"
 "$csvq" st/results.csv mode trace | awk -F'\t' '{ if (split($2, t, ";") != 6) print $1 ": " $2 }' >bad.txt
 [ -s st/results.csv ] && [ ! -s bad.txt ] || fail "--steps under mpirun: traces $(cat bad.txt)"
+# a data-parallel row's repro names its launcher (issue 33 R2): run as written
+# without it, it would measure one replica; re-run, it gives the same row
+"$csvq" st/results.csv mode replicas repro | awk -F'\t' '
+  $1 != "host" && $3 !~ "^mpirun -np " $2 " bench --suite train " { print; bad = 1 }
+  $1 == "host" && $3 ~ /mpirun/ { print; bad = 1 } END { exit bad }' >st.bad4 \
+  || fail "dp: a repro without its launcher (or a host row with one): $(head -2 st.bad4)"
+rep=$("$csvq" st/results.csv backend mode repro | awk -F'\t' '$1 == "cpu-omp" && $2 == "ddp" { print $3; exit }')
+rep=${rep/mpirun -np 2 bench /$mpirun -np 2 -x ASAN_OPTIONS -x LSAN_OPTIONS $bench }
+(eval "timeout 120 $rep --reps 1 --out rr --no-plots" >rr.log 2>&1) || fail "dp: the repro '$rep' failed: $(tail -3 rr.log)"
+[ "$("$csvq" rr/results.csv backend mode replicas comm | tr '\t' ' ')" = "cpu-omp ddp 2 mpi" ] \
+  || fail "dp: the repro re-ran another row: $("$csvq" rr/results.csv backend mode replicas comm)"
+# --dump with a data-parallel mode beside host (issue 33 R1): a folder each
+run2 "$bench" --suite train --sizes mlp-small-b4 --backend cpu-omp --mode host,ddp --threads 1 --reps 1 \
+    --dump dd --out dr --no-plots >dr.log 2>&1 || fail "--dump with host and ddp: exit $?: $(tail -3 dr.log)"
+[ "$(ls dd | tr '\n' ' ')" = "mlp-small-b4-cpu-omp mlp-small-b4-cpu-omp-ddp-x2 " ] \
+  || fail "--dump with host and ddp: folders '$(ls dd | tr '\n' ' ')'"
 # mpmd NAME WANT ARGS0... -- ARGS1...: rank 0 and rank 1 given different command lines;
 # exit 2 (124: a hang), WANT once on stderr, no run folder
 mpmd() {
