@@ -166,12 +166,16 @@ int main(void)
     measure_result_free(&r);
     unsetenv(HOOK_NO_REMEASURE);
     EXPECT(measure_run(&c, sleepy_then_busy, NULL, &r) == 0, "run");
-    EXPECT(r.tries >= 2 && (r.seen.signals & DISTURB_SIG_CPU), "tries %d, seen %#x (%s)", r.tries,
+    /* the loop is under test here (each signal alone is tested above, on
+     * synthetic metrics): a sleeping try is disturbed by some signal (the CPU
+     * rule; under ASan its runtime's own CPU time can hide it, and the
+     * switches or the 10 ms plateau show it) */
+    EXPECT(r.tries >= 2 && r.seen.disturbed && r.seen.signals, "tries %d, seen %#x (%s)", r.tries,
            r.seen.signals, r.seen.what);
     EXPECT(r.n == 5 && calls == 5 * r.tries, "n %d calls %d tries %d", r.n, calls, r.tries);
     measure_result_free(&r);
     EXPECT(measure_run(&c, always_sleepy, NULL, &r) == 0, "run");
-    EXPECT(r.tries == DISTURB_MAX_TRIES && r.kept.disturbed && (r.kept.signals & DISTURB_SIG_CPU),
+    EXPECT(r.tries == DISTURB_MAX_TRIES && r.kept.disturbed && r.kept.signals,
            "tries %d disturbed %d (%s)", r.tries, r.kept.disturbed, r.kept.what);
     measure_result_free(&r);
     /* not judged (emulated rows, the old callers): one measurement */
