@@ -10,16 +10,31 @@
 #define MAX_XO 256
 #define MAX_MODES 16
 
-/* One finding: a markdown bullet or an indented text line. */
+/* One finding: a markdown bullet or an indented text line; a detail of the
+ * finding above it (subline): a nested bullet, or a line indented under it. */
+static void vline(FILE *f, const char *prefix, const char *fmt, va_list ap)
+{
+    fputs(prefix, f);
+    vfprintf(f, fmt, ap);
+    fputc('\n', f);
+}
+
 static void line(FILE *f, findings_style st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void line(FILE *f, findings_style st, const char *fmt, ...)
 {
     va_list ap;
-    fputs(st == FINDINGS_MD ? "- " : "  ", f);
     va_start(ap, fmt);
-    vfprintf(f, fmt, ap);
+    vline(f, st == FINDINGS_MD ? "- " : "  ", fmt, ap);
     va_end(ap);
-    fputc('\n', f);
+}
+
+static void subline(FILE *f, findings_style st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void subline(FILE *f, findings_style st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vline(f, st == FINDINGS_MD ? "  - " : "    ", fmt, ap);
+    va_end(ap);
 }
 
 /* ---- the machine ---------------------------------------------------------- */
@@ -232,25 +247,96 @@ void findings_crossovers_write(const rundata *rd, FILE *f)
 
 /* ---- rows far from their roof -------------------------------------------- */
 
+/* The reason roof_verdict gave row i ("low: ..." or "above-roof: ..." at a
+ * part of the note of its own), or the whole note when it has none. */
+static const char *far_reason(const rundata *rd, int i)
+{
+    const char *note = rd_str(rd, i, COL_NOTE), *v = rd_str(rd, i, COL_VERDICT);
+    const size_t k = strlen(v);
+    for (const char *p = note; (p = strstr(p, v)) != NULL; p += k)
+        if ((p == note || (p >= note + 2 && p[-2] == ';' && p[-1] == ' ')) && p[k] == ':' &&
+            p[k + 1] == ' ')
+            return p;
+    return note;
+}
+
+/* The reason's kind: its text with every number written as '#', so that
+ * "47.2 us a repetition" and "10.4 us a repetition" are one kind. */
+static void reason_kind(const char *r, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (const char *p = r; *p && n + 1 < cap; p++) {
+        if (*p >= '0' && *p <= '9') {
+            out[n++] = '#';
+            while (p[1] && strchr("0123456789.eE+-", p[1]) &&
+                   !((p[1] == '-' || p[1] == '+') && !(p[0] == 'e' || p[0] == 'E')))
+                p++;
+        } else {
+            out[n++] = *p;
+        }
+    }
+    out[n] = '\0';
+}
+
+static int far_row(const rundata *rd, int i)
+{
+    return rd_is(rd, i, COL_VERDICT, "low") || rd_is(rd, i, COL_VERDICT, "above-roof");
+}
+
+/* One line per kind of reason, in the order of their first rows: how many
+ * rows, which backends, the first row's reason and where it is. */
 static void roofs(const rundata *rd, FILE *f, findings_style st)
 {
-    int low = 0, above = 0, shown = 0;
-    for (int i = 0; i < rd_nrows(rd); i++) {
+    int low = 0, above = 0, kinds = 0;
+    const int n = rd_nrows(rd);
+    for (int i = 0; i < n; i++) {
         low += rd_is(rd, i, COL_VERDICT, "low");
         above += rd_is(rd, i, COL_VERDICT, "above-roof");
     }
     if (!low && !above) return;
-    line(f, st, "Far from the roof: %d row%s low, %d above the roof%s", low, low == 1 ? "" : "s", above,
-         low + above > FINDINGS_MAX_ROOF ? " (the first shown; the verdict column has them all)" : "");
-    for (int i = 0; i < rd_nrows(rd) && shown < FINDINGS_MAX_ROOF; i++) {
-        if (!rd_is(rd, i, COL_VERDICT, "low") && !rd_is(rd, i, COL_VERDICT, "above-roof")) continue;
-        const char *note = rd_str(rd, i, COL_NOTE), *bound = rd_str(rd, i, COL_BOUND);
-        line(f, st, "  %s %s %s %s %s: %.3g%% of the %s roof (%s)%s%s", rd_str(rd, i, COL_SUITE),
+    line(f, st, "Far from the roof: %d row%s low, %d above the roof; by reason (the verdict column "
+                "has every row):", low, low == 1 ? "" : "s", above);
+    char ki[512], kq[512];
+    for (int i = 0; i < n; i++) {
+        if (!far_row(rd, i)) continue;
+        reason_kind(far_reason(rd, i), ki, sizeof ki);
+        int first = 1, rows = 0, nb = 0;
+        for (int q = 0; q < i && first; q++)
+            if (far_row(rd, q)) {
+                reason_kind(far_reason(rd, q), kq, sizeof kq);
+                first = strcmp(ki, kq) != 0;
+            }
+        if (!first) continue;
+        if (++kinds > FINDINGS_MAX_ROOF) continue;   /* counted below */
+        char bk[160] = "";
+        size_t len = 0;
+        for (int q = i; q < n; q++) {
+            if (!far_row(rd, q)) continue;
+            reason_kind(far_reason(rd, q), kq, sizeof kq);
+            if (strcmp(ki, kq) != 0) continue;
+            rows++;
+            const char *b = rd_str(rd, q, COL_BACKEND);
+            int seen = 0;
+            for (int u = i; u < q && !seen; u++) {
+                if (!far_row(rd, u) || !rd_is(rd, u, COL_BACKEND, b)) continue;
+                reason_kind(far_reason(rd, u), kq, sizeof kq);
+                seen = strcmp(ki, kq) == 0;
+            }
+            if (!seen && nb++ < 3)
+                len += (size_t)snprintf(bk + len, len < sizeof bk ? sizeof bk - len : 0, "%s%s",
+                                        len ? ", " : "", b);
+        }
+        if (nb > 3 && len < sizeof bk)
+            snprintf(bk + len, sizeof bk - len, " and %d more", nb - 3);
+        const char *bound = rd_str(rd, i, COL_BOUND);
+        subline(f, st, "%d row%s (%s): %s; first: %s %s %s %s %s at %.3g%% of the %s roof", rows,
+             rows == 1 ? "" : "s", bk, far_reason(rd, i), rd_str(rd, i, COL_SUITE),
              rd_str(rd, i, COL_SHAPE), rd_str(rd, i, COL_BACKEND), rd_str(rd, i, COL_MODE),
-             rd_str(rd, i, COL_DTYPE), rd_num(rd, i, COL_PCT_ROOF), *bound ? bound : "?",
-             rd_str(rd, i, COL_VERDICT), *note ? ": " : "", note);
-        shown++;
+             rd_str(rd, i, COL_DTYPE), rd_num(rd, i, COL_PCT_ROOF), *bound ? bound : "?");
     }
+    if (kinds > FINDINGS_MAX_ROOF)
+        subline(f, st, "%d more reasons: the notes of the low and above-roof rows give them",
+             kinds - FINDINGS_MAX_ROOF);
 }
 
 /* ---- accuracy given up ----------------------------------------------------- */

@@ -19,8 +19,9 @@
 
 /* Crossover sentences the findings show; more go to a section below them. */
 #define FINDINGS_MAX_XO 10
-/* Rows far from their roof the findings name; the rest are counted. */
-#define FINDINGS_MAX_ROOF 6
+/* Reasons of rows far from their roof the findings name, a line each (the
+ * rows sharing one counted on it); more reasons are counted. */
+#define FINDINGS_MAX_ROOF 8
 
 typedef enum { FINDINGS_MD, FINDINGS_TEXT } findings_style;
 

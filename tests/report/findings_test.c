@@ -69,10 +69,19 @@ static void build(int emulated)
     snprintf(rows[1].verdict, sizeof rows[1].verdict, "low");
     snprintf(rows[1].bound, sizeof rows[1].bound, "bandwidth");
     rows[1].pct_roof = 4.5;
-    snprintf(rows[1].note, sizeof rows[1].note, "GEMV-like: measured against the bandwidth roof");
+    /* two low rows of one kind of reason (their numbers differ), the first
+     * after another part of its note; an above-roof row of another kind */
+    snprintf(rows[1].note, sizeof rows[1].note, "high spread: MAD 5%% of median; low: 72.6 us a "
+             "repetition, overhead-bound");
+    snprintf(rows[5].verdict, sizeof rows[5].verdict, "low");
+    snprintf(rows[5].bound, sizeof rows[5].bound, "compute");
+    rows[5].pct_roof = 3.1;
+    snprintf(rows[5].note, sizeof rows[5].note, "low: 1.37e+03 us a repetition, overhead-bound");
     snprintf(rows[4].verdict, sizeof rows[4].verdict, "above-roof");
     snprintf(rows[4].bound, sizeof rows[4].bound, "compute");
     rows[4].pct_roof = 180;
+    snprintf(rows[4].note, sizeof rows[4].note, "above-roof: faster than the run's compute roof (100 "
+             "GFLOP/s) yet within the paper peak (200 GFLOP/s)");
     skip_row("conv", "cuda-direct", "fp32");
     skip_row("conv", "cuda-im2col", "fp32");
     skip_row("conv", "cudnn", "fp32");
@@ -164,9 +173,12 @@ int main(void)
         snprintf(want, sizeof want, "- %s\n", s);
         EXPECT(strstr(md, want), "crossover line '%s'", s);
     }
-    EXPECT(strstr(md, "- Far from the roof: 1 row low, 1 above the roof\n"), "roof count");
-    EXPECT(strstr(md, "matmul 256x256x256 cpu-omp host fp32: 4.5% of the bandwidth roof (low): GEMV-like: "
-                      "measured against the bandwidth roof"), "the low row and its note:\n%s", md);
+    EXPECT(strstr(md, "- Far from the roof: 2 rows low, 1 above the roof; by reason (the verdict column "
+                      "has every row):\n  - 2 rows (cpu-omp): low: 72.6 us a repetition, overhead-bound; "
+                      "first: matmul 256x256x256 cpu-omp host fp32 at 4.5% of the bandwidth roof\n"
+                      "  - 1 row (cpu-blas): above-roof: faster than the run's compute roof (100 GFLOP/s) "
+                      "yet within the paper peak (200 GFLOP/s); first: matmul 1024x1024x1024 cpu-blas "
+                      "host fp32 at 180% of the compute roof\n"), "rows far from the roof, by reason:\n%s", md);
     EXPECT(strstr(md, "- Accuracy given up in matmul (largest accuracy_lost): bf16 up to 0.0027 (cublas)"),
            "accuracy:\n%s", md);
     int backends = 0; /* distinct (suite, backend) among the skip rows */
@@ -201,6 +213,20 @@ int main(void)
     EXPECT(h2 && strncmp(h2, "\n## Findings\n", 13) == 0, "report.md's first section: %.40s", h2 ? h2 : "");
     free(rep);
     free(md);
+
+    /* more kinds of reason than the findings name: the rest counted */
+    build(0);
+    for (int k = 0; k <= FINDINGS_MAX_ROOF; k++) {   /* rows 0-3 and 5-9: 9 lows */
+        result_row *r = &rows[k < 4 ? k : k + 1];   /* rows[4] is above-roof already */
+        snprintf(r->verdict, sizeof r->verdict, "low");
+        snprintf(r->note, sizeof r->note, "low: reason %c", 'A' + k);
+    }
+    EXPECT(write_ctx_run(dir) == 0, "write");
+    md = findings_of(dir, FINDINGS_MD, &rd);
+    snprintf(want, sizeof want, "  - 2 more reasons: the notes");   /* FINDINGS_MAX_ROOF + 1 lows and the above */
+    EXPECT(md && strstr(md, want) && strstr(md, "(cpu-blas): low: reason A;"), "capped:\n%s", md ? md : "");
+    free(md);
+    rd_free(&rd);
 
     /* emulated GPU rows: no speedup, no crossover of the GPU */
     build(1);
