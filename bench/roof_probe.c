@@ -102,6 +102,14 @@ static int cpu_backends(const runner *run, const char *op, const backend_def **o
     return n;
 }
 
+/* A roof whose kept measurement stayed disturbed says so, and what ran. */
+static void how_disturbed(roof_num *n, const disturb_finding *f)
+{
+    const size_t h = strlen(n->how);
+    if (f->disturbed && h < sizeof n->how)
+        snprintf(n->how + h, sizeof n->how - h, "; " ROOF_DISTURBED_TAG ": %s", f->what);
+}
+
 static void probe_bandwidth(const bench_run *r, roof_device *v, const measure_cfg *cfg)
 {
     const suite_def *s = suite_find("stream")->def;
@@ -116,13 +124,15 @@ static void probe_bandwidth(const bench_run *r, roof_device *v, const measure_cf
     const backend_def *bs[16];
     int nb = cpu_backends(&r->run, s->op, bs, 16);
     for (int k = 0; k < nb; k++) {
-        double ms = runner_time_cpu(&r->run, s, &p, bs[k], cfg);
+        disturb_finding f = {0};
+        double ms = runner_time_cpu(&r->run, s, &p, bs[k], cfg, &f);
         double gbps = p.bytes / (ms * 1e6);
         if (!(gbps > 0) || (isfinite(v->bw.v) && gbps <= v->bw.v)) continue;
         v->bw.v = gbps;
         snprintf(v->bw.how, sizeof v->bw.how, "STREAM triad, fastest repetition: %s, %d "
                  "threads, %lldM elements (%.0f MiB, %.1fx the LLC)", bs[k]->name, r->run.threads, n / 1048576,
                  p.bytes / 1048576.0, p.bytes / r->run.llc_bytes);
+        how_disturbed(&v->bw, &f);
     }
 }
 
@@ -141,10 +151,12 @@ static void probe_compute(const bench_run *r, roof_device *v, unsigned dts, cons
         p.dtype = (dtype_t)d;
         char tried[160] = "";
         size_t u = 0;
+        disturb_finding best = {0};
         for (int k = 0; k < nb; k++) {
             if (!(bs[k]->dtypes & DTYPE_BIT(d)) || backend_dt_skip(bs[k], (dtype_t)d, why, sizeof why))
                 continue;
-            double ms = runner_time_cpu(&r->run, s, &p, bs[k], cfg);
+            disturb_finding f = {0};
+            double ms = runner_time_cpu(&r->run, s, &p, bs[k], cfg, &f);
             double gf = p.flops / (ms * 1e6);
             u += (size_t)snprintf(tried + u, u < sizeof tried ? sizeof tried - u : 0, "%s%s",
                                   u ? ", " : "", bs[k]->name);
@@ -152,10 +164,12 @@ static void probe_compute(const bench_run *r, roof_device *v, unsigned dts, cons
             v->compute[d].v = gf;
             snprintf(v->compute[d].how, sizeof v->compute[d].how, "best GEMM at %s, fastest "
                      "repetition: %s", desc, bs[k]->name);
+            best = f;
         }
         if (isfinite(v->compute[d].v) && u) { /* which backends it was the best of */
             size_t h = strlen(v->compute[d].how);
             snprintf(v->compute[d].how + h, sizeof v->compute[d].how - h, " (of %s)", tried);
+            how_disturbed(&v->compute[d], &best);
         }
     }
 }
@@ -190,7 +204,10 @@ static double cpu_ghz(const char **src)
  * assuming two FMA units per core (Intel server cores since Skylake-SP, AMD
  * Zen 4): fp32 (and tf32, computed in fp32 on a CPU) 2 x lanes x 2; bf16 with
  * AVX512_BF16 (vdpbf16ps: twice the pairs) and fp16 with AVX512_FP16 twice
- * that; AMX tiles not counted. */
+ * that; bf16 with AMX-BF16 (fp16 with AMX-FP16) one TMUL per core: a 16x16
+ * tile of 32-deep dot products (16384 FLOP) every 16 cycles, 1024 FLOP per
+ * cycle. */
+#define AMX_FLOP_PER_CYCLE 1024.0
 static void paper_peaks(const bench_run *r, roof_device *v, unsigned dts)
 {
     const char *simd = r->env.simd, *src = "";
@@ -201,20 +218,32 @@ static void paper_peaks(const bench_run *r, roof_device *v, unsigned dts)
     if (!isfinite(ghz)) return;
     for (int d = 0; d < DTYPE_COUNT; d++) {
         if (!(dts & DTYPE_BIT(d))) continue;
-        double x = 1;
-        const char *why = "";
-        if (d == DTYPE_BF16 && strstr(simd, "avx512_bf16")) x = 2, why = ", x2 AVX512_BF16";
-        if (d == DTYPE_FP16 && strstr(simd, "avx512_fp16")) x = 2, why = ", x2 AVX512_FP16";
-        v->peak[d].v = r->env.cores * ghz * f32 * x;
+        double per = f32;
+        char why[96];
+        snprintf(why, sizeof why, "%d-lane %s, 2 %s units per core assumed", lanes,
+                 lanes == 16 ? "AVX-512" : lanes == 8 ? "AVX" : "SSE", fma ? "FMA" : "add/mul");
+        const char *amx = d == DTYPE_BF16 ? "amx_bf16" : d == DTYPE_FP16 ? "amx_fp16" : NULL;
+        if (amx && strstr(simd, amx)) {
+            per = AMX_FLOP_PER_CYCLE;
+            snprintf(why, sizeof why, "%s: one 16x16x32 tile product per 16 cycles",
+                     d == DTYPE_BF16 ? "AMX-BF16" : "AMX-FP16");
+        } else if (d == DTYPE_BF16 && strstr(simd, "avx512_bf16")) {
+            per = 2 * f32;
+            strncat(why, ", x2 AVX512_BF16", sizeof why - strlen(why) - 1);
+        } else if (d == DTYPE_FP16 && strstr(simd, "avx512_fp16")) {
+            per = 2 * f32;
+            strncat(why, ", x2 AVX512_FP16", sizeof why - strlen(why) - 1);
+        }
+        v->peak[d].v = r->env.cores * ghz * per;
         /* a measured roof above the paper one: the clock read is not the
          * one the cores ran at (a VM's nominal clock, turbo), or AMX ran */
-        int under = v->compute[d].v > v->peak[d].v;
+        const int under = v->compute[d].v > v->peak[d].v;
+        const int amx_other = per != AMX_FLOP_PER_CYCLE && strstr(simd, "amx_tile") != NULL;
         snprintf(v->peak[d].how, sizeof v->peak[d].how,
-                 "paper: %d cores x %.2f GHz (%s) x %.0f FLOP/cycle (%d-lane %s, 2 %s units per "
-                 "core assumed%s; AMX not counted)%s", r->env.cores, ghz, src, f32 * x, lanes,
-                 lanes == 16 ? "AVX-512" : lanes == 8 ? "AVX" : "SSE", fma ? "FMA" : "add/mul", why,
-                 under ? "; below the measured roof: the cores ran faster than this clock (turbo), "
-                         "or a library used AMX" : "");
+                 "paper: %d cores x %.2f GHz (%s) x %.0f FLOP/cycle (%s)%s%s", r->env.cores, ghz,
+                 src, per, why,
+                 under ? "; below the measured roof: the cores ran faster than this clock (turbo)"
+                       : "", under && amx_other ? ", or a library used AMX" : "");
     }
 }
 
@@ -440,8 +469,11 @@ void roof_probe(bench_run *r, problem (*probs)[PLAN_MAX_PROBLEMS], const int *np
     measure_cfg cfg = probe_cfg(r->opt->quick);
     if (cpu) {
         roof_device *v = &rf->dev[ROOF_CPU];
-        if (bw) probe_bandwidth(r, v, &cfg);
-        if (dts) probe_compute(r, v, dts, &cfg);
+        measure_cfg ccfg = cfg;   /* judged as a CPU row: measured again while disturbed */
+        ccfg.judge = DISTURB_CPU_ROW;
+        ccfg.threads = r->run.threads;
+        if (bw) probe_bandwidth(r, v, &ccfg);
+        if (dts) probe_compute(r, v, dts, &ccfg);
         paper_peaks(r, v, dts);
         v->present = 1;
     }

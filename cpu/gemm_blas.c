@@ -1,6 +1,7 @@
 /* cpu/gemm_blas.c - OpenBLAS cblas_sgemm behind the common GEMM signature. */
 #define _GNU_SOURCE /* RTLD_DEFAULT */
 #include "gemm_cpu.h"
+#include "cpu_features.h"
 #include "errmsg.h"
 
 #include <cblas.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 int gemm_cpu_blas(int M, int N, int K, float alpha, const float *A, int lda,
                   const float *B, int ldb, float beta, float *C, int ldc)
@@ -60,4 +62,49 @@ int gemm_cpu_blas_dt(dtype_t dt, int M, int N, int K, const void *A, int lda, co
         for (int j = 0; j < N; j++) dtype_set(dt, C, (size_t)i * ldc + j, c32[(size_t)i * N + j]);
     free(c32);
     return 0;
+}
+
+/* The SIMD tier of OpenBLAS's x86 core names (its DYNAMIC_ARCH kernels): 0
+ * SSE, 1 AVX, 2 AVX2, 3 AVX-512; -1 a name not in the table (nothing said). */
+static int blas_core_tier(const char *core)
+{
+    static const struct { const char *name; int tier; } cores[] = {
+        {"Prescott", 0},    {"Core2", 0},      {"Penryn", 0},     {"Dunnington", 0},
+        {"Nehalem", 0},     {"Atom", 0},       {"Opteron", 0},    {"Barcelona", 0},
+        {"Bobcat", 0},      {"Sandybridge", 1}, {"Bulldozer", 1},  {"Piledriver", 1},
+        {"Steamroller", 1}, {"Excavator", 2},  {"Haswell", 2},    {"Zen", 2},
+        {"SkylakeX", 3},    {"Cooperlake", 3}, {"SapphireRapids", 3},
+    };
+    for (size_t i = 0; core && i < sizeof cores / sizeof cores[0]; i++)
+        if (strcasecmp(core, cores[i].name) == 0) return cores[i].tier;
+    return -1;
+}
+
+/* The tier this CPU offers, as blas_core_tier counts. */
+static int cpu_tier(void)
+{
+    if (cpu_features() & CPU_F_AVX512F) return 3;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return 2;
+    return __builtin_cpu_supports("avx") ? 1 : 0;
+}
+
+const char *gemm_blas_caveat_for(const char *core, int tier, int bf16)
+{
+    static char why[256];
+    static const char *const isa[] = {"SSE", "AVX", "AVX2", "AVX-512"};
+    /* the core OPENBLAS_CORETYPE would name for each tier */
+    const char *fix = tier == 3 ? (bf16 ? "Cooperlake" : "SkylakeX") : tier == 2 ? "Haswell"
+                                                                       : "Sandybridge";
+    const int have = blas_core_tier(core);
+    if (have < 0 || have >= tier) return NULL;
+    snprintf(why, sizeof why, "OpenBLAS runs its %s kernels (%s) on a CPU with %s: it did not "
+             "recognise this CPU model; OPENBLAS_CORETYPE=%s selects its %s kernels",
+             core, isa[have], isa[tier], fix, isa[tier]);
+    return why;
+}
+
+const char *gemm_blas_caveat(void)
+{
+    return gemm_blas_caveat_for(openblas_get_corename(), cpu_tier(),
+                                (cpu_features() & CPU_F_AVX512BF16) != 0);
 }

@@ -84,6 +84,13 @@ const char *conv_onednn_dt_skip(dtype_t dt);
 int gemm_cpu_blas_dt(dtype_t dt, int M, int N, int K, const void *A, int lda, const void *B,
                      int ldb, void *C, int ldc);
 const char *gemm_blas_dt_skip(dtype_t dt);
+/* Why OpenBLAS runs below what this CPU could (backend_def.caveat): the core
+ * it chose has a narrower SIMD tier than the CPU's (a model it does not
+ * recognise falls back to Prescott's SSE kernels); NULL when it does not.
+ * gemm_blas_caveat_for: the same for a core name, the CPU's tier (0 SSE,
+ * 1 AVX, 2 AVX2, 3 AVX-512) and whether it has AVX512-BF16. */
+const char *gemm_blas_caveat(void);
+const char *gemm_blas_caveat_for(const char *core, int tier, int bf16);
 /* OpenBLAS cblas_sgemm. */
 int gemm_cpu_blas(int M, int N, int K, float alpha, const float *A, int lda,
                   const float *B, int ldb, float beta, float *C, int ldc);

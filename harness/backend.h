@@ -85,6 +85,10 @@ typedef struct BENCH_DESIGNATED backend_def {
     /* Optional: the code path dt takes here, for the row's note ("avx512-bf16
      * vdpbf16ps"); NULL: nothing to say. */
     const char *(*dt_path)(dtype_t dt);
+    /* Optional: why it runs below what it could on this machine (a library
+     * that chose slower kernels than the CPU has), a low row's reason; NULL,
+     * or a NULL return: nothing to say. */
+    const char *(*caveat)(void);
 } backend_def;
 
 /* The dtype a row of an operation without a dtype axis runs (its only one). */

@@ -95,7 +95,8 @@ static void cpu_from_proc(env_info *e)
         } else if (!have_flags && strncmp(line, "flags", 5) == 0) {
             static const char *const want[] = {"sse4_2", "avx", "avx2", "fma", "avx512f",
                                                "avx512bw", "avx512vl", "avx512_bf16",
-                                               "avx512_fp16", "amx_tile"};
+                                               "avx512_fp16", "amx_tile", "amx_bf16",
+                                               "amx_fp16"};
             size_t used = 0;
             for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
                 char pat[32];

@@ -56,7 +56,7 @@ typedef struct result_row {
     char role[16];                       /* ours | library | reference (backend_role) */
     char trace[4096];                    /* step suites: the loss after each step, ';'-separated */
     char repro[512];                     /* the command that re-runs this case */
-    char note[256];                      /* skip reason, error text, warning */
+    char note[512];                      /* skip reason, error text, warning */
     int nsamples;
     double *samples;                     /* every timed sample in ms; not owned */
 } result_row;

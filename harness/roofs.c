@@ -57,12 +57,17 @@ static void note_add(result_row *row, const char *fmt, ...)
     va_end(ap);
 }
 
-/* The reason of a low verdict, first match: the reference loop, a repetition
- * too short to reach a roof, a bandwidth-bound row, otherwise the numbers. */
+/* The reason of a low verdict, first match: the reference loop, the
+ * backend's caveat on this machine, a repetition too short to reach a roof,
+ * a bandwidth- or transfer-bound row, a whole step, a peer that runs the same
+ * problem ROOF_PEER_FACTOR times faster, a small problem, otherwise the
+ * numbers. */
 static void low_reason(const roof_case *c, result_row *row, double roof, const char *unit)
 {
     if (c && c->reference)
         note_add(row, "low: the reference loop (plain loops, not tuned)");
+    else if (c && c->caveat && *c->caveat)
+        note_add(row, "low: %s", c->caveat);
     else if (row->median_ms < ROOF_OVERHEAD_MS)
         note_add(row, "low: %.3g us a repetition, overhead-bound", row->median_ms * 1e3);
     else if (strcmp(row->bound, "bandwidth") == 0)
@@ -72,6 +77,10 @@ static void low_reason(const roof_case *c, result_row *row, double roof, const c
     else if (c && c->whole_step)
         note_add(row, "low: a whole step: %.2g%% of the compute roof (MFU; small layers and "
                       "element-wise ops run far below a GEMM)", row->pct_roof);
+    else if (c && c->peer && c->peer_ms > 0 && row->median_ms >= ROOF_PEER_FACTOR * c->peer_ms)
+        note_add(row, "low: %s runs this problem %.2gx faster here (%.3g ms): this backend's path "
+                      "for the shape is slow, not the machine", c->peer, row->median_ms / c->peer_ms,
+                 c->peer_ms);
     else if (strcmp(row->bound, "compute") == 0 && row->flops > 0 &&
              row->flops / (roof * 1e6) < ROOF_SMALL_MS)
         note_add(row, "low: a small problem: %.3g us a repetition at the roof, where fixed costs "
@@ -81,23 +90,33 @@ static void low_reason(const roof_case *c, result_row *row, double roof, const c
                  unit);
 }
 
-/* The reason of an above-roof verdict: a working set the last-level cache
- * holds (the bandwidth roof is DRAM's), otherwise a faster run than the roof
- * probe's (its value stays the roof). */
-static void above_reason(const roof_case *c, result_row *row, double roof, const char *unit)
+/* The reason of an above-roof verdict: a roof measured while disturbed; a
+ * working set the last-level cache holds (the bandwidth roof is DRAM's); a compute-bound row still within the
+ * paper peak (the probe's GEMM stays below what this path reaches);
+ * otherwise a faster run than the roof probe's (its value stays the roof). */
+static void above_reason(const roof_case *c, result_row *row, double roof, const char *unit,
+                         const roof_num *peak, int disturbed)
 {
     double ws = row->io_bytes;
-    if (strcmp(row->bound, "bandwidth") == 0 && c && c->llc_bytes > 0 && ws > 0 &&
+    if (disturbed)
+        note_add(row, "above-roof: the roof (%.4g %s) was " ROOF_DISTURBED_TAG " and reads low "
+                      "(its context line says what ran)", roof, unit);
+    else if (strcmp(row->bound, "bandwidth") == 0 && c && c->llc_bytes > 0 && ws > 0 &&
         ws <= 2.0 * c->llc_bytes)
         note_add(row, "above-roof: working set %.3g MiB within the cache (LLC %.3g MiB): "
                       "faster than the DRAM roof", ws / 1048576.0, c->llc_bytes / 1048576.0);
+    else if (strcmp(row->bound, "compute") == 0 && peak && known(peak) && row->gflops <= peak->v)
+        note_add(row, "above-roof: faster than the run's compute roof (%.4g %s) yet within the "
+                      "paper peak (%.4g %s): this path reaches more than the probe's GEMM", roof,
+                 unit, peak->v, unit);
     else
         note_add(row, "above-roof: faster than the run's %s roof (%.4g %s): the roof probe "
                       "measured less", row->bound, roof, unit);
 }
 
 static void copy_verdict(const roof_device *v, const roof_case *c, double io, result_row *row);
-static void judge(const roof_case *c, result_row *row, double roof, const char *unit);
+static void judge(const roof_case *c, result_row *row, double roof, const char *unit,
+                  const roof_num *peak, const roof_num *from);
 
 void roof_verdict(const roofs *rf, const roof_case *c, result_row *row)
 {
@@ -152,7 +171,9 @@ void roof_verdict(const roofs *rf, const roof_case *c, result_row *row)
     /* the transfer roof: the copies' bytes over their time at the copy roofs */
     double roof = strcmp(bound, "compute") == 0 ? comp->v : strcmp(bound, "bandwidth") == 0
                   ? v->bw.v : (c->h2d_bytes + c->d2h_bytes) / (t_h + t_d) / 1e9;
-    judge(c, row, roof, strcmp(bound, "compute") == 0 ? "GFLOP/s" : "GB/s");
+    const int compute = strcmp(bound, "compute") == 0;
+    judge(c, row, roof, compute ? ROOF_UNIT_COMPUTE : ROOF_UNIT_BW, compute ? &v->peak[dt] : NULL,
+          compute ? comp : strcmp(bound, "bandwidth") == 0 ? &v->bw : NULL);
 }
 
 /* A row that is one copy of io bytes (roof_case.copy) against its roof. */
@@ -165,15 +186,18 @@ static void copy_verdict(const roof_device *v, const roof_case *c, double io, re
     double moved = way == ROOF_COPY_D2D ? 2 * io : io;
     snprintf(row->bound, sizeof row->bound, "%s", way == ROOF_COPY_D2D ? "bandwidth" : "transfer");
     row->pct_roof = 100.0 * moved / (r->v * 1e9) / (row->median_ms / 1e3);
-    judge(c, row, r->v, "GB/s");
+    judge(c, row, r->v, ROOF_UNIT_BW, NULL, r);
 }
 
-/* The verdict of row's pct_roof, and the reason of a low or above-roof one. */
-static void judge(const roof_case *c, result_row *row, double roof, const char *unit)
+/* The verdict of row's pct_roof, and the reason of a low or above-roof one
+ * (peak: the paper peak of a compute-bound row's dtype, or NULL; from: the
+ * measured roof it ran against, or NULL). */
+static void judge(const roof_case *c, result_row *row, double roof, const char *unit,
+                  const roof_num *peak, const roof_num *from)
 {
     if (row->pct_roof > ROOF_ABOVE_PCT) {
         snprintf(row->verdict, sizeof row->verdict, "above-roof");
-        above_reason(c, row, roof, unit);
+        above_reason(c, row, roof, unit, peak, from && strstr(from->how, ROOF_DISTURBED_TAG));
     } else if (row->pct_roof >= ROOF_AT_PCT) {
         snprintf(row->verdict, sizeof row->verdict, "at-roof");
     } else if (row->pct_roof < ROOF_LOW_PCT) {

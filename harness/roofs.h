@@ -46,6 +46,11 @@ typedef enum { ROOF_CPU, ROOF_GPU, ROOF_NDEV } roof_dev;
 #define ROOF_UNIT_COMPUTE "GFLOP/s"
 #define ROOF_UNIT_LATENCY "us"
 
+/* A measured roof whose measurement stayed disturbed (harness/disturb.h: the
+ * probe measured again and something else still ran) says so in its how,
+ * after this tag; it reads low, and the verdicts against it say so. */
+#define ROOF_DISTURBED_TAG "measured while disturbed"
+
 /* One value and how it was known; v NAN: not known. */
 typedef struct roof_num {
     double v;
@@ -86,7 +91,16 @@ typedef struct roof_case {
     int reference;       /* the op's reference backend (the plain loops) */
     double llc_bytes;    /* the CPU's last-level cache (a cache-resident working set) */
     roof_copy copy;      /* the row is one copy (ROOF_COPY_NONE: not) */
+    const char *caveat;  /* why its backend runs below what it could on this machine
+                          * (backend_def.caveat: a library on slower kernels); NULL: none */
+    double peer_ms;      /* the fastest earlier passing row of the same problem, device
+                          * and dtype (NAN or 0: none) */
+    const char *peer;    /* its backend */
 } roof_case;
+
+/* A low row at least this many times slower than a peer on the same problem
+ * says so: that backend's path for the shape is slow, not the machine. */
+#define ROOF_PEER_FACTOR 2.0
 
 /* Every value unknown, nothing measured. */
 void roofs_init(roofs *rf);

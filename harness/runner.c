@@ -248,12 +248,22 @@ static void best_cpu_row(run_state *st, const case_ref *c, result_row *row)
  * copies its inputs in and its outputs back (the layout's buffers; a kept
  * output stays on the device), a suite's own mode may be one copy
  * (suite_def.mode_copy), a step suite's row is a whole step, the op's first
- * registry row is its reference. */
-static void case_roof(const runner *r, const suite_def *s, const case_ref *c,
-                      const case_data *d, result_row *row)
+ * registry row is its reference, the backend may say why it runs below what
+ * it could here (backend_def.caveat), and a host CPU row has the fastest
+ * earlier CPU row of its problem and dtype as its peer. */
+static void case_roof(const run_state *st, const case_ref *c, result_row *row)
 {
+    const runner *r = st->r;
+    const suite_def *s = st->e->def;
+    const case_data *d = st->ok ? &st->d : NULL;
     const backend_def *first = NULL;
-    roof_case rc = {.whole_step = suite_step_count(s) > 0, .llc_bytes = r->llc_bytes};
+    roof_case rc = {.whole_step = suite_step_count(s) > 0, .llc_bytes = r->llc_bytes,
+                    .caveat = c->b->caveat ? c->b->caveat() : NULL};
+    if (c->kind == CASE_HOST && c->b->dev == DEV_CPU && st->cpu_ms[c->dtype] > 0 &&
+        st->cpu_name[c->dtype] != c->b->name) {
+        rc.peer_ms = st->cpu_ms[c->dtype];
+        rc.peer = st->cpu_name[c->dtype];
+    }
     rc.reference = runner_backends_of(r->registry, s->op, &first, 1) == 1 && first == c->b;
     if (c->kind == CASE_GPU && c->gpu && c->gpu->kind != GPU_RESIDENT && d) {
         rc.copies = 1;
@@ -300,7 +310,7 @@ static int case_row(run_state *st, const case_ref *c)
     } else {
         gpu_dp_case(r, st->e, c, p, d, st->resident_sps, &row);
     }
-    case_roof(r, s, c, d, &row);
+    case_roof(st, c, &row);
     best_cpu_row(st, c, &row);
     int rc = row_emit(r, &row, st->base_median, st->it.baseline);
     progress_finish_one(r->prog);

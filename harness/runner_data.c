@@ -131,7 +131,7 @@ int data_build(const runner *r, const suite_def *s, const problem *p, case_data 
 }
 
 double runner_time_cpu(const runner *r, const suite_def *s, const problem *p,
-                       const backend_def *b, const measure_cfg *cfg)
+                       const backend_def *b, const measure_cfg *cfg, disturb_finding *kept)
 {
     case_data d;
     case_exec ex;
@@ -141,7 +141,10 @@ double runner_time_cpu(const runner *r, const suite_def *s, const problem *p,
     if (data_build_refs(r, s, p, &d, 0) == 0) {
         cpu_state c = {.s = s, .b = b, .p = p, .d = &d, .next = 0};
         cpu_open(&c, &ex);
-        if (measure_run(cfg, ex.run, ex.st, &m) == 0) med = m.stats.min;
+        if (measure_run(cfg, ex.run, ex.st, &m) == 0) {
+            med = m.stats.min;
+            if (kept) *kept = m.kept;
+        }
         measure_result_free(&m);
     }
     data_free(s, &d);

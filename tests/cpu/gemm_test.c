@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <cblas.h>
 
 typedef struct { int M, N, K, pad; float alpha, beta; } tcase;
 
@@ -182,9 +183,33 @@ static void oom_is_reported(void)
 }
 #endif
 
+/* cpu-blas's caveat: a core of a narrower SIMD tier than the CPU's is named
+ * with the OPENBLAS_CORETYPE that fixes it; an equal or wider one, or a name
+ * not in the table, says nothing. */
+static void blas_caveat_cases(void)
+{
+    const char *w = gemm_blas_caveat_for("Prescott", 3, 1);
+    EXPECT(w && strstr(w, "OpenBLAS runs its Prescott kernels (SSE) on a CPU with AVX-512") &&
+               strstr(w, "OPENBLAS_CORETYPE=Cooperlake"), "Prescott on AVX-512 BF16: '%s'", w ? w : "(null)");
+    w = gemm_blas_caveat_for("haswell", 3, 0);
+    EXPECT(w && strstr(w, "its haswell kernels (AVX2)") && strstr(w, "OPENBLAS_CORETYPE=SkylakeX"),
+           "Haswell on AVX-512: '%s'", w ? w : "(null)");
+    w = gemm_blas_caveat_for("Sandybridge", 2, 0);
+    EXPECT(w && strstr(w, "OPENBLAS_CORETYPE=Haswell selects its AVX2 kernels"), "'%s'", w ? w : "(null)");
+    EXPECT(!gemm_blas_caveat_for("SkylakeX", 3, 0), "a matching tier says nothing");
+    EXPECT(!gemm_blas_caveat_for("Haswell", 2, 0), "a matching tier says nothing");
+    EXPECT(!gemm_blas_caveat_for("Cooperlake", 2, 0), "a wider core says nothing");
+    EXPECT(!gemm_blas_caveat_for("NoSuchCore", 3, 0), "an unknown name says nothing");
+    EXPECT(!gemm_blas_caveat_for(NULL, 3, 0), "no name says nothing");
+    /* this machine's: silent, or about the core the library reports */
+    w = gemm_blas_caveat();
+    EXPECT(!w || strstr(w, openblas_get_corename()), "this machine: '%s'", w ? w : "(null)");
+}
+
 int main(void)
 {
     int ran = 0, nb = 0;
+    blas_caveat_cases();
     for (int b = 0; BACKENDS[b].name; b++) {
         if (strcmp(BACKENDS[b].op, "gemm") != 0 || BACKENDS[b].dev != DEV_CPU) continue;
         nb++;

@@ -93,6 +93,28 @@ int main(void)
     roof_verdict(&rf, &c, &r);
     EXPECT(strstr(r.note, "low: 1% of the compute roof") != NULL, "note '%s'", r.note);
 
+    /* low with the backend's caveat, after the reference loop and before the rest */
+    roof_case cav = c;
+    cav.caveat = "a library on slower kernels";
+    r = row_of("cpu", 1e5, 1e4, ROOF_OVERHEAD_MS / 2);
+    roof_verdict(&rf, &cav, &r);
+    EXPECT(strcmp(r.note, "low: a library on slower kernels") == 0, "caveat: '%s'", r.note);
+    cav.reference = 1;
+    r = row_of("cpu", 1e9, 1e7, t_roof * 100);
+    roof_verdict(&rf, &cav, &r);
+    EXPECT(strstr(r.note, "the reference loop") && !strstr(r.note, "slower kernels"), "'%s'", r.note);
+    /* low, and a peer ran the same problem ROOF_PEER_FACTOR times faster or more */
+    roof_case peer = c;
+    peer.peer = "cpu-fast";
+    peer.peer_ms = t_roof * 100 / ROOF_PEER_FACTOR;
+    r = row_of("cpu", 1e9, 1e7, t_roof * 100);
+    roof_verdict(&rf, &peer, &r);
+    EXPECT(strstr(r.note, "low: cpu-fast runs this problem 2x faster here (500 ms)"), "peer: '%s'", r.note);
+    peer.peer_ms = t_roof * 100 / ROOF_PEER_FACTOR * 1.01;   /* not quite: the numbers */
+    r = row_of("cpu", 1e9, 1e7, t_roof * 100);
+    roof_verdict(&rf, &peer, &r);
+    EXPECT(strstr(r.note, "low: 1% of the compute roof"), "peer not fast enough: '%s'", r.note);
+
     /* above-roof: bandwidth-bound in the cache; compute-bound past the probe */
     r = row_of("cpu", 0, 1e6, 1e6 / (cpu->bw.v * 1e9) * 1e3 / 3);
     roof_verdict(&rf, &c, &r);
@@ -100,10 +122,24 @@ int main(void)
     EXPECT(strcmp(r.verdict, "above-roof") == 0 && strcmp(r.bound, "bandwidth") == 0, "%s %s",
            r.verdict, r.bound);
     EXPECT(strstr(r.note, "within the cache") != NULL, "note '%s'", r.note);
+    /* twice the probe's roof is the paper peak: within it, the path beat the probe */
     r = row_of("cpu", 1e9, 1e7, t_roof / 2);
+    r.gflops = 1e9 / (r.median_ms * 1e6);
     roof_verdict(&rf, &c, &r);
-    EXPECT(strcmp(r.verdict, "above-roof") == 0 && strstr(r.note, "roof probe"), "%s '%s'",
+    EXPECT(strcmp(r.verdict, "above-roof") == 0 && strstr(r.note, "yet within the paper peak (200 "),
+           "%s '%s'", r.verdict, r.note);
+    r = row_of("cpu", 1e9, 1e7, t_roof / 3);
+    r.gflops = 1e9 / (r.median_ms * 1e6);
+    roof_verdict(&rf, &c, &r);
+    EXPECT(strcmp(r.verdict, "above-roof") == 0 && strstr(r.note, "roof probe measured less"), "%s '%s'",
            r.verdict, r.note);
+    /* a roof measured while disturbed reads low: the reason says so first */
+    roofs busy = rf;
+    snprintf(busy.dev[ROOF_CPU].compute[DTYPE_FP32].how, sizeof busy.dev[ROOF_CPU].compute[DTYPE_FP32].how,
+             "best GEMM; " ROOF_DISTURBED_TAG ": CPU 40%% of wall x 2 threads");
+    roof_verdict(&busy, &c, &r);
+    EXPECT(strcmp(r.verdict, "above-roof") == 0 && strstr(r.note, "was " ROOF_DISTURBED_TAG " and reads low"),
+           "%s '%s'", r.verdict, r.note);
 
     /* end to end on the GPU: 1e8 bytes in and out at 10 GB/s = 20 ms beside 1 ms of compute */
     const roof_device *gpu = &rf.dev[ROOF_GPU];

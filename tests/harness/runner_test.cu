@@ -412,9 +412,9 @@ static const suite_gpu TOY_GPU = {
     .dp_open = NULL,
 };
 static const backend_def TOY_BACKENDS[] = {
-    {.name = "cuda-toy", .op = "toy", .dev = DEV_GPU, .dtypes = DTYPE_BIT(DTYPE_FP32), .fn = (backend_entry)toy_compute, .fn_dt = NULL, .needs = NEEDS_GPU, .flags = 0, .default_max_flops = 0, .about = "toy", .ops = NULL, .dt_skip = NULL, .dt_path = NULL},
-    {.name = "cuda-pipe", .op = "pipe", .dev = DEV_GPU, .dtypes = DTYPE_BIT(DTYPE_FP32), .fn = (backend_entry)toy_compute, .fn_dt = NULL, .needs = NEEDS_GPU, .flags = 0, .default_max_flops = 0, .about = "toy", .ops = NULL, .dt_skip = NULL, .dt_path = NULL},
-    {.name = NULL, .op = NULL, .dev = DEV_CPU, .dtypes = DTYPE_BIT(DTYPE_FP32), .fn = NULL, .fn_dt = NULL, .needs = 0, .flags = 0, .default_max_flops = 0, .about = NULL, .ops = NULL, .dt_skip = NULL, .dt_path = NULL}};
+    {.name = "cuda-toy", .op = "toy", .dev = DEV_GPU, .dtypes = DTYPE_BIT(DTYPE_FP32), .fn = (backend_entry)toy_compute, .fn_dt = NULL, .needs = NEEDS_GPU, .flags = 0, .default_max_flops = 0, .about = "toy", .ops = NULL, .dt_skip = NULL, .dt_path = NULL, .caveat = NULL},
+    {.name = "cuda-pipe", .op = "pipe", .dev = DEV_GPU, .dtypes = DTYPE_BIT(DTYPE_FP32), .fn = (backend_entry)toy_compute, .fn_dt = NULL, .needs = NEEDS_GPU, .flags = 0, .default_max_flops = 0, .about = "toy", .ops = NULL, .dt_skip = NULL, .dt_path = NULL, .caveat = NULL},
+    {.name = NULL, .op = NULL, .dev = DEV_CPU, .dtypes = DTYPE_BIT(DTYPE_FP32), .fn = NULL, .fn_dt = NULL, .needs = 0, .flags = 0, .default_max_flops = 0, .about = NULL, .ops = NULL, .dt_skip = NULL, .dt_path = NULL, .caveat = NULL}};
 
 static void toy_suite(void)
 {

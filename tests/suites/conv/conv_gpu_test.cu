@@ -29,11 +29,11 @@
  * registry itself is not linked, so that this program never meets the host
  * half's definitions of the two helpers below. */
 static const backend_def ROWS[] = {
-    {.name = "cuda-direct", .op = "conv", .dev = DEV_GPU, .dtypes = DTYPE_BIT(DTYPE_FP32), .fn = NULL, .fn_dt = NULL, .needs = NEEDS_GPU, .flags = 0, .default_max_flops = 0, .about = "", .ops = &CONV_CUDA_DIRECT, .dt_skip = NULL, .dt_path = NULL},
-    {.name = "cuda-im2col", .op = "conv", .dev = DEV_GPU, .dtypes = DTYPE_BIT(DTYPE_FP32), .fn = NULL, .fn_dt = NULL, .needs = NEEDS_GPU, .flags = 0, .default_max_flops = 0, .about = "", .ops = &CONV_CUDA_IM2COL, .dt_skip = NULL, .dt_path = NULL},
-    {.name = "cuda-implicit", .op = "conv", .dev = DEV_GPU, .dtypes = DTYPE_BIT(DTYPE_FP32), .fn = NULL, .fn_dt = NULL, .needs = NEEDS_GPU, .flags = 0, .default_max_flops = 0, .about = "", .ops = &CONV_CUDA_IMPLICIT, .dt_skip = NULL, .dt_path = NULL},
-    {.name = "cudnn", .op = "conv", .dev = DEV_GPU, .dtypes = DTYPE_BIT(DTYPE_FP32), .fn = NULL, .fn_dt = NULL, .needs = NEEDS_GPU, .flags = 0, .default_max_flops = 0, .about = "", .ops = &CONV_CUDNN, .dt_skip = NULL, .dt_path = NULL},
-    {.name = NULL, .op = NULL, .dev = DEV_CPU, .dtypes = DTYPE_BIT(DTYPE_FP32), .fn = NULL, .fn_dt = NULL, .needs = 0, .flags = 0, .default_max_flops = 0, .about = NULL, .ops = NULL, .dt_skip = NULL, .dt_path = NULL}};
+    {.name = "cuda-direct", .op = "conv", .dev = DEV_GPU, .dtypes = DTYPE_BIT(DTYPE_FP32), .fn = NULL, .fn_dt = NULL, .needs = NEEDS_GPU, .flags = 0, .default_max_flops = 0, .about = "", .ops = &CONV_CUDA_DIRECT, .dt_skip = NULL, .dt_path = NULL, .caveat = NULL},
+    {.name = "cuda-im2col", .op = "conv", .dev = DEV_GPU, .dtypes = DTYPE_BIT(DTYPE_FP32), .fn = NULL, .fn_dt = NULL, .needs = NEEDS_GPU, .flags = 0, .default_max_flops = 0, .about = "", .ops = &CONV_CUDA_IM2COL, .dt_skip = NULL, .dt_path = NULL, .caveat = NULL},
+    {.name = "cuda-implicit", .op = "conv", .dev = DEV_GPU, .dtypes = DTYPE_BIT(DTYPE_FP32), .fn = NULL, .fn_dt = NULL, .needs = NEEDS_GPU, .flags = 0, .default_max_flops = 0, .about = "", .ops = &CONV_CUDA_IMPLICIT, .dt_skip = NULL, .dt_path = NULL, .caveat = NULL},
+    {.name = "cudnn", .op = "conv", .dev = DEV_GPU, .dtypes = DTYPE_BIT(DTYPE_FP32), .fn = NULL, .fn_dt = NULL, .needs = NEEDS_GPU, .flags = 0, .default_max_flops = 0, .about = "", .ops = &CONV_CUDNN, .dt_skip = NULL, .dt_path = NULL, .caveat = NULL},
+    {.name = NULL, .op = NULL, .dev = DEV_CPU, .dtypes = DTYPE_BIT(DTYPE_FP32), .fn = NULL, .fn_dt = NULL, .needs = 0, .flags = 0, .default_max_flops = 0, .about = NULL, .ops = NULL, .dt_skip = NULL, .dt_path = NULL, .caveat = NULL}};
 
 /* ---- the host half's two helpers, as this test assumes them ---- */
 extern "C" conv_dims conv_problem_dims(const problem *p)
