@@ -40,6 +40,13 @@
  * old per-row linear scans were quadratic (50k rows 38 s, 200k unfinished
  * after 15 min).
  *
+ * A baseline per machine class: `--baselines DIR` instead of BASELINE.csv
+ * takes DIR/<class>.csv, the class of CURRENT (machine_class: its CPU model,
+ * and its GPU names, from the context lines), and says which in its first
+ * line; with none for the class it says so and compares against the first
+ * baseline of DIR in name order, made on another CPU (regressions warn).
+ * `--class CURRENT.csv` prints the class (ci/make-baseline names its file so).
+ *
  * Exit: 0 pass, 1 a regression, failed check, missing case or nothing
  * compared, 2 unreadable or malformed input (naming file and line) or bad usage,
  * 3 ambiguous: no failure among the quiet cases, but at least one case was
@@ -49,11 +56,16 @@
 #include "csv.h"
 #include "schema.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 /* Default tolerance: 0.30. Calibrated on the 2-core CI machine from repeated
  * runs of the CI gate suite (BENCH_GATE_ARGS, ci/baselines/README.md) while
@@ -62,9 +74,12 @@
  * while a 2x slowdown (-50%) always fails. */
 #define GATE_DEFAULT_TOLERANCE 0.30
 #define GATE_NOISE_SIGMAS 3.0
-#define USAGE_LINE "usage: gate CURRENT.csv BASELINE.csv [--tolerance F] [--strict] [--allow-missing]"
+#define USAGE_LINE "usage: gate CURRENT.csv (BASELINE.csv | --baselines DIR) [--tolerance F] [--strict] " \
+    "[--allow-missing] | gate --class CURRENT.csv"
 #define HELP USAGE_LINE "\n" \
     "  compares CURRENT's speedups with BASELINE's, case by case\n" \
+    "  --baselines DIR  the baseline of CURRENT's machine class, DIR/<class>.csv (else the first one)\n" \
+    "  --class          prints CURRENT's machine class: its CPU model and GPU names, as a file name\n" \
     "  --tolerance F    a slowdown beyond F (0 <= F < 1; default 0.30) outside the noise fails\n" \
     "  --strict         a baseline from another CPU, or another thread count, fails too\n" \
     "  --allow-missing  baseline cases the current run lacks pass\n" \
@@ -88,6 +103,8 @@ typedef struct gate_opts {
     double tol;
     int strict, allow_missing;
     const char *paths[2];
+    const char *baselines;   /* --baselines DIR: paths[1] chosen from it */
+    int class_only;          /* --class: print paths[0]'s machine class */
 } gate_opts;
 
 typedef struct gate_count {
@@ -210,6 +227,103 @@ static int same_machine(const gate_run *a, const gate_run *b)
         if (!x || !y || strcmp(x, y) != 0) return 0;
     }
     return 1;
+}
+
+/* ---- the machine class ----------------------------------------------------- */
+
+/* Appends name's words to out (cap bytes, NUL-terminated): lower case,
+ * letters and digits, one '-' between words; the trademark words "r" and
+ * "tm" ("Intel(R) Xeon(R)") left out. */
+static void slug_append(char *out, size_t cap, const char *name, size_t len)
+{
+    size_t n = strlen(out);
+    for (size_t i = 0; i < len;) {
+        while (i < len && !isalnum((unsigned char)name[i])) i++;
+        size_t w = i;
+        while (w < len && isalnum((unsigned char)name[w])) w++;
+        if (w == i) break;
+        const int tm = (w - i == 1 && tolower((unsigned char)name[i]) == 'r') ||
+                       (w - i == 2 && strncasecmp(name + i, "tm", 2) == 0);
+        for (size_t k = i; !tm && k < w && n + 2 < cap; k++) {
+            if (k == i && n > 0 && out[n - 1] != '_') out[n++] = '-';
+            out[n++] = (char)tolower((unsigned char)name[k]);
+        }
+        out[n] = '\0';
+        i = w;
+    }
+}
+
+/* t's machine class, a file name: the CPU model's words, then for each
+ * distinct GPU name ("gpu: N NAME, cc ..." context lines) '_' and its words,
+ * "-xK" for K of them. "Intel(R) Xeon(R) Processor" and no GPU:
+ * intel-xeon-processor; an EPYC with two H100s: amd-epyc-9654_nvidia-h100-80gb-hbm3-x2. */
+static void machine_class(const csv_table *t, char *out, size_t cap)
+{
+    const char *cpu = csv_context(t, "cpu");
+    out[0] = '\0';
+    slug_append(out, cap, cpu ? cpu : "unknown cpu", strlen(cpu ? cpu : "unknown cpu"));
+    if (!out[0]) snprintf(out, cap, "unknown-cpu");
+    const char *names[16];
+    size_t lens[16];
+    int counts[16], ng = 0;
+    for (int i = 0; i < t->ncontext; i++) {
+        const char *c = t->context[i];
+        if (strncmp(c, "gpu: ", 5) != 0 || !isdigit((unsigned char)c[5])) continue;
+        const char *nm = c + 5;
+        while (isdigit((unsigned char)*nm)) nm++;
+        while (*nm == ' ') nm++;
+        const char *end = strstr(nm, ", cc ");
+        size_t len = end ? (size_t)(end - nm) : strlen(nm);
+        int g = 0;
+        while (g < ng && !(lens[g] == len && strncmp(names[g], nm, len) == 0)) g++;
+        if (g == ng && ng < 16) {
+            names[ng] = nm, lens[ng] = len, counts[ng++] = 0;
+        }
+        if (g < ng) counts[g]++;
+    }
+    for (int g = 0; g < ng; g++) {
+        size_t n = strlen(out);
+        if (n + 2 < cap) out[n] = '_', out[n + 1] = '\0';
+        slug_append(out, cap, names[g], lens[g]);
+        n = strlen(out);
+        if (counts[g] > 1) snprintf(out + n, cap - n, "-x%d", counts[g]);
+    }
+}
+
+/* --baselines dir: dir/<class>.csv when it exists, else the first .csv of
+ * dir in name order (said in one line); into path. 0, or 2 (no baseline at
+ * all, or an unreadable dir, one line). */
+static int pick_baseline(const char *dir, const csv_table *cur, char *path, size_t cap)
+{
+    char cls[256];
+    machine_class(cur, cls, sizeof cls);
+    snprintf(path, cap, "%s/%s.csv", dir, cls);
+    if (access(path, F_OK) == 0) {
+        printf("gate: baseline %s (this machine's class: %s)\n", path, cls);
+        return 0;
+    }
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "gate: --baselines '%s': %s\n", dir, strerror(errno));
+        return 2;
+    }
+    char first[256] = "";
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        size_t n = strlen(e->d_name);
+        if (n > 4 && n < sizeof first && strcmp(e->d_name + n - 4, ".csv") == 0 &&
+            (!first[0] || strcmp(e->d_name, first) < 0))
+            snprintf(first, sizeof first, "%s", e->d_name);
+    }
+    closedir(d);
+    if (!first[0]) {
+        fprintf(stderr, "gate: --baselines '%s' holds no baseline (.csv) for class %s or any other\n",
+                dir, cls);
+        return 2;
+    }
+    snprintf(path, cap, "%s/%s", dir, first);
+    printf("gate: no baseline for this machine's class (%s) in %s: comparing against %s, made on "
+           "another machine (ci/make-baseline on this one makes %s.csv)\n", cls, dir, first, cls);
+    return 0;
 }
 
 /* One table line: the case (key with '/'), baseline and current speedups, change, verdict. */
@@ -353,7 +467,7 @@ static int once(int *seen, const char *opt)
  * with the reason on stderr, one line. */
 static int parse_args(int argc, char **argv, gate_opts *o)
 {
-    int np = 0, tol = 0, strict = 0, allow = 0;
+    int np = 0, tol = 0, strict = 0, allow = 0, dir = 0, cls = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -368,6 +482,13 @@ static int parse_args(int argc, char **argv, gate_opts *o)
         } else if (strcmp(a, "--allow-missing") == 0) {
             if (once(&allow, a)) return 2;
             o->allow_missing = 1;
+        } else if (strcmp(a, "--baselines") == 0) {
+            if (i + 1 >= argc) return usage_error("--baselines wants a folder", NULL);
+            if (once(&dir, a)) return 2;
+            o->baselines = argv[++i];
+        } else if (strcmp(a, "--class") == 0) {
+            if (once(&cls, a)) return 2;
+            o->class_only = 1;
         } else if (a[0] == '-') {
             char why[300];
             snprintf(why, sizeof why, "unknown option '%.256s'", a);
@@ -380,17 +501,35 @@ static int parse_args(int argc, char **argv, gate_opts *o)
             o->paths[np++] = a;
         }
     }
-    if (np != 2) return usage_error(np ? "want two files, got one" : "want two files", NULL);
+    const int want = o->class_only || o->baselines ? 1 : 2;
+    if (o->class_only && (o->baselines || tol || strict || allow))
+        return usage_error("--class takes one file and no other option", NULL);
+    if (np != want) {
+        if (want == 1) return usage_error(np ? "want one file with --baselines or --class, got two"
+                                             : "want the current run's file", NULL);
+        return usage_error(np ? "want two files, got one" : "want two files", NULL);
+    }
     return 0;
 }
 
 int main(int argc, char **argv)
 {
-    gate_opts o = {GATE_DEFAULT_TOLERANCE, 0, 0, {NULL, NULL}};
+    gate_opts o = {GATE_DEFAULT_TOLERANCE, 0, 0, {NULL, NULL}, NULL, 0};
     int rc = parse_args(argc, argv, &o);
     if (rc) return rc == 1 ? 0 : 2;
     gate_run cur = {0}, base = {0};
+    char picked[PATH_MAX + 300];
     rc = load(&cur, o.paths[0]);
+    if (!rc && o.class_only) {
+        machine_class(cur.t, picked, sizeof picked);
+        printf("%s\n", picked);
+        gate_run_free(&cur);
+        return 0;
+    }
+    if (!rc && o.baselines) {
+        rc = pick_baseline(o.baselines, cur.t, picked, sizeof picked);
+        o.paths[1] = picked;
+    }
     if (!rc) rc = load(&base, o.paths[1]);
     if (!rc) rc = compare(&cur, &base, &o);
     gate_run_free(&cur);

@@ -8,7 +8,7 @@
 # training rows (one case, a shape per batch) are gated shape by shape;
 # disturbed rows (current run) are ambiguous (exit 3), a quiet regression beside them fails;
 # bounded input: folders, devices, FIFOs, overlong lines refused; a BOM read.
-# The synthetic files use the columns of ci/baselines/cpu-2core.csv (before
+# The synthetic files use the columns of ci/baselines/amd-epyc.csv (before
 # flops/device_kind/repro): the gate must read them, as it reads that baseline.
 set -u
 gate=$(realpath "$1")
@@ -102,6 +102,40 @@ mkcsv failedcase.csv "Xeon" 12 0.06 fail extra
 run failedcase.csv base.csv --allow-missing
 [ $rc -eq 1 ] && grep -q 'square-512/512x512x512/cpu-omp/fp32/host .* FAILED' <<<"$out" || fail "failed case: rc $rc: $out"
 
+# a baseline per machine class: --class names it, --baselines DIR takes the
+# class's file and says so (a planted 2x slowdown fails against it), and with
+# none for the class says so and compares against the first file, only warning
+mkdir bl
+mkcsv "bl/zzz-other.csv" "Another CPU" 12 0.06 pass extra
+run --class base.csv
+[ $rc -eq 0 ] && [ "$out" = xeon ] || fail "--class of 'Xeon': rc $rc: '$out'"
+{ echo "# cpu: Intel(R) Xeon(R) Platinum 8480+ CPU @ 2.00GHz"
+  echo "# gpu: 0 NVIDIA H100 80GB HBM3, cc 9.0, 132 SMs, 79.1 GiB"
+  echo "# gpu: 1 NVIDIA H100 80GB HBM3, cc 9.0, 132 SMs, 79.1 GiB"
+  echo "# gpu: 2 NVIDIA A100-SXM4-40GB, cc 8.0, 108 SMs, 39.4 GiB"
+  tail -n +3 base.csv; } > gpus.csv
+run --class gpus.csv
+[ $rc -eq 0 ] && [ "$out" = intel-xeon-platinum-8480-cpu-2-00ghz_nvidia-h100-80gb-hbm3-x2_nvidia-a100-sxm4-40gb ] \
+  || fail "--class with GPUs: rc $rc: '$out'"
+run slow.csv --baselines bl
+[ $rc -eq 0 ] && grep -q "^gate: no baseline for this machine's class (xeon) in bl: comparing against zzz-other.csv" <<<"$out" \
+  && grep -q 'another CPU' <<<"$out" || fail "no baseline of the class: rc $rc: $out"
+cp base.csv bl/xeon.csv
+run slow.csv --baselines bl
+[ $rc -eq 1 ] && grep -q "^gate: baseline bl/xeon.csv (this machine's class: xeon)" <<<"$out" && grep -q SLOWER <<<"$out" \
+  || fail "the class's baseline: a 2x slowdown fails: rc $rc: $out"
+run same.csv --baselines bl
+[ $rc -eq 0 ] || fail "the class's baseline, same run: rc $rc: $out"
+run same.csv base.csv --baselines bl
+[ $rc -eq 2 ] && grep -q 'want one file with --baselines' <<<"$out" || fail "two files and --baselines: rc $rc: $out"
+run same.csv --baselines nowhere
+[ $rc -eq 2 ] && grep -q "^gate: --baselines 'nowhere': No such file" <<<"$out" || fail "a missing folder: rc $rc: $out"
+mkdir empty
+run same.csv --baselines empty
+[ $rc -eq 2 ] && grep -q "holds no baseline" <<<"$out" || fail "an empty folder: rc $rc: $out"
+run --class same.csv --strict
+[ $rc -eq 2 ] || fail "--class with another option: rc $rc: $out"
+
 mkcsv other.csv "Another CPU" 24 0.12 pass extra
 run other.csv base.csv
 [ $rc -eq 0 ] && grep -q 'another CPU' <<<"$out" || fail "other machine only warns: rc $rc: $out"
@@ -182,7 +216,7 @@ for args in "base.csv" "--bogus base.csv base.csv" "base.csv base.csv extra.csv"
     || fail "usage error '$args': rc $rc: $out"
 done
 out=$("$gate" --help 2>/dev/null); rc=$?
-[ $rc -eq 0 ] && grep -q '^usage: gate CURRENT.csv BASELINE.csv' <<<"$out" && grep -q -- '--allow-missing' <<<"$out" \
+[ $rc -eq 0 ] && grep -q '^usage: gate CURRENT.csv (BASELINE.csv | --baselines DIR)' <<<"$out" && grep -q -- '--allow-missing' <<<"$out" && grep -q -- '--class' <<<"$out" \
   || fail "--help: rc $rc: $out"
 run base.csv base.csv --tolerance 0
 [ $rc -eq 0 ] || fail "tolerance 0 is valid: rc $rc: $out"
