@@ -369,6 +369,10 @@ static int replica_open(gdp *g, int i, const problem *p)
         CUDA_TRY(cudaMemcpy(r->labels[k], (const int *)g->sets[k][TB_LABELS] + d->off * ls, lb,
                             cudaMemcpyHostToDevice));
     }
+    /* The copies above (pageable sources: cudaMemcpy may return before they
+     * land) and the memset are legacy-stream work, unordered with the
+     * non-blocking streams the steps run on: done before any step. */
+    CUDA_TRY(cudaDeviceSynchronize());
     return 0;
 fail:
     return -1;
