@@ -21,7 +21,9 @@
  * The "heuristics" list every algorithm the emulator computes (all compute
  * the same result); the first of each direction asks for a workspace, so that
  * callers' workspace plumbing is exercised:
- *   fwd IMPLICIT_PRECOMP_GEMM  (C*R*S + 1) * 8 bytes (cuDNN keeps an index table)
+ *   fwd IMPLICIT_PRECOMP_GEMM  (C*R*S + 1) * 8 bytes (cuDNN keeps an index table),
+ *                              plus 8 * N*K*P*Q * 4 where fwd_splits splits
+ *                              the reduction (few output tiles)
  *   bwd-data ALGO_1            0
  *   bwd-filter ALGO_1          K*C*R*S * 4 bytes
  * cuDNN's other algorithms are reported CUDNN_STATUS_NOT_SUPPORTED.
@@ -256,10 +258,23 @@ void host_bwd_filter(const Conv &c, const float *x, const float *dy, float alpha
     blend(c.t, dw, acc, alpha, beta);
 }
 
+/* The forward pass's reduction split (the emulator's rule, standing for the
+ * split-K kernels cuDNN picks when an output has few tiles): an output of
+ * fewer than 4 tiles of 128 x 128 (N*P*Q * K < 65536) over a reduction of
+ * C*R*S >= 64 is computed in 8 slices, whose fp32 partials take
+ * 8 * N*K*P*Q * 4 bytes of workspace; 1: no split. So a smaller batch can
+ * need more workspace than a larger one. */
+int fwd_splits(const Conv &c)
+{
+    const double out = double(c.N) * c.P * c.Q * c.K;
+    return out < 65536.0 && long(c.C) * c.R * c.S >= 64 ? 8 : 1;
+}
 size_t fwd_ws(const Conv &c, int algo)
 {
-    return algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM
-               ? (size_t(c.C) * c.R * c.S + 1) * 8 : 0;
+    if (algo != CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM) return 0;
+    const size_t index = (size_t(c.C) * c.R * c.S + 1) * 8; /* cuDNN's index table */
+    const int splits = fwd_splits(c);
+    return index + (splits > 1 ? size_t(splits) * c.N * c.K * c.P * c.Q * 4 : 0);
 }
 size_t bwd_filter_ws(const Conv &c, int algo)
 {
