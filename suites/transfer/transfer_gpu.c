@@ -6,6 +6,7 @@
  * apart (alloc_ms). Compiled against CUDA and emu/ (C that is also C++). */
 #include "transfer.h"
 #include "cuda_check.h"
+#include "roofs.h"
 #include "errmsg.h"
 #include "timer.h"
 
@@ -86,10 +87,21 @@ fail:
     return -1;
 }
 
+/* A d2d row counts each byte read and written (roof_copy_traffic), as
+ * bandwidthTest and nvbandwidth do, and says so in its note; its GB/s
+ * follow. */
 static int copy_finish(void *p, const measure_result *m, result_row *row)
 {
     copy_state *c = (copy_state *)p;
     (void)m;
+    if (c->d2d) {
+        const double moved = roof_copy_traffic(ROOF_COPY_D2D, (double)c->bytes);
+        if (row->gbps > 0) row->gbps *= moved / row->bytes;
+        row->bytes = moved;
+        const size_t used = strlen(row->note);
+        snprintf(row->note + used, sizeof row->note - used, "%sbytes: read + written (2x the copy)",
+                 used ? "; " : "");
+    }
     if (c->pinned) row->alloc_ms = c->alloc_ms;
     row->peak_dev_mb = (double)c->bytes * (c->d2d ? 2 : 1) / (1024.0 * 1024.0);
     return 0;
