@@ -176,14 +176,18 @@ void roof_verdict(const roofs *rf, const roof_case *c, result_row *row)
           compute ? comp : strcmp(bound, "bandwidth") == 0 ? &v->bw : NULL);
 }
 
+double roof_copy_traffic(roof_copy way, double bytes)
+{
+    return way == ROOF_COPY_D2D ? 2 * bytes : bytes;
+}
+
 /* A row that is one copy of io bytes (roof_case.copy) against its roof. */
 static void copy_verdict(const roof_device *v, const roof_case *c, double io, result_row *row)
 {
     const roof_copy way = c->copy;
     const roof_num *r = way == ROOF_COPY_H2D ? &v->h2d : way == ROOF_COPY_D2H ? &v->d2h : &v->bw;
     if (!(io > 0) || !known(r)) return;
-    /* a device-to-device copy reads and writes each byte */
-    double moved = way == ROOF_COPY_D2D ? 2 * io : io;
+    double moved = roof_copy_traffic(way, io);
     snprintf(row->bound, sizeof row->bound, "%s", way == ROOF_COPY_D2D ? "bandwidth" : "transfer");
     row->pct_roof = 100.0 * moved / (r->v * 1e9) / (row->median_ms / 1e3);
     judge(c, row, r->v, ROOF_UNIT_BW, NULL, r);

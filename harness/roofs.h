@@ -80,6 +80,12 @@ typedef struct roofs {
  * every byte in device memory (bound bandwidth). */
 typedef enum { ROOF_COPY_NONE, ROOF_COPY_H2D, ROOF_COPY_D2H, ROOF_COPY_D2D } roof_copy;
 
+/* The bytes a copy of `bytes` moves through memory, as bandwidthTest and
+ * nvbandwidth count them: device-to-device reads and writes each byte (2x),
+ * a copy across the link moves it once. The transfer rows' bytes and GB/s
+ * and the copy roof's traffic both come from here. */
+double roof_copy_traffic(roof_copy way, double bytes);
+
 /* What the verdict needs of a case beyond its row. */
 typedef struct roof_case {
     int copies;          /* an end-to-end GPU mode: its copies count (the transfer roofs) */

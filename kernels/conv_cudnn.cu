@@ -10,8 +10,11 @@
  * would rightly fail), so every backend is compared at the same precision.
  * bf16 and fp16 (the typed entries, ops/conv_dims.h): every tensor, the bias
  * and db included, CUDNN_DATA_BFLOAT16 / CUDNN_DATA_HALF, compute type
- * CUDNN_DATA_FLOAT (fp32 accumulation), CUDNN_TENSOR_OP_MATH; any algorithm
- * of the heuristics that succeeds. So that each y is rounded once, the bias
+ * CUDNN_DATA_FLOAT (fp32 accumulation), CUDNN_TENSOR_OP_MATH; the first
+ * algorithm of the heuristics' list that succeeds and is of the
+ * implicit-GEMM family (Winograd and FFT, which the heuristics may list
+ * first, round transformed operands in 16 bits: more error than our
+ * tolerance models). So that each y is rounded once, the bias
  * goes first: cudnnAddTensor writes it into y (beta 0), then the convolution
  * adds onto it (beta 1), rounding the fp32 sum once.
  *
@@ -120,15 +123,35 @@ fail:
     return -1;
 }
 
+/* cuDNN's implicit-GEMM family in direction dir: products of the data as
+ * stored, accumulated in fp32, one rounding of the result (what our 16-bit
+ * tolerance models; Winograd and FFT round transformed operands in 16 bits
+ * first). */
+static int gemm_family(conv_dir dir, int algo)
+{
+    if (dir == CONV_FWD)
+        return algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM ||
+               algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+    if (dir == CONV_BWD_DATA)
+        return algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_0 ||
+               algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
+    return algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0 ||
+           algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1 ||
+           algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3;
+}
+
 /* A heuristic result we may run: it works, and for fp32 not on tensor cores
  * (the descriptor's CUDNN_FMA_MATH is what runs; a result may report it or
  * CUDNN_DEFAULT_MATH, never a tensor-op math for fp32 FMA); for bf16 and
- * fp16 any math (tensor ops are the point). */
-static int usable(dtype_t dt, cudnnStatus_t status, cudnnMathType_t math)
+ * fp16 any math (tensor ops are the point) but only the implicit-GEMM family
+ * (gemm_family), chosen explicitly: the heuristics may list Winograd or FFT
+ * first. */
+static int usable(dtype_t dt, conv_dir dir, int algo, cudnnStatus_t status,
+                  cudnnMathType_t math)
 {
-    return status == CUDNN_STATUS_SUCCESS &&
-           (dt != DTYPE_FP32 ||
-            (math != CUDNN_TENSOR_OP_MATH && math != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION));
+    if (status != CUDNN_STATUS_SUCCESS) return 0;
+    if (dt != DTYPE_FP32) return gemm_family(dir, algo);
+    return math != CUDNN_TENSOR_OP_MATH && math != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
 }
 
 /* cuDNN's element type of a dtype this backend takes (fp32, bf16, fp16). */
@@ -148,7 +171,7 @@ static int plan_algo(cudnnHandle_t h, cudnn_plan *p)
         CUDNN_TRY(cudnnGetConvolutionForwardAlgorithm_v7(h, p->x, p->w, p->conv, p->y,
                                                          CUDNN_ALGOS, &got, perf));
         for (int i = 0; i < got && p->algo < 0; i++)
-            if (usable(p->dt, perf[i].status, perf[i].mathType)) {
+            if (usable(p->dt, p->dir, perf[i].algo, perf[i].status, perf[i].mathType)) {
                 p->algo = perf[i].algo;
                 CUDNN_TRY(cudnnGetConvolutionForwardWorkspaceSize(
                     h, p->x, p->w, p->conv, p->y, perf[i].algo, &p->ws));
@@ -158,7 +181,7 @@ static int plan_algo(cudnnHandle_t h, cudnn_plan *p)
         CUDNN_TRY(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, p->w, p->y, p->conv, p->x,
                                                               CUDNN_ALGOS, &got, perf));
         for (int i = 0; i < got && p->algo < 0; i++)
-            if (usable(p->dt, perf[i].status, perf[i].mathType)) {
+            if (usable(p->dt, p->dir, perf[i].algo, perf[i].status, perf[i].mathType)) {
                 p->algo = perf[i].algo;
                 CUDNN_TRY(cudnnGetConvolutionBackwardDataWorkspaceSize(
                     h, p->w, p->y, p->conv, p->x, perf[i].algo, &p->ws));
@@ -168,7 +191,7 @@ static int plan_algo(cudnnHandle_t h, cudnn_plan *p)
         CUDNN_TRY(cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, p->x, p->y, p->conv, p->w,
                                                                 CUDNN_ALGOS, &got, perf));
         for (int i = 0; i < got && p->algo < 0; i++)
-            if (usable(p->dt, perf[i].status, perf[i].mathType)) {
+            if (usable(p->dt, p->dir, perf[i].algo, perf[i].status, perf[i].mathType)) {
                 p->algo = perf[i].algo;
                 CUDNN_TRY(cudnnGetConvolutionBackwardFilterWorkspaceSize(
                     h, p->x, p->y, p->conv, p->w, perf[i].algo, &p->ws));

@@ -21,7 +21,10 @@
  * tf32, CUDA_R_16BF, CUDA_R_16F) and the compute type that makes cuBLAS do
  * what the dtype says (CUBLAS_COMPUTE_32F_FAST_TF32: fp32 data rounded to
  * TF32 inside the product; CUBLAS_COMPUTE_32F for 16-bit data: fp32
- * accumulation, C rounded once), alpha = 1, beta = 0 for the dtype entry.
+ * accumulation, C rounded once, which takes the math mode
+ * CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION: without it a split-K
+ * kernel may sum its partials in 16 bits), alpha = 1, beta = 0 for the
+ * dtype entry.
  *
  * Strided batches (gemm_cublas_batched, ops/train_ops.h's gemm_batched): the
  * same swap, each matrix's stride going with it:
@@ -78,14 +81,16 @@ fail:
     return -1;
 }
 
-/* The handle of this device on this stream, fp32 math (no TF32 for Sgemm;
- * for GemmEx the compute type decides). */
-static int cublas_begin(cudaStream_t stream, cublasHandle_t *h)
+/* The handle of this device on this stream, with math mode `math`:
+ * CUBLAS_DEFAULT_MATH for fp32 data (no TF32 for Sgemm; for GemmEx the
+ * compute type decides), with CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION
+ * for 16-bit outputs (see cublas_gemm_ex). */
+static int cublas_begin(cudaStream_t stream, cublasMath_t math, cublasHandle_t *h)
 {
     if (cublas_handle(h) != 0)
         return -1;
     CUBLAS_TRY(cublasSetStream(*h, stream));
-    CUBLAS_TRY(cublasSetMathMode(*h, CUBLAS_DEFAULT_MATH));
+    CUBLAS_TRY(cublasSetMathMode(*h, math));
     return 0;
 fail:
     return -1;
@@ -93,13 +98,20 @@ fail:
 
 /* Row-major C = alpha A*B + beta C through cublasGemmEx, A, B, C of type t
  * (scalars float), compute type ct: column-major C^T = B^T A^T. Arguments
- * already checked. */
+ * already checked. A 16-bit C runs with reduced-precision reduction
+ * disallowed: cuBLAS's default math lets a split-K kernel sum its partials
+ * in the output type, rounding each element several times, where our
+ * tolerance (harness/check.h) models one rounding of the fp32 sum. */
 static int cublas_gemm_ex(cudaDataType t, cublasComputeType_t ct, int M, int N, int K,
                           float alpha, const void *dA, int lda, const void *dB, int ldb,
                           float beta, void *dC, int ldc, cudaStream_t stream)
 {
     cublasHandle_t h = NULL;
-    if (cublas_begin(stream, &h) != 0)
+    const cublasMath_t math =
+        t == CUDA_R_32F ? CUBLAS_DEFAULT_MATH
+                        : (cublasMath_t)(CUBLAS_DEFAULT_MATH |
+                                         CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION);
+    if (cublas_begin(stream, math, &h) != 0)
         return -1;
     CUBLAS_TRY(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, dB, t, ldb, dA, t,
                             lda, &beta, dC, t, ldc, ct, CUBLAS_GEMM_DEFAULT));
@@ -126,7 +138,7 @@ static int cublas_gemm(const char *who, int ta, int tb, int M, int N, int K,
         return -1;
     if (batch != 0 && !gemm_cuda_batch_ok(who, M, N, ldc, sA, sB, sC, batch))
         return -1;
-    if (cublas_begin(stream, &h) != 0)
+    if (cublas_begin(stream, CUBLAS_DEFAULT_MATH, &h) != 0)
         return -1;
     if (batch != 0)
         CUBLAS_TRY(cublasSgemmStridedBatched(h, opb, opa, N, M, K, &alpha, dB, ldb, sB, dA, lda,

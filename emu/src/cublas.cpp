@@ -13,8 +13,11 @@
  * to a 10-bit mantissa (round to nearest even) in scratch copies first.
  * cublasGemmEx also takes fp16 and bf16 A and B (C of their type or fp32)
  * with CUBLAS_COMPUTE_32F: widened to float (exact), the same fp32 GEMM, a
- * 16-bit C rounded once (nearest even); other type combinations are one
- * `cudaemu:` line and CUBLAS_STATUS_NOT_SUPPORTED.
+ * 16-bit C rounded once (nearest even) -- except where cuBLAS may split the
+ * reduction and sum the partials in the 16-bit output type (the handle's
+ * math mode without CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION, a
+ * shape split_k splits): then so does the emulator; other type combinations
+ * are one `cudaemu:` line and CUBLAS_STATUS_NOT_SUPPORTED.
  */
 #include "internal.h"
 
@@ -236,14 +239,75 @@ const char *compute_type_name(cublasComputeType_t ct)
     }
 }
 
-/* cublasGemmEx with 16-bit A and B of format f (fp32 compute), C of format
+/* The emulator's split-K rule (cuBLAS's own heuristics are not public; this
+ * one splits the shapes they are known to split): an m x n output of few
+ * 128 x 128 tiles (fewer than the device's SMs) over a long reduction
+ * (k >= 1024) is computed as `splits` partial products over consecutive
+ * k-slices of ceil(k / splits), splits = min(ceil(SMs / tiles), k / 512).
+ * 1: no split. */
+int split_k(int m, int n, int k)
+{
+    if (k < 1024) return 1;
+    const long long tiles = (long long)((m + 127) / 128) * ((n + 127) / 128);
+    if (tiles >= kSmCount) return 1;
+    const long long by_tiles = (kSmCount + tiles - 1) / tiles, by_k = k / 512;
+    return int(by_tiles < by_k ? by_tiles : by_k);
+}
+
+/* May cuBLAS reduce in the output type? CUBLAS_COMPUTE_32F with the handle's
+ * math mode lacking CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION
+ * (PEDANTIC never does). */
+bool reduced_reduction(const cublasContext *h, cublasComputeType_t ct)
+{
+    return ct == CUBLAS_COMPUTE_32F &&
+           !(unsigned(h->math) & unsigned(CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION));
+}
+
+/* The split-K GEMM in the 16-bit output format cf, as cuBLAS may run it when
+ * reduced-precision reduction is allowed: each slice's alpha op(A) op(B)
+ * (fp32 accumulation) rounded to cf, the partials summed in order in cf
+ * (each sum rounded), then beta C added and rounded once more. fa, fb: the
+ * widened inputs; C written (m x n of it). */
+void gemm_split16(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, int splits,
+                  float a, const float *fa, int lda, const float *fb, int ldb, float b, void *C,
+                  int ldc, Fmt16 cf)
+{
+    const int slice = (k + splits - 1) / splits;
+    std::vector<float> part(size_t(m) * n), acc(size_t(m) * n);
+    uint16_t *c16 = static_cast<uint16_t *>(C);
+    auto round16 = [&cf](float x) {
+        uint16_t u;
+        cf.set(&u, 0, x);
+        return cf.get(&u, 0);
+    };
+    for (int k0 = 0, i = 0; k0 < k; k0 += slice, ++i) {
+        const int kk = k - k0 < slice ? k - k0 : slice;
+        /* the slice's columns of op(A) (m x k) and rows of op(B) (k x n) */
+        const float *sa = ta == CUBLAS_OP_N ? fa + size_t(k0) * lda : fa + k0;
+        const float *sb = tb == CUBLAS_OP_N ? fb + k0 : fb + size_t(k0) * ldb;
+        host_gemm(ta, tb, m, n, kk, a, sa, lda, sb, ldb, 0.0f, part.data(), m, Exact);
+        for (size_t e = 0; e < part.size(); ++e)
+            acc[e] = i == 0 ? round16(part[e]) : round16(acc[e] + round16(part[e]));
+    }
+    for (int j = 0; j < n; ++j)
+        for (int r = 0; r < m; ++r) {
+            const size_t at = size_t(j) * size_t(ldc) + size_t(r);
+            float v = acc[size_t(j) * m + r];
+            if (b != 0.0f) v = round16(v + b * cf.get(c16, at));
+            cf.set(c16, at, v);
+        }
+}
+
+/* cublasGemmEx with 16-bit A and B of format f (fp32 compute ct), C of format
  * cf (16-bit) or fp32 (cf null): A, B and a read C widened to float (exact),
- * the fp32 GEMM of host_gemm, each element of a 16-bit C rounded once. Only
- * C's m x n elements are written (its padding rows stay). */
+ * the fp32 GEMM of host_gemm, each element of a 16-bit C rounded once; or,
+ * for a 16-bit C where reduced-precision reduction is allowed and split_k
+ * splits the shape, gemm_split16. Only C's m x n elements are written (its
+ * padding rows stay). */
 cublasStatus_t gemm_ex16(cublasContext *h, cublasOperation_t ta, cublasOperation_t tb, int m,
                          int n, int k, const float *alpha, const uint16_t *A, int lda,
                          const uint16_t *B, int ldb, const float *beta, void *C, int ldc,
-                         Fmt16 f, const Fmt16 *cf)
+                         Fmt16 f, const Fmt16 *cf, cublasComputeType_t ct)
 {
     if (!alpha || !beta) return CUBLAS_STATUS_INVALID_VALUE;
     if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
@@ -253,6 +317,7 @@ cublasStatus_t gemm_ex16(cublasContext *h, cublasOperation_t ta, cublasOperation
     const size_t ec = extent(m, n, ldc);
     const Fmt16 cfmt = cf ? *cf : Fmt16{};
     const bool c16 = cf != nullptr;
+    const int splits = c16 && reduced_reduction(h, ct) ? split_k(m, n, k) : 1;
     return queue(h, "cublasGemmEx",
                  {Operand{"A", A, ea * 2}, Operand{"B", B, eb * 2},
                   Operand{"C", C, ec * (c16 ? 2 : 4)}},
@@ -261,6 +326,11 @@ cublasStatus_t gemm_ex16(cublasContext *h, cublasOperation_t ta, cublasOperation
                      std::vector<float> fa(ea), fb(eb), fc;
                      for (size_t i = 0; i < ea; ++i) fa[i] = f.get(A, i);
                      for (size_t i = 0; i < eb; ++i) fb[i] = f.get(B, i);
+                     if (splits > 1) {
+                         gemm_split16(ta, tb, m, n, k, splits, a, fa.data(), lda, fb.data(), ldb,
+                                      b, C, ldc, cfmt);
+                         return;
+                     }
                      float *c = static_cast<float *>(C);
                      if (c16) {
                          fc.assign(ec, 0.0f);
@@ -458,7 +528,7 @@ cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t ta, cublasOperat
         return gemm_ex16(h, ta, tb, m, n, k, static_cast<const float *>(alpha),
                          static_cast<const uint16_t *>(A), lda, static_cast<const uint16_t *>(B),
                          ldb, static_cast<const float *>(beta), C, ldc, f,
-                         Ctype == CUDA_R_32F ? nullptr : &f);
+                         Ctype == CUDA_R_32F ? nullptr : &f, ct);
     }
     if (!f32 || Atype != CUDA_R_32F || Btype != CUDA_R_32F || Ctype != CUDA_R_32F) {
         report("cublasGemmEx: Atype %s, Btype %s, Ctype %s with %s is not emulated (fp32 data "

@@ -21,9 +21,16 @@
  * The "heuristics" list every algorithm the emulator computes (all compute
  * the same result); the first of each direction asks for a workspace, so that
  * callers' workspace plumbing is exercised:
- *   fwd IMPLICIT_PRECOMP_GEMM  (C*R*S + 1) * 8 bytes (cuDNN keeps an index table)
+ *   fwd IMPLICIT_PRECOMP_GEMM  (C*R*S + 1) * 8 bytes (cuDNN keeps an index table),
+ *                              plus 8 * N*K*P*Q * 4 where fwd_splits splits
+ *                              the reduction (few output tiles)
  *   bwd-data ALGO_1            0
  *   bwd-filter ALGO_1          K*C*R*S * 4 bytes
+ * For 16-bit 3x3 stride-1 convolutions the forward list starts with
+ * WINOGRAD_NONFUSED (host_fwd_winograd: the transformed operands rounded to
+ * the 16-bit type, as cuDNN's Winograd kernels round them; workspace
+ * (K*C + N*C*tiles) * 16 elements), so a caller that takes the first
+ * algorithm gets its larger error.
  * cuDNN's other algorithms are reported CUDNN_STATUS_NOT_SUPPORTED.
  */
 #include "internal.h"
@@ -205,6 +212,84 @@ void host_fwd(const Conv &c, const float *x, const float *w, float alpha, float 
     blend(c.t, y, acc, alpha, beta);
 }
 
+/* Does the emulator offer WINOGRAD_NONFUSED for c? 16-bit data, 3x3 filters,
+ * stride 1 (the shapes cuDNN's Winograd kernels take). */
+bool winograd_ok(const Conv &c)
+{
+    return c.t != CUDNN_DATA_FLOAT && c.R == 3 && c.S == 3 && c.sh == 1 && c.sw == 1;
+}
+
+/* The forward pass as Winograd F(2x2, 3x3) runs it in 16 bits: each filter
+ * transformed (U = G g G^T, 4x4) and each 4x4 input tile transformed
+ * (V = B^T d B) are rounded to the data type t before their products are
+ * summed over the channels (in double here) and transformed back
+ * (Y = A^T M A, 2x2 outputs); y rounded once. The transformed operands'
+ * rounding is the error a GEMM-like conv does not have. */
+void host_fwd_winograd(const Conv &c, const float *x, const float *w, float alpha, float beta,
+                       void *y)
+{
+    static const double G[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+    static const double BT[4][4] = {{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}};
+    static const double AT[2][4] = {{1, 1, 1, 0}, {0, 1, -1, -1}};
+    const bool bf = c.t == CUDNN_DATA_BFLOAT16;
+    auto r16 = [bf](double v) {
+        return double(h16_decode(h16_encode(v, bf ? 8 : 5, bf ? 7 : 10, H16_R_RN), bf ? 8 : 5,
+                                 bf ? 7 : 10, bf));
+    };
+    std::vector<double> U(size_t(c.K) * c.C * 16);
+    for (int k = 0; k < c.K; ++k)
+        for (int ch = 0; ch < c.C; ++ch) {
+            const float *g = w + (size_t(k) * c.C + ch) * 9;
+            double Gg[4][3];
+            for (int i = 0; i < 4; ++i)
+                for (int j = 0; j < 3; ++j)
+                    Gg[i][j] = G[i][0] * g[j] + G[i][1] * g[3 + j] + G[i][2] * g[6 + j];
+            for (int i = 0; i < 4; ++i)
+                for (int j = 0; j < 4; ++j)
+                    U[(size_t(k) * c.C + ch) * 16 + i * 4 + j] =
+                        r16(Gg[i][0] * G[j][0] + Gg[i][1] * G[j][1] + Gg[i][2] * G[j][2]);
+        }
+    std::vector<double> acc(size_t(c.N) * c.K * c.P * c.Q, 0.0), V(size_t(c.C) * 16);
+    for (int n = 0; n < c.N; ++n)
+        for (int p0 = 0; p0 < c.P; p0 += 2)
+            for (int q0 = 0; q0 < c.Q; q0 += 2) {
+                for (int ch = 0; ch < c.C; ++ch) {
+                    const float *xc = x + (size_t(n) * c.C + ch) * c.H * c.W;
+                    double d[4][4], Bd[4][4];
+                    for (int i = 0; i < 4; ++i)
+                        for (int j = 0; j < 4; ++j) {
+                            const int h = p0 - c.ph + i, ww = q0 - c.pw + j;
+                            d[i][j] = h >= 0 && h < c.H && ww >= 0 && ww < c.W ? xc[h * c.W + ww] : 0.0;
+                        }
+                    for (int i = 0; i < 4; ++i)
+                        for (int j = 0; j < 4; ++j)
+                            Bd[i][j] = BT[i][0] * d[0][j] + BT[i][1] * d[1][j] + BT[i][2] * d[2][j] +
+                                       BT[i][3] * d[3][j];
+                    for (int i = 0; i < 4; ++i)
+                        for (int j = 0; j < 4; ++j)
+                            V[size_t(ch) * 16 + i * 4 + j] =
+                                r16(Bd[i][0] * BT[j][0] + Bd[i][1] * BT[j][1] + Bd[i][2] * BT[j][2] +
+                                    Bd[i][3] * BT[j][3]);
+                }
+                for (int k = 0; k < c.K; ++k) {
+                    double M[4][4] = {}, AM[2][4];
+                    for (int ch = 0; ch < c.C; ++ch)
+                        for (int e = 0; e < 16; ++e)
+                            M[e / 4][e % 4] += U[(size_t(k) * c.C + ch) * 16 + e] * V[size_t(ch) * 16 + e];
+                    for (int i = 0; i < 2; ++i)
+                        for (int j = 0; j < 4; ++j)
+                            AM[i][j] = AT[i][0] * M[0][j] + AT[i][1] * M[1][j] + AT[i][2] * M[2][j] +
+                                       AT[i][3] * M[3][j];
+                    double *a = &acc[(size_t(n) * c.K + k) * c.P * c.Q];
+                    for (int i = 0; i < 2 && p0 + i < c.P; ++i)
+                        for (int j = 0; j < 2 && q0 + j < c.Q; ++j)
+                            a[(p0 + i) * c.Q + q0 + j] = AM[i][0] * AT[j][0] + AM[i][1] * AT[j][1] +
+                                                         AM[i][2] * AT[j][2] + AM[i][3] * AT[j][3];
+                }
+            }
+    blend(c.t, y, acc, alpha, beta);
+}
+
 void host_bwd_data(const Conv &c, const float *w, const float *dy, float alpha, float beta,
                    void *dx)
 {
@@ -256,19 +341,36 @@ void host_bwd_filter(const Conv &c, const float *x, const float *dy, float alpha
     blend(c.t, dw, acc, alpha, beta);
 }
 
+/* The forward pass's reduction split (the emulator's rule, standing for the
+ * split-K kernels cuDNN picks when an output has few tiles): an output of
+ * fewer than 4 tiles of 128 x 128 (N*P*Q * K < 65536) over a reduction of
+ * C*R*S >= 64 is computed in 8 slices, whose fp32 partials take
+ * 8 * N*K*P*Q * 4 bytes of workspace; 1: no split. So a smaller batch can
+ * need more workspace than a larger one. */
+int fwd_splits(const Conv &c)
+{
+    const double out = double(c.N) * c.P * c.Q * c.K;
+    return out < 65536.0 && long(c.C) * c.R * c.S >= 64 ? 8 : 1;
+}
 size_t fwd_ws(const Conv &c, int algo)
 {
-    return algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM
-               ? (size_t(c.C) * c.R * c.S + 1) * 8 : 0;
+    if (algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED) /* U and V, 16 per 2x2 tile */
+        return (size_t(c.K) * c.C + size_t(c.N) * c.C * ((c.P + 1) / 2) * ((c.Q + 1) / 2)) * 16 *
+               type_size(c.t);
+    if (algo != CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM) return 0;
+    const size_t index = (size_t(c.C) * c.R * c.S + 1) * 8; /* cuDNN's index table */
+    const int splits = fwd_splits(c);
+    return index + (splits > 1 ? size_t(splits) * c.N * c.K * c.P * c.Q * 4 : 0);
 }
 size_t bwd_filter_ws(const Conv &c, int algo)
 {
     return algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1 ? size_t(c.K) * c.C * c.R * c.S * 4 : 0;
 }
-bool fwd_algo_ok(int a)
+bool fwd_algo_ok(const Conv &c, int a)
 {
     return a == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM ||
-           a == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+           a == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM ||
+           (a == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED && winograd_ok(c));
 }
 bool bwd_data_algo_ok(int a)
 {
@@ -451,6 +553,12 @@ cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(
     Conv c;
     if (cudnnStatus_t s = check_handle(h)) return s;
     if (cudnnStatus_t s = make_conv(x, w, cv, y, &c)) return s;
+    if (winograd_ok(c))
+        return heuristics(want, got, perf,
+                          {CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED,
+                           CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
+                           CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM},
+                          [c](int a) { return fwd_ws(c, a); }, cv->math, c.t);
     return heuristics(want, got, perf,
                       {CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
                        CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM},
@@ -495,7 +603,7 @@ cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(
     if (cudnnStatus_t s = check_handle(h)) return s;
     if (cudnnStatus_t s = make_conv(x, w, cv, y, &c)) return s;
     if (!bytes) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
-    if (!fwd_algo_ok(algo)) return CUDNN_STATUS_NOT_SUPPORTED;
+    if (!fwd_algo_ok(c, algo)) return CUDNN_STATUS_NOT_SUPPORTED;
     *bytes = fwd_ws(c, algo);
     return CUDNN_STATUS_SUCCESS;
 }
@@ -542,7 +650,7 @@ cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t h, const void *alpha,
     if (cudnnStatus_t s = check_handle(h)) return s;
     if (cudnnStatus_t s = make_conv(xd, wd, cv, yd, &c)) return s;
     if (!alpha || !beta || !x || !w || !y) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
-    if (!fwd_algo_ok(algo)) return CUDNN_STATUS_NOT_SUPPORTED;
+    if (!fwd_algo_ok(c, algo)) return CUDNN_STATUS_NOT_SUPPORTED;
     const size_t need = fwd_ws(c, algo);
     if (ws_bytes < need || (need && !ws)) return CUDNN_STATUS_BAD_PARAM;
     const float a = *static_cast<const float *>(alpha), b = *static_cast<const float *>(beta);
@@ -552,7 +660,10 @@ cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t h, const void *alpha,
                   {"workSpace", ws, need}},
                  [=]() {
                      std::vector<float> tx, tw;
-                     host_fwd(c, widen(c.t, x, nx, tx), widen(c.t, w, nw, tw), a, b, y);
+                     if (algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED)
+                         host_fwd_winograd(c, widen(c.t, x, nx, tx), widen(c.t, w, nw, tw), a, b, y);
+                     else
+                         host_fwd(c, widen(c.t, x, nx, tx), widen(c.t, w, nw, tw), a, b, y);
                  });
 }
 

@@ -14,7 +14,9 @@
  * the same host memory, readable and writable by the host too.
  * Copies and memsets are checked against the table (direction, bounds) and
  * queued on a stream with CUDA's synchronization rules:
- *   cudaMemcpy: waits for the copy unless device-to-device;
+ *   cudaMemcpy: waits for the copy unless device-to-device (or, with
+ *     CUDAEMU_PAGEABLE_LATE=1, pageable host-to-device: staged at the call,
+ *     landed later as work on the stream);
  *   cudaMemcpyAsync: queued; device-to-pageable-host and host-to-host copies
  *     wait (as CUDA documents), pageable host sources are snapshotted;
  *   cudaMemset: queued on the legacy default stream (waits only for pinned
@@ -210,7 +212,13 @@ cudaError_t copy(void *dst, size_t dpitch, const void *src, size_t spitch, size_
     std::shared_ptr<std::vector<char>> snap;
     const char *from = static_cast<const char *>(src);
     size_t from_pitch = spitch;
-    if (async && ws == Pageable && wd != Pageable && !capturing(s.get())) {
+    /* CUDAEMU_PAGEABLE_LATE: a blocking copy from pageable memory to the
+     * device returns once its source is staged, as CUDA allows; the bytes
+     * land as work on the stream it was issued to (the legacy stream), so a
+     * non-blocking stream is not ordered after it */
+    const bool late = !async && config().pageable_late && ws == Pageable && wd == OnDevice &&
+                      !capturing(s.get());
+    if ((async || late) && ws == Pageable && wd != Pageable && !capturing(s.get())) {
         /* CUDA stages pageable sources before returning: the caller may reuse them. */
         snap = std::make_shared<std::vector<char>>(width * height);
         for (size_t r = 0; r < height; ++r)
@@ -225,8 +233,14 @@ cudaError_t copy(void *dst, size_t dpitch, const void *src, size_t spitch, size_
         return cudaSuccess;
     };
     bool wait;
-    if (!async) wait = !(wd == OnDevice && ws == OnDevice);
-    else wait = (wd != OnDevice && ws != OnDevice) || (ws == OnDevice && wd == Pageable);
+    if (late) {
+        drain_all(s.get()); /* CUDA synchronizes the stream before it stages the copy */
+        wait = false;
+    } else if (!async) {
+        wait = !(wd == OnDevice && ws == OnDevice);
+    } else {
+        wait = (wd != OnDevice && ws != OnDevice) || (ws == OnDevice && wd == Pageable);
+    }
     return ret(submit(s.get(), fn, wait));
 }
 

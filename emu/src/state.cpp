@@ -2,7 +2,7 @@
  * environment configuration (CUDAEMU_DEVICES narrowed by CUDA_VISIBLE_DEVICES,
  * CUDAEMU_ORDER, CUDAEMU_SEED,
  * CUDAEMU_LEAKS, CUDAEMU_STACK_KB, CUDAEMU_MEM_MB, CUDAEMU_PROGRESS_MS,
- * CUDAEMU_NCCL_TIMEOUT_MS, CUDAEMU_KERNEL_TIMEOUT_S), the
+ * CUDAEMU_NCCL_TIMEOUT_MS, CUDAEMU_KERNEL_TIMEOUT_S, CUDAEMU_PAGEABLE_LATE), the
  * emulated devices, the per-host-thread current device and last error, and
  * sticky errors.
  */
@@ -79,6 +79,7 @@ Config load_config()
     c.progress_ms = int(env_long("CUDAEMU_PROGRESS_MS", 20, 0, 60000));
     c.nccl_timeout_ms = int(env_long("CUDAEMU_NCCL_TIMEOUT_MS", 30000, 0, 86400000));
     c.kernel_timeout_s = int(env_long("CUDAEMU_KERNEL_TIMEOUT_S", 300, 0, 86400 * 365));
+    c.pageable_late = env_long("CUDAEMU_PAGEABLE_LATE", 0, 0, 1) != 0;
     return c;
 }
 

@@ -36,6 +36,7 @@ struct Mat { /* column-major rows x cols with leading dimension ld */
         float *d;
         CK(cudaMalloc(&d, v.size() * 4));
         CK(cudaMemcpy(d, v.data(), v.size() * 4, cudaMemcpyHostToDevice));
+        CK(cudaDeviceSynchronize()); /* a pageable upload may land late: CUDAEMU_PAGEABLE_LATE */
         return d;
     }
 };
@@ -189,6 +190,7 @@ int main()
         CK(cudaMemcpy(dA, A.data(), A.size() * 4, cudaMemcpyHostToDevice));
         CK(cudaMemcpy(dB, B.data(), B.size() * 4, cudaMemcpyHostToDevice));
         CK(cudaMemcpy(dC, C.data(), C.size() * 4, cudaMemcpyHostToDevice));
+        CK(cudaDeviceSynchronize()); /* a pageable upload may land late: CUDAEMU_PAGEABLE_LATE */
         cudaStream_t s;
         CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
         CB(cublasSetStream(h, s));
@@ -231,6 +233,7 @@ int main()
         CK(cudaMalloc(&dy, y.size() * 4));
         CK(cudaMemcpy(dx, x.data(), x.size() * 4, cudaMemcpyHostToDevice));
         CK(cudaMemcpy(dy, y.data(), y.size() * 4, cudaMemcpyHostToDevice));
+        CK(cudaDeviceSynchronize()); /* a pageable upload may land late: CUDAEMU_PAGEABLE_LATE */
         float dot = 0, nrm = 0;
         double rdot = 0, rnrm = 0;
         for (int i = 0; i < nv; ++i) {

@@ -53,6 +53,7 @@ struct Batch {
         float *d;
         CK(cudaMalloc(&d, v.size() * 4));
         CK(cudaMemcpy(d, v.data(), v.size() * 4, cudaMemcpyHostToDevice));
+        CK(cudaDeviceSynchronize()); /* a pageable upload may land late: CUDAEMU_PAGEABLE_LATE */
         return d;
     }
 };
@@ -161,6 +162,7 @@ int main()
         CK(cudaMemcpy(dA, A.data(), A.size() * 4, cudaMemcpyHostToDevice));
         CK(cudaMemcpy(dB, B.data(), B.size() * 4, cudaMemcpyHostToDevice));
         CK(cudaMemcpy(dC, C.data(), C.size() * 4, cudaMemcpyHostToDevice));
+        CK(cudaDeviceSynchronize()); /* a pageable upload may land late: CUDAEMU_PAGEABLE_LATE */
         const float one = 1.0f, zero = 0.0f;
         CB(cublasSgemmStridedBatched(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, dB, ldb, sB, dA,
                                      lda, sA, &zero, dC, ldc, sC, batch));
@@ -186,6 +188,7 @@ int main()
         const float scal[2] = {2.0f, -1.0f};
         CK(cudaMalloc(&dscal, sizeof scal));
         CK(cudaMemcpy(dscal, scal, sizeof scal, cudaMemcpyHostToDevice));
+        CK(cudaDeviceSynchronize()); /* a pageable upload may land late: CUDAEMU_PAGEABLE_LATE */
         CB(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE));
         CB(cublasSgemmStridedBatched(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, dscal, dB, ldb, sB,
                                      dA, lda, sA, dscal + 1, dC, ldc, sC, batch));
@@ -283,6 +286,7 @@ int main()
         CK(cudaMalloc(&dC, C.size() * 4));
         CK(cudaMemcpy(dA, A.data(), A.size() * 4, cudaMemcpyHostToDevice));
         CK(cudaMemcpy(dB, B.data(), B.size() * 4, cudaMemcpyHostToDevice));
+        CK(cudaDeviceSynchronize()); /* a pageable upload may land late: CUDAEMU_PAGEABLE_LATE */
         CB(cublasSetStream(h, s));
         /* ... and one inside it runs the matrices from the last to the first */
         CB(cublasSgemmStridedBatched(h, T_, N_, N, M, K, &one, dB + (batch - 1) * sB, ldb, -sB,

@@ -37,6 +37,7 @@ static int step(std::vector<Rank> &ranks, bool wait_event, bool reverse_sync)
     for (int r = 0; r < n; ++r) {
         CK(cudaSetDevice(r));
         CK(cudaMemcpy(ranks[size_t(r)].grads, zeros.data(), kN * sizeof(float), cudaMemcpyHostToDevice));
+        CK(cudaDeviceSynchronize()); /* a pageable upload may land late: CUDAEMU_PAGEABLE_LATE */
         write_grads<<<(kN + 255) / 256, 256, 0, ranks[size_t(r)].compute>>>(ranks[size_t(r)].grads,
                                                                           float(r + 1), kN);
         CK(cudaGetLastError());

@@ -203,6 +203,10 @@ static int coll_open(const backend_def *b, const char *mode, const problem *p, c
         CUDA_TRY(cudaMalloc((void **)&g->send[i], g->send_n * 4));
         CUDA_TRY(cudaMalloc((void **)&g->recv[i], g->recv_n * 4));
         CUDA_TRY(cudaMemcpy(g->send[i], g->host_send, g->send_n * 4, cudaMemcpyHostToDevice));
+        /* a pageable cudaMemcpy may return before its bytes land, ordered
+         * only with the legacy stream, not the non-blocking g->s[i] the
+         * collectives run on */
+        CUDA_TRY(cudaDeviceSynchronize());
     }
     if (gpu_nccl_open(g->eng, g->comm, g->n, g->dev, g->me, over_mpi)) goto fail;
     coll_ranks(g->me, g->n);   /* the suite's check: this process's first replica */

@@ -167,6 +167,9 @@ typedef struct step_bufs {
      * 0, or -1 with err_set. NULL: none. */
     int (*grads_ready)(void *ctx, int first, void *stream);
     void *ready_ctx;
+    /* ws's size: each conv call first checks what its own plan needs against
+     * it (0: no workspace; a table whose convs need one then fails) */
+    unsigned long long ws_bytes;
 } step_bufs;
 
 typedef struct step_cfg {

@@ -174,6 +174,21 @@ static int pool_decide(decide_ctx *dc, const model_plan *pl, int l, const float 
     return 0;
 }
 
+/* The workspace layer L's conv call in direction dir needs with ops (its own
+ * plan: a data-parallel shard's dims, not the full batch's) fits the step's:
+ * 0, or -1 with err_set naming both sizes. */
+static int conv_ws_fits(const train_ops *ops, const plan_layer *L, conv_dir dir,
+                        const step_bufs *b)
+{
+    const unsigned long long need = ops->conv->workspace ? ops->conv->workspace(&L->conv, dir) : 0;
+    if (need <= b->ws_bytes) return 0;
+    err_set("conv N=%d C=%d %dx%d K=%d %s: needs a workspace of %llu bytes, the step has %llu",
+            L->conv.N, L->conv.C, L->conv.H, L->conv.W, L->conv.K,
+            dir == CONV_FWD ? "fwd" : dir == CONV_BWD_DATA ? "bwd-data" : "bwd-filter", need,
+            b->ws_bytes);
+    return -1;
+}
+
 int chain_forward(const model_plan *pl, const train_ops *ops, const step_bufs *b, void *s,
                   decide_ctx *dc)
 {
@@ -187,6 +202,7 @@ int chain_forward(const model_plan *pl, const train_ops *ops, const step_bufs *b
         switch (ly->kind) {
         case LAYER_CONV: {
             const model_param *w = &pl->param[L->wparam];
+            TRY(conv_ws_fits(ops, L, CONV_FWD, b));
             TRY(ops->conv->fwd(&L->conv, in, b->params + w->off, b->params + w[1].off, out, b->ws,
                                s));
             break;
@@ -246,10 +262,14 @@ int chain_backward(const model_plan *pl, const train_ops *ops, const step_bufs *
         switch (ly->kind) {
         case LAYER_CONV: {
             const model_param *w = &pl->param[L->wparam];
+            TRY(conv_ws_fits(ops, L, CONV_BWD_FILTER, b));
             TRY(ops->conv->bwd_filter(&L->conv, in, dout, b->grads + w->off, b->grads + w[1].off,
                                       b->ws, s));
             TRY(model_grads_ready(b, L->wparam, s));
-            if (din) TRY(ops->conv->bwd_data(&L->conv, dout, b->params + w->off, din, b->ws, s));
+            if (din) {
+                TRY(conv_ws_fits(ops, L, CONV_BWD_DATA, b));
+                TRY(ops->conv->bwd_data(&L->conv, dout, b->params + w->off, din, b->ws, s));
+            }
             break;
         }
         case LAYER_RELU:

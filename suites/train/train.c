@@ -337,7 +337,7 @@ static int train_cpu_run(const backend_def *b, const problem *p, void *const *ho
     }
     step_bufs sb = {host[TB_X], (const int *)host[TB_LABELS], (float *)host[TB_PARAMS],
                     (float *)host[TB_GRADS], (float *)host[TB_STATE], (float *)host[TB_LOSS],
-                    (float *)host[TB_SCRATCH], NULL, NULL, NULL};
+                    (float *)host[TB_SCRATCH], NULL, NULL, NULL, 0};
     int rc = model_step(&pl, ops, &cfg, &sb, NULL);
     model_plan_free(&pl);
     case_note_clear(); /* a conv route's note speaks of one layer, not of the step */

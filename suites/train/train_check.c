@@ -107,7 +107,7 @@ static int host_step_alloc(const model_plan *pl, opt_kind opt, const float *para
     }
     memcpy(h->params, params0, np * sizeof(float));
     if (state0) memcpy(h->state, state0, (size_t)h->nstate * sizeof(float));
-    step_bufs b = {h->x, h->labels, h->params, h->grads, h->state, &h->loss, h->scratch, NULL, NULL, NULL};
+    step_bufs b = {h->x, h->labels, h->params, h->grads, h->state, &h->loss, h->scratch, NULL, NULL, NULL, 0};
     h->b = b;
     return 0;
 }

@@ -56,6 +56,7 @@ typedef struct replica {
     cudaEvent_t mark[DP_MARKS];   /* comm timing */
     float *params, *grads, *state, *loss, *scratch, *zeros, *discard;
     void *ws;
+    unsigned long long ws_bytes;  /* its own plan's (the shard's dims) */
     void *x[MAX_SETS_DP];
     int *labels[MAX_SETS_DP];
     double ms;                    /* replica_allreduce's time */
@@ -73,7 +74,6 @@ struct gdp {
     int n, nlocal, nopen;         /* replicas; in this process; opened */
     const comm_ops *mpi;          /* nccl-mpi: the ranks */
     long long nstate;
-    unsigned long long ws_bytes;
     gpu_nccl eng[GPU_NCCL_MAX];
     comm_ops comm[GPU_NCCL_MAX];  /* replica i's NCCL table */
     replica rep[GPU_NCCL_MAX];
@@ -103,7 +103,8 @@ static int replica_step(replica *r)
                     .scratch = r->scratch,
                     .ws = r->ws,
                     .grads_ready = NULL,
-                    .ready_ctx = NULL};
+                    .ready_ctx = NULL,
+                    .ws_bytes = r->ws_bytes};
     CUDA_TRY(cudaSetDevice(r->dev));
     if (dp_step(&r->dp, &sb, (void *)r->s)) goto fail;
     /* The communication stream first: the compute stream waited for it, and
@@ -349,7 +350,10 @@ static int replica_open(gdp *g, int i, const problem *p)
     CUDA_TRY(cudaMalloc((void **)&r->loss, 4));
     CUDA_TRY(cudaMalloc((void **)&r->scratch, (size_t)(d->nb ? d->shard.scratch_floats : 1) * 4));
     if (g->nstate) CUDA_TRY(cudaMalloc((void **)&r->state, (size_t)g->nstate * 4));
-    if (g->ws_bytes) CUDA_TRY(cudaMalloc(&r->ws, g->ws_bytes));
+    /* its workspace from its own plan, on its GPU: a shard's heuristics may
+     * pick a hungrier algorithm than the full batch's */
+    r->ws_bytes = model_workspace(d->nb ? &d->shard : F, d->ops);
+    if (r->ws_bytes) CUDA_TRY(cudaMalloc(&r->ws, r->ws_bytes));
     if (d->nb == 0) { /* what it adds: zeros */
         CUDA_TRY(cudaMalloc((void **)&r->zeros, (size_t)(n + 1) * 4));
         CUDA_TRY(cudaMemset(r->zeros, 0, (size_t)(n + 1) * 4));
@@ -369,6 +373,10 @@ static int replica_open(gdp *g, int i, const problem *p)
         CUDA_TRY(cudaMemcpy(r->labels[k], (const int *)g->sets[k][TB_LABELS] + d->off * ls, lb,
                             cudaMemcpyHostToDevice));
     }
+    /* The copies above (pageable sources: cudaMemcpy may return before they
+     * land) and the memset are legacy-stream work, unordered with the
+     * non-blocking streams the steps run on: done before any step. */
+    CUDA_TRY(cudaDeviceSynchronize());
     return 0;
 fail:
     return -1;
@@ -421,7 +429,6 @@ int train_dp_gpu_open(const backend_def *b, const dp_mode *m, const problem *p, 
     g->nlocal = over_mpi ? 1 : n;
     g->mpi = over_mpi ? cfg->comm : NULL;
     g->nstate = model_state_floats(&g->full, (opt_kind)p->dim[TRAIN_DIM_OPT]);
-    g->ws_bytes = model_workspace(&g->full, (const train_ops *)b->ops);
     g->host_copy = (float *)malloc((size_t)g->full.nparam_floats * sizeof(float));
     if (!g->host_copy) {
         err_set("out of memory");

@@ -28,7 +28,9 @@ static int train_gpu_compute(const backend_def *b, const problem *p, int c, int 
     }
     step_bufs sb = {dev[TB_X], (const int *)dev[TB_LABELS], (float *)dev[TB_PARAMS],
                     (float *)dev[TB_GRADS], (float *)dev[TB_STATE], (float *)dev[TB_LOSS],
-                    (float *)dev[TB_SCRATCH], ws, NULL, NULL};
+                    (float *)dev[TB_SCRATCH], ws, NULL, NULL,
+                    /* what the runner allocated: train_gpu_workspace's, for this plan */
+                    ws ? model_workspace(&pl, ops) : 0};
     int rc = model_step(&pl, ops, &cfg, &sb, stream);
     model_plan_free(&pl);
     return rc;

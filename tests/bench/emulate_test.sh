@@ -40,6 +40,19 @@ grep -q 'correctness only' err.txt || fail "no notice that emulated timings mean
     if (gpu < 150) { print "too few GPU rows: " gpu; err = 1 }
     exit err }' || fail "emulated rows"
 
+# transfer rows count their bytes as bandwidthTest and nvbandwidth do: a
+# d2d copy each byte read and written (2x its size, said in its note, its
+# GB/s from those bytes), the other directions once
+"$csvq" run/results.csv suite mode shape bytes gbps median_ms note | awk -F'\t' '
+  $1 != "transfer" { next }
+  { want = ($2 == "d2d" ? 2 : 1) * $3; n[$2 == "d2d"]++
+    if ($4 + 0 != want) { print $2 " " $3 ": bytes " $4 ", want " want; err = 1 }
+    if ($5 != "" && $6 > 0 && ($5 / (want / ($6 * 1e6)) - 1) ^ 2 > 1e-6) {
+      print $2 " " $3 ": gbps " $5 " is not bytes / median"; err = 1 }
+    if (($2 == "d2d") != ($7 ~ /read \+ written/)) { print $2 " " $3 ": note " $7; err = 1 } }
+  END { if (n[1] < 3 || n[0] < 24) { print "transfer rows: " n[1] " d2d, " n[0] " others"; err = 1 }
+        exit err }' || fail "transfer rows' bytes"
+
 # conv: two small layers (one strided), all three directions, every GPU backend x mode
 n_cv=$(modes_of conv)
 n_cvb=$(printf '%s\n' "$list" | awk '/^  [a-z]/ { s = $1 } s == "conv" && $2 == "gpu" { n++ } END { print n + 0 }')

@@ -5,6 +5,8 @@
 #    2 and 4 GPUs (--devices) on an odd batch, each checked against the
 #    one-process full-batch step, replicas identical; comm nccl, replicas N;
 #  - the CNN (momentum) and gpt (AdamW) in ddp-overlap with small buckets;
+#  - the CNN on cuda-lib over 2 GPUs, whose shards' cuDNN plans need more
+#    workspace than the full batch's (each replica sized from its own plan);
 #  - planted faults fail: ddp-overlap's communication stream not waiting for
 #    the backward pass (BENCH_PLANT_NO_EVENT: the lazy streams then reduce
 #    gradients nothing wrote yet), and shard weights of 1/N on unequal shards;
@@ -41,6 +43,17 @@ CUDAEMU_DEVICES=2 "$bench" --emulate --suite train --sizes cnn-b3-mom,gpt-b3-ada
 rc=$?
 [ $rc -eq 0 ] || fail "cnn and gpt, ddp-overlap: exit $rc: $(tail -2 m.log)"
 [ "$("$csvq" m/results.csv check | sort -u)" = pass ] || fail "cnn and gpt, ddp-overlap: $(cat m.log | tail -3)"
+
+# each replica's cuDNN workspace from its own shard's plan: on 2 GPUs the
+# CNN's conv2 shard (8 images: 8*14*14*32 outputs) is one the emulated cuDNN
+# splits (a workspace of 1.6 MB) while the full batch of 16 is not (18 KB);
+# a replica sized for the full batch fails (the step's check, or the
+# emulator's illegal address at cudnnConvolutionForward)
+CUDAEMU_DEVICES=2 "$bench" --emulate --suite train --sizes cnn-b16 --backend cuda-lib \
+    --mode ddp --devices 2 --out ws --no-plots >ws.log 2>&1
+rc=$?
+[ $rc -eq 0 ] && [ "$("$csvq" ws/results.csv check)" = pass ] ||
+    fail "cnn-b16 cuda-lib ddp on 2 GPUs (shard workspace): exit $rc: $(tail -2 ws.log)"
 
 # emulated rows carry no time or ratio of the emulator's timings (#33 E1): no
 # comm_ms, overlap_eff or scaling_eff, though the one-replica row they would

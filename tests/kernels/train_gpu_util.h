@@ -59,11 +59,16 @@ static inline float *fnan(size_t n)
     check_poison(x, n);
     return x;
 }
+/* A device copy of h, queued on g_stream, where the ops under test run: a
+ * blocking cudaMemcpy from pageable memory may return before its bytes land
+ * and is ordered only with the legacy stream, not with a non-blocking
+ * g_stream (a late NaN poison could then overwrite an op's result). The
+ * pageable source is staged at the call, so h may be freed at once. */
 static inline void *dev_from(const void *h, size_t bytes)
 {
     void *d = NULL;
     CUDA_OK(cudaMalloc(&d, bytes ? bytes : 4));
-    if (bytes) CUDA_OK(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
+    if (bytes) CUDA_OK(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, g_stream));
     return d;
 }
 static inline float *dev_f(const float *h, size_t n)

@@ -34,7 +34,7 @@ static void run_init(const model_plan *pl, run *r)
     for (size_t i = 0; i < np; i++) r->params[i] *= 0.2f;
     rng_fill_uniform(r->x, (size_t)pl->in_slots, 8);
     for (int n = 0; n < pl->B; n++) r->labels[n] = n % pl->m->classes;
-    step_bufs b = {r->x, r->labels, r->params, r->grads, NULL, &r->loss, r->scratch, NULL, NULL, NULL};
+    step_bufs b = {r->x, r->labels, r->params, r->grads, NULL, &r->loss, r->scratch, NULL, NULL, NULL, 0};
     r->b = b;
 }
 

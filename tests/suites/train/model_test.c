@@ -68,7 +68,7 @@ static step_bufs bufs_of(host_case *c)
 {
     step_bufs b = {c->buf[TB_X], (const int *)c->buf[TB_LABELS], (float *)c->buf[TB_PARAMS],
                    (float *)c->buf[TB_GRADS], (float *)c->buf[TB_STATE], (float *)c->buf[TB_LOSS],
-                   (float *)c->buf[TB_SCRATCH], NULL, NULL, NULL};
+                   (float *)c->buf[TB_SCRATCH], NULL, NULL, NULL, 0};
     return b;
 }
 
