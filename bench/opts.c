@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "opts.h"
 #include "select.h"
+#include "machine.h"
 #include "../ops/dtype.h"
 
 #include <errno.h>
@@ -38,6 +39,8 @@ void opts_usage(FILE *f)
         "  --out DIR          run folder (default results/<UTC time>, and results/latest)\n"
         "  --force            --out may hold an earlier run: replace its files\n"
         "  --json FILE        also write the run as Google Benchmark JSON\n"
+        "  --name NAME        this machine's name in the machine column (default: its host\n"
+        "                     and class, the CPU model and GPU names)\n"
         "  --no-plots         do not render charts\n"
         "  --no-roofs         skip the roof probe: no pct_roof or verdict columns\n"
         "  --verbose          stdout: every row too, not only the summary\n"
@@ -141,6 +144,7 @@ static const opt_def OPTS[] = {
     {.name = "--threads", .takes_value = 1, .actions = ACT_RUN},
     {.name = "--baseline", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_BASELINE},
     {.name = "--out", .takes_value = 1, .actions = ACT_RUN},
+    {.name = "--name", .takes_value = 1, .actions = ACT_RUN},
     {.name = "--force", .actions = ACT_RUN},
     {.name = "--json", .takes_value = 1, .actions = ACT_RUN | ACT_PLOT},
     {.name = "--no-plots", .actions = ACT_RUN | ACT_PLOT},
@@ -393,6 +397,12 @@ int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap)
                 return fail(err, errcap, "bench: bad --out '%.60s%s' (a path of 1 to %zu characters)",
                             val, strlen(val) > 60 ? "..." : "", sizeof o->out - 1);
             snprintf(o->out, sizeof o->out, "%s", val);
+        } else if (FLAG("--name")) {
+            NEED_VAL();
+            if (!machine_name_ok(val))
+                return fail(err, errcap, "bench: bad --name '%.60s%s' (want 1 to 64 of A-Z a-z 0-9 . _ -, "
+                            "not starting with - or .)", val, strlen(val) > 60 ? "..." : "");
+            snprintf(o->name, sizeof o->name, "%s", val);
         } else if (FLAG("--json")) {
             NEED_VAL();
             if (!*val || strlen(val) >= sizeof o->json)

@@ -28,6 +28,7 @@ typedef struct bench_opts {
     int threads;         /* CPU threads */
     const char *baseline;   /* NULL: each suite's own */
     char out[OPT_PATH];  /* "" -> results/<UTC time> */
+    char name[72];         /* --name: the machine column ("": host/class) */
     char json[OPT_PATH];
     char plot_dir[OPT_PATH];
     int no_plots;

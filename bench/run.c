@@ -11,6 +11,7 @@
 #include "gpu_handles.h"
 #include "interrupt.h"
 #include "job.h"
+#include "machine.h"
 #include "outdir.h"
 #include "registry.h"
 #include "repro.h"
@@ -241,6 +242,19 @@ int run_open(bench_run *r, const char *outdir, const char *csvpath)
         snprintf(ctx[nctx++], ENV_LINE, "mpi: %d ranks, %s", comm_size(), comm_mpi_version());
     const char *ctxp[48];
     for (int i = 0; i < nctx; i++) ctxp[i] = ctx[i];
+    if (o->name[0]) {
+        snprintf(r->machine, sizeof r->machine, "%s", o->name);
+    } else {
+        char cls[160];
+        machine_class(r->env.cpu, ctxp, nctx, cls, sizeof cls);
+        snprintf(r->machine, sizeof r->machine, "%s/%s", r->env.host, cls);
+    }
+    r->run.machine = r->machine;
+    if (nctx < 48) {
+        snprintf(ctx[nctx], ENV_LINE, "machine: %s", r->machine);
+        ctxp[nctx] = ctx[nctx];
+        nctx++;
+    }
     r->csv = csv_writer_open(csvpath, ctxp, nctx);
     if (!r->csv) {
         fprintf(stderr, "bench: cannot write '%s': %s\n", csvpath, strerror(errno));

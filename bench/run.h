@@ -25,6 +25,7 @@ typedef struct bench_run {
     int use_gpu;        /* the selection has GPU cases (run_probe) */
     runner run;
     roofs roofs;        /* measured before the cases (roof_probe.c); run.roofs points here */
+    char machine[200];  /* the machine column: --name, or host/class (run_open) */
     csv_writer *csv;
     progress prog;
     result_row *rows;   /* copies for the summary (samples not kept) */

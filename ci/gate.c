@@ -41,8 +41,8 @@
  * after 15 min).
  *
  * A baseline per machine class: `--baselines DIR` instead of BASELINE.csv
- * takes DIR/<class>.csv, the class of CURRENT (machine_class: its CPU model,
- * and its GPU names, from the context lines), and says which in its first
+ * takes DIR/<class>.csv, the class of CURRENT (harness/machine.h: its CPU
+ * model and GPU names, from its context lines), and says which in its first
  * line; with none for the class it says so and compares against the first
  * baseline of DIR in name order, made on another CPU (regressions warn).
  * `--class CURRENT.csv` prints the class (ci/make-baseline names its file so).
@@ -54,9 +54,9 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "csv.h"
+#include "machine.h"
 #include "schema.h"
 
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -64,7 +64,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 /* Default tolerance: 0.30. Calibrated on the 2-core CI machine from repeated
@@ -229,74 +228,14 @@ static int same_machine(const gate_run *a, const gate_run *b)
     return 1;
 }
 
-/* ---- the machine class ----------------------------------------------------- */
-
-/* Appends name's words to out (cap bytes, NUL-terminated): lower case,
- * letters and digits, one '-' between words; the trademark words "r" and
- * "tm" ("Intel(R) Xeon(R)") left out. */
-static void slug_append(char *out, size_t cap, const char *name, size_t len)
-{
-    size_t n = strlen(out);
-    for (size_t i = 0; i < len;) {
-        while (i < len && !isalnum((unsigned char)name[i])) i++;
-        size_t w = i;
-        while (w < len && isalnum((unsigned char)name[w])) w++;
-        if (w == i) break;
-        const int tm = (w - i == 1 && tolower((unsigned char)name[i]) == 'r') ||
-                       (w - i == 2 && strncasecmp(name + i, "tm", 2) == 0);
-        for (size_t k = i; !tm && k < w && n + 2 < cap; k++) {
-            if (k == i && n > 0 && out[n - 1] != '_') out[n++] = '-';
-            out[n++] = (char)tolower((unsigned char)name[k]);
-        }
-        out[n] = '\0';
-        i = w;
-    }
-}
-
-/* t's machine class, a file name: the CPU model's words, then for each
- * distinct GPU name ("gpu: N NAME, cc ..." context lines) '_' and its words,
- * "-xK" for K of them. "Intel(R) Xeon(R) Processor" and no GPU:
- * intel-xeon-processor; an EPYC with two H100s: amd-epyc-9654_nvidia-h100-80gb-hbm3-x2. */
-static void machine_class(const csv_table *t, char *out, size_t cap)
-{
-    const char *cpu = csv_context(t, "cpu");
-    out[0] = '\0';
-    slug_append(out, cap, cpu ? cpu : "unknown cpu", strlen(cpu ? cpu : "unknown cpu"));
-    if (!out[0]) snprintf(out, cap, "unknown-cpu");
-    const char *names[16];
-    size_t lens[16];
-    int counts[16], ng = 0;
-    for (int i = 0; i < t->ncontext; i++) {
-        const char *c = t->context[i];
-        if (strncmp(c, "gpu: ", 5) != 0 || !isdigit((unsigned char)c[5])) continue;
-        const char *nm = c + 5;
-        while (isdigit((unsigned char)*nm)) nm++;
-        while (*nm == ' ') nm++;
-        const char *end = strstr(nm, ", cc ");
-        size_t len = end ? (size_t)(end - nm) : strlen(nm);
-        int g = 0;
-        while (g < ng && !(lens[g] == len && strncmp(names[g], nm, len) == 0)) g++;
-        if (g == ng && ng < 16) {
-            names[ng] = nm, lens[ng] = len, counts[ng++] = 0;
-        }
-        if (g < ng) counts[g]++;
-    }
-    for (int g = 0; g < ng; g++) {
-        size_t n = strlen(out);
-        if (n + 2 < cap) out[n] = '_', out[n + 1] = '\0';
-        slug_append(out, cap, names[g], lens[g]);
-        n = strlen(out);
-        if (counts[g] > 1) snprintf(out + n, cap - n, "-x%d", counts[g]);
-    }
-}
-
 /* --baselines dir: dir/<class>.csv when it exists, else the first .csv of
  * dir in name order (said in one line); into path. 0, or 2 (no baseline at
  * all, or an unreadable dir, one line). */
 static int pick_baseline(const char *dir, const csv_table *cur, char *path, size_t cap)
 {
     char cls[256];
-    machine_class(cur, cls, sizeof cls);
+    machine_class(csv_context(cur, "cpu"), (const char *const *)cur->context, cur->ncontext, cls,
+                  sizeof cls);
     snprintf(path, cap, "%s/%s.csv", dir, cls);
     if (access(path, F_OK) == 0) {
         printf("gate: baseline %s (this machine's class: %s)\n", path, cls);
@@ -521,7 +460,8 @@ int main(int argc, char **argv)
     char picked[PATH_MAX + 300];
     rc = load(&cur, o.paths[0]);
     if (!rc && o.class_only) {
-        machine_class(cur.t, picked, sizeof picked);
+        machine_class(csv_context(cur.t, "cpu"), (const char *const *)cur.t->context, cur.t->ncontext,
+                      picked, sizeof picked);
         printf("%s\n", picked);
         gate_run_free(&cur);
         return 0;

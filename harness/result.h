@@ -54,6 +54,9 @@ typedef struct result_row {
     int disturbed;                       /* 1: stayed disturbed after re-measuring */
     int tries;                           /* measurements taken (0: not timed) */
     char role[16];                       /* ours | library | reference (backend_role) */
+    char workload[320];                  /* the workload key (machine.h) */
+    char machine[200];                   /* --name, or host/class */
+    int version;                         /* the suite's work version (not a column) */
     char trace[4096];                    /* step suites: the loss after each step, ';'-separated */
     char repro[512];                     /* the command that re-runs this case */
     char note[512];                      /* skip reason, error text, warning */

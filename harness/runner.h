@@ -59,6 +59,7 @@ typedef struct runner {
     const char *cpu_name;          /* device column of CPU rows */
     int threads;                   /* CPU threads */
     int blas_threads;              /* what OpenBLAS runs of them (its build's cap); 0: threads */
+    const char *machine;           /* the machine column: --name, or host/class (NULL: empty) */
     const char *repro_env;         /* put before every repro command ("CUDAEMU_DEVICES=2"; NULL: none) */
     const char *repro_extra;       /* appended to every repro command (--emulate ...) */
     int trace_steps;               /* step suites: steps the trace column records (0: the

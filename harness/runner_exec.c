@@ -6,6 +6,7 @@
 #include "test_hooks.h"
 #include "runner_int.h"
 #include "repro.h"
+#include "machine.h"
 #include "errmsg.h"
 #include "interrupt.h"
 #include "phase.h"
@@ -311,6 +312,8 @@ void row_start(const runner *r, result_row *row, const suite_def *s, const probl
     snprintf(row->direction, sizeof row->direction, "%s", p ? p->direction : "");
     snprintf(row->device_kind, sizeof row->device_kind, "%s", dev_kind_name(b->dev));
     snprintf(row->role, sizeof row->role, "%s", backend_role(b));
+    snprintf(row->machine, sizeof row->machine, "%s", r->machine ? r->machine : "");
+    row->version = s->version > 0 ? s->version : 1;
     if (p) {
         if (p->flops > 0) row->flops = p->flops;
         if (p->bytes > 0) row->bytes = p->bytes;
@@ -353,6 +356,8 @@ int row_emit(runner *r, result_row *row, double base_median, const char *baselin
         snprintf(row->baseline, sizeof row->baseline, "%s", baseline);
         row->speedup = base_median / row->median_ms;   /* NAN when either is missing */
     }
+    machine_workload(row->suite, row->version, row->shape, row->dtype, row->mode, row->threads,
+                     row->replicas, row->workload, sizeof row->workload);
     int rc = r->emit(r->emit_ctx, row);
     free(row->samples);
     row->samples = NULL;

@@ -50,7 +50,7 @@ extern "C" {
     X(OVERLAP_EFF, "overlap_eff", NUM, overlap_eff, "`streams-N` rows: ideal pipelined time / measured time; `ddp-overlap` rows: the share of a blocking all-reduce hidden behind the backward pass; empty on emulated rows") \
     X(PEAK_DEV_MB, "peak_dev_mb", NUM, peak_dev_mb, "device memory the case allocated, MiB")      \
     X(ALLOC_MS, "alloc_ms", NUM, alloc_ms, "pinned host allocation time, measured apart from the transfers") \
-    X(BYTES, "bytes", NUM, bytes, "bytes moved per repetition (the suite's count: copies, STREAM's bytes)") \
+    X(BYTES, "bytes", NUM, bytes, "bytes moved per repetition (the suite's count: copies, STREAM's bytes; a `d2d` copy counts each byte read and written, 2 × its size, as bandwidthTest and nvbandwidth do, and its note says so)") \
     X(FLOPS, "flops", NUM, flops, "floating-point operations per repetition (2·M·N·K for GEMM)")   \
     X(DEVICE_KIND, "device_kind", STR, device_kind, "`cpu` or `gpu`: where the backend runs (from the registry)") \
     X(DIRECTION, "direction", STR, direction, "conv rows: `fwd`, `bwd-data` or `bwd-filter` (the pass the row times); empty for other suites") \
@@ -76,6 +76,8 @@ extern "C" {
     X(DISTURBED, "disturbed", INT, disturbed, "1 when the measurement stayed disturbed after it was measured again (something else ran: the `note` says what), else 0") \
     X(TRIES, "tries", INT, tries, "measurements the case took: 1, more when a disturbed measurement was measured again; 0 for rows not timed") \
     X(ROLE, "role", STR, role, "`ours` (our kernels), `library` (a peer a user would otherwise pick: OpenBLAS, oneDNN, cuBLAS, cuDNN, MPI, NCCL) or `reference` (the readable reference): the report's ours-vs-library crossovers pair them") \
+    X(WORKLOAD, "workload", STR, workload, "the workload key: `<suite>@<version>/<shape>/<dtype>/<mode>/t<threads>/x<replicas>`; two rows (of two runs, two machines) measured the same work only when their keys are equal; a suite's version changes when its work does (`harness/machine.h`)") \
+    X(MACHINE, "machine", STR, machine, "the machine the row ran on: `--name`, else `<host>/<class>`, the class being the CPU model and GPU names as a file name (`bench-gate --class`)") \
     X(TRACE, "trace", STR, trace, "training rows: the loss after each step from the initial parameters (`--steps N` steps, else the checked steps), `;`-separated") \
     X(SAMPLES_MS, "samples_ms", SAMP, samples, "every timed sample, `;`-separated, so statistics can be recomputed")
 

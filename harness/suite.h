@@ -109,6 +109,10 @@ typedef struct BENCH_DESIGNATED suite_def {
     const char *op;                /* the registry op of its backends */
     const char *default_baseline;  /* a CPU backend of op */
     const char *problem_help;      /* the syntax --sizes takes for it, for --help/--list */
+    /* The version of its work, in every row's workload key (harness/machine.h):
+     * bump it when the work of a problem changes (a default size, a fill, a
+     * FLOP or byte count), never otherwise; 0 reads 1. */
+    int version;
     /* Parses one problem string. 0, or 2 with one line naming the bad value
      * (-1 when the string is simply not of this suite's form). */
     int (*parse)(const char *s, problem *p, char *err, size_t errcap);

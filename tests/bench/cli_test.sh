@@ -44,6 +44,8 @@ expect_usage "--reps"    --reps
 expect_usage /proc/nope  --suite matmul --out /proc/nope/run
 expect_usage "1 to 1023 characters" --out "$(head -c 1100 /dev/zero | tr '\0' a)"
 expect_usage "'nosuch'"  --list --suite nosuch
+expect_usage "'a b'"     --suite matmul --sizes 48 --name "a b"
+expect_usage "'-lab'"    --suite matmul --sizes 48 --name -lab
 mkdir -p "$fix/ro" && chmod 555 "$fix/ro"
 if [ "$(id -u)" -ne 0 ]; then expect_usage "$fix/ro/run" --out "$fix/ro/run"; fi
 echo notadir > "$fix/plainfile"
@@ -73,6 +75,14 @@ passed=$("$csvq" run1/results.csv device_kind check | grep -c "^cpu	pass$")
 [ "$cases" -ge 3 ] && [ "$passed" -eq $((cases * n_cpu)) ] \
   || fail "want $cases cases x $n_cpu CPU backends passing, got $passed"
 grep -v '^#' run1/results.csv | tail -n +2 | grep -E ',fail,' && fail "a row failed"
+# every row names its machine (host/class by default) and its workload key
+"$csvq" run1/results.csv suite shape dtype mode threads replicas workload machine | awk -F'\t' -v m="$(sed -n 's/^# machine: //p' run1/results.csv)" '
+  { want = $1 "@1/" $2 "/" $3 "/" $4 "/t" $5 "/x" ($6 > 0 ? $6 : 1) }
+  $7 != want || $8 != m || m !~ /\// { bad++; print "row " NR ": " $7 " / " $8 " (want " want " / " m ")" }
+  END { exit bad > 0 }' >&2 || fail "workload or machine columns"
+"$bench" --suite matmul --sizes 48 --backend cpu-omp --min-time 0.01 --no-plots --no-roofs --name lab-1 --out named >/dev/null 2>&1
+[ "$("$csvq" named/results.csv machine | sort -u)" = lab-1 ] && grep -qx '# machine: lab-1' named/results.csv \
+  || fail "--name lab-1: $("$csvq" named/results.csv machine | sort -u)"
 # GPU rows: with no usable GPU, one skip row per GPU backend saying why, exit 0
 gpu_rows=$("$csvq" run1/results.csv device_kind | grep -c '^gpu$')
 if grep -q '^# gpu: none' run1/results.csv; then
