@@ -71,8 +71,11 @@ void cli_info(const env_info *e, FILE *f)
     fprintf(f, "memory:    %.1f GiB\n", e->memory_gb);
     fprintf(f, "llc:       %.0f KiB\n", e->llc_bytes / 1024);
     fprintf(f, "compiler:  %s\n", e->compiler);
-    fprintf(f, "openblas:  %s (core %s, %d threads)\n", e->openblas, e->openblas_core,
-            e->openblas_threads);
+    if (e->openblas_threads > 0)
+        fprintf(f, "openblas:  %s (core %s, %d threads)\n", e->openblas, e->openblas_core,
+                e->openblas_threads);
+    else
+        fprintf(f, "openblas:  %s\n", e->openblas);
     fprintf(f, "openmp:    %d threads\n", e->omp_threads);
 }
 

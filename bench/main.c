@@ -40,6 +40,7 @@ int main(int argc, char **argv)
     /* what this rank was asked to run: the ranks of a job must agree on it */
     const unsigned long long sel_hash = job_selection_hash(argc, argv);
     int say, agreed;
+    int code = 2; /* what `usage` exits with: 2 bad usage, 1 no GPU where one was asked for */
     if (opts_parse(argc, argv, &o, err, sizeof err)) goto usage;
     if (o.help) {
         opts_usage(stdout);
@@ -94,8 +95,9 @@ int main(int argc, char **argv)
         goto usage;
     runner *run = &r.run;
     run_setup(&r, &sel);
-    if (run_probe(&r, &sel, err, sizeof err) || run_plan(&r, &sel, probs, nprobs, err, sizeof err))
-        goto usage;
+    if ((code = run_probe(&r, &sel, err, sizeof err)) != 0) goto usage;
+    code = 2;
+    if (run_plan(&r, &sel, probs, nprobs, err, sizeof err)) goto usage;
     int total = 0, ncases[OPT_MAX_LIST];
     for (int i = 0; i < o.nsuites; i++) total += ncases[i] = runner_count(run, suite_find(o.suites[i]), nprobs[i]);
     for (int i = 0; i < o.nsuites && total > 0; i++)
@@ -165,7 +167,7 @@ usage: /* one agreement, every rank: the rank that found the error says it */
         cli_err_rank(err);
         return 2;
     }
-    agreed = job_agree(2, err, sel_hash, &say);
+    agreed = job_agree(code, err, sel_hash, &say);
     if (say) cli_err_rank(err);
     outdir_undo(); /* exit 2 leaves nothing behind */
     return job_end(agreed);

@@ -56,6 +56,8 @@ void opts_usage(FILE *f)
         "                     DIR/<case>-<backend>[-<mode>]/ (DIR new or empty)\n"
         "  --emulate          run GPU cases on the CUDA host emulator (correctness only)\n"
         "  --device N         GPU to use (default 0)\n"
+        "  --require-gpu      the run needs a usable GPU: exit 1 before any work when there\n"
+        "                     is none (naming a GPU backend or --device asks for one too)\n"
         "  --cuda-sync        synchronize after every GPU launch (debugging)\n"
         "  --list             list suites, their problem syntax and backends\n"
         "  --columns          print the results.csv columns (markdown)\n"
@@ -63,8 +65,9 @@ void opts_usage(FILE *f)
         "  --help, --version\n"
         "\n"
         "Each option at most once, and only with the action it applies to.\n"
-        "Exit status: 0 every check passed, 1 a check failed, a case errored or a file\n"
-        "could not be written, 2 bad usage, 128+n ended by signal n (130 SIGINT).\n",
+        "Exit status: 0 every check passed, 1 a check failed, a case errored, a file\n"
+        "could not be written or a GPU was asked for and none is usable, 2 bad usage,\n"
+        "128+n ended by signal n (130 SIGINT).\n",
         f);
 }
 
@@ -155,6 +158,7 @@ static const opt_def OPTS[] = {
     {.name = "--emulate", .actions = ACT_RUN | ACT_INFO, .needs = SEL_GPU},
     {.name = "--device", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_GPU},
     {.name = "--cuda-sync", .actions = ACT_RUN, .needs = SEL_GPU},
+    {.name = "--require-gpu", .actions = ACT_RUN, .needs = SEL_GPU},
     {.name = "--bucket-mb", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_OVERLAP},
     {.name = "--devices", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_GPU_DP},
     {.name = "--dtype", .takes_value = 1, .actions = ACT_RUN},
@@ -310,6 +314,8 @@ int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap)
             o->emulate = 1;
         } else if (FLAG("--cuda-sync")) {
             o->cuda_sync = 1;
+        } else if (FLAG("--require-gpu")) {
+            o->require_gpu = 1;
         } else if (FLAG("--suite")) {
             LIST_VAL(suites_buf);
             if (split_list(suites_buf, o->suites, OPT_MAX_LIST, &o->nsuites))

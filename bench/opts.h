@@ -40,6 +40,7 @@ typedef struct bench_opts {
     int device;
     int device_given;
     int cuda_sync;
+    int require_gpu;     /* --require-gpu: no usable GPU is exit 1, before any work */
     int steps;           /* train: steps the loss trace records (0: the checked steps) */
     double bucket_mb;    /* ddp-overlap's gradient buckets, MiB (0: DDP's 25) */
     int devices;         /* GPU data-parallel replicas in this process (0: 1) */

@@ -211,18 +211,42 @@ void run_prepare(bench_run *r, int emu_progress_set)
     if (*repro_env) run->repro_env = repro_env;
 }
 
+/* What asked this run for a GPU, in words for the refusal ("--require-gpu",
+ * "--device 1", "--backend cuda-regtile": a backend whose registry row runs
+ * on the GPU), or NULL: then GPU cases without a GPU are skip rows. */
+static const char *gpu_asked(const bench_opts *o, const selection *s, char *buf, size_t cap)
+{
+    if (o->require_gpu) return "--require-gpu";
+    if (o->device_given) {
+        snprintf(buf, cap, "--device %d", o->device);
+        return buf;
+    }
+    for (int i = 0; i < o->nbackends; i++)
+        for (const backend_def *b = s->backend_table; b->name; b++)
+            if (b->dev == DEV_GPU && strcmp(b->name, o->backends[i]) == 0) {
+                snprintf(buf, cap, "--backend %s", b->name);
+                return buf;
+            }
+    return NULL;
+}
+
 int run_probe(bench_run *r, const selection *s, char *err, size_t errcap)
 {
     const bench_opts *o = r->opt;
+    char asked_buf[96];
+    const char *asked = gpu_asked(o, s, asked_buf, sizeof asked_buf);
     r->use_gpu = select_wants_gpu(s);
     if (r->use_gpu || o->device_given) gpu_probe(o->device, &r->gpu);
-    if (o->device_given && !r->gpu.usable && !r->gpu.bad_device) {
-        snprintf(err, errcap, "bench: --device %d: no such GPU (%s)", o->device, r->gpu.why);
-        return 2;
-    }
     if (r->gpu.bad_device) {
         snprintf(err, errcap, "bench: bad --device %d: %s", o->device, r->gpu.why);
         return 2;
+    }
+    /* asked for a GPU and none answers: the machine, not the input, so 1,
+     * never a run of skip rows that "passes" having run nothing */
+    if (asked && !r->gpu.usable) {
+        snprintf(err, errcap, "bench: %s needs a usable GPU and there is none: %s", asked,
+                 r->gpu.why);
+        return 1;
     }
     return 0;
 }

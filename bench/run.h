@@ -61,7 +61,9 @@ int run_plan(bench_run *r, const selection *s, problem (*probs)[PLAN_MAX_PROBLEM
 void run_prepare(bench_run *r, int emu_progress_set);
 
 /* Whether the run has GPU cases (use_gpu), and the GPU they run on: a
- * --device that is not there is a usage error. 0, or 2 with err. */
+ * --device that is not there among GPUs that are is a usage error (2); a run
+ * that asked for a GPU (--require-gpu, --device, a GPU backend in --backend)
+ * where none is usable is 1, with the runtime's reason. 0, or 1 or 2 with err. */
 int run_probe(bench_run *r, const selection *s, char *err, size_t errcap);
 
 /* Opens csvpath in the claimed outdir with the run's context lines, points

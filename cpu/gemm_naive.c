@@ -1,16 +1,14 @@
 /* cpu/gemm_naive.c - the readable reference GEMM (see gemm_cpu.h). */
 #include "gemm_cpu.h"
 #include "errmsg.h"
+#include "../ops/gemm_ref.h"
 
 #include <stdlib.h>
 
 double gemm_ref_element(int i, int j, int K, double alpha, const float *A, int lda,
                         const float *B, int ldb, double beta, float c_old)
 {
-    double acc = 0.0;
-    for (int k = 0; k < K; k++)
-        acc += (double)A[(long)i * lda + k] * (double)B[(long)k * ldb + j];
-    double c = alpha * acc;
+    double c = alpha * gemm_ref_dot(K, A + (long)i * lda, 1, B + j, ldb);
     if (beta != 0.0) c += beta * (double)c_old;
     return c;
 }

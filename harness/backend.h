@@ -31,7 +31,7 @@ typedef enum { DEV_CPU, DEV_GPU } dev_kind;
  * are skip rows saying why when the GPU layer is missing. */
 enum {
     NEEDS_NONE = 0,
-    NEEDS_BLAS = 1u << 0,    /* OpenBLAS (always linked) */
+    NEEDS_BLAS = 1u << 0,    /* OpenBLAS found at build time */
     NEEDS_GPU = 1u << 1,     /* a CUDA device (or --emulate) */
     NEEDS_CUBLAS = 1u << 2,  /* cuBLAS from the toolkit found at build time */
     NEEDS_ONEDNN = 1u << 3,  /* oneDNN (libdnnl) found at build time */

@@ -3,7 +3,9 @@
 #include "env.h"
 #include "test_hooks.h"
 
+#if BENCH_HAVE_BLAS
 #include <cblas.h>
+#endif
 #include <math.h>
 #include <omp.h>
 #include <sched.h>
@@ -141,12 +143,18 @@ void env_collect(env_info *e)
 #else
     snprintf(e->compiler, sizeof e->compiler, "unknown");
 #endif
+#if BENCH_HAVE_BLAS
     const char *cfg = openblas_get_config();
     snprintf(e->openblas, sizeof e->openblas, "%s", cfg ? cfg : "unknown");
     e->openblas[strcspn(e->openblas, "\n")] = '\0';
     const char *core = openblas_get_corename();
     snprintf(e->openblas_core, sizeof e->openblas_core, "%s", core ? core : "unknown");
     e->openblas_threads = openblas_get_num_threads();
+#else
+    snprintf(e->openblas, sizeof e->openblas, "none: not found at build time");
+    snprintf(e->openblas_core, sizeof e->openblas_core, "none");
+    e->openblas_threads = 0;
+#endif
     e->omp_threads = omp_get_max_threads();
 }
 

@@ -52,6 +52,15 @@
 #else
 #define MPI_FN(f) NULL   /* rows are skips: "MPI not found at build time" */
 #endif
+#if BENCH_HAVE_BLAS
+#define BLAS_FN(f) ((backend_entry)(f))
+#define BLAS_OPS(t) (&(t))
+#define BLAS_HOOK(f) (f)
+#else
+#define BLAS_FN(f) NULL   /* rows are skips: "OpenBLAS not found at build time" */
+#define BLAS_OPS(t) NULL
+#define BLAS_HOOK(f) NULL
+#endif
 #if BENCH_HAVE_ONEDNN
 #define ONEDNN_OPS(t) (&(t))
 #define ONEDNN_FN(f) ((backend_entry)(f))
@@ -88,10 +97,10 @@ const backend_def BACKENDS[] = {
      .about = "oneDNN: dnnl_sgemm (fp32); the matmul primitive on strided row-major bf16/fp16",
      .dt_skip = ONEDNN_HOOK(gemm_onednn_dt_skip)},
     {.name = "cpu-blas", .op = "gemm", .dev = DEV_CPU, .dtypes = DT(FP32) | DT(BF16),
-     .fn = CPU_FN(gemm_cpu_blas),
-     .fn_dt = CPU_FN(gemm_cpu_blas_dt), .needs = NEEDS_BLAS,
+     .fn = BLAS_FN(gemm_cpu_blas),
+     .fn_dt = BLAS_FN(gemm_cpu_blas_dt), .needs = NEEDS_BLAS,
      .about = "OpenBLAS cblas_sgemm; bf16: cblas_sbgemm where the library exports it",
-     .dt_skip = gemm_blas_dt_skip, .caveat = gemm_blas_caveat},
+     .dt_skip = BLAS_HOOK(gemm_blas_dt_skip), .caveat = BLAS_HOOK(gemm_blas_caveat)},
     {.name = "cuda-naive", .op = "gemm", .dev = DEV_GPU, .dtypes = DT(FP32),
      .fn = GPU_FN(gemm_cuda_naive), .needs = NEEDS_GPU,
      .about = "one thread per element of C, straight from global memory"},
@@ -136,7 +145,7 @@ const backend_def BACKENDS[] = {
      .ops = &CONV_OPS_CPU_OMP},
     {.name = "cpu-blas", .op = "conv", .dev = DEV_CPU, .dtypes = DT(FP32), .needs = NEEDS_BLAS,
      .about = "im2col + OpenBLAS sgemm, col2im for bwd-data (the Caffe path)",
-     .ops = &CONV_OPS_CPU_BLAS, .caveat = gemm_blas_caveat},
+     .ops = BLAS_OPS(CONV_OPS_CPU_BLAS), .caveat = BLAS_HOOK(gemm_blas_caveat)},
     {.name = "cpu-onednn", .op = "conv", .dev = DEV_CPU, .dtypes = DT(FP32) | DT(BF16) | DT(FP16),
      .needs = NEEDS_ONEDNN,
      .about = "oneDNN convolution primitives (C API), NCHW in and out, reorders timed",
@@ -167,7 +176,7 @@ const backend_def BACKENDS[] = {
      .ops = &TRAIN_OPS_CPU_OMP},
     {.name = "cpu-blas", .op = "train", .dev = DEV_CPU, .dtypes = DT(FP32), .needs = NEEDS_BLAS,
      .about = "OpenBLAS sgemm, im2col convolution, our elementwise ops on one thread",
-     .ops = &TRAIN_OPS_CPU_BLAS, .caveat = gemm_blas_caveat},
+     .ops = BLAS_OPS(TRAIN_OPS_CPU_BLAS), .caveat = BLAS_HOOK(gemm_blas_caveat)},
     {.name = "cpu-onednn", .op = "train", .dev = DEV_CPU, .dtypes = DT(FP32), .needs = NEEDS_ONEDNN,
      .about = "oneDNN sgemm and convolution primitives, our OpenMP elementwise ops",
      .ops = ONEDNN_OPS(TRAIN_OPS_CPU_ONEDNN)},

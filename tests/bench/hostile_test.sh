@@ -197,7 +197,6 @@ expect_usage() { # WORD ARGS...
 }
 expect_usage "4096" env OMP_NUM_THREADS=100000 "$bench" "${small[@]}" --out u
 expect_usage "4096" env OPENBLAS_NUM_THREADS=0 "$bench" "${small[@]}" --out u
-expect_usage "--device 99" "$bench" --device 99 --suite matmul --sizes 48 --backend cuda-tiled --no-plots --out u
 expect_usage "/proc/x/y.json" "$bench" "${small[@]}" --out u --json /proc/x/y.json
 expect_usage 'a\x0ab' "$bench" "${small[@]}" --out "$(printf 'a\nb')"
 expect_usage "1000000" "$bench" "${small[@]}" --out u --reps 2000000
