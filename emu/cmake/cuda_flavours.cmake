@@ -52,6 +52,12 @@ function(_bench_cuda_emu_wrappers out_var target)
       # redzones (asan-stack=0): heap and global accesses stay checked, and
       # the code stays -O2 (at -O1 the emulated kernels run 2-3x slower).
       set(_opts "-iquote;${dir}")
+      # misaligned loads and stores fail the launch as on a GPU: the compiler
+      # checks every access's alignment and calls emu/src/misaligned.cpp's
+      # handler (the ASan build has the check within -fsanitize=undefined)
+      if(NOT BENCH_SANITIZE)
+        list(APPEND _opts "-fsanitize=alignment")
+      endif()
       if(BENCH_SANITIZE AND rel IN_LIST BENCH_EMU_SANITIZE_LIGHT)
         list(APPEND _opts "-g1" "--param=asan-stack=0")
       endif()

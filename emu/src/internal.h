@@ -117,9 +117,21 @@ struct Alloc {
 };
 
 struct FuncInfo {
-    int max_dyn_smem = 48 * 1024;
+    int max_dyn_smem = -1; /* cudaFuncAttributeMaxDynamicSharedMemorySize; -1: 48 KiB - static */
     int carveout = -1;
 };
+
+/* What the translator registered of a kernel (kernel_info.cpp). */
+struct KernelStatic {
+    long long max_threads = 0;  /* __launch_bounds__'s first argument; 0: none */
+    long long min_blocks = 0;
+    long long max_cluster = 0;
+    size_t static_smem = 0;     /* the sum of the sizes below */
+    std::vector<std::pair<void *, size_t>> shared; /* its static __shared__ variables */
+};
+/* Null when the kernel registered nothing (no bounds, no static shared memory). */
+const KernelStatic *kernel_static(const void *f);
+size_t static_smem_bytes(const void *f);
 
 struct Device {
     int id = 0;
@@ -206,6 +218,10 @@ constexpr int kClockKHz = 1000;
 /* the dynamic shared memory buffer: the opt-in maximum and a guard zone */
 constexpr size_t kDynSmemBytes = size_t(kSmemOptin) + 256;
 const FuncInfo &func_info(const void *f);
+/* The kernel's limit of dynamic shared memory per launch: its
+ * cudaFuncAttributeMaxDynamicSharedMemorySize, by default 48 KiB less its
+ * static shared memory (as CUDA). */
+size_t max_dyn_smem(const void *f);
 /* device_ext.cpp: the attributes cudaDeviceGetAttribute's own switch leaves
  * out (false: not an attribute of CUDA 13.0's enum, or a reserved one). */
 bool device_attribute_ext(cudaDeviceAttr attr, const cudaDeviceProp &p, int *v);
@@ -347,6 +363,11 @@ bool kernel_assert_failed(const char *expr, const char *file, unsigned line, con
  * cudaErrorLaunchFailure and this message, naming the CUDA thread; does not
  * return.  Outside a kernel it prints the message and aborts. */
 [[noreturn]] void kernel_fault(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* kernel_fault with another sticky error (cudaErrorMisalignedAddress, ...). */
+[[noreturn]] void kernel_fault_code(cudaError_t code, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* True while this host thread runs a CUDA thread's code (a kernel fiber). */
+bool in_kernel_code();
 /* The fault handler (fiber.cpp), for a fault at addr on this host thread:
  * when a kernel fiber runs here and addr lies in the PROT_NONE page of a
  * device block (guard_pages.cpp), fails the launch with the sticky

@@ -6,7 +6,10 @@
  * beyond 2^31-1 x 65535 x 65535: cudaErrorInvalidConfiguration; dynamic shared
  * memory above the kernel's limit, 48 KiB unless raised with
  * cudaFuncSetAttribute(cudaFuncAttributeMaxDynamicSharedMemorySize):
- * cudaErrorInvalidValue), the error also becoming the thread's last error;
+ * cudaErrorInvalidValue; the limit is 48 KiB less the kernel's static
+ * __shared__ memory by default), a block larger than the kernel's
+ * __launch_bounds__ (cudaErrorLaunchOutOfResources, as a GPU; both known
+ * from kernel_info.cpp), the error also becoming the thread's last error;
  * then the grid is queued on the stream and runs when the stream is drained.
  * A cooperative launch (cudaLaunchAttributeCooperative, as
  * cudaLaunchCooperativeKernel sets it) must fit on the emulated device at
@@ -36,6 +39,57 @@ const FuncInfo &func_info(const void *f)
     return it == st().funcs.end() ? dflt : it->second;
 }
 
+size_t max_dyn_smem(const void *f)
+{
+    const int set = func_info(f).max_dyn_smem;
+    if (set >= 0) return size_t(set);
+    const size_t fixed = static_smem_bytes(f);
+    return fixed >= size_t(kSmemPerBlock) ? 0 : size_t(kSmemPerBlock) - fixed;
+}
+
+namespace {
+
+/* What a GPU refuses of this kernel with this block and shared memory size:
+ * a block larger than its __launch_bounds__ (cudaErrorLaunchOutOfResources,
+ * "too many resources requested for launch"), static shared memory past
+ * 48 KiB (ptxas refuses such a kernel), static + dynamic shared memory past
+ * its limit (cudaErrorInvalidValue).  One line names the kernel and the
+ * numbers; cudaSuccess when it fits. */
+cudaError_t kernel_limits(const void *func, uint64_t threads, size_t dyn)
+{
+    const KernelStatic *ks = kernel_static(func);
+    if (ks && ks->max_threads > 0 && threads > uint64_t(ks->max_threads)) {
+        report("kernel %s is declared __launch_bounds__(%lld) and launched with %llu threads per "
+               "block: refused as a GPU refuses it (cudaErrorLaunchOutOfResources)",
+               function_name(func).c_str(), ks->max_threads, (unsigned long long)threads);
+        return cudaErrorLaunchOutOfResources;
+    }
+    const size_t fixed = ks ? ks->static_smem : 0;
+    if (fixed > size_t(kSmemPerBlock)) {
+        report("kernel %s declares %zu bytes of static __shared__ memory, more than the %d a "
+               "kernel may (ptxas refuses it: \"uses too much shared data\"); use dynamic "
+               "shared memory and cudaFuncSetAttribute to go beyond", function_name(func).c_str(),
+               fixed, kSmemPerBlock);
+        return cudaErrorInvalidValue;
+    }
+    const size_t limit = max_dyn_smem(func);
+    if (dyn > limit) {
+        const bool raised = func_info(func).max_dyn_smem >= 0;
+        report("kernel %s launched with %zu bytes of dynamic shared memory; its limit is %zu "
+               "(%s, less its %zu bytes of static __shared__ memory)%s: refused "
+               "(cudaErrorInvalidValue)", function_name(func).c_str(), dyn, limit,
+               raised ? "raised by cudaFuncSetAttribute(cudaFuncAttributeMaxDynamicSharedMemorySize)"
+                      : "48 KiB", fixed,
+               raised ? "" : "; more needs cudaFuncSetAttribute(k, "
+                             "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes), up to 227 KiB "
+                             "less the static size");
+        return cudaErrorInvalidValue;
+    }
+    return cudaSuccess;
+}
+
+} // namespace
+
 namespace detail {
 
 cudaError_t launch(const cudaLaunchConfig_t *config, const void *func,
@@ -53,8 +107,8 @@ cudaError_t launch(const cudaLaunchConfig_t *config, const void *func,
         return ret(cudaErrorInvalidConfiguration);
     if (g.x > 2147483647u || g.y > 65535u || g.z > 65535u)
         return ret(cudaErrorInvalidConfiguration);
-    if (config->dynamicSmemBytes > size_t(func_info(func).max_dyn_smem))
-        return ret(cudaErrorInvalidValue);
+    if (cudaError_t e = kernel_limits(func, uint64_t(b.x) * b.y * b.z, config->dynamicSmemBytes))
+        return ret(e);
     if (config->numAttrs && !config->attrs) return ret(cudaErrorInvalidValue);
     bool cooperative = false;
     for (unsigned i = 0; i < config->numAttrs; ++i) {
@@ -67,7 +121,8 @@ cudaError_t launch(const cudaLaunchConfig_t *config, const void *func,
     if (cooperative) {
         const uint64_t threads = uint64_t(b.x) * b.y * b.z;
         const uint64_t blocks = uint64_t(g.x) * g.y * g.z;
-        const uint64_t fit = uint64_t(max_active_blocks(int(threads), config->dynamicSmemBytes)) *
+        const uint64_t fit = uint64_t(max_active_blocks(int(threads), config->dynamicSmemBytes +
+                                                        static_smem_bytes(func))) *
                              uint64_t(kSmCount);
         if (blocks > fit) return ret(cudaErrorCooperativeLaunchTooLarge);
     }
@@ -107,7 +162,10 @@ cudaError_t cudaFuncSetAttribute(const void *func, cudaFuncAttribute attr, int v
     FuncInfo fi = func_info(func);
     switch (attr) {
     case cudaFuncAttributeMaxDynamicSharedMemorySize:
-        if (value < 0 || value > kSmemOptin) return ret(cudaErrorInvalidValue);
+        /* "The sum of this value and the function attribute sharedSizeBytes
+         * cannot exceed cudaDevAttrMaxSharedMemoryPerBlockOptin" */
+        if (value < 0 || size_t(value) + static_smem_bytes(func) > size_t(kSmemOptin))
+            return ret(cudaErrorInvalidValue);
         fi.max_dyn_smem = value;
         break;
     case cudaFuncAttributePreferredSharedMemoryCarveout:
@@ -129,11 +187,15 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attr, const void *func)
     if (!func) return ret(cudaErrorInvalidDeviceFunction);
     const FuncInfo &fi = func_info(func);
     *attr = cudaFuncAttributes();
-    attr->maxThreadsPerBlock = kMaxThreads;
+    const KernelStatic *ks = kernel_static(func);
+    attr->maxThreadsPerBlock =
+        ks && ks->max_threads > 0 && ks->max_threads < kMaxThreads ? int(ks->max_threads)
+                                                                    : kMaxThreads;
+    attr->sharedSizeBytes = ks ? ks->static_smem : 0;
     attr->numRegs = 32;
     attr->ptxVersion = 90;
     attr->binaryVersion = 90;
-    attr->maxDynamicSharedSizeBytes = fi.max_dyn_smem;
+    attr->maxDynamicSharedSizeBytes = int(max_dyn_smem(func));
     attr->preferredShmemCarveout = fi.carveout;
     return cudaSuccess;
 }
@@ -145,7 +207,10 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const 
     if (cudaError_t e = usable()) return ret(e);
     if (!numBlocks || blockSize <= 0) return ret(cudaErrorInvalidValue);
     if (!func) return ret(cudaErrorInvalidDeviceFunction);
-    *numBlocks = max_active_blocks(blockSize, dynamicSMemSize);
+    const KernelStatic *ks = kernel_static(func);
+    *numBlocks = ks && ks->max_threads > 0 && blockSize > ks->max_threads
+                     ? 0 /* the kernel cannot run blocks that large at all */
+                     : max_active_blocks(blockSize, dynamicSMemSize + static_smem_bytes(func));
     return cudaSuccess;
 }
 

@@ -702,16 +702,6 @@ unsigned long long warp_collective(int op, unsigned mask, unsigned long long val
     return t->wout;
 }
 
-unsigned active_mask()
-{
-    InEmu in_emu_;
-    Thread *t = current();
-    uint32_t base = t->lin & ~31u;
-    unsigned m = 0;
-    for (uint32_t l = 0; l < 32 && base + l < g_blk.n; ++l)
-        if (g_blk.threads[base + l].state != DONE) m |= 1u << l;
-    return m;
-}
 
 unsigned coalesce(unsigned long long site)
 {
@@ -722,6 +712,11 @@ unsigned coalesce(unsigned long long site)
     yield(t); /* resolve_coalesced() makes it runnable with the group in wout */
     return unsigned(t->wout);
 }
+
+/* __activemask(): the lanes a GPU runs together at this call are those of
+ * the warp that reach the same call site, not those a fiber order happens
+ * to have left unfinished: grouped as coalesced_threads() is. */
+unsigned active_mask(unsigned long long site) { return coalesce(site); }
 
 bool grid_is_cooperative() { return g_blk.cooperative; }
 
@@ -750,13 +745,10 @@ void trap()
 
 } // namespace detail
 
-void kernel_fault(const char *fmt, ...)
+static void kernel_fault_v(cudaError_t code, const char *fmt, va_list ap)
 {
     char buf[768];
-    va_list ap;
-    va_start(ap, fmt);
     std::vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
     if (!t_on_fiber || !g_blk.cur) {
         report("%s (outside a kernel)", buf);
         std::abort();
@@ -764,8 +756,29 @@ void kernel_fault(const char *fmt, ...)
     InEmu in_emu_;
     Thread *t = current();
     set_error("thread %s: %s", coords(t->tid).c_str(), buf);
+    g_blk.code = code;
     fail(t);
 }
+
+void kernel_fault(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    kernel_fault_v(cudaErrorLaunchFailure, fmt, ap);
+    va_end(ap);
+    std::abort(); /* not reached */
+}
+
+void kernel_fault_code(cudaError_t code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    kernel_fault_v(code, fmt, ap);
+    va_end(ap);
+    std::abort(); /* not reached */
+}
+
+bool in_kernel_code() { return t_on_fiber && g_blk.cur; }
 
 void kernel_stop(KernelStop why)
 {
@@ -834,6 +847,41 @@ bool kernel_assert_failed(const char *expr, const char *file, unsigned line, con
 
 /* ---- a whole grid ---- */
 
+/* A block's shared memory before it starts: the launch's dynamic shared
+ * memory and the kernel's static __shared__ variables (kernel_info.cpp)
+ * filled with 0xFF bytes, as uninitialised shared memory on a GPU holds
+ * whatever was there: a float reads NaN, an int -1, an unsigned 0xFFFFFFFF,
+ * a pointer an address that faults. */
+static void poison_shared(const KernelStatic *ks, char *smem, size_t dyn)
+{
+    std::memset(smem, 0xff, dyn);
+    if (ks)
+        for (const auto &v : ks->shared) std::memset(v.first, 0xff, v.second);
+}
+
+/* The image of a block's shared memory (cooperative launches park blocks). */
+static void save_shared(const KernelStatic *ks, const char *smem, size_t dyn,
+                        std::vector<char> &out)
+{
+    out.assign(smem, smem + dyn);
+    if (ks)
+        for (const auto &v : ks->shared)
+            out.insert(out.end(), static_cast<char *>(v.first),
+                       static_cast<char *>(v.first) + v.second);
+}
+
+static void load_shared(const KernelStatic *ks, char *smem, size_t dyn,
+                        const std::vector<char> &in)
+{
+    std::memcpy(smem, in.data(), dyn);
+    size_t at = dyn;
+    if (ks)
+        for (const auto &v : ks->shared) {
+            std::memcpy(v.first, in.data() + at, v.second);
+            at += v.second;
+        }
+}
+
 /* Begins a launch, for run_kernel and run_cooperative_kernel alike: the
  * block model (threads, warps) and the dynamic shared memory. The shared
  * memory, or null with *err set (nothing begun). */
@@ -895,6 +943,7 @@ cudaError_t run_kernel(const Launch &l)
 
     std::vector<uint32_t> order, saved_order;
     make_order(order, n);
+    const KernelStatic *ks = kernel_static(l.func);
     const std::string kname_unset = "\x01";
     std::string kname = kname_unset;
     auto kernel_name = [&]() -> const std::string & {
@@ -928,7 +977,7 @@ cudaError_t run_kernel(const Launch &l)
                       : config().order == Order::Rev ? nblocks - 1 - k : k;
         detail::g_blockIdx = uint3{uint32_t(bi % l.grid.x), uint32_t((bi / l.grid.x) % l.grid.y),
                                    uint32_t(bi / (uint64_t(l.grid.x) * l.grid.y))};
-        std::memset(smem, 0xff, l.smem);
+        poison_shared(ks, smem, l.smem);
         if (per_block) {
             saved_order = order;
             saved_rng = rng();
@@ -950,7 +999,7 @@ cudaError_t run_kernel(const Launch &l)
         /* replay the block, checking after every fiber switch, to name the thread */
         repair_guards(l.device);
         write_smem_guard(smem, l.smem);
-        std::memset(smem, 0xff, l.smem);
+        poison_shared(ks, smem, l.smem);
         order = saved_order;
         rng() = saved_rng;
         if (config().order == Order::Shuffle) reshuffle(order);

@@ -35,6 +35,7 @@ cudaError_t run_cooperative_kernel(const Launch &l)
     ensure_pool(n);
     b.cooperative = true;
     const std::string kname = function_name(l.func);
+    const KernelStatic *ks = kernel_static(l.func);
     cudaError_t result = cudaSuccess;
     if (kGuards) {
         write_smem_guard(smem, l.smem);
@@ -53,7 +54,7 @@ cudaError_t run_cooperative_kernel(const Launch &l)
     for (uint64_t k = 0; k < nblocks; ++k)
         pending[k] = config().order == Order::Rev ? nblocks - 1 - k : k;
     std::vector<uint8_t> started(nblocks, 0);        /* parked at least once */
-    std::vector<std::vector<char>> saved(nblocks);   /* dynamic smem of parked blocks */
+    std::vector<std::vector<char>> saved(nblocks);   /* shared memory of parked blocks */
     /* their threads' parked frames (kept across launches: no page faults for
      * the same space at every grid barrier), thread i's record at frame_at */
     static std::vector<std::vector<char>> frames;
@@ -81,13 +82,13 @@ cudaError_t run_cooperative_kernel(const Launch &l)
                 else fiber::reset(g_pool[i]); /* it may hold a parked block's frames */
             }
             frames[bi].clear();
-            if (started[bi]) std::memcpy(smem, saved[bi].data(), l.smem);
-            else std::memset(smem, 0xff, l.smem);
+            if (started[bi]) load_shared(ks, smem, l.smem, saved[bi]);
+            else poison_shared(ks, smem, l.smem);
             if (config().order == Order::Shuffle) reshuffle(order);
             if (!run_block(order)) {
                 report("kernel %s failed in block %s: %s", kname.c_str(),
                        coords(detail::g_blockIdx).c_str(), b.error.c_str());
-                result = cudaErrorLaunchFailure;
+                result = b.code;
                 break;
             }
             if (b.ngrid == 0) {
@@ -103,7 +104,7 @@ cudaError_t run_cooperative_kernel(const Launch &l)
                 result = cudaErrorLaunchFailure;
                 break;
             }
-            saved[bi].assign(smem, smem + l.smem);
+            save_shared(ks, smem, l.smem, saved[bi]);
             frame_at[bi].resize(n);
             for (uint32_t i = 0; i < n; ++i) frame_at[bi][i] = fiber::park(g_pool[i], frames[bi]);
             started[bi] = 1;

@@ -295,16 +295,18 @@ struct Translator {
         return t;
     }
 
-    /* `__global__ ... name(params)` with i after __global__: records the
-     * default arguments of name in `table`. */
-    void kernel_decl(size_t g, size_t i, KernelTable &table) const
+    /* `__global__ ... name(params)` with i after __global__: the kernel's
+     * name and the parentheses of its parameter list (false when this is
+     * not a function declaration); the qualifiers' parenthesized arguments
+     * are skipped, and *bounds gets __launch_bounds__'s as ", (a), (b)". */
+    bool kernel_head(size_t i, std::string &name, size_t &open, size_t &close,
+                     std::string *bounds) const
     {
         const size_t n = L.size();
         std::string last;
-        std::vector<std::string> tparams = template_params(g);
         for (size_t j = skip_space(i); j < n; j = skip_space(j)) {
             char c = L[j];
-            if (c == ';' || c == '{' || c == '}' || c == '=') return;
+            if (c == ';' || c == '{' || c == '}' || c == '=') return false;
             if (ident_start(c)) {
                 size_t e = j;
                 while (e < n && ident_char(L[e])) ++e;
@@ -313,40 +315,161 @@ struct Translator {
                 continue;
             }
             if (c != '(') { ++j; continue; }
-            const size_t close = match_close(j);
-            if (close >= n) return;
+            close = match_close(j);
+            if (close >= n) return false;
+            if (last == "__launch_bounds__" && bounds) {
+                bounds->clear();
+                for (const auto &p : split_list(j, close, false))
+                    *bounds += ", (" + trimmed(p.first, p.second) + ")";
+            }
             if (last == "__launch_bounds__" || last == "__maxnreg__" ||
                 last == "__cluster_dims__" || last == "__attribute__" ||
                 last == "__align__" || last == "alignas" || last == "__declspec" || last.empty()) {
                 j = close + 1; /* a qualifier's argument */
+                last.clear();
                 continue;
             }
-            KernelDecl d;
-            d.tparams = tparams;
-            for (const auto &p : split_list(j, close, true)) {
-                size_t eq = std::string::npos;
-                int depth = 0, angle = 0;
-                for (size_t x = p.first; x < p.second;) {
-                    size_t k = skip_comment_or_literal(x);
-                    if (k != x) { x = k; continue; }
-                    char y = L[x];
-                    if (y == '(' || y == '[' || y == '{') ++depth;
-                    else if (y == ')' || y == ']' || y == '}') --depth;
-                    else if (y == '<' && depth == 0) ++angle;
-                    else if (y == '>' && depth == 0 && angle > 0) --angle;
-                    else if (y == '=' && depth == 0 && angle == 0) { eq = x; break; }
-                    ++x;
-                }
-                if (eq == std::string::npos) {
-                    if (trimmed(p.first, p.second) == "void") continue;
-                    d.defaults.emplace_back();
-                } else {
-                    d.defaults.push_back(trimmed(eq + 1, p.second));
-                }
-            }
-            table[last].push_back(d);
-            return;
+            name = last;
+            open = j;
+            return true;
         }
+        return false;
+    }
+
+    /* `__global__ ... name(params)` with i after __global__: records the
+     * default arguments of name in `table`. */
+    void kernel_decl(size_t g, size_t i, KernelTable &table) const
+    {
+        std::string last;
+        size_t j = 0, close = 0;
+        if (!kernel_head(i, last, j, close, nullptr)) return;
+        std::vector<std::string> tparams = template_params(g);
+        KernelDecl d;
+        d.tparams = tparams;
+        for (const auto &p : split_list(j, close, true)) {
+            size_t eq = std::string::npos;
+            int depth = 0, angle = 0;
+            for (size_t x = p.first; x < p.second;) {
+                size_t k = skip_comment_or_literal(x);
+                if (k != x) { x = k; continue; }
+                char y = L[x];
+                if (y == '(' || y == '[' || y == '{') ++depth;
+                else if (y == ')' || y == ']' || y == '}') --depth;
+                else if (y == '<' && depth == 0) ++angle;
+                else if (y == '>' && depth == 0 && angle > 0) --angle;
+                else if (y == '=' && depth == 0 && angle == 0) { eq = x; break; }
+                ++x;
+            }
+            if (eq == std::string::npos) {
+                if (trimmed(p.first, p.second) == "void") continue;
+                d.defaults.emplace_back();
+            } else {
+                d.defaults.push_back(trimmed(eq + 1, p.second));
+            }
+        }
+        table[last].push_back(d);
+    }
+
+    /* `__global__ ... name(params) ... { body }` with i after the __global__
+     * at g: a kernel's definition registers what the launch must know before
+     * it runs.  After the body's `{`: its __launch_bounds__ (KernelBounds);
+     * after each static `__shared__` declaration of the body: each variable
+     * (SharedVar), for the kernel's static shared memory total and for the
+     * poison written over it before every block.  Both name the kernel
+     * itself, `&name` or `&name<its template parameters>`, as a template
+     * argument whose static member registers at program start. */
+    void kernel_definition(size_t g, size_t i)
+    {
+        const size_t n = L.size();
+        std::string name, bounds;
+        size_t open = 0, close = 0;
+        if (!kernel_head(i, name, open, close, &bounds)) return;
+        (void)open;
+        /* to the body: past const, noexcept(...), attributes; `;` or `=`: a declaration */
+        size_t ob = skip_space(close + 1);
+        while (ob < n && L[ob] != '{') {
+            if (L[ob] == ';' || L[ob] == '=' || L[ob] == '}') return;
+            if (L[ob] == '(' || L[ob] == '[') {
+                ob = match_close(ob);
+                if (ob >= n) return;
+            }
+            ob = skip_space(ob + 1);
+        }
+        if (ob >= n) return;
+        const size_t cb = match_close(ob);
+        if (cb >= n) return;
+        std::string self = "&" + name;
+        const std::vector<std::string> tp = template_params(g);
+        if (!tp.empty()) {
+            self += "<";
+            for (size_t k = 0; k < tp.size(); ++k) self += (k ? ", " : "") + tp[k];
+            self += ">";
+        }
+        if (!bounds.empty())
+            add_edit(ob + 1, ob + 1, " (void)::cudaemu::detail::KernelBounds<" + self + bounds +
+                                         ">::registered;", false);
+        for (size_t x = ob + 1; x < cb;) {
+            size_t k = skip_comment_or_literal(x);
+            if (k != x) { x = k; continue; }
+            if (!ident_start(L[x]) || ident_char(L[x - 1])) { ++x; continue; }
+            size_t e = x;
+            while (e < n && ident_char(L[e])) ++e;
+            if (L.compare(x, e - x, "__shared__") == 0) shared_decl(x, e, self);
+            x = e;
+        }
+    }
+
+    /* A static `__shared__` declaration in a kernel body, `__shared__` at
+     * [s, e): each declared variable is registered after its `;` (an
+     * `extern __shared__` declaration is dynamic shared memory: not here). */
+    void shared_decl(size_t s, size_t e, const std::string &self)
+    {
+        size_t st = s; /* the statement's start: is it extern? */
+        while (st > 0 && L[st - 1] != ';' && L[st - 1] != '{' && L[st - 1] != '}') --st;
+        for (size_t x = st; x < s; ++x)
+            if (L.compare(x, 6, "extern") == 0 && !ident_char(L[x + 6]) &&
+                (x == 0 || !ident_char(L[x - 1])))
+                return;
+        const size_t n = L.size();
+        size_t semi = e;
+        int depth = 0;
+        while (semi < n) {
+            size_t k = skip_comment_or_literal(semi);
+            if (k != semi) { semi = k; continue; }
+            char c = L[semi];
+            if (c == '(' || c == '[' || c == '{') ++depth;
+            else if (c == ')' || c == ']' || c == '}') --depth;
+            else if (c == ';' && depth == 0) break;
+            if (depth < 0) return;
+            ++semi;
+        }
+        if (semi >= n) return;
+        std::string regs;
+        for (const auto &p : split_list(e - 1, semi, true)) {
+            /* the declarator's name: the last identifier at depth 0 before
+             * its first `[` or `=` (qualifiers' parenthesized arguments skipped) */
+            std::string nm;
+            int d = 0;
+            for (size_t x = p.first; x < p.second;) {
+                size_t k = skip_comment_or_literal(x);
+                if (k != x) { x = k; continue; }
+                char c = L[x];
+                if (d == 0 && (c == '[' || c == '=')) break;
+                if (c == '(' || c == '[' || c == '{') ++d;
+                else if (c == ')' || c == ']' || c == '}') --d;
+                if (d == 0 && ident_start(c) && (x == 0 || !ident_char(L[x - 1]))) {
+                    size_t y = x;
+                    while (y < p.second && ident_char(L[y])) ++y;
+                    nm = L.substr(x, y - x);
+                    x = y;
+                    continue;
+                }
+                ++x;
+            }
+            if (nm.empty() || nm == "__align__" || nm == "alignas" || nm == "__attribute__") return;
+            regs += " (void)::cudaemu::detail::SharedVar<" + self + ", &" + nm + ">::registered;";
+        }
+        add_edit(semi + 1, semi + 1, regs, false);
     }
 
     /* The names of the template parameters of the declaration whose
@@ -355,7 +478,17 @@ struct Translator {
     {
         std::vector<std::string> names;
         size_t e = g;
-        while (e > 0 && std::isspace((unsigned char)L[e - 1])) --e;
+        for (;;) { /* back over `static`, `inline` & co. between template<...> and __global__ */
+            while (e > 0 && std::isspace((unsigned char)L[e - 1])) --e;
+            size_t w = e;
+            while (w > 0 && ident_char(L[w - 1])) --w;
+            const std::string word = L.substr(w, e - w);
+            if (word != "static" && word != "inline" && word != "__inline__" &&
+                word != "__forceinline__" && word != "__noinline__" && word != "extern" &&
+                word != "__host__" && word != "__device__")
+                break;
+            e = w;
+        }
         if (e == 0 || L[e - 1] != '>') return names;
         int depth = 0;
         size_t open = e - 1;
@@ -378,7 +511,8 @@ struct Translator {
             while (x > 0 && !ident_char(h[x - 1])) --x;
             size_t y = x;
             while (y > 0 && ident_char(h[y - 1])) --y;
-            names.push_back(h.substr(y, x - y));
+            /* a pack (typename... Ts) is named Ts... where it is used */
+            names.push_back(h.substr(y, x - y) + (h.find("...") != std::string::npos ? "..." : ""));
         };
         for (size_t x = open + 1; x < e - 1; ++x) {
             char c = L[x];
@@ -673,6 +807,8 @@ struct Translator {
                     untyped_launch(e, directive);
                 if (edit_pass && e - i == 4 && L.compare(i, 4, "func") == 0)
                     kernel_node_func(i, e, directive);
+                if (edit_pass && !directive && L.compare(i, e - i, "__global__") == 0)
+                    kernel_definition(i, e);
                 i = e;
                 continue;
             }

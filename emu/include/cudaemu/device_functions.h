@@ -68,10 +68,40 @@ enum WarpOp {
 };
 enum BlockOp { BOP_SYNC, BOP_COUNT, BOP_AND, BOP_OR };
 
+/* What a launch must know of a kernel before it runs (kernel_info.cpp).
+ * The translator (emu/tools/cudaemu_translate.cpp) puts
+ *   (void)KernelBounds<&k, (maxThreads)[, (minBlocks)[, (maxCluster)]]>::registered;
+ * at the top of the body of a kernel declared __launch_bounds__(...), and
+ *   (void)SharedVar<&k, &name>::registered;
+ * after each static __shared__ declaration in a kernel's body (&k<T, N> in
+ * a template kernel: each instantiation registers itself).  Naming the
+ * member instantiates it; its initializer registers at program start, so
+ * the launch checks the block size and the shared memory total before
+ * anything runs, and the scheduler poisons the variables before every block. */
+void register_kernel_bounds(const void *kernel, long long max_threads, long long min_blocks,
+                            long long max_cluster);
+void register_shared_var(const void *kernel, void *var, size_t bytes);
+template <auto K, long long MaxThreads, long long MinBlocks = 0, long long MaxCluster = 0>
+struct KernelBounds {
+    static const bool registered;
+};
+template <auto K, long long MaxThreads, long long MinBlocks, long long MaxCluster>
+const bool KernelBounds<K, MaxThreads, MinBlocks, MaxCluster>::registered =
+    (register_kernel_bounds(reinterpret_cast<const void *>(K), MaxThreads, MinBlocks, MaxCluster),
+     true);
+template <auto K, auto V> struct SharedVar {
+    static const bool registered;
+};
+template <auto K, auto V>
+const bool SharedVar<K, V>::registered =
+    (register_shared_var(reinterpret_cast<const void *>(K), (void *)(V), sizeof(*V)), true);
+
 int block_barrier(int op, int pred);
 unsigned long long warp_collective(int op, unsigned mask, unsigned long long value,
                                    int arg, int width);
-unsigned active_mask();
+/* The lanes of the caller's warp at the same __activemask() call site (as
+ * coalesced_threads(): grouped once no thread of the block can run on). */
+unsigned active_mask(unsigned long long site);
 [[noreturn]] void trap();
 
 template <typename T>
@@ -110,7 +140,11 @@ inline int __syncthreads_and(int p) { return cudaemu::detail::block_barrier(cuda
 inline int __syncthreads_or(int p) { return cudaemu::detail::block_barrier(cudaemu::detail::BOP_OR, p); }
 inline void __syncwarp(unsigned mask = 0xffffffffu)
 { cudaemu::detail::warp_collective(cudaemu::detail::WOP_SYNC, mask, 0, 0, 32); }
-inline unsigned __activemask() { return cudaemu::detail::active_mask(); }
+inline unsigned __activemask(const char *file = __builtin_FILE(), int line = __builtin_LINE())
+{
+    return cudaemu::detail::active_mask((unsigned long long)(uintptr_t)file * 1000003ull +
+                                        (unsigned)line);
+}
 [[noreturn]] inline void __trap() { cudaemu::detail::trap(); }
 inline void __threadfence() { __asm__ __volatile__("" ::: "memory"); }
 inline void __threadfence_block() { __asm__ __volatile__("" ::: "memory"); }
