@@ -213,7 +213,8 @@ fi
 # B20: the emulator's settings are in an emulated row's repro, which re-runs it
 if [ -x "$(dirname "$bench")/bench-emu" ]; then
   # (issue 33 R2: every CUDAEMU_* setting in effect, sorted, not a list of five)
-  CUDAEMU_DEVICES=2 CUDAEMU_NCCL_TIMEOUT_MS=60000 CUDAEMU_LEAKS=0 "$bench" --emulate --device 1 \
+  # (ctest's own CUDAEMU_PAGEABLE_LATE left out: the expected list is exact)
+  env -u CUDAEMU_PAGEABLE_LATE CUDAEMU_DEVICES=2 CUDAEMU_NCCL_TIMEOUT_MS=60000 CUDAEMU_LEAKS=0 "$bench" --emulate --device 1 \
     --suite matmul --sizes 9x7x5 --backend cuda-naive \
     --mode resident --no-plots --out emu >/dev/null 2>&1 || fail "an emulated run on device 1"
   repro=$("$csvq" emu/results.csv repro | head -1)
