@@ -1,6 +1,7 @@
 /* harness/env.c - CPU, memory, compiler, OpenBLAS and OpenMP facts. */
 #define _GNU_SOURCE
 #include "env.h"
+#include "energy.h"
 #include "test_hooks.h"
 
 #if BENCH_HAVE_BLAS
@@ -180,6 +181,9 @@ void env_context_lines(const env_info *e, const char *command,
     ADD("openblas_core: %s", e->openblas_core);
     ADD("openblas_threads: %d", e->openblas_threads);
     ADD("omp_threads: %d", e->omp_threads);
+    char energy[400];
+    energy_describe(energy_cpu(), energy, sizeof energy);
+    ADD("energy-cpu: %s", energy);
     if (command) ADD("command: %s", command);
 #undef ADD
 }

@@ -6,6 +6,7 @@
 #include "timer.h"
 #include "errmsg.h"
 #include "interrupt.h"
+#include "energy.h"
 
 #include <errno.h>
 #include <math.h>
@@ -134,6 +135,7 @@ static int measure_once(const measure_cfg *cfg, measure_fn fn, void *ctx, double
 int measure_run(const measure_cfg *cfg, measure_fn fn, void *ctx, measure_result *out)
 {
     memset(out, 0, sizeof *out);
+    out->energy_j = NAN;
     double start = timer_now_ms();
     double budget_ms = cfg->budget_s * 1e3;
     double ms, end, plateau = plateau_ms();
@@ -153,9 +155,13 @@ int measure_run(const measure_cfg *cfg, measure_fn fn, void *ctx, measure_result
         disturb_snap a, b;
         disturb_metrics dm;
         double t0 = timer_now_ms();
+        const energy_src *es = energy_cpu();
+        double ea[ENERGY_MAX_ZONES], eb[ENERGY_MAX_ZONES];
+        const int energy = es->nzones && energy_read(es, ea) == 0;
         disturb_snap_take(&a);
         int rc = measure_once(cfg, fn, ctx, plateau, t0, budget_ms - (t0 - start), &cur, &ends);
         disturb_snap_take(&b);
+        cur.energy_j = energy && energy_read(es, eb) == 0 ? energy_between_j(es, ea, eb) : NAN;
         if (rc) {
             free(ends);
             measure_result_free(out);

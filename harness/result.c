@@ -1,6 +1,7 @@
 /* harness/result.c - building a result row: defaults, timing columns. */
 #include "result.h"
 #include "measure.h"
+#include "schema.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -9,13 +10,8 @@
 void result_row_init(result_row *r)
 {
     memset(r, 0, sizeof *r);
-    r->median_ms = r->min_ms = r->max_ms = r->mad_ms = NAN;
-    r->gflops = r->gbps = r->speedup = NAN;
-    r->max_abs_err = r->rel_err = r->tolerance = r->accuracy_lost = NAN;
-    r->h2d_ms = r->compute_ms = r->d2h_ms = r->overlap_eff = NAN;
-    r->peak_dev_mb = r->alloc_ms = r->bytes = r->flops = r->samples_per_s = NAN;
-    r->comm_ms = r->scaling_eff = r->busbw_gbps = NAN;
-    r->intensity = r->io_bytes = r->pct_roof = r->speedup_vs_best_cpu = r->sweep_x = NAN;
+    for (int c = 0; c < COL_COUNT; c++) /* every number column: not known (NAN) */
+        if (SCHEMA[c].type == COLT_NUM) *(double *)((char *)r + SCHEMA[c].offset) = NAN;
     r->replicas = 1;
     snprintf(r->comm, sizeof r->comm, "none");
 }
@@ -30,6 +26,8 @@ void result_fill_timing(result_row *row, const struct measure_result *m, double 
     row->mad_ms = s->mad;
     row->samples = m->samples;
     row->nsamples = m->n;
+    if (strcmp(row->device_kind, "cpu") == 0 && m->n > 0 && m->energy_j > 0)
+        row->energy_j = m->energy_j / m->n;   /* NAN stays NAN */
     if (s->median > 0) {
         if (flops > 0) row->gflops = flops / (s->median * 1e6);
         if (bytes > 0) row->gbps = bytes / (s->median * 1e6);

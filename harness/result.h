@@ -54,6 +54,9 @@ typedef struct result_row {
     int disturbed;                       /* 1: stayed disturbed after re-measuring */
     int tries;                           /* measurements taken (0: not timed) */
     char role[16];                       /* ours | library | reference (backend_role) */
+    double energy_j;                     /* CPU rows: package energy per repetition (energy.h) */
+    double gflops_per_w;                 /* flops / energy_j / 1e9 */
+    double samples_per_j;                /* step suites: batch / energy_j */
     char workload[320];                  /* the workload key (machine.h) */
     char machine[200];                   /* --name, or host/class */
     int version;                         /* the suite's work version (not a column) */

@@ -356,6 +356,11 @@ int row_emit(runner *r, result_row *row, double base_median, const char *baselin
         snprintf(row->baseline, sizeof row->baseline, "%s", baseline);
         row->speedup = base_median / row->median_ms;   /* NAN when either is missing */
     }
+    if (row->energy_j > 0) { /* the energy's ratios, once the row's work and rate are final */
+        if (row->flops > 0) row->gflops_per_w = row->flops / row->energy_j / 1e9;
+        if (row->samples_per_s > 0 && row->median_ms > 0)
+            row->samples_per_j = row->samples_per_s * row->median_ms / 1e3 / row->energy_j;
+    }
     machine_workload(row->suite, row->version, row->shape, row->dtype, row->mode, row->threads,
                      row->replicas, row->workload, sizeof row->workload);
     int rc = r->emit(r->emit_ctx, row);

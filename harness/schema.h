@@ -76,6 +76,9 @@ extern "C" {
     X(DISTURBED, "disturbed", INT, disturbed, "1 when the measurement stayed disturbed after it was measured again (something else ran: the `note` says what), else 0") \
     X(TRIES, "tries", INT, tries, "measurements the case took: 1, more when a disturbed measurement was measured again; 0 for rows not timed") \
     X(ROLE, "role", STR, role, "`ours` (our kernels), `library` (a peer a user would otherwise pick: OpenBLAS, oneDNN, cuBLAS, cuDNN, MPI, NCCL) or `reference` (the readable reference): the report's ours-vs-library crossovers pair them") \
+    X(ENERGY_J, "energy_j", NUM, energy_j, "CPU rows: the CPU packages' energy per repetition, J (powercap RAPL counters read around the timed repetitions ÷ their count; the whole packages: whatever else they ran meanwhile counts too); empty, never 0, where no counter is readable (the `energy-cpu` context line says why), and for GPU rows") \
+    X(GFLOPS_PER_W, "gflops_per_w", NUM, gflops_per_w, "`flops` ÷ `energy_j`, in GFLOP per joule = GFLOP/s per watt; empty where either is") \
+    X(SAMPLES_PER_J, "samples_per_j", NUM, samples_per_j, "training rows: samples (the batch) per joule, `samples_per_s` × the median ÷ `energy_j`; empty where `energy_j` is") \
     X(WORKLOAD, "workload", STR, workload, "the workload key: `<suite>@<version>/<shape>/<dtype>/<mode>/t<threads>/x<replicas>`; two rows (of two runs, two machines) measured the same work only when their keys are equal; a suite's version changes when its work does (`harness/machine.h`)") \
     X(MACHINE, "machine", STR, machine, "the machine the row ran on: `--name`, else `<host>/<class>`, the class being the CPU model and GPU names as a file name (`bench-gate --class`)") \
     X(TRACE, "trace", STR, trace, "training rows: the loss after each step from the initial parameters (`--steps N` steps, else the checked steps), `;`-separated") \

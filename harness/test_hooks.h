@@ -59,5 +59,8 @@
  * a test of the guard's arithmetic (ranks share a node) without a machine
  * of that size. */
 #define HOOK_MEMORY_BYTES "BENCH_MEMORY_BYTES"
+/* =DIR: the powercap tree the CPU's energy is read from (harness/energy.c),
+ * instead of /sys/class/powercap: a fake tree's arithmetic in tests. */
+#define HOOK_POWERCAP_ROOT "BENCH_POWERCAP_ROOT"
 
 #endif

@@ -67,6 +67,21 @@ static void machine(const rundata *rd, FILE *f, findings_style st)
         if (strncmp(t->context[i], "roof-", 5) == 0)
             len += (size_t)snprintf(roofs + len, sizeof roofs - len, "%s%s", len ? "; " : "", t->context[i]);
     if (*roofs) line(f, st, "Roofs: %s", roofs);
+    const char *energy = rd_context(rd, "energy-cpu");
+    if (energy) {
+        double best = NAN;
+        int at = -1;
+        for (int i = 0; i < rd_nrows(rd); i++) {
+            const double g = rd_num(rd, i, COL_GFLOPS_PER_W);
+            if (g > 0 && !(g <= best)) best = g, at = i;
+        }
+        if (at >= 0)
+            line(f, st, "Energy (CPU): %s; most GFLOP per joule: %.3g (%s %s %s)", energy, best,
+                 rd_str(rd, at, COL_SUITE), rd_str(rd, at, COL_SHAPE), rd_str(rd, at, COL_BACKEND));
+        else
+            line(f, st, "Energy (CPU): %s%s", energy,
+                 strncmp(energy, "none", 4) == 0 ? ": no energy_j column" : "; no row got a reading");
+    }
 }
 
 static void checks(const rundata *rd, FILE *f, findings_style st)

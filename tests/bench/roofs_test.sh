@@ -81,4 +81,25 @@ if "$bench" --emulate --info >/dev/null 2>&1; then
     unroofed=$(awk -F'\t' '$3 == "" && $4 == "" && $5 == "" && $6 ~ /emulated: no roof/' emut.tsv | wc -l)
     [ "$unroofed" -eq "$copies" ] || fail "$unroofed of $copies emulated copies say 'emulated: no roof'"
 fi
+
+# energy: this machine's source (or why none) in the context and the findings;
+# a fake powercap tree (BENCH_POWERCAP_ROOT) is named, and its counters, which
+# never move, give no energy_j: empty, never 0
+"$csvq" on/results.csv energy_j gflops_per_w samples_per_j device_kind | awk -F'\t' '
+  ($4 != "cpu" && ($1 != "" || $2 != "")) || $1 == "0" || ($1 != "" && !($1 > 0)) { bad++ }
+  END { exit bad > 0 }' || fail "energy columns: a GPU row with energy, or a 0"
+src=$(sed -n 's/^# energy-cpu: //p' on/results.csv)
+[ -n "$src" ] && grep -qF -- "- Energy (CPU): $src" on/report.md ||
+    fail "the energy source '$src' is not in the findings: $(grep -i energy on/report.md)"
+mkdir -p rapl/intel-rapl:0 rapl/intel-rapl:1
+for z in 0 1; do
+  echo 1000 > rapl/intel-rapl:$z/energy_uj; echo 262143328850 > rapl/intel-rapl:$z/max_energy_range_uj
+  echo package-$z > rapl/intel-rapl:$z/name
+done
+BENCH_POWERCAP_ROOT=$PWD/rapl BENCH_NO_ROOFS=1 "$bench" --suite matmul --sizes 32 --backend cpu-omp --reps 3 \
+    --no-plots --out fake >out.txt 2>err.txt || fail "the fake-powercap run failed: $(cat err.txt)"
+grep -q '^# energy-cpu: powercap RAPL, the packages (package-0, package-1)' fake/results.csv ||
+    fail "the fake tree is not the source: $(grep energy fake/results.csv)"
+[ -z "$("$csvq" fake/results.csv energy_j | sort -u)" ] || fail "a counter that never moved gave energy_j"
+grep -q 'Energy (CPU): powercap RAPL.*no row got a reading' out.txt || fail "findings: $(grep -i energy out.txt)"
 test_end cli.roofs
