@@ -50,6 +50,7 @@ struct Config {
     int nccl_timeout_ms = 30000;  /* CUDAEMU_NCCL_TIMEOUT_MS: wait for another thread's rank */
     int kernel_timeout_s = 300;   /* CUDAEMU_KERNEL_TIMEOUT_S: the kernel watchdog, 0 = off */
     bool pageable_late = false;   /* CUDAEMU_PAGEABLE_LATE=1: a pageable H2D cudaMemcpy lands later */
+    bool interleave = false;      /* CUDAEMU_INTERLEAVE=1: blocks of a launch run interleaved */
 };
 const Config &config();
 std::mt19937_64 &rng();

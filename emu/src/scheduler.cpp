@@ -86,6 +86,11 @@ struct Block {
     uint32_t n = 0, ndone = 0;
     uint32_t ngrid = 0;           /* threads waiting in grid_group::sync() */
     bool cooperative = false;     /* run by run_cooperative_kernel (scheduler_coop.h) */
+    /* Each thread owns its fiber from start to return, recorded one by one (no
+     * run-through): cooperative and interleaved launches park blocks. */
+    bool owned = false;
+    bool interleaved = false;     /* run by run_interleaved_kernel (scheduler_interleave.h) */
+    bool paused = false;          /* interleaved: a yield point handed the block back */
     uint32_t bar_arrived = 0, bar_count = 0; /* accumulating barrier */
     std::unordered_map<uint64_t, uint32_t> tile_arrived; /* tile barriers: (size, first) -> count */
     bool bar_and = true, bar_or = false;
@@ -124,6 +129,20 @@ constexpr bool kGuards = true;
 #endif
 constexpr size_t kGuardBlockLimit = 256; /* per-block checks up to this many blocks */
 constexpr size_t kSmemGuard = kDynSmemBytes - size_t(kSmemOptin);
+/* Interleaved launches (scheduler_interleave.h): a thread runs up to
+ * kIlMaxRun yield points before it is preempted (a seeded random count), and
+ * one preemption in kIlBlockSwitch pauses its whole block for another. */
+constexpr int kIlMaxRun = 16;
+constexpr uint64_t kIlBlockSwitch = 4;
+int g_il_countdown = 1;
+uint64_t g_il_state = 0;
+uint64_t il_random() /* splitmix64, seeded by CUDAEMU_SEED at each launch */
+{
+    uint64_t z = (g_il_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
 bool g_check_slices = false;             /* replay: check after every fiber switch */
 bool g_slice_damage = false;
 
@@ -297,7 +316,7 @@ void fiber_main(fiber::Fiber *f)
     Block &b = g_blk;
     for (;;) {
         bool returned;
-        if (!b.cooperative && !g_check_slices) {
+        if (!b.owned && !g_check_slices) {
             returned = run_fresh();
         } else { /* one thread, recorded (each cooperative thread owns its fiber) */
             b.cur->f = f;
@@ -313,15 +332,15 @@ void fiber_main(fiber::Fiber *f)
             t->mid = false;
             t->state = DONE;
             ++b.ndone;
-            if (!b.cooperative) t->f = nullptr;
+            if (!b.owned) t->f = nullptr;
             if (!g_check_slices) n = next_runnable();
-            if (n && !n->f && !b.cooperative) { /* fresh: run it on f */
+            if (n && !n->f && !b.owned) { /* fresh: run it on f */
                 b.cur = n;
                 detail::g_threadIdx = n->tid;
                 continue;
             }
         }
-        if (!b.cooperative) b.free.push_back(f);
+        if (!b.owned) b.free.push_back(f);
         go_on(f, n);
     }
 }
@@ -506,32 +525,36 @@ fiber::Fiber *take_fiber()
     return g_pool[b.next_fiber++];
 }
 
-/* Runs one block; false on failure (g_blk.error says why). */
-bool run_block(std::vector<uint32_t> &order)
+/* Runs one block; false on failure (g_blk.error says why).  resume: an
+ * interleaved block that a yield point paused (b.paused) goes on where it was. */
+bool run_block(std::vector<uint32_t> &order, bool resume = false)
 {
     Block &b = g_blk;
-    b.ndone = 0;
-    b.ngrid = 0;
-    b.bar_arrived = 0;
-    b.bar_count = 0;
-    b.bar_and = true;
-    b.bar_or = false;
-    b.tile_arrived.clear();
-    /* A block whose threads all ran through lazily left `threads` as it was. */
-    if (b.dirty || b.cooperative || g_check_slices) {
-        for (Thread &t : b.threads) {
-            t.state = RUNNABLE;
-            t.group = nullptr;
-            if (!b.cooperative) t.f = nullptr; /* a cooperative block's fibers are its own */
-        }
-        for (Warp &w : b.warps)
-            for (Group &g : w.groups) g.active = false;
-        b.dirty = b.cooperative || g_check_slices;
-    }
-    b.lazy = false;
-    b.free.clear();
-    b.next_fiber = 0;
     b.order = &order;
+    b.paused = false;
+    if (!resume) {
+        b.ndone = 0;
+        b.ngrid = 0;
+        b.bar_arrived = 0;
+        b.bar_count = 0;
+        b.bar_and = true;
+        b.bar_or = false;
+        b.tile_arrived.clear();
+        /* A block whose threads all ran through lazily left `threads` as it was. */
+        if (b.dirty || b.owned || g_check_slices) {
+            for (Thread &t : b.threads) {
+                t.state = RUNNABLE;
+                t.group = nullptr;
+                if (!b.owned) t.f = nullptr; /* a cooperative block's fibers are its own */
+            }
+            for (Warp &w : b.warps)
+                for (Group &g : w.groups) g.active = false;
+            b.dirty = b.owned || g_check_slices;
+        }
+        b.lazy = false;
+        b.free.clear();
+        b.next_fiber = 0;
+    }
 
     for (;;) {
         bool progressed = false;
@@ -547,6 +570,7 @@ bool run_block(std::vector<uint32_t> &order)
             fiber::enter(t.f ? t.f : take_fiber());
             t_on_fiber = false;
             if (!b.error.empty()) return false;
+            if (b.paused) return true;
             if (g_check_slices &&
                 !damaged(b.launch->device, static_cast<const char *>(detail::g_dyn_smem),
                          b.launch->smem).empty()) {
@@ -719,6 +743,28 @@ unsigned coalesce(unsigned long long site)
 unsigned active_mask(unsigned long long site) { return coalesce(site); }
 
 bool grid_is_cooperative() { return g_blk.cooperative; }
+
+/* A yield point of an interleaved launch (CUDAEMU_INTERLEAVE=1): after a
+ * seeded random number of points the thread is preempted, staying runnable:
+ * either the next thread of its block's round runs, or the whole block is
+ * paused and the scheduler runs another resident block
+ * (scheduler_interleave.h). */
+void interleave_point()
+{
+    Block &b = g_blk;
+    if (!t_on_fiber || !t_user || !b.cur || !b.interleaved) return;
+    if (--g_il_countdown > 0) return;
+    const uint64_t r = il_random();
+    g_il_countdown = 1 + int(r % kIlMaxRun);
+    InEmu in_emu_;
+    Thread *t = current();
+    if ((r >> 32) % kIlBlockSwitch == 0) {
+        b.paused = true;
+        go_on(t->f, nullptr);
+    } else {
+        go_on(t->f, next_runnable());
+    }
+}
 
 void grid_barrier()
 {
@@ -933,8 +979,61 @@ static char *begin_launch(const Launch &l, cudaError_t *err)
     return smem;
 }
 
+/* Before a launch: a guard zone damaged outside any kernel is reported and
+ * repaired (true: the launch fails with cudaErrorIllegalAddress). */
+static bool guards_damaged_before(const Launch &l, char *smem, const std::string &kname)
+{
+    if (!kGuards) return false;
+    write_smem_guard(smem, l.smem);
+    std::string pre = damaged(l.device, smem, l.smem);
+    if (pre.empty()) return false;
+    report("before kernel %s ran: %s; written outside any kernel (host code through a "
+           "device or managed pointer?)", kname.c_str(), pre.c_str());
+    repair_guards(l.device);
+    return true;
+}
+
+/* After a launch whose blocks did not run one by one (cooperative,
+ * interleaved: `kind`), the guard zones once: the kernel is named, not the
+ * block or thread. */
+static cudaError_t guards_after(const Launch &l, char *smem, const std::string &kname,
+                                const char *kind)
+{
+    if (!kGuards) return cudaSuccess;
+    std::string d = damaged(l.device, smem, l.smem);
+    if (d.empty()) return cudaSuccess;
+    repair_guards(l.device);
+    report("out-of-bounds write by kernel %s (block and thread unknown: %s launches check "
+           "the guards once per kernel): %s", kname.c_str(), kind, d.c_str());
+    return cudaErrorIllegalAddress;
+}
+
+/* The coordinates of linear block bi of the grid (x fastest). */
+static uint3 block_coords(const dim3 &grid, uint64_t bi)
+{
+    return uint3{uint32_t(bi % grid.x), uint32_t((bi / grid.x) % grid.y),
+                 uint32_t(bi / (uint64_t(grid.x) * grid.y))};
+}
+
+/* Ends any launch begun by begin_launch. */
+static void end_launch(char *smem)
+{
+#ifdef CUDAEMU_ASAN
+    ASAN_POISON_MEMORY_REGION(smem, kDynSmemBytes);
+#else
+    (void)smem;
+#endif
+    Block &b = g_blk;
+    b.launch = nullptr;
+    b.cur = nullptr;
+    b.cooperative = b.owned = b.interleaved = b.paused = false;
+}
+
+cudaError_t run_interleaved_kernel(const Launch &l);
+
 cudaError_t run_kernel(const Launch &l)
 {
+    if (config().interleave) return run_interleaved_kernel(l);
     Block &b = g_blk;
     cudaError_t begun = cudaSuccess;
     char *smem = begin_launch(l, &begun);
@@ -952,16 +1051,9 @@ cudaError_t run_kernel(const Launch &l)
     };
     const bool per_block = kGuards && guarded_blocks(l.device) <= kGuardBlockLimit;
     std::mt19937_64 saved_rng;
-    if (kGuards) {
-        write_smem_guard(smem, l.smem);
-        std::string pre = damaged(l.device, smem, l.smem);
-        if (!pre.empty()) {
-            report("before kernel %s ran: %s; written outside any kernel (host code through a "
-                   "device or managed pointer?)", kernel_name().c_str(), pre.c_str());
-            repair_guards(l.device);
-            b.launch = nullptr;
-            return cudaErrorIllegalAddress;
-        }
+    if (guards_damaged_before(l, smem, kernel_name())) {
+        end_launch(smem);
+        return cudaErrorIllegalAddress;
     }
     const uint64_t nblocks = uint64_t(l.grid.x) * l.grid.y * l.grid.z;
     std::vector<uint64_t> border;
@@ -975,8 +1067,7 @@ cudaError_t run_kernel(const Launch &l)
     for (uint64_t k = 0; k < nblocks; ++k) {
         uint64_t bi = shuffle_blocks ? border[k]
                       : config().order == Order::Rev ? nblocks - 1 - k : k;
-        detail::g_blockIdx = uint3{uint32_t(bi % l.grid.x), uint32_t((bi / l.grid.x) % l.grid.y),
-                                   uint32_t(bi / (uint64_t(l.grid.x) * l.grid.y))};
+        detail::g_blockIdx = block_coords(l.grid, bi);
         poison_shared(ks, smem, l.smem);
         if (per_block) {
             saved_order = order;
@@ -1034,15 +1125,14 @@ cudaError_t run_kernel(const Launch &l)
             result = cudaErrorIllegalAddress;
         }
     }
-#ifdef CUDAEMU_ASAN
-    ASAN_POISON_MEMORY_REGION(smem, kDynSmemBytes);
-#endif
-    b.launch = nullptr;
-    b.cur = nullptr;
+    end_launch(smem);
     return result;
 }
 
 /* Cooperative launches: every block resident, grid_group::sync(). */
 #include "scheduler_coop.h"
+
+/* CUDAEMU_INTERLEAVE=1: several blocks resident, switching at yield points. */
+#include "scheduler_interleave.h"
 
 } // namespace cudaemu

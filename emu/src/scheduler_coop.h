@@ -34,19 +34,11 @@ cudaError_t run_cooperative_kernel(const Launch &l)
     const uint64_t nblocks = uint64_t(l.grid.x) * l.grid.y * l.grid.z;
     ensure_pool(n);
     b.cooperative = true;
+    b.owned = true;
     const std::string kname = function_name(l.func);
     const KernelStatic *ks = kernel_static(l.func);
     cudaError_t result = cudaSuccess;
-    if (kGuards) {
-        write_smem_guard(smem, l.smem);
-        std::string pre = damaged(l.device, smem, l.smem);
-        if (!pre.empty()) {
-            report("before kernel %s ran: %s; written outside any kernel (host code through a "
-                   "device or managed pointer?)", kname.c_str(), pre.c_str());
-            repair_guards(l.device);
-            result = cudaErrorIllegalAddress;
-        }
-    }
+    if (guards_damaged_before(l, smem, kname)) result = cudaErrorIllegalAddress;
 
     std::vector<uint32_t> order;
     make_order(order, n);
@@ -63,10 +55,6 @@ cudaError_t run_cooperative_kernel(const Launch &l)
         frames.resize(nblocks);
         frame_at.resize(nblocks);
     }
-    auto block_coords = [&](uint64_t bi) {
-        return uint3{uint32_t(bi % l.grid.x), uint32_t((bi / l.grid.x) % l.grid.y),
-                     uint32_t(bi / (uint64_t(l.grid.x) * l.grid.y))};
-    };
     uint64_t phase = 0;
     while (result == cudaSuccess && !pending.empty()) {
         if (config().order == Order::Shuffle) std::shuffle(pending.begin(), pending.end(), rng());
@@ -74,7 +62,7 @@ cudaError_t run_cooperative_kernel(const Launch &l)
         uint64_t returned = 0;
         uint3 first_returned{0, 0, 0};
         for (uint64_t bi : pending) {
-            detail::g_blockIdx = block_coords(bi);
+            detail::g_blockIdx = block_coords(l.grid, bi);
             for (uint32_t i = 0; i < n; ++i) {
                 b.threads[i].f = g_pool[i];
                 b.threads[i].mid = started[bi] != 0;
@@ -130,20 +118,7 @@ cudaError_t run_cooperative_kernel(const Launch &l)
             b.threads[i].mid = false;
         }
     }
-    if (kGuards && result == cudaSuccess) {
-        std::string d = damaged(l.device, smem, l.smem);
-        if (!d.empty()) {
-            repair_guards(l.device);
-            report("out-of-bounds write by kernel %s (block and thread unknown: cooperative "
-                   "launches check the guards once per kernel): %s", kname.c_str(), d.c_str());
-            result = cudaErrorIllegalAddress;
-        }
-    }
-#ifdef CUDAEMU_ASAN
-    ASAN_POISON_MEMORY_REGION(smem, kDynSmemBytes);
-#endif
-    b.launch = nullptr;
-    b.cur = nullptr;
-    b.cooperative = false;
+    if (result == cudaSuccess) result = guards_after(l, smem, kname, "cooperative");
+    end_launch(smem);
     return result;
 }

@@ -80,6 +80,7 @@ Config load_config()
     c.nccl_timeout_ms = int(env_long("CUDAEMU_NCCL_TIMEOUT_MS", 30000, 0, 86400000));
     c.kernel_timeout_s = int(env_long("CUDAEMU_KERNEL_TIMEOUT_S", 300, 0, 86400 * 365));
     c.pageable_late = env_long("CUDAEMU_PAGEABLE_LATE", 0, 0, 1) != 0;
+    c.interleave = env_long("CUDAEMU_INTERLEAVE", 0, 0, 1) != 0;
     return c;
 }
 

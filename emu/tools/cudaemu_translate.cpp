@@ -41,6 +41,9 @@
  *     becomes  [[maybe_unused]] T *const name = static_cast<T *>(::cudaemu::detail::dyn_smem_base());
  *     valid in a function body and at namespace scope (the emulator's dynamic
  *     shared memory lives at one fixed address).
+ *   every statement of a kernel body
+ *     is followed by `::cudaemu::detail::yield_point();` (yield_points): where
+ *     CUDAEMU_INTERLEAVE=1 may preempt the thread.
  *
  * Comments, string and character literals (raw strings too) are skipped;
  * backslash-newline splices are honoured (a `<<<` inside a multi-line #define
@@ -416,6 +419,74 @@ struct Translator {
             while (e < n && ident_char(L[e])) ++e;
             if (L.compare(x, e - x, "__shared__") == 0) shared_decl(x, e, self);
             x = e;
+        }
+        yield_points(ob, cb);
+    }
+
+    /* The word at i (an identifier), or "" when none starts there. */
+    std::string word_at(size_t i) const
+    {
+        if (i >= L.size() || !ident_start(L[i])) return std::string();
+        size_t e = i;
+        while (e < L.size() && ident_char(L[e])) ++e;
+        return L.substr(i, e - i);
+    }
+
+    /* The body {ob .. cb} of a kernel: a yield point
+     * `::cudaemu::detail::yield_point();` after every `;` that ends a
+     * statement (outside parentheses and brackets, so not in a for(;;)
+     * header), where CUDAEMU_INTERLEAVE=1 may preempt the thread (scheduler.cpp).
+     * Not before `else` or `while` (the statement may be the body of an if
+     * or a do), not after `[[attribute]];` (a fallthrough must precede its
+     * case), not in the body of a struct, class, union or enum declared in
+     * the kernel, not in a preprocessor directive.  One statement more per
+     * statement: no line moves. */
+    void yield_points(size_t ob, size_t cb)
+    {
+        int paren = 0;
+        size_t stmt = ob + 1; /* where the current statement began */
+        for (size_t x = ob + 1; x < cb;) {
+            size_t k = skip_comment_or_literal(x);
+            if (k != x) { x = k; continue; }
+            const char c = L[x];
+            if (c == '#') { /* a directive when first on its line */
+                size_t b = x;
+                while (b > 0 && (L[b - 1] == ' ' || L[b - 1] == '\t')) --b;
+                if (b == 0 || L[b - 1] == '\n') {
+                    while (x < cb && L[x] != '\n') ++x;
+                    stmt = x;
+                    continue;
+                }
+            }
+            if (c == '(' || c == '[') ++paren;
+            else if ((c == ')' || c == ']') && paren > 0) --paren;
+            else if (paren == 0 && c == '{') {
+                bool aggregate = false; /* struct S { ... }: its members are no statements */
+                for (size_t y = stmt; y < x;) {
+                    std::string w = word_at(y);
+                    if (w.empty()) { ++y; continue; }
+                    if ((y == 0 || !ident_char(L[y - 1])) &&
+                        (w == "struct" || w == "class" || w == "union" || w == "enum"))
+                        aggregate = true;
+                    y += w.size();
+                }
+                if (aggregate) {
+                    x = match_close(x);
+                    if (x >= cb) return;
+                }
+                stmt = x + 1;
+            } else if (paren == 0 && c == '}') {
+                stmt = x + 1;
+            } else if (paren == 0 && c == ';') {
+                size_t t = x;
+                while (t > stmt && std::isspace((unsigned char)L[t - 1])) --t;
+                const bool attribute = t >= 2 && L[t - 1] == ']' && L[t - 2] == ']';
+                const std::string after = word_at(skip_space(x + 1));
+                if (!attribute && after != "else" && after != "while")
+                    add_edit(x + 1, x + 1, " ::cudaemu::detail::yield_point();", false);
+                stmt = x + 1;
+            }
+            ++x;
         }
     }
 

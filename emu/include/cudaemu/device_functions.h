@@ -60,6 +60,20 @@ inline dim3 g_blockDim;
 inline dim3 g_gridDim;
 inline void *g_dyn_smem = nullptr;
 
+/* CUDAEMU_INTERLEAVE=1 (scheduler.cpp): several blocks of a launch resident
+ * at once, their threads switching among each other at random yield points.
+ * The translator puts `::cudaemu::detail::yield_point();` after every
+ * statement of a kernel body (and __threadfence() has one), so a thread may
+ * be preempted between its read and its write of global memory.  True only
+ * while an interleaved launch runs; off, a yield point is a load and a
+ * branch. */
+inline bool g_interleave = false;
+void interleave_point();
+inline void yield_point()
+{
+    if (__builtin_expect(g_interleave, false)) interleave_point();
+}
+
 enum WarpOp {
     WOP_SYNC, WOP_IDX, WOP_UP, WOP_DOWN, WOP_XOR, WOP_BALLOT, WOP_ANY, WOP_ALL,
     WOP_MATCH_ANY, WOP_MATCH_ALL, WOP_RADD, WOP_RMIN_S, WOP_RMAX_S, WOP_RMIN_U,
@@ -146,9 +160,9 @@ inline unsigned __activemask(const char *file = __builtin_FILE(), int line = __b
                                         (unsigned)line);
 }
 [[noreturn]] inline void __trap() { cudaemu::detail::trap(); }
-inline void __threadfence() { __asm__ __volatile__("" ::: "memory"); }
-inline void __threadfence_block() { __asm__ __volatile__("" ::: "memory"); }
-inline void __threadfence_system() { __asm__ __volatile__("" ::: "memory"); }
+inline void __threadfence() { __asm__ __volatile__("" ::: "memory"); cudaemu::detail::yield_point(); }
+inline void __threadfence_block() { __asm__ __volatile__("" ::: "memory"); cudaemu::detail::yield_point(); }
+inline void __threadfence_system() { __asm__ __volatile__("" ::: "memory"); cudaemu::detail::yield_point(); }
 inline void __nanosleep(unsigned) {}
 inline long long clock64() { return (long long)std::clock(); }
 
