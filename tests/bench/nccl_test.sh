@@ -10,6 +10,8 @@
 #  - planted faults fail: ddp-overlap's communication stream not waiting for
 #    the backward pass (BENCH_PLANT_NO_EVENT: the lazy streams then reduce
 #    gradients nothing wrote yet), and shard weights of 1/N on unequal shards;
+#  - a collective that fails inside the NCCL group (CUDAEMU_NCCL_FAIL): its
+#    row names it, the group is closed, the next case passes;
 #  - the collectives suite's nccl backend over 3 GPUs, exact on every GPU, a
 #    planted wrong element failing;
 #  - --devices beyond the GPUs is a skip row saying so; --devices without a
@@ -101,6 +103,21 @@ BENCH_PLANT_FAULT=nccl CUDAEMU_DEVICES=3 "$bench" --emulate --suite collectives 
 rc=$?
 [ $rc -eq 1 ] || fail "collectives over NCCL, planted fault: exit $rc, want 1"
 [ "$("$csvq" cf/results.csv check | sort -u)" = fail ] || fail "collectives over NCCL, planted fault: rows pass"
+
+# an NCCL call that fails inside the group (CUDAEMU_NCCL_FAIL=2: the second
+# collective call, GPU 1's, after GPU 0's was queued): the row fails naming
+# that call, not ncclGroupEnd; the group was closed and cancelled, so the
+# next case on the same communicators passes (a group left open, or GPU 0's
+# collective left queued, fails or hangs it)
+CUDAEMU_NCCL_FAIL=2 CUDAEMU_NCCL_TIMEOUT_MS=2000 CUDAEMU_DEVICES=2 timeout 60 "$bench" --emulate \
+    --suite collectives --sizes allreduce:4K,broadcast:4K --backend nccl --out cg --no-plots >cg.log 2>&1
+rc=$?
+[ $rc -eq 1 ] || fail "a failure inside the NCCL group: exit $rc, want 1: $(tail -2 cg.log)"
+"$csvq" cg/results.csv case check note >cg.rows
+awk -F'\t' '$1 == "allreduce-4K" && $2 == "fail" && $3 ~ /^error: ncclAllReduce\(.*CUDAEMU_NCCL_FAIL=2/' cg.rows |
+    grep -q . || fail "a failure inside the NCCL group: the row must name ncclAllReduce: $(tr '\n\t' '; ' <cg.rows)"
+[ "$(awk -F'\t' '$1 == "broadcast-4K" {print $2}' cg.rows)" = pass ] ||
+    fail "a failure inside the NCCL group: the next case did not pass: $(tr '\n\t' '; ' <cg.rows)"
 
 # more replicas than GPUs: one skip row per mode, saying so
 CUDAEMU_DEVICES=2 "$bench" --emulate --suite train --sizes mlp-small-b4 --backend cuda --mode ddp \
