@@ -1,6 +1,7 @@
 /* harness/result.c - building a result row: defaults, timing columns. */
 #include "result.h"
 #include "measure.h"
+#include "schema.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -18,6 +19,16 @@ void result_row_init(result_row *r)
     r->intensity = r->io_bytes = r->pct_roof = r->speedup_vs_best_cpu = r->sweep_x = NAN;
     r->replicas = 1;
     snprintf(r->comm, sizeof r->comm, "none");
+}
+
+void result_row_drop_timed(result_row *r)
+{
+    for (int c = 0; c < COL_COUNT; c++) {
+        if (schema_col_timed(c) != 2) continue;
+        char *field = (char *)r + SCHEMA[c].offset;
+        if (SCHEMA[c].type == COLT_NUM) *(double *)field = NAN;
+        else if (SCHEMA[c].type == COLT_STR) field[0] = '\0';
+    }
 }
 
 void result_fill_timing(result_row *row, const struct measure_result *m, double flops, double bytes)

@@ -70,9 +70,9 @@ rc=$?
 [ "$(awk -F'\t' '$2 == "pass" && $3 == 1 && $4 == 2 && $5 $6 $7 == ""' r.rows | wc -l)" -eq "$nmodes" ] ||
     fail "emulated data-parallel rows must pass with comm_ms, scaling_eff, overlap_eff empty: $(tr '\n\t' '; ' <r.rows)"
 for d in m d2 d4; do
-  "$csvq" $d/results.csv emulated comm_ms scaling_eff overlap_eff |
-    awk -F'\t' '$1 != 1 || $2 $3 $4 != "" {bad = 1} END {exit bad}' ||
-    fail "$d: an emulated row with comm_ms, scaling_eff or overlap_eff: $("$csvq" $d/results.csv comm_ms scaling_eff overlap_eff | tr '\n\t' '; ')"
+  "$csvq" $d/results.csv emulated comm_ms scaling_eff overlap_eff samples_per_s |
+    awk -F'\t' '$1 != 1 || $2 $3 $4 $5 != "" {bad = 1} END {exit bad}' ||
+    fail "$d: an emulated row with comm_ms, scaling_eff, overlap_eff or samples_per_s: $("$csvq" $d/results.csv comm_ms scaling_eff overlap_eff samples_per_s | tr '\n\t' '; ')"
 done
 
 # planted: the communication stream does not wait for the backward pass
@@ -98,6 +98,8 @@ rc=$?
 [ $rc -eq 0 ] || fail "collectives over NCCL: exit $rc: $(tail -2 c.log)"
 [ "$("$csvq" c/results.csv check replicas comm | sort -u)" = "$(printf 'pass\t3\tnccl')" ] ||
     fail "collectives over NCCL: rows $("$csvq" c/results.csv check replicas comm | sort -u | tr '\n\t' '; ')"
+[ "$("$csvq" c/results.csv emulated gbps busbw_gbps | sort -u)" = "$(printf '1\t\t')" ] ||
+    fail "collectives over NCCL: emulated rows with a bandwidth: $("$csvq" c/results.csv gbps busbw_gbps | sort -u | tr '\n\t' '; ')"
 BENCH_PLANT_FAULT=nccl CUDAEMU_DEVICES=3 "$bench" --emulate --suite collectives \
     --sizes allreduce:4K,allgather:12K --backend nccl --out cf --no-plots >cf.log 2>&1
 rc=$?
