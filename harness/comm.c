@@ -387,3 +387,15 @@ void comm_none_ops(comm_ops *out)
                   .reduce_scatter = none_allreduce};
     *out = t;
 }
+
+int comm_group_close(const comm_ops *c, int rc)
+{
+    char first[512]; /* errmsg.c keeps 512 */
+    if (!rc) return comm_group(c, 0);
+    snprintf(first, sizeof first, "%s", err_get());
+    /* closed, once; its answer (NCCL repeats the group's failure) is said
+     * after the failure that came first */
+    if (comm_group(c, 0)) err_set("%s; the group closed failing too", first);
+    else err_set("%s", first);
+    return rc;
+}

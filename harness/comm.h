@@ -66,6 +66,15 @@ int comm_first_failure(int ok, char *why, size_t whycap);
  * (no MPI in this build, or MPI not started: no launcher). */
 int comm_mpi_ops(comm_ops *out, char *why, size_t whycap);
 
+/* Closes the group that comm_group(c, 1) opened, exactly once, whatever
+ * happened inside: rc is the status of the calls made in it. rc != 0: the
+ * group is still closed (NCCL then cancels it and answers the failure
+ * again, naming ncclGroupEnd), and the first failure's message (err_get,
+ * naming the call that failed) is the one kept; returns rc. rc == 0: the
+ * close's own status (its message names it). Every group opened is closed
+ * through this. */
+int comm_group_close(const comm_ops *c, int rc);
+
 /* One replica, no engine (comm none): every collective is a copy or nothing.
  * A data-parallel mode run without a launcher is its one-replica case. */
 void comm_none_ops(comm_ops *out);

@@ -16,6 +16,16 @@ void result_row_init(result_row *r)
     snprintf(r->comm, sizeof r->comm, "none");
 }
 
+void result_row_drop_timed(result_row *r)
+{
+    for (int c = 0; c < COL_COUNT; c++) {
+        if (schema_col_timed(c) != 2) continue;
+        char *field = (char *)r + SCHEMA[c].offset;
+        if (SCHEMA[c].type == COLT_NUM) *(double *)field = NAN;
+        else if (SCHEMA[c].type == COLT_STR) field[0] = '\0';
+    }
+}
+
 void result_fill_timing(result_row *row, const struct measure_result *m, double flops, double bytes)
 {
     const stats_summary *s = &m->stats;

@@ -69,6 +69,10 @@ typedef struct result_row {
 
 /* Sets every double to NAN, strings to "", ints to 0. */
 void result_row_init(result_row *r);
+/* Empties every column of r computed from its time (schema_col_timed 2: the
+ * throughputs and ratios): an emulated row's, whose time is the emulator's
+ * host time, never a GPU's. */
+void result_row_drop_timed(result_row *r);
 
 struct measure_result;
 /* Fills the timing columns from a measurement (median, min, max, MAD, reps,

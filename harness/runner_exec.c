@@ -350,8 +350,8 @@ int row_emit(runner *r, result_row *row, double base_median, const char *baselin
         dump_settle(r, 0); /* no row, no dump */
         return 1;
     }
-    if (row->emulated) /* the emulator's times mean nothing: no comm time, nor ratios of them */
-        row->comm_ms = row->scaling_eff = row->overlap_eff = NAN;
+    if (row->emulated) /* the emulator's times mean nothing: no throughput, ratio or part of them */
+        result_row_drop_timed(row);
     if (baseline && !row->emulated) {
         snprintf(row->baseline, sizeof row->baseline, "%s", baseline);
         row->speedup = base_median / row->median_ms;   /* NAN when either is missing */

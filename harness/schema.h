@@ -30,7 +30,7 @@ extern "C" {
     X(SHAPE, "shape", STR, shape, "the suite's problem descriptor, the argument that re-runs it: `MxNxK` (matmul), bytes (transfer), elements (stream), `mb…ic…` (conv), `cnn-b64` (train)") \
     X(THREADS, "threads", INT, threads, "CPU threads the backend was given (0 for GPU rows)")       \
     X(REPS, "reps", INT, reps, "timed samples behind the statistics")                              \
-    X(MEDIAN_MS, "median_ms", NUM, median_ms, "per-repetition time: median")                       \
+    X(MEDIAN_MS, "median_ms", NUM, median_ms, "per-repetition time: median (emulated rows: the emulator's host time, no GPU's)")                       \
     X(MIN_MS, "min_ms", NUM, min_ms, "per-repetition time: minimum")                               \
     X(MAX_MS, "max_ms", NUM, max_ms, "per-repetition time: maximum")                               \
     X(MAD_MS, "mad_ms", NUM, mad_ms, "per-repetition time: median absolute deviation")             \
@@ -43,7 +43,7 @@ extern "C" {
     X(TOLERANCE, "tolerance", NUM, tolerance, "the bound `rel_err` had to meet (formula in `harness/check.h`)") \
     X(CHECK, "check", STR, check, "`pass`, `fail` or `skip`")                                     \
     X(DEVICE, "device", STR, device, "CPU model or GPU name")                                      \
-    X(EMULATED, "emulated", INT, emulated, "1 when the row ran on the CUDA host emulator (never a GPU timing), else 0") \
+    X(EMULATED, "emulated", INT, emulated, "1 when the row ran on the CUDA host emulator (never a GPU timing), else 0; an emulated row's times are the emulator's host time:") \
     X(H2D_MS, "h2d_ms", NUM, h2d_ms, "end-to-end GPU rows: host-to-device part of one repetition") \
     X(COMPUTE_MS, "compute_ms", NUM, compute_ms, "GPU rows: compute part of one repetition")       \
     X(D2H_MS, "d2h_ms", NUM, d2h_ms, "end-to-end GPU rows: device-to-host part of one repetition") \
@@ -82,7 +82,7 @@ extern "C" {
     X(WORKLOAD, "workload", STR, workload, "the workload key: `<suite>@<version>/<shape>/<dtype>/<mode>/t<threads>/x<replicas>`; two rows (of two runs, two machines) measured the same work only when their keys are equal; a suite's version changes when its work does (`harness/machine.h`)") \
     X(MACHINE, "machine", STR, machine, "the machine the row ran on: `--name`, else `<host>/<class>`, the class being the CPU model and GPU names as a file name (`bench-gate --class`)") \
     X(TRACE, "trace", STR, trace, "training rows: the loss after each step from the initial parameters (`--steps N` steps, else the checked steps), `;`-separated") \
-    X(SAMPLES_MS, "samples_ms", SAMP, samples, "every timed sample, `;`-separated, so statistics can be recomputed")
+    X(SAMPLES_MS, "samples_ms", SAMP, samples, "every timed sample, `;`-separated, so statistics can be recomputed (emulated rows: the emulator's host time)")
 
 typedef enum { COLT_STR, COLT_INT, COLT_NUM, COLT_SAMP } col_type;
 
@@ -110,6 +110,16 @@ const char *schema_allowed(int col);
 /* 1 when column c, which has a vocabulary, may also be empty (a verdict
  * where no roof applies). */
 int schema_allows_empty(int col);
+
+/* The timing columns besides median_ms and samples_ms, in one table:
+ * schema_col_timed(c) is 1 for a time (a spread or a part of it: min, max,
+ * MAD, h2d, compute, d2h, alloc, phases) and 2 for a value computed from a
+ * time (a throughput: gflops, gbps, busbw_gbps, samples_per_s; a ratio:
+ * speedup, overlap_eff, scaling_eff, pct_roof, speedup_vs_best_cpu; comm_ms),
+ * else 0. An emulated row's are the emulator's, never a GPU's: its times stay
+ * in the CSV as the emulator's host time, its 2s are left empty
+ * (result_row_drop_timed, in row_emit), and the JSON leaves out both. */
+int schema_col_timed(int col);
 
 /* Prints the column table of results/README.md (markdown, one row a column). */
 void schema_print_markdown(FILE *f);

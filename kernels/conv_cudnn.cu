@@ -17,6 +17,11 @@
  * tolerance models). So that each y is rounded once, the bias
  * goes first: cudnnAddTensor writes it into y (beta 0), then the convolution
  * adds onto it (beta 1), rounding the fp32 sum once.
+ * Where cuDNN refuses a bias call for the type (CUDNN_STATUS_NOT_SUPPORTED:
+ * some versions do for bf16, and so does the emulator) the bias runs on our
+ * kernels (conv_common.cu: the copy into y, db summed in fp32 and rounded
+ * once), the plan remembers it, and the row's note says so; any other status
+ * fails the call.
  *
  * Plans: the descriptors and the algorithm of one (device, dims, direction,
  * dtype) are made once and cached (a few entries, least recently made replaced):
@@ -71,6 +76,7 @@ typedef struct cudnn_plan {
     cudnnConvolutionDescriptor_t conv;
     int algo;
     size_t ws;
+    int own_bias; /* cuDNN refused this plan's bias call: our kernel runs it */
     unsigned long long made; /* order of making, for replacement */
 } cudnn_plan;
 
@@ -254,6 +260,38 @@ fail:
     return -1;
 }
 
+/* The row's note: the algorithm, the math, the workspace, and where the bias
+ * ran when not in cuDNN. */
+static void plan_note(const cudnn_plan *p)
+{
+    const char *bias = p->own_bias ? "; bias on our kernel (cuDNN: CUDNN_STATUS_NOT_SUPPORTED)"
+                                   : "";
+    if (p->dt == DTYPE_FP32)
+        case_note_set("cuDNN %s, workspace %zu B%s", algo_name(p->dir, p->algo), p->ws, bias);
+    else
+        case_note_set("cuDNN %s, %s tensor-op math, workspace %zu B%s", algo_name(p->dir, p->algo),
+                      dtype_name(p->dt), p->ws, bias);
+}
+
+/* What the status s of plan p's bias call `name` (cudnnAddTensor or
+ * cudnnConvolutionBackwardBias) means: 0 it ran; 1 cuDNN refuses the type
+ * (CUDNN_STATUS_NOT_SUPPORTED: the plan remembers, so later calls skip
+ * cuDNN, and the note says so; the caller runs our kernel); -1 any other
+ * status (err_set naming the call). */
+static int cudnn_bias_status(cudnn_plan *p, const char *name, cudnnStatus_t s)
+{
+    if (s == CUDNN_STATUS_SUCCESS) return 0;
+    if (s == CUDNN_STATUS_NOT_SUPPORTED) {
+        if (!p->own_bias) {
+            p->own_bias = 1;
+            plan_note(p);
+        }
+        return 1;
+    }
+    err_set("%s: %s (%s bias)", name, cudnnGetErrorString(s), dtype_name(p->dt));
+    return -1;
+}
+
 /* Locks, finds the plan, checks the workspace; unlocks on failure. */
 static int cudnn_begin(const char *who, const conv_dims *d, conv_dir dir, dtype_t dt,
                        const void *ws, void *stream, cudnnHandle_t *h, cudnn_plan **p)
@@ -262,11 +300,7 @@ static int cudnn_begin(const char *who, const conv_dims *d, conv_dir dir, dtype_
     if (plan_get(d, dir, dt, h, p)) goto fail;
     if (!conv_cuda_ws_ok(who, ws, (*p)->ws)) goto fail;
     CUDNN_TRY(cudnnSetStream(*h, (cudaStream_t)stream));
-    if (dt == DTYPE_FP32)
-        case_note_set("cuDNN %s, workspace %zu B", algo_name(dir, (*p)->algo), (*p)->ws);
-    else
-        case_note_set("cuDNN %s, %s tensor-op math, workspace %zu B", algo_name(dir, (*p)->algo),
-                      dtype_name(dt), (*p)->ws);
+    plan_note(*p);
     return 0;
 fail:
     pthread_mutex_unlock(&g_lock);
@@ -307,7 +341,13 @@ static int fwd_at(dtype_t dt, const conv_dims *d, const void *x, const void *w, 
     if (!conv_cuda_args_ok(who, d, x, w, y) || !conv_cuda_args_ok(who, d, b, b, b) ||
         cudnn_begin(who, d, CONV_FWD, dt, ws, stream, &h, &p))
         return -1;
-    if (dt != DTYPE_FP32) CUDNN_TRY(cudnnAddTensor(h, &ONE, p->bias, b, &ZERO, p->y, y));
+    if (dt != DTYPE_FP32) {
+        const int rc = p->own_bias ? 1
+                       : cudnn_bias_status(p, "cudnnAddTensor",
+                                           cudnnAddTensor(h, &ONE, p->bias, b, &ZERO, p->y, y));
+        if (rc < 0 || (rc > 0 && conv_cuda_bias_fill(dt, d, b, y, (cudaStream_t)stream)))
+            goto fail;
+    }
     CUDNN_TRY(cudnnConvolutionForward(h, &ONE, p->x, x, p->w, w, p->conv,
                                       (cudnnConvolutionFwdAlgo_t)p->algo, ws, p->ws,
                                       dt != DTYPE_FP32 ? &ONE : &ZERO, p->y, y));
@@ -348,7 +388,14 @@ static int bwd_filter_at(dtype_t dt, const conv_dims *d, const void *x, const vo
     CUDNN_TRY(cudnnConvolutionBackwardFilter(h, &ONE, p->x, x, p->y, dy, p->conv,
                                              (cudnnConvolutionBwdFilterAlgo_t)p->algo, ws, p->ws,
                                              &ZERO, p->w, dw));
-    CUDNN_TRY(cudnnConvolutionBackwardBias(h, &ONE, p->y, dy, &ZERO, p->bias, db));
+    {
+        const int rc = p->own_bias ? 1
+                       : cudnn_bias_status(p, "cudnnConvolutionBackwardBias",
+                                           cudnnConvolutionBackwardBias(h, &ONE, p->y, dy, &ZERO,
+                                                                        p->bias, db));
+        if (rc < 0 || (rc > 0 && conv_cuda_bias_grad(dt, d, dy, db, (cudaStream_t)stream)))
+            goto fail;
+    }
     return cudnn_end(stream);
 fail:
     pthread_mutex_unlock(&g_lock);

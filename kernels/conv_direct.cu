@@ -249,7 +249,7 @@ static int direct_bwd_filter(const conv_dims *d, const float *x, const float *dy
     conv_direct_bwd_filter_kernel<<<planes < 65535 ? (unsigned)planes : 65535u, CONV_THREADS, 0,
                                     (cudaStream_t)stream>>>(*d, x, dy, dw);
     LAUNCH_CHECK();
-    return conv_cuda_bias_grad(d, dy, db, (cudaStream_t)stream);
+    return conv_cuda_bias_grad(DTYPE_FP32, d, dy, db, (cudaStream_t)stream);
 fail:
     return -1;
 }

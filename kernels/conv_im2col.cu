@@ -107,7 +107,7 @@ static int im2col_fwd(const conv_dims *d, const float *x, const float *w, const 
         return -1;
     const int CRS = d->C * d->R * d->S, PQ = d->P * d->Q;
     float *col = (float *)ws;
-    if (conv_cuda_bias_fill(d, b, y, s)) return -1;
+    if (conv_cuda_bias_fill(DTYPE_FP32, d, b, y, s)) return -1;
     for (int n = 0; n < d->N; ++n) {
         conv_im2col_kernel<false><<<conv_grid_1d((long long)CRS * PQ), CONV_THREADS, 0, s>>>(
             *d, x + (size_t)n * d->C * d->H * d->W, col);
@@ -166,7 +166,7 @@ static int im2col_bwd_filter(const conv_dims *d, const float *x, const float *dy
                               n ? 1.0f : 0.0f, dw, CRS, s))
             return -1;
     }
-    return conv_cuda_bias_grad(d, dy, db, s);
+    return conv_cuda_bias_grad(DTYPE_FP32, d, dy, db, s);
 fail:
     return -1;
 }

@@ -343,7 +343,7 @@ static int implicit_bwd_filter(const conv_dims *d, const float *x, const float *
     if (implicit_launch<CONV_BWD_FILTER>(who, g, splits, stream)) return -1;
     if (splits > 1 && reduce_sum_cuda(dw, (const float *)ws, splits, conv_w_elems(d), stream))
         return -1;
-    return conv_cuda_bias_grad(d, dy, db, (cudaStream_t)stream);
+    return conv_cuda_bias_grad(DTYPE_FP32, d, dy, db, (cudaStream_t)stream);
 }
 
 extern "C" const conv_ops CONV_CUDA_IMPLICIT = {implicit_fwd, implicit_bwd_data,

@@ -85,8 +85,12 @@ UNROLL
 }
 
 /* kernels/conv_common.cu: y[n,k,:,:] = b[k] (the GEMM then adds with beta 1),
- * and db[k] = sum over n, p, q of dy[n,k,p,q]; queued on stream. 0 or -1. */
-int conv_cuda_bias_fill(const conv_dims *d, const float *b, float *y, cudaStream_t stream);
-int conv_cuda_bias_grad(const conv_dims *d, const float *dy, float *db, cudaStream_t stream);
+ * and db[k] = sum over n, p, q of dy[n,k,p,q] (fp32 accumulation, one
+ * rounding to dt); every buffer holds dt (fp32, tf32 in fp32 storage, bf16,
+ * fp16); queued on stream. 0, or -1 with err_set. */
+int conv_cuda_bias_fill(dtype_t dt, const conv_dims *d, const void *b, void *y,
+                        cudaStream_t stream);
+int conv_cuda_bias_grad(dtype_t dt, const conv_dims *d, const void *dy, void *db,
+                        cudaStream_t stream);
 
 #endif

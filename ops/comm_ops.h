@@ -53,7 +53,9 @@ typedef struct comm_ops {
     /* Optional (NULL: nothing to do): begin != 0 opens and 0 closes a group
      * of the calls one host thread makes for several replicas of its process
      * (NCCL's ncclGroupStart / ncclGroupEnd: without the group, that thread's
-     * first call may wait for replicas it has not called yet). */
+     * first call may wait for replicas it has not called yet). Close one
+     * with comm_group_close (harness/comm.h): once on every path, keeping
+     * the message of a call that failed inside. */
     int (*group)(int begin);
 } comm_ops;
 

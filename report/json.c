@@ -192,19 +192,6 @@ int json_col_elsewhere(int c)
     return SCHEMA[c].type == COLT_SAMP;
 }
 
-/* The columns that are timings: an emulated row's are the emulator's, never
- * a GPU's, and are left out. */
-int json_col_timed(int c)
-{
-    static const int TIMED[] = {COL_GFLOPS, COL_GBPS, COL_SPEEDUP, COL_MIN_MS, COL_MAX_MS, COL_MAD_MS,
-                                COL_H2D_MS, COL_COMPUTE_MS, COL_D2H_MS, COL_OVERLAP_EFF, COL_ALLOC_MS,
-                                COL_SAMPLES_PER_S, COL_PHASE_MS, COL_BUSBW_GBPS, COL_COMM_MS,
-                                COL_SCALING_EFF, COL_PCT_ROOF, COL_SPEEDUP_VS_BEST_CPU};
-    for (size_t i = 0; i < sizeof TIMED / sizeof TIMED[0]; i++)
-        if (TIMED[i] == c) return 1;
-    return 0;
-}
-
 /* A column's key: its schema name, or Google Benchmark's for the rates. */
 const char *json_col_key(int c)
 {
@@ -248,7 +235,7 @@ static void write_benchmark(const rundata *rd, FILE *f, int row, int family, int
      * items_per_second); an empty cell leaves its key out, and an emulated
      * row's timings are never written */
     for (int c = 0; c < COL_COUNT; c++) {
-        if (json_col_elsewhere(c) || (emu && json_col_timed(c))) continue;
+        if (json_col_elsewhere(c) || (emu && schema_col_timed(c))) continue;
         if (SCHEMA[c].type == COLT_STR) {
             if (*rd_str(rd, row, c)) put_str(f, in, json_col_key(c), rd_str(rd, row, c));
         } else {

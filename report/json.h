@@ -9,12 +9,11 @@
 /* Writes path whole or not at all. 0, or -1 with the reason on stderr. */
 int json_write(const rundata *rd, const char *path);
 /* How a benchmark entry holds schema column c (a COL_* id): 1 when in a key
- * of Google Benchmark's own or not at all (json_col_elsewhere); 1 when it
- * is a timing, left out of an emulated row (json_col_timed); its key (its
+ * of Google Benchmark's own or not at all (json_col_elsewhere); its key (its
  * schema name, or Google Benchmark's for GFLOP/s, GB/s, items_per_second).
- * Every other column is written under its key whenever its cell has a value. */
+ * A timing (schema_col_timed) is left out of an emulated row. Every other
+ * column is written under its key whenever its cell has a value. */
 int json_col_elsewhere(int c);
-int json_col_timed(int c);
 const char *json_col_key(int c);
 /* s as a JSON string literal, quotes included (exposed for the tests). */
 void json_put_string(FILE *f, const char *s);

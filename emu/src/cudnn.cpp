@@ -32,6 +32,8 @@
  * (K*C + N*C*tiles) * 16 elements), so a caller that takes the first
  * algorithm gets its larger error.
  * cuDNN's other algorithms are reported CUDNN_STATUS_NOT_SUPPORTED.
+ * cudnnAddTensor and cudnnConvolutionBackwardBias refuse bf16 operands with
+ * CUDNN_STATUS_NOT_SUPPORTED, as some cuDNN versions do (bias_bf16_refused).
  */
 #include "internal.h"
 
@@ -409,6 +411,14 @@ cudnnStatus_t heuristics(int want, int *got, Perf *perf, std::initializer_list<A
     return CUDNN_STATUS_SUCCESS;
 }
 
+/* cudnnAddTensor and cudnnConvolutionBackwardBias refuse bf16 operands
+ * (CUDNN_STATUS_NOT_SUPPORTED), as some cuDNN versions do: a choice, so that
+ * callers' fallback is exercised. */
+bool bias_bf16_refused(cudnnDataType_t a, cudnnDataType_t b)
+{
+    return a == CUDNN_DATA_BFLOAT16 || b == CUDNN_DATA_BFLOAT16;
+}
+
 } // namespace
 } // namespace cudaemu
 
@@ -731,6 +741,7 @@ cudnnStatus_t cudnnConvolutionBackwardBias(cudnnHandle_t h, const void *alpha,
     if (!alpha || !beta || !dy || !db) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
     if (dbd->n != 1 || dbd->c != dyd->c || dbd->h != 1 || dbd->w != 1)
         return CUDNN_STATUS_BAD_PARAM_SHAPE_MISMATCH;
+    if (bias_bf16_refused(dyd->type, dbd->type)) return CUDNN_STATUS_NOT_SUPPORTED;
     if (dbd->type != dyd->type) {
         report("cudnnConvolutionBackwardBias: dy of %s, db of %s: mixed types are not emulated",
                type_name(dyd->type), type_name(dbd->type));
@@ -763,6 +774,7 @@ cudnnStatus_t cudnnAddTensor(cudnnHandle_t h, const void *alpha,
     const bool same = ad->n == cd->n && ad->c == cd->c && ad->h == cd->h && ad->w == cd->w;
     const bool bias = ad->n == 1 && ad->c == cd->c && ad->h == 1 && ad->w == 1;
     if (!same && !bias) return CUDNN_STATUS_NOT_SUPPORTED;
+    if (bias_bf16_refused(ad->type, cd->type)) return CUDNN_STATUS_NOT_SUPPORTED;
     if (ad->type != cd->type) {
         report("cudnnAddTensor: A of %s, C of %s: mixed types are not emulated",
                type_name(ad->type), type_name(cd->type));

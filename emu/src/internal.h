@@ -48,6 +48,7 @@ struct Config {
     size_t mem_bytes = size_t(16) << 30; /* CUDAEMU_MEM_MB: totalGlobalMem */
     int progress_ms = 20;         /* CUDAEMU_PROGRESS_MS: 0 = purely lazy streams */
     int nccl_timeout_ms = 30000;  /* CUDAEMU_NCCL_TIMEOUT_MS: wait for another thread's rank */
+    long nccl_fail = 0;           /* CUDAEMU_NCCL_FAIL=N: the Nth collective call fails (0: none) */
     int kernel_timeout_s = 300;   /* CUDAEMU_KERNEL_TIMEOUT_S: the kernel watchdog, 0 = off */
     bool pageable_late = false;   /* CUDAEMU_PAGEABLE_LATE=1: a pageable H2D cudaMemcpy lands later */
     bool interleave = false;      /* CUDAEMU_INTERLEAVE=1: blocks of a launch run interleaved */

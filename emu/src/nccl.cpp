@@ -12,7 +12,8 @@
  * ncclGetLastError) and its buffers (device memory of the comm's device, or
  * managed memory; else one line and ncclInvalidArgument), gives the comm's
  * next sequence number, and queues one op on the rank's stream (at
- * ncclGroupEnd inside a group).  The ranks' ops with the same sequence number
+ * ncclGroupEnd inside a group, which cancels them all when a call of the
+ * group failed, as NCCL does; CUDAEMU_NCCL_FAIL=N fails the Nth call).  The ranks' ops with the same sequence number
  * form one Coll.  Streams stay lazy: an op runs only when its stream is
  * drained, and its gate (internal.h, Op::gate) lets it run only once every
  * rank has queued its op; the first rank to get there drains the other ranks'
@@ -132,7 +133,15 @@ std::set<ncclComm *> &comms()
 uint64_t g_next_id = 1;
 
 thread_local int t_group_depth = 0;
-thread_local std::vector<std::function<ncclResult_t()>> t_group_ops;
+/* A collective queued inside a group: its comm, its sequence number, its issue. */
+struct GroupOp {
+    ncclComm *comm;
+    uint64_t seq;
+    std::function<ncclResult_t()> issue;
+};
+thread_local std::vector<GroupOp> t_group_ops;
+/* CUDAEMU_NCCL_FAIL: collective calls of the process so far (the injection's count) */
+long g_collective_calls = 0;
 thread_local std::vector<ncclComm *> t_group_inits;
 thread_local ncclResult_t t_group_err = ncclSuccess; /* the group's first error */
 thread_local char t_last_error[512] = "";
@@ -559,6 +568,11 @@ ncclResult_t collective_call(const Call &k0, ncclRedOp_t op, ncclComm *comm, cud
 {
     Call k = k0;
     const char *fn = k.name;
+    /* CUDAEMU_NCCL_FAIL=N: the process's Nth collective call fails, as an
+     * enqueue can on a GPU (a test hook: error paths, groups left open) */
+    if (++g_collective_calls == config().nccl_fail)
+        return fail(ncclInternalError, "%s: failure injected by CUDAEMU_NCCL_FAIL=%ld", fn,
+                    config().nccl_fail);
     if (ncclResult_t e = check_comm(fn, comm)) return e;
     if (k.type < 0 || k.type >= ncclNumTypes)
         return fail(ncclInvalidArgument, "%s: invalid data type %d", fn, int(k.type));
@@ -621,7 +635,7 @@ ncclResult_t collective_call(const Call &k0, ncclRedOp_t op, ncclComm *comm, cud
                          comm->rank, int(op), why.c_str());
     const uint64_t seq = comm->seq++;
     if (t_group_depth > 0) {
-        t_group_ops.push_back([comm, seq, k, s] { return issue(comm, seq, k, s); });
+        t_group_ops.push_back({comm, seq, [comm, seq, k, s] { return issue(comm, seq, k, s); }});
         return ncclSuccess;
     }
     return issue(comm, seq, k, s);
@@ -1011,10 +1025,18 @@ ncclResult_t ncclGroupEnd()
         ncclResult_t e = valid(c) ? wait_joined(c, false) : ncclSuccess;
         if (e && !first) first = e;
     }
-    std::vector<std::function<ncclResult_t()>> ops;
+    std::vector<GroupOp> ops;
     ops.swap(t_group_ops);
-    for (auto &f : ops) {
-        ncclResult_t e = f();
+    if (first) {
+        /* a call of the group failed: NCCL makes the group atomic and cancels
+         * every collective queued in it; each comm's sequence goes back to
+         * its first one in the group, so the next collective matches */
+        for (auto it = ops.rbegin(); it != ops.rend(); ++it)
+            if (valid(it->comm)) it->comm->seq = it->seq;
+        return first;
+    }
+    for (auto &o : ops) {
+        ncclResult_t e = o.issue();
         if (e && !first) first = e;
     }
     return first;

@@ -78,6 +78,7 @@ Config load_config()
     c.mem_bytes = size_t(env_long("CUDAEMU_MEM_MB", 16384, 1, 1L << 24)) << 20;
     c.progress_ms = int(env_long("CUDAEMU_PROGRESS_MS", 20, 0, 60000));
     c.nccl_timeout_ms = int(env_long("CUDAEMU_NCCL_TIMEOUT_MS", 30000, 0, 86400000));
+    c.nccl_fail = env_long("CUDAEMU_NCCL_FAIL", 0, 0, 0x7fffffffL);
     c.kernel_timeout_s = int(env_long("CUDAEMU_KERNEL_TIMEOUT_S", 300, 0, 86400 * 365));
     c.pageable_late = env_long("CUDAEMU_PAGEABLE_LATE", 0, 0, 1) != 0;
     c.interleave = env_long("CUDAEMU_INTERLEAVE", 0, 0, 1) != 0;

@@ -71,8 +71,8 @@ static int coll_rep(void *st, double *ms)
     gcoll *g = (gcoll *)st;
     (void)ms;
     if (comm_group(&g->comm[0], 1)) return -1;
-    int rc = coll_queue(g);
-    if (comm_group(&g->comm[0], 0) || rc) return -1;
+    /* closed once on every path; a failure inside keeps its own message */
+    if (comm_group_close(&g->comm[0], coll_queue(g))) return -1;
     for (int i = 0; i < g->nlocal; i++) {
         CUDA_TRY(cudaSetDevice(g->dev[i]));
         CUDA_TRY(cudaStreamSynchronize(g->s[i]));

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # tests/bench/emulate_test.sh BENCH CSVQ - bench --emulate end to end: every GPU
 # backend x mode and every transfer mode runs on the host emulator and agrees
-# with the CPU; emulated rows say so and carry no speedup; a bad --device is a
-# usage error.
+# with the CPU; emulated rows say so and carry no speedup or throughput (their
+# median_ms is the emulator's host time); a bad --device is a usage error.
 set -u
 bench=$(realpath "$1")
 csvq=$(realpath "$2")
@@ -39,6 +39,16 @@ grep -q 'correctness only' err.txt || fail "no notice that emulated timings mean
     if (n < want) { print "want every mode (" want "), got " n; err = 1 }
     if (gpu < 150) { print "too few GPU rows: " gpu; err = 1 }
     exit err }' || fail "emulated rows"
+
+# emulated rows present no throughput computed from the emulator's time:
+# gflops, gbps, busbw_gbps, samples_per_s empty; their median_ms stays, as
+# results/README.md documents it (the emulator's host time)
+"$csvq" run/results.csv emulated check gflops gbps busbw_gbps samples_per_s median_ms |
+  awk -F'\t' '$1 == 1 && $2 == "pass" { n++
+    if ($3 $4 $5 $6 != "") { print "emulated row with a throughput: " $0; err = 1 }
+    if (!($7 > 0)) { print "emulated row without the emulator'"'"'s median_ms: " $0; err = 1 } }
+  END { if (n < 150) { print "emulated passing rows: " n; err = 1 } exit err }' >thr.bad ||
+  fail "emulated throughput: $(head -3 thr.bad)"
 
 # transfer rows count their bytes as bandwidthTest and nvbandwidth do: a
 # d2d copy each byte read and written (2x its size, said in its note, its

@@ -10,6 +10,8 @@
 #  - planted faults fail: ddp-overlap's communication stream not waiting for
 #    the backward pass (BENCH_PLANT_NO_EVENT: the lazy streams then reduce
 #    gradients nothing wrote yet), and shard weights of 1/N on unequal shards;
+#  - a collective that fails inside the NCCL group (CUDAEMU_NCCL_FAIL): its
+#    row names it, the group is closed, the next case passes;
 #  - the collectives suite's nccl backend over 3 GPUs, exact on every GPU, a
 #    planted wrong element failing;
 #  - --devices beyond the GPUs is a skip row saying so; --devices without a
@@ -68,9 +70,9 @@ rc=$?
 [ "$(awk -F'\t' '$2 == "pass" && $3 == 1 && $4 == 2 && $5 $6 $7 == ""' r.rows | wc -l)" -eq "$nmodes" ] ||
     fail "emulated data-parallel rows must pass with comm_ms, scaling_eff, overlap_eff empty: $(tr '\n\t' '; ' <r.rows)"
 for d in m d2 d4; do
-  "$csvq" $d/results.csv emulated comm_ms scaling_eff overlap_eff |
-    awk -F'\t' '$1 != 1 || $2 $3 $4 != "" {bad = 1} END {exit bad}' ||
-    fail "$d: an emulated row with comm_ms, scaling_eff or overlap_eff: $("$csvq" $d/results.csv comm_ms scaling_eff overlap_eff | tr '\n\t' '; ')"
+  "$csvq" $d/results.csv emulated comm_ms scaling_eff overlap_eff samples_per_s |
+    awk -F'\t' '$1 != 1 || $2 $3 $4 $5 != "" {bad = 1} END {exit bad}' ||
+    fail "$d: an emulated row with comm_ms, scaling_eff, overlap_eff or samples_per_s: $("$csvq" $d/results.csv comm_ms scaling_eff overlap_eff samples_per_s | tr '\n\t' '; ')"
 done
 
 # planted: the communication stream does not wait for the backward pass
@@ -96,11 +98,28 @@ rc=$?
 [ $rc -eq 0 ] || fail "collectives over NCCL: exit $rc: $(tail -2 c.log)"
 [ "$("$csvq" c/results.csv check replicas comm | sort -u)" = "$(printf 'pass\t3\tnccl')" ] ||
     fail "collectives over NCCL: rows $("$csvq" c/results.csv check replicas comm | sort -u | tr '\n\t' '; ')"
+[ "$("$csvq" c/results.csv emulated gbps busbw_gbps | sort -u)" = "$(printf '1\t\t')" ] ||
+    fail "collectives over NCCL: emulated rows with a bandwidth: $("$csvq" c/results.csv gbps busbw_gbps | sort -u | tr '\n\t' '; ')"
 BENCH_PLANT_FAULT=nccl CUDAEMU_DEVICES=3 "$bench" --emulate --suite collectives \
     --sizes allreduce:4K,allgather:12K --backend nccl --out cf --no-plots >cf.log 2>&1
 rc=$?
 [ $rc -eq 1 ] || fail "collectives over NCCL, planted fault: exit $rc, want 1"
 [ "$("$csvq" cf/results.csv check | sort -u)" = fail ] || fail "collectives over NCCL, planted fault: rows pass"
+
+# an NCCL call that fails inside the group (CUDAEMU_NCCL_FAIL=2: the second
+# collective call, GPU 1's, after GPU 0's was queued): the row fails naming
+# that call, not ncclGroupEnd; the group was closed and cancelled, so the
+# next case on the same communicators passes (a group left open, or GPU 0's
+# collective left queued, fails or hangs it)
+CUDAEMU_NCCL_FAIL=2 CUDAEMU_NCCL_TIMEOUT_MS=2000 CUDAEMU_DEVICES=2 timeout 60 "$bench" --emulate \
+    --suite collectives --sizes allreduce:4K,broadcast:4K --backend nccl --out cg --no-plots >cg.log 2>&1
+rc=$?
+[ $rc -eq 1 ] || fail "a failure inside the NCCL group: exit $rc, want 1: $(tail -2 cg.log)"
+"$csvq" cg/results.csv case check note >cg.rows
+awk -F'\t' '$1 == "allreduce-4K" && $2 == "fail" && $3 ~ /^error: ncclAllReduce\(.*CUDAEMU_NCCL_FAIL=2/' cg.rows |
+    grep -q . || fail "a failure inside the NCCL group: the row must name ncclAllReduce: $(tr '\n\t' '; ' <cg.rows)"
+[ "$(awk -F'\t' '$1 == "broadcast-4K" {print $2}' cg.rows)" = pass ] ||
+    fail "a failure inside the NCCL group: the next case did not pass: $(tr '\n\t' '; ' <cg.rows)"
 
 # more replicas than GPUs: one skip row per mode, saying so
 CUDAEMU_DEVICES=2 "$bench" --emulate --suite train --sizes mlp-small-b4 --backend cuda --mode ddp \
