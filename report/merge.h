@@ -67,7 +67,8 @@ double merge_geomean(const rundata *rd, const merge_machines *m, const merge_lin
 
 /* The fields of a workload key, by name: suite, version, shape, dtype, mode,
  * threads, replicas. */
-enum { MERGE_NFIELDS = 7 };
+enum { MERGE_F_SUITE = 0, MERGE_F_VERSION, MERGE_F_SHAPE, MERGE_F_DTYPE, MERGE_F_MODE,
+       MERGE_F_THREADS, MERGE_F_REPLICAS, MERGE_NFIELDS };
 extern const char *const MERGE_FIELD[MERGE_NFIELDS];
 /* Splits a workload key into its fields (pointers into buf); 0, or -1 when
  * it is not of the key's form. */

@@ -19,6 +19,15 @@ void merge_input_end(const rundata *in, char *out, size_t cap)
     snprintf(out, cap, "none recorded (killed, or an older bench): possibly incomplete");
 }
 
+/* A cell of a column an input lacks (it predates it): empty, but an integer
+ * column (which may not be empty) as the readers read its absence: one
+ * replica, else 0 (threads, reps, tries, not disturbed). */
+static const char *missing_cell(int c)
+{
+    if (c == COL_REPLICAS) return "1";
+    return SCHEMA[c].type == COLT_INT ? "0" : "";
+}
+
 /* The context lines: the merge, then per input its folder, machine, end,
  * quiet line and roofs. Returns how many (at most cap). */
 static int context_lines(const rundata *in, const char *const *dirs, const char *const *mach, int n,
@@ -63,7 +72,8 @@ int merge_write_csv(const rundata *in, const char *const *dirs, const char *cons
     csv_put_head(a.f, ctx, nctx);
     for (int i = 0; i < n; i++)
         for (int r = 0; r < rd_nrows(&in[i]); r++, rows++) {
-            for (int c = 0; c < COL_COUNT; c++) cells[c] = rd_str(&in[i], r, c);
+            for (int c = 0; c < COL_COUNT; c++) /* a column the input lacks reads as a reader reads it */
+                cells[c] = in[i].idx[c] >= 0 ? rd_str(&in[i], r, c) : missing_cell(c);
             merge_row_machine(&in[i], r, machine, sizeof machine);
             cells[COL_MACHINE] = machine;
             if (csv_put_cells(a.f, cells, COL_COUNT)) {

@@ -219,9 +219,12 @@ static void write_not_compared(const rundata *rd, const merge_machines *m, FILE 
             for (int k = 0; k < m->n; k++) {
                 if (l[i].best[k] >= 0) continue;
                 int j = 0, fi = -1;
-                for (; j < n; j++) /* what machine k ran instead: a key one field away */
+                /* what machine k ran instead: the same problem (suite and shape) one field
+                 * away (version, dtype, mode, threads, replicas); another shape is another problem */
+                for (; j < n; j++)
                     if (j != i && l[j].best[k] >= 0 && strcmp(l[i].dev, l[j].dev) == 0 &&
-                        (fi = merge_one_field(l[i].workload, l[j].workload)) >= 0)
+                        (fi = merge_one_field(l[i].workload, l[j].workload)) >= 0 &&
+                        fi != MERGE_F_SUITE && fi != MERGE_F_SHAPE)
                         break;
                 int w;
                 if (j < n) {
