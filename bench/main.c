@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "opts.h"
 #include "outdir.h"
+#include "merge.h"
 #include "plot.h"
 #include "run.h"
 #include "roof_probe.h"
@@ -84,6 +85,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (o.plot_dir[0]) return plot_main(&o);
+    if (o.nmerge) return merge_main(&o);
 
     /* --- every check on the person's input, before any work ------------ */
     if (comm_init(&argc, &argv)) { /* MPI, when launched as one rank of several */

@@ -45,6 +45,11 @@ void opts_usage(FILE *f)
         "  --no-roofs         skip the roof probe: no pct_roof or verdict columns\n"
         "  --verbose          stdout: every row too, not only the summary\n"
         "  --plot DIR         re-render the charts and report of an earlier run, then exit\n"
+        "  --merge DIR...     merge run folders of several machines (read-only) into --out\n"
+        "                     DIR: one results.csv, a report.md comparing the machines per\n"
+        "                     workload, charts (and --json); at most 12 folders\n"
+        "  --reference NAME   --merge: the machine the others are divided by (default: the\n"
+        "                     first folder's)\n"
         "  --steps N          train: record the loss of N steps from the initial parameters\n"
         "                     per case (the trace column and loss chart; default: the 3\n"
         "                     checked steps; at most 300)\n"
@@ -121,7 +126,7 @@ static const char *repeated_item(const char *const *items, int n)
  * for a run, what the selection must have for it to change anything
  * (rule: an option either changes what happens or is refused). */
 enum { ACT_RUN = 1, ACT_PLOT = 2, ACT_LIST = 4, ACT_INFO = 8, ACT_COLUMNS = 16, ACT_HELP = 32,
-       ACT_VERSION = 64 };
+       ACT_VERSION = 64, ACT_MERGE = 128 };
 typedef struct opt_def {
     const char *name;
     int takes_value;
@@ -137,6 +142,8 @@ static const opt_def OPTS[] = {
     {.name = "--columns", .actions = ACT_COLUMNS, .is_action = 1},
     {.name = "--info", .actions = ACT_INFO, .is_action = 1},
     {.name = "--plot", .takes_value = 1, .actions = ACT_PLOT, .is_action = 1},
+    {.name = "--merge", .takes_value = 1, .actions = ACT_MERGE, .is_action = 1},
+    {.name = "--reference", .takes_value = 1, .actions = ACT_MERGE},
     {.name = "--suite", .takes_value = 1, .actions = ACT_RUN | ACT_LIST},
     {.name = "--backend", .takes_value = 1, .actions = ACT_RUN},
     {.name = "--sizes", .takes_value = 1, .actions = ACT_RUN},
@@ -146,11 +153,11 @@ static const opt_def OPTS[] = {
     {.name = "--min-time", .takes_value = 1, .actions = ACT_RUN},
     {.name = "--threads", .takes_value = 1, .actions = ACT_RUN},
     {.name = "--baseline", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_BASELINE},
-    {.name = "--out", .takes_value = 1, .actions = ACT_RUN},
+    {.name = "--out", .takes_value = 1, .actions = ACT_RUN | ACT_MERGE},
     {.name = "--name", .takes_value = 1, .actions = ACT_RUN},
     {.name = "--force", .actions = ACT_RUN},
-    {.name = "--json", .takes_value = 1, .actions = ACT_RUN | ACT_PLOT},
-    {.name = "--no-plots", .actions = ACT_RUN | ACT_PLOT},
+    {.name = "--json", .takes_value = 1, .actions = ACT_RUN | ACT_PLOT | ACT_MERGE},
+    {.name = "--no-plots", .actions = ACT_RUN | ACT_PLOT | ACT_MERGE},
     {.name = "--no-roofs", .actions = ACT_RUN},
     {.name = "--verbose", .actions = ACT_RUN},
     {.name = "--steps", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_STEPS},
@@ -238,6 +245,8 @@ static int check_combination(const int *given, char *err, size_t cap)
     if (GIVEN("--reps") && GIVEN("--min-time"))
         return fail(err, cap, "bench: --reps N runs exactly N repetitions, so --min-time would "
                               "change nothing: give one");
+    if (GIVEN("--merge") && !GIVEN("--out"))
+        return fail(err, cap, "bench: --merge writes a new folder: it needs --out DIR");
     if (GIVEN("--force") && !GIVEN("--out"))
         return fail(err, cap, "bench: --force replaces an earlier run in --out DIR: it needs --out");
 #undef GIVEN
@@ -415,6 +424,25 @@ int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap)
                 return fail(err, errcap, "bench: bad --json '%.60s%s' (a path of 1 to %zu characters)",
                             val, strlen(val) > 60 ? "..." : "", sizeof o->json - 1);
             snprintf(o->json, sizeof o->json, "%s", val);
+        } else if (FLAG("--merge")) { /* every argument up to the next option */
+            if (val) o->merge[o->nmerge++] = val;
+            while (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0) {
+                if (o->nmerge == OPT_MAX_LIST)
+                    return fail(err, errcap, "bench: --merge names more than %d folders (the limit)",
+                                OPT_MAX_LIST);
+                o->merge[o->nmerge++] = argv[++i];
+            }
+            for (int k = 0; k < o->nmerge; k++)
+                if (!*o->merge[k] || strlen(o->merge[k]) >= OPT_PATH)
+                    return fail(err, errcap, "bench: bad --merge folder '%.60s%s' (a path of 1 to %d "
+                                "characters)", o->merge[k], strlen(o->merge[k]) > 60 ? "..." : "",
+                                OPT_PATH - 1);
+            if (o->nmerge < 2)
+                return fail(err, errcap, "bench: --merge needs at least two run folders (it has %d)",
+                            o->nmerge);
+        } else if (FLAG("--reference")) {
+            NEED_VAL();
+            o->reference = val;
         } else if (FLAG("--plot")) {
             NEED_VAL();
             if (!*val || strlen(val) >= sizeof o->plot_dir)

@@ -31,6 +31,9 @@ typedef struct bench_opts {
     char name[72];         /* --name: the machine column ("": host/class) */
     char json[OPT_PATH];
     char plot_dir[OPT_PATH];
+    const char *merge[OPT_MAX_LIST]; /* --merge DIR...: run folders of several machines */
+    int nmerge;
+    const char *reference;  /* --merge: the reference machine (NULL: the first input's) */
     int no_plots;
     int no_roofs;       /* --no-roofs: no roof probe, no verdicts */
     int verbose;         /* stdout: every row, not only the summary */

@@ -593,3 +593,27 @@ int outdir_lock_existing(const char *dir, const char *what, char *err, size_t er
                  what, dir);
     return rc;
 }
+
+int outdir_hold_input(const char *dir, const char *what, char *err, size_t errcap)
+{
+    char path[PATH_MAX + 32];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/" LOCK_NAME, dir);
+    /* read-only: a folder without a lock file gets none */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0) return 0;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) { /* a FIFO or device: no run's lock */
+        close(fd);
+        return 0;
+    }
+    if (flock(fd, LOCK_SH | LOCK_NB) == 0) return 0; /* fd stays open: no run starts meanwhile */
+    close(fd);
+    long pid = lock_holder(dir);
+    if (pid > 0)
+        snprintf(err, errcap, "bench: %s '%s' is in use by a live bench run (pid %ld); wait for it "
+                              "to finish", what, dir, pid);
+    else
+        snprintf(err, errcap, "bench: %s '%s' is in use by a live bench run; wait for it to finish",
+                 what, dir);
+    return 2;
+}

@@ -71,4 +71,11 @@ void outdir_link_latest(const char *dir);
  * without one. 0; 2 with err; 1 when writing the lock failed (a full disk). */
 int outdir_lock_existing(const char *dir, const char *what, char *err, size_t errcap);
 
+/* bench --merge: an input folder, read while no run writes it: a shared
+ * hold on its lock file when it has one (never one made: inputs are never
+ * written), kept until the process ends, so a run (--force) cannot start in
+ * it meanwhile. A live holder is refused as outdir_lock_existing says it.
+ * 0, or 2 with err. */
+int outdir_hold_input(const char *dir, const char *what, char *err, size_t errcap);
+
 #endif

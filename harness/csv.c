@@ -101,16 +101,8 @@ static int lb_samples(linebuf *b, const double *x, int n)
     return rc;
 }
 
-csv_writer *csv_writer_open(const char *path, const char *const *context, int ncontext)
+void csv_put_head(FILE *f, const char *const *context, int ncontext)
 {
-    FILE *f = fopen(path, "wx"); /* a new file: never through a link, never over a run's CSV */
-    if (!f) return NULL;
-    csv_writer *w = calloc(1, sizeof *w);
-    if (!w) {
-        fclose(f);
-        errno = ENOMEM;
-        return NULL;
-    }
     for (int i = 0; i < ncontext; i++) {
         /* context lines must stay one line each */
         fputs("# ", f);
@@ -121,6 +113,42 @@ csv_writer *csv_writer_open(const char *path, const char *const *context, int nc
         fputs(SCHEMA[i].name, f);
         fputc(i + 1 < COL_COUNT ? ',' : '\n', f);
     }
+}
+
+int csv_put_cells(FILE *f, const char *const *cells, int n)
+{
+    char small[512], *buf = small;
+    size_t cap = sizeof small;
+    int rc = 0;
+    for (int i = 0; i < n && !rc; i++) {
+        size_t need = 2 * strlen(cells[i]) + 3; /* every character a doubled quote, and two */
+        if (need > cap) {
+            char *g = realloc(buf == small ? NULL : buf, need);
+            if (!g) {
+                rc = -1;
+                break;
+            }
+            buf = g;
+            cap = need;
+        }
+        if (csv_quote(cells[i], buf, cap) < 0 || fputs(buf, f) < 0 || fputc(i + 1 < n ? ',' : '\n', f) < 0)
+            rc = -1;
+    }
+    if (buf != small) free(buf);
+    return rc;
+}
+
+csv_writer *csv_writer_open(const char *path, const char *const *context, int ncontext)
+{
+    FILE *f = fopen(path, "wx"); /* a new file: never through a link, never over a run's CSV */
+    if (!f) return NULL;
+    csv_writer *w = calloc(1, sizeof *w);
+    if (!w) {
+        fclose(f);
+        errno = ENOMEM;
+        return NULL;
+    }
+    csv_put_head(f, context, ncontext);
     if (fflush(f) != 0 || ferror(f)) w->failed = 1;
     /* rows go straight to the descriptor from here on */
     w->fd = dup(fileno(f));

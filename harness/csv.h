@@ -50,6 +50,13 @@ int csv_writer_close(csv_writer *w);
 #define CSV_MAX_BYTES (256 << 20) /* bytes in one file */
 #define CSV_MAX_CELLS (16 << 20)  /* rows x columns, header included: the table's size */
 
+/* The head of a results file into f: the context lines ("# key: value"
+ * each, line breaks made spaces) and the schema's header line. */
+void csv_put_head(FILE *f, const char *const *context, int ncontext);
+/* One row of n cells into f, each quoted as csv_quote does. 0, or -1 (out
+ * of memory, a write error; check ferror too). */
+int csv_put_cells(FILE *f, const char *const *cells, int n);
+
 /* Quotes one field into out (size cap); returns the length or -1 if it does not fit. */
 int csv_quote(const char *field, char *out, size_t cap);
 

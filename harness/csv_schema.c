@@ -161,12 +161,14 @@ static long bad_name_char(const char *s, int semis)
 
 /* Whether column c is a name that reaches a chart label, a gnuplot parameter
  * or report.md's tables: the case key, dtype, baseline, device, direction,
- * and phase_ms (its phase names are series titles). */
+ * phase_ms (its phase names are series titles), the workload key and the
+ * machine (a merge's table columns and chart series). */
 static int is_name_col(int c)
 {
     switch (c) {
     case COL_SUITE: case COL_CASE: case COL_BACKEND: case COL_MODE: case COL_DTYPE: case COL_SHAPE:
     case COL_BASELINE: case COL_DEVICE: case COL_DEVICE_KIND: case COL_DIRECTION: case COL_PHASE_MS:
+    case COL_WORKLOAD: case COL_MACHINE:
         return 1;
     default:
         return 0;
@@ -216,7 +218,9 @@ static int check_cell(int c, const char *s, const char **want)
     return 0;
 }
 
-/* Duplicate case keys: -1 with both lines named, else 0 (or -1 out of memory). */
+/* Duplicate case keys: -1 with both lines named, else 0 (or -1 out of memory).
+ * Rows of two machines (the machine column: a merge of several runs, bench
+ * --merge) are two measurements of one case, not a repeat. */
 static int check_duplicates(const csv_table *t, const int *idx, const char *path, char *err,
                             size_t errcap)
 {
@@ -227,10 +231,11 @@ static int check_duplicates(const csv_table *t, const int *idx, const char *path
     }
     int first = -1, second = -1;
     for (int i = 1; i < k.n; i++) /* sorted by key, then row: the earliest repeat wins */
-        if (strcmp(k.e[i].key, k.e[i - 1].key) == 0 && (second < 0 || k.e[i].row < second)) {
-            first = k.e[i - 1].row;
-            second = k.e[i].row;
-        }
+        for (int j = i - 1; j >= 0 && strcmp(k.e[i].key, k.e[j].key) == 0; j--)
+            if (strcmp(csv_get(t, idx, k.e[i].row, COL_MACHINE), csv_get(t, idx, k.e[j].row, COL_MACHINE)) == 0) {
+                if (second < 0 || k.e[i].row < second) first = k.e[j].row, second = k.e[i].row;
+                break; /* one repeat per row is enough: never quadratic in a file of repeats */
+            }
     if (second >= 0) {
         char key[680];
         csv_row_label(t, idx, second, key, sizeof key);

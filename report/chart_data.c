@@ -36,25 +36,6 @@ static void param_logy(chart_ctx *c, const point *pts, int np, double decades)
     chart_param_num(c, "logy", chart_wants_log(pts, np, decades));
 }
 
-/* Bar extents of speedups, columns a (bottom) and b (top): on a linear axis
- * (from 0) every bar rises from the axis; on a log axis (speedups spanning
- * more than a decade) the axis is centred on 1x, symmetric in decades
- * (ylim: it runs from 1/ylim to ylim) and a bar grows up (faster) or down
- * (slower) from 1x. Sets the logy and ylim parameters. */
-static void speedup_bars(chart_ctx *c, point *pts, int np)
-{
-    int logy = chart_wants_log(pts, np, 1.0);
-    double lim = 1;
-    for (int i = 0; i < np; i++) {
-        double from = logy ? 1 : 0;
-        pts[i].a = fmin(from, pts[i].y);
-        pts[i].b = fmax(from, pts[i].y);
-        if (pts[i].y > 0) lim = fmax(lim, fmax(pts[i].y, 1 / pts[i].y));
-    }
-    chart_param_num(c, "logy", logy);
-    chart_param_num(c, "ylim", pow(lim, 1.25)); /* room for the value labels */
-}
-
 /* Throughput vs work: x = GFLOP per repetition (the flops column), one line
  * per backend (GPU: resident). The work count, not a size parsed from the
  * shape: it means the same for GEMM, convolution, a training step or STREAM. */
@@ -87,7 +68,7 @@ static int keep_not_baseline(const rundata *rd, int row)
 }
 
 /* Speedup vs the baseline at the largest shape (GPU rows first): bars grouped
- * by backend, one bar per mode; columns x speedup bottom top (speedup_bars). */
+ * by backend, one bar per mode; columns x speedup bottom top (chart_speedup_bars). */
 int chart_speedup(chart_ctx *c)
 {
     int n;
@@ -128,7 +109,7 @@ int chart_speedup(chart_ctx *c)
         while (i < np && pts[i].x == b) i++;
         for (int j = first; j < i; j++) pts[j].x = b + (j - first - (i - first - 1) / 2.0) * w;
     }
-    speedup_bars(c, pts, np);
+    chart_speedup_bars(c, pts, np);
     int blocks = np ? chart_write_series(c, pts, np, &modes) : 0;
     chart_param_xtics(c, "xt", &backends);
     chart_param_num(c, "bw", w);
@@ -392,7 +373,7 @@ static int case_panels(chart_ctx *c, int col, int (*keep)(const rundata *, int),
         if (pts[i].y > 0) lo = fmin(lo, pts[i].y), hi = fmax(hi, pts[i].y);
     }
     if (speedup) {
-        speedup_bars(c, pts, np);
+        chart_speedup_bars(c, pts, np);
     } else { /* from 0, or on a log axis from the decade below the smallest */
         int logy = chart_wants_log(pts, np, 1.5);
         double from = logy ? pow(10, floor(log10(lo))) : 0;

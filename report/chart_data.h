@@ -74,6 +74,11 @@ int chart_loss(chart_ctx *c);
  * per backend and dtype. No chart for a device without roofs. */
 int chart_roofline(chart_ctx *c);
 
+/* A merge folder's suite (report/chart_merge.c, bench --merge): bars per
+ * workload, one per machine, its speedup against the reference machine, a
+ * panel per device kind. No chart for a run that is not a merge. */
+int chart_merge(chart_ctx *c);
+
 /* Gnuplot parameters, "name='value'; " appended to c->params, each whole or
  * not at all (c->truncated set: the chart is refused, never drawn with a cut
  * value). _str: text from cells, its quotes, backslashes, backquotes, '$'

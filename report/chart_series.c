@@ -220,3 +220,19 @@ int chart_wants_log(const point *pts, int np, double decades)
     return hi > 0 && hi / lo > pow(10, decades);
 }
 
+
+/* Speedup bars (see chart_series.h). */
+void chart_speedup_bars(chart_ctx *c, point *pts, int np)
+{
+    int logy = chart_wants_log(pts, np, 1.0);
+    double lim = 1;
+    for (int i = 0; i < np; i++) {
+        double from = logy ? 1 : 0;
+        pts[i].a = fmin(from, pts[i].y);
+        pts[i].b = fmax(from, pts[i].y);
+        if (pts[i].y > 0) lim = fmax(lim, fmax(pts[i].y, 1 / pts[i].y));
+    }
+    chart_param_num(c, "logy", logy);
+    chart_param_num(c, "ylim", pow(lim, 1.25)); /* room for the value labels */
+}
+

@@ -78,6 +78,13 @@ int chart_keep_host_or_resident(const rundata *rd, int row);
 /* Whether the positive y values in pts span more than `decades` (a log axis). */
 int chart_wants_log(const point *pts, int np, double decades);
 
+/* Bar extents of speedups, columns a (bottom) and b (top): on a linear axis
+ * (from 0) every bar rises from the axis; on a log axis (speedups spanning
+ * more than a decade) the axis is centred on 1x, symmetric in decades
+ * (ylim: it runs from 1/ylim to ylim) and a bar grows up (faster) or down
+ * (slower) from 1x. Sets the logy and ylim parameters. */
+void chart_speedup_bars(chart_ctx *c, point *pts, int np);
+
 /* The canonical order of execution modes (for bars, legends and colours),
  * NULL-terminated, and the rank of a mode in it (99: not listed). */
 

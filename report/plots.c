@@ -11,6 +11,7 @@
 #include "plots.h"
 #include "chart_data.h"
 #include "roofs.h"
+#include "merge.h"
 
 #include "interrupt.h"
 
@@ -39,28 +40,30 @@ typedef struct chart_kind {
     int about;           /* a schema column (COL_*, -1: none): a suite whose rows carry it */
     const char *absent;  /* should have this chart; when it has none, this says why */
     int per_device;      /* one chart per device kind (<name>-cpu, <name>-gpu), over every suite */
+    int merged;          /* drawn for a merge folder (bench --merge) only; the others never for one */
 } chart_kind;
 
 #define NO_TIMING "no row ran on real hardware and passed (emulated timings mean nothing)"
 
 /* Each kind's script is plots/<name>.gp. */
 static const chart_kind KINDS[] = {
-    {"throughput", "Throughput vs work per repetition", chart_throughput, -1, NULL, 0},
-    {"speedup", "Speedup vs the baseline", chart_speedup, -1, NULL, 0},
-    {"split", "End-to-end time split (H2D / compute / D2H)", chart_split, -1, NULL, 0},
-    {"overlap", "Stream overlap efficiency", chart_overlap, -1, NULL, 0},
-    {"bandwidth", "Bandwidth vs bytes moved", chart_bandwidth, -1, NULL, 0},
-    {"error", "Numerical error vs tolerance", chart_error, -1, NULL, 0},
-    {"layers", "Throughput per layer and direction", chart_case_throughput, -1, NULL, 0},
-    {"layer-speedup", "Speedup per layer, backend and mode", chart_case_speedup, -1, NULL, 0},
-    {"dtype", "Throughput per dtype", chart_dtype, -1, NULL, 0},
-    {"accuracy", "Accuracy lost per dtype", chart_accuracy, -1, NULL, 0},
-    {"samples", "Samples/s vs batch size", chart_samples, COL_SAMPLES_PER_S, NO_TIMING, 0},
+    {"throughput", "Throughput vs work per repetition", chart_throughput, -1, NULL, 0, 0},
+    {"speedup", "Speedup vs the baseline", chart_speedup, -1, NULL, 0, 0},
+    {"split", "End-to-end time split (H2D / compute / D2H)", chart_split, -1, NULL, 0, 0},
+    {"overlap", "Stream overlap efficiency", chart_overlap, -1, NULL, 0, 0},
+    {"bandwidth", "Bandwidth vs bytes moved", chart_bandwidth, -1, NULL, 0, 0},
+    {"error", "Numerical error vs tolerance", chart_error, -1, NULL, 0, 0},
+    {"layers", "Throughput per layer and direction", chart_case_throughput, -1, NULL, 0, 0},
+    {"layer-speedup", "Speedup per layer, backend and mode", chart_case_speedup, -1, NULL, 0, 0},
+    {"dtype", "Throughput per dtype", chart_dtype, -1, NULL, 0, 0},
+    {"accuracy", "Accuracy lost per dtype", chart_accuracy, -1, NULL, 0, 0},
+    {"samples", "Samples/s vs batch size", chart_samples, COL_SAMPLES_PER_S, NO_TIMING, 0, 0},
     {"batch-speedup", "Speedup vs batch size per GPU mode", chart_batch_speedup, COL_SAMPLES_PER_S,
-     "no GPU row ran on real hardware (emulated rows carry no speedup)", 0},
-    {"phases", "Time per phase of a step", chart_phases, COL_SAMPLES_PER_S, NO_TIMING, 0},
-    {"loss", "Loss per step", chart_loss, COL_SAMPLES_PER_S, "no checked row carries a loss trace", 0},
-    {"roofline", "Roofline", chart_roofline, -1, NULL, 1},
+     "no GPU row ran on real hardware (emulated rows carry no speedup)", 0, 0},
+    {"phases", "Time per phase of a step", chart_phases, COL_SAMPLES_PER_S, NO_TIMING, 0, 0},
+    {"loss", "Loss per step", chart_loss, COL_SAMPLES_PER_S, "no checked row carries a loss trace", 0, 0},
+    {"roofline", "Roofline", chart_roofline, -1, NULL, 1, 0},
+    {"merge", "Speedup per workload and machine", chart_merge, -1, NULL, 0, 1},
 };
 enum { NKINDS = (int)(sizeof KINDS / sizeof KINDS[0]) };
 
@@ -478,7 +481,7 @@ int plots_render(const rundata *rd, int dirfd, const char *dir, plots_outcome *o
     /* per suite, then the per-device kinds (rows: their suite -1) */
     for (int s = 0; s < ns + ROOF_NDEV && !r.out->nospace && !interrupt_stops_report(); s++)
         for (int k = 0; k < NKINDS && !r.out->nospace; k++) {
-            if (KINDS[k].per_device != (s >= ns)) continue;
+            if (KINDS[k].per_device != (s >= ns) || KINDS[k].merged != merge_is(rd)) continue;
             chart_job *j = &jobs[njobs++];
             j->k = &KINDS[k];
             j->suite = s < ns ? suites[s] : NULL;

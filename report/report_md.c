@@ -5,6 +5,8 @@
 #include "atomic_file.h"
 #include "findings.h"
 #include "md_table.h"
+#include "merge.h"
+#include "merge_md.h"
 #include "plots.h"
 #include "report_precision.h"
 #include "report_roofs.h"
@@ -203,6 +205,10 @@ int report_md_write(const rundata *rd, int dirfd, const char *dir)
     atomic_file a;
     if (af_open_at(&a, dirfd, "report.md", path)) return -1;
     FILE *f = a.f;
+    if (merge_is(rd)) { /* a merge folder (bench --merge): machines side by side */
+        merge_md_write(rd, f, dir);
+        return af_commit(&a);
+    }
     const char *utc = rd_context(rd, "utc");
     fprintf(f, "# Benchmark run %s\n\n", utc ? utc : "(time not recorded)");
     const char *stopped = rd_context(rd, "interrupted");
