@@ -157,6 +157,16 @@ template <typename S> constexpr size_t wm_smem_bytes()
     return (size_t)WM_STAGES * wm_geom<S>::STAGE * sizeof(S);
 }
 
+/* The dynamic shared memory of every instance (the same at each dtype: a
+ * stage is 64-byte rows of A and 16 rows of B's bytes), also in the PTX for
+ * tests/kernels/ptxas_gemm_check.sh, which works out blocks per SM from it. */
+static_assert(wm_smem_bytes<__nv_bfloat16>() == wm_smem_bytes<__half>() &&
+                  wm_smem_bytes<float>() == wm_smem_bytes<__half>(),
+              "one stage size for every dtype");
+static_assert(2 * (wm_smem_bytes<__half>() + 1024) <= 228 * 1024,
+              "two blocks per SM at sm_90 (228 KiB, 1 KiB reserved per block)");
+extern "C" __device__ const unsigned gemm_wmma_dynamic_smem = (unsigned)wm_smem_bytes<__half>();
+
 /* One chunk into a stage: its first n (<= E) elements from src, the rest
  * zero (n <= 0: nothing read; src is then any aligned address). VEC: a
  * whole chunk by cp.async, one wholly outside by cp.async's zero fill (a
