@@ -83,7 +83,7 @@ template <typename S> struct wm_type16 {
 UNROLL
         for (int jj = 0; jj < 4; jj++) {
             unsigned r[4];
-            ldsm_x4_trans(r, bs + (lane % 16) * WM_LDB + (2 * jj + lane / 16) * 8);
+            ldsm_x4<true>(r, bs + (lane % 16) * WM_LDB + (2 * jj + lane / 16) * 8);
             b[2 * jj][0] = r[0];
             b[2 * jj][1] = r[1];
             b[2 * jj + 1][0] = r[2];
@@ -190,6 +190,25 @@ UNROLL
     }
 }
 
+/* One operand's share of a stage: the tile's rows r0.. (< rows exist) and
+ * columns c0.. (< cols exist) of X (pitch ldx) into dst (pitch LD, CPR
+ * chunks per row), CHUNKS chunks per thread. A: rows of A from row0, k
+ * from k0; B: k rows from k0, columns from col0. */
+template <typename S, bool VEC, int CPR, int LD>
+static __device__ __forceinline__ void wm_load_tile(S *dst, const S *__restrict__ X, int ldx,
+                                                    int r0, int rows, int c0, int cols, int tid)
+{
+    typedef wm_geom<S> G;
+UNROLL
+    for (int i = 0; i < G::CHUNKS; i++) {
+        const int c = tid + i * WM_THREADS;
+        const int r = c / CPR, cc = (c % CPR) * G::E;
+        const int gr = r0 + r, gc = c0 + cc;
+        const int n = gr < rows ? min((int)G::E, cols - gc) : 0;
+        wm_chunk<S, VEC>(dst + r * LD + cc, n > 0 ? X + (size_t)gr * ldx + gc : X, n);
+    }
+}
+
 /* The copies of K step k0 into stage st (A rows row0.., B columns col0..). */
 template <typename S, bool VEC>
 static __device__ __forceinline__ void wm_load_stage(S *st, int k0, int row0, int col0, int M,
@@ -198,23 +217,8 @@ static __device__ __forceinline__ void wm_load_stage(S *st, int k0, int row0, in
                                                      int tid)
 {
     typedef wm_geom<S> G;
-    S *const as = st, *const bs = st + G::A_STAGE;
-UNROLL
-    for (int i = 0; i < G::CHUNKS; i++) {
-        const int c = tid + i * WM_THREADS;
-        const int r = c / G::A_CPR, kc = (c % G::A_CPR) * G::E;
-        const int gr = row0 + r, gk = k0 + kc;
-        const int n = gr < M ? min((int)G::E, K - gk) : 0;
-        wm_chunk<S, VEC>(as + r * G::LDA + kc, n > 0 ? A + (size_t)gr * lda + gk : A, n);
-    }
-UNROLL
-    for (int i = 0; i < G::CHUNKS; i++) {
-        const int c = tid + i * WM_THREADS;
-        const int r = c / G::B_CPR, nc = (c % G::B_CPR) * G::E;
-        const int gk = k0 + r, gc = col0 + nc;
-        const int n = gk < K ? min((int)G::E, N - gc) : 0;
-        wm_chunk<S, VEC>(bs + r * WM_LDB + nc, n > 0 ? B + (size_t)gk * ldb + gc : B, n);
-    }
+    wm_load_tile<S, VEC, G::A_CPR, G::LDA>(st, A, lda, row0, M, k0, K, tid);
+    wm_load_tile<S, VEC, G::B_CPR, WM_LDB>(st + G::A_STAGE, B, ldb, k0, K, col0, N, tid);
 }
 
 /* acc += the warp's 64 x 64 share of one stage (as: its first A row, bs: its
@@ -230,7 +234,8 @@ UNROLL
         unsigned a[4][4], b[8][2];
 UNROLL
         for (int i = 0; i < 4; i++) {
-            ldsm_x4(a[i], as + (i * 16 + lane % 16) * G::LDA + kk + (lane / 16) * (MK / 2));
+            ldsm_x4<false>(a[i],
+                           as + (i * 16 + lane % 16) * G::LDA + kk + (lane / 16) * (MK / 2));
 UNROLL
             for (int r = 0; r < 4; r++) a[i][r] = wm_type<S>::round_a(a[i][r]);
         }

@@ -69,35 +69,31 @@ static __device__ __forceinline__ unsigned wmp_u32(const char *p)
 }
 #endif
 
-/* ldmatrix.sync.aligned.m8n8.x4.shared.b16: p is this lane's row (16 bytes,
- * 16-byte aligned, shared memory). */
+/* ldmatrix.sync.aligned.m8n8.x4[.trans].shared.b16: p is this lane's row
+ * (16 bytes, 16-byte aligned, shared memory). */
+template <bool TRANS>
 static __device__ __forceinline__ void ldsm_x4(unsigned (&r)[4], const void *p)
 {
 #if WARP_MMA_PTX
     const unsigned a = (unsigned)__cvta_generic_to_shared(p);
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(a));
-#else
-    const int lane = (int)(threadIdx.x % 32);
-    for (int j = 0; j < 4; j++) r[j] = wmp_u32(wmp_row(p, 8 * j + lane / 4) + 4 * (lane % 4));
-#endif
-}
-
-/* ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 */
-static __device__ __forceinline__ void ldsm_x4_trans(unsigned (&r)[4], const void *p)
-{
-#if WARP_MMA_PTX
-    const unsigned a = (unsigned)__cvta_generic_to_shared(p);
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(a));
+    if (TRANS)
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                     : "r"(a));
+    else
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                     : "r"(a));
 #else
     const int lane = (int)(threadIdx.x % 32);
     for (int j = 0; j < 4; j++) {
-        const char *lo = wmp_row(p, 8 * j + 2 * (lane % 4));
-        const char *hi = wmp_row(p, 8 * j + 2 * (lane % 4) + 1);
-        r[j] = wmp_u16(lo + 2 * (lane / 4)) | wmp_u16(hi + 2 * (lane / 4)) << 16;
+        if (TRANS) { /* rows 2(l%4) and 2(l%4)+1, column l/4 */
+            const char *lo = wmp_row(p, 8 * j + 2 * (lane % 4));
+            const char *hi = wmp_row(p, 8 * j + 2 * (lane % 4) + 1);
+            r[j] = wmp_u16(lo + 2 * (lane / 4)) | wmp_u16(hi + 2 * (lane / 4)) << 16;
+        } else { /* row l/4, word l%4 */
+            r[j] = wmp_u32(wmp_row(p, 8 * j + lane / 4) + 4 * (lane % 4));
+        }
     }
 #endif
 }
@@ -150,6 +146,17 @@ static __device__ __forceinline__ void wmp_dot(float (&d)[4], const float (&arow
 }
 #endif
 
+#if WARP_MMA_PTX
+/* mma.sync with f32 accumulators: d[4] = a[4] x b[2] + c[4] */
+#define WMP_MMA(shape, ab)                                                             \
+    "mma.sync.aligned." shape ".row.col.f32." ab ".f32 {%0, %1, %2, %3}, "             \
+    "{%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};\n"
+#define WMP_MMA_OPERANDS                                                               \
+    : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])                                   \
+    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]),     \
+      "f"(c[1]), "f"(c[2]), "f"(c[3])
+#endif
+
 template <typename T> struct wmp_is_half { enum { value = 0 }; };
 template <> struct wmp_is_half<__half> { enum { value = 1 }; };
 
@@ -161,17 +168,9 @@ static __device__ __forceinline__ void mma_16816(float (&d)[4], const unsigned (
 {
 #if WARP_MMA_PTX
     if (wmp_is_half<T>::value)
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
-                     "{%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};\n"
-                     : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]),
-                       "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
+        asm volatile(WMP_MMA("m16n8k16", "f16.f16") WMP_MMA_OPERANDS);
     else
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, "
-                     "{%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};\n"
-                     : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]),
-                       "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
+        asm volatile(WMP_MMA("m16n8k16", "bf16.bf16") WMP_MMA_OPERANDS);
 #else
     const int lane = (int)(threadIdx.x % 32), g = lane / 4, q = lane % 4;
     float arow[2][16], bcol[2][16];
@@ -207,11 +206,7 @@ static __device__ __forceinline__ void mma_1688_tf32(float (&d)[4], const unsign
                                                      const unsigned (&b)[2], const float (&c)[4])
 {
 #if WARP_MMA_PTX
-    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, "
-                 "{%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};\n"
-                 : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]),
-                   "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
+    asm volatile(WMP_MMA("m16n8k8", "tf32.tf32") WMP_MMA_OPERANDS);
 #else
     const int lane = (int)(threadIdx.x % 32), g = lane / 4, q = lane % 4;
     float arow[2][8], bcol[2][8];

@@ -57,16 +57,21 @@ __global__ void staged(const float *in, float *out, int wait)
 }
 
 /* thread t < 17: 16 bytes, zfill t; 17..25: 8 bytes, zfill t-17; 26..30: 4
- * bytes, zfill t-26; the slot was 0xAB bytes before */
+ * bytes, zfill t-26; 31: none */
+__host__ __device__ static void size_of(int t, int *size, int *zfill)
+{
+    *size = t < 17 ? 16 : t < 26 ? 8 : t < 31 ? 4 : 0;
+    *zfill = t < 17 ? t : t < 26 ? t - 17 : t < 31 ? t - 26 : 0;
+}
+
+/* the slot was 0xAB bytes before */
 __global__ void sizes(const unsigned char *src, unsigned char *out)
 {
     __shared__ __align__(16) unsigned char slot[32][16];
     const int t = threadIdx.x;
     for (int i = 0; i < 16; i++) slot[t][i] = 0xAB;
-    size_t size = 0, zfill = 0;
-    if (t < 17) size = 16, zfill = t;
-    else if (t < 26) size = 8, zfill = t - 17;
-    else if (t < 31) size = 4, zfill = t - 26;
+    int size, zfill;
+    size_of(t, &size, &zfill);
     if (size) __pipeline_memcpy_async(slot[t], src + 16 * t, size, zfill);
     __pipeline_commit();
     __pipeline_wait_prior(0);
@@ -162,23 +167,32 @@ static void test_staged()
     CK(cudaFree(dout));
 }
 
+/* k(in, out) by one warp: in (in_bytes) copied to the device, out back */
+template <typename T, typename U>
+static void run_warp(void (*k)(const T *, U *), const T *in, size_t in_bytes, U *out,
+                     size_t out_bytes)
+{
+    T *din = nullptr;
+    U *dout = nullptr;
+    CK(cudaMalloc(&din, in_bytes));
+    CK(cudaMalloc(&dout, out_bytes));
+    CK(cudaMemcpy(din, in, in_bytes, cudaMemcpyHostToDevice));
+    k<<<1, 32>>>(din, dout);
+    CK(cudaGetLastError());
+    CK(cudaMemcpy(out, dout, out_bytes, cudaMemcpyDeviceToHost));
+    CK(cudaFree(din));
+    CK(cudaFree(dout));
+}
+
 static void test_sizes()
 {
     unsigned char src[32 * 16], out[32 * 16];
     for (int i = 0; i < 32 * 16; i++) src[i] = (unsigned char)(i % 200 + 1);
-    unsigned char *dsrc = nullptr, *dout = nullptr;
-    CK(cudaMalloc(&dsrc, sizeof src));
-    CK(cudaMalloc(&dout, sizeof out));
-    CK(cudaMemcpy(dsrc, src, sizeof src, cudaMemcpyHostToDevice));
-    sizes<<<1, 32>>>(dsrc, dout);
-    CK(cudaGetLastError());
-    CK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
+    run_warp(sizes, src, sizeof src, out, sizeof out);
     int bad = 0;
     for (int t = 0; t < 32; t++) {
-        int size = 0, zfill = 0;
-        if (t < 17) size = 16, zfill = t;
-        else if (t < 26) size = 8, zfill = t - 17;
-        else if (t < 31) size = 4, zfill = t - 26;
+        int size, zfill;
+        size_of(t, &size, &zfill);
         for (int i = 0; i < 16; i++) {
             const int want = i < size - zfill ? src[16 * t + i] : i < size ? 0 : 0xAB;
             if (out[16 * t + i] != want) {
@@ -189,21 +203,13 @@ static void test_sizes()
         }
     }
     CHECK_EQ_INT(bad, 0);
-    CK(cudaFree(dsrc));
-    CK(cudaFree(dout));
 }
 
 static void test_stale()
 {
     float in[160], r[32 * 8];
     for (int i = 0; i < 160; i++) in[i] = (float)(i + 1);
-    float *din = nullptr, *dr = nullptr;
-    CK(cudaMalloc(&din, sizeof in));
-    CK(cudaMalloc(&dr, sizeof r));
-    CK(cudaMemcpy(din, in, sizeof in, cudaMemcpyHostToDevice));
-    stale<<<1, 32>>>(din, dr);
-    CK(cudaGetLastError());
-    CK(cudaMemcpy(r, dr, sizeof r, cudaMemcpyDeviceToHost));
+    run_warp(stale, in, sizeof in, r, sizeof r);
     int landed = 0, early = 0;
     for (int t = 0; t < 32; t++) {
         const float *o = r + 8 * t;
@@ -217,8 +223,6 @@ static void test_stale()
 #else
     (void)early;
 #endif
-    CK(cudaFree(din));
-    CK(cudaFree(dr));
 }
 
 int main(int argc, char **argv)
