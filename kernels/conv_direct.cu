@@ -25,9 +25,11 @@
  */
 #include "conv_launch.h"
 #include "cuda_check.h"
+#include "smem_optin.h"
 
 #define DIR_T 16   /* tile side (threads per side) */
 #define DIR_KB 8   /* output (fwd) / input (bwd-data) channels per thread */
+#define DIR_SMEM_HINT " (stride or filter too large for the direct kernel)"
 
 static __global__ void __launch_bounds__(DIR_T * DIR_T)
 conv_direct_fwd_kernel(conv_dims d, const float *__restrict__ x, const float *__restrict__ w,
@@ -158,26 +160,6 @@ conv_direct_bwd_filter_kernel(conv_dims d, const float *__restrict__ x,
     }
 }
 
-/* Dynamic shared memory of `bytes` for kernel f: above the default 48 KiB,
- * opted in up to the device's limit. 0, or -1 with err_set. */
-static int direct_smem(const char *who, const void *f, size_t bytes)
-{
-    int dev = 0, optin = 0;
-    if (bytes <= 48 * 1024) return 0;
-    CUDA_TRY(cudaGetDevice(&dev));
-    CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    if (bytes > (size_t)optin) {
-        err_set("%s: the staged tile needs %zu bytes of shared memory, more than the "
-                "device's %d (stride or filter too large for the direct kernel)", who, bytes,
-                optin);
-        return -1;
-    }
-    CUDA_TRY(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
-    return 0;
-fail:
-    return -1;
-}
-
 /* Grid over tiles of a th x tw plane, channel groups, images. */
 static dim3 direct_grid(int th, int tw, int channels, int N)
 {
@@ -195,7 +177,8 @@ static int direct_fwd(const conv_dims *d, const float *x, const float *w, const 
     const size_t smem = sizeof(float) * ((size_t)((DIR_T - 1) * d->sh + d->R) *
                                              ((DIR_T - 1) * d->sw + d->S) +
                                          (size_t)DIR_KB * d->R * d->S);
-    if (direct_smem("conv_cuda_direct fwd", (const void *)conv_direct_fwd_kernel, smem))
+    if (kernel_smem_optin("conv_cuda_direct fwd", (const void *)conv_direct_fwd_kernel, smem,
+                          DIR_SMEM_HINT))
         return -1;
     if (gemm_div_up(d->P, DIR_T) * (unsigned long long)gemm_div_up(d->Q, DIR_T) > 0x7fffffffu ||
         gemm_div_up(d->K, DIR_KB) > 65535u) {
@@ -220,8 +203,8 @@ static int direct_bwd_data(const conv_dims *d, const float *dy, const float *w, 
     /* output rows reaching a tile of DIR_T input rows: DIR_T + R - 1 candidates, step sh */
     const int DP = (DIR_T + d->R - 2) / d->sh + 1, DQ = (DIR_T + d->S - 2) / d->sw + 1;
     const size_t smem = sizeof(float) * ((size_t)DP * DQ + (size_t)DIR_KB * d->R * d->S);
-    if (direct_smem("conv_cuda_direct bwd-data", (const void *)conv_direct_bwd_data_kernel,
-                    smem))
+    if (kernel_smem_optin("conv_cuda_direct bwd-data", (const void *)conv_direct_bwd_data_kernel,
+                          smem, DIR_SMEM_HINT))
         return -1;
     if (gemm_div_up(d->H, DIR_T) * (unsigned long long)gemm_div_up(d->W, DIR_T) > 0x7fffffffu ||
         gemm_div_up(d->C, DIR_KB) > 65535u) {

@@ -97,6 +97,23 @@ static inline unsigned gemm_div_up(int n, unsigned d)
     return (unsigned)(((uint64_t)(unsigned)n + d - 1u) / d);
 }
 
+/* Block b of a 1-D grid over tiles_m x tiles_n output tiles -> its tile
+ * (tm, tn), in groups of GEMM_GROUP_M row tiles: consecutive blocks walk down
+ * a column of tiles of the group, so blocks running together share rows of A
+ * and columns of B in L2 (Triton's grouped ordering). Every tile once. */
+#define GEMM_GROUP_M 8u
+static __device__ __forceinline__ void gemm_block_tile(unsigned b, unsigned tiles_m,
+                                                       unsigned tiles_n, unsigned *tm,
+                                                       unsigned *tn)
+{
+    const unsigned group = b / (GEMM_GROUP_M * tiles_n);
+    const unsigned in_group = b % (GEMM_GROUP_M * tiles_n);
+    const unsigned first_m = group * GEMM_GROUP_M;
+    const unsigned group_m = min(tiles_m - first_m, GEMM_GROUP_M);
+    *tm = first_m + in_group % group_m;
+    *tn = in_group / group_m;
+}
+
 /* Blocks along y: one per tile of `tile` rows, at most GEMM_GRID_Y_MAX. */
 static inline unsigned gemm_grid_y(int M, unsigned tile)
 {

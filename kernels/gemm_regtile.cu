@@ -41,7 +41,7 @@
  * false is instruction for instruction the kernel before the transposes
  * (the PTX differs only in the order of the partial K step's index math).
  * Grid: x one block per tile (ceil(M/128) * ceil(N/128) < 2^31), ordered
- * in groups of 8 row tiles for L2 reuse (as Triton's grouped ordering); z the
+ * in groups of 8 row tiles for L2 reuse (gemm_block_tile); z the
  * matrix of a batch (gemm_cuda_regtile_batched: block z offsets A, B, C by
  * z times their strides before anything else, so the kernel is the same
  * for one matrix, strides 0, z 1; batches beyond 65535 take several launches).
@@ -55,7 +55,6 @@
 #include "cuda_check.h"
 #include "regtile_core.h"
 
-#define RT_GROUP_M 8 /* row tiles per group of the block order (L2 reuse) */
 #define RT_GRID_Z_MAX 65535 /* matrices of a batch per launch (grid z) */
 
 /* One operand's share of one K step: 4 floats a thread loads from global
@@ -188,16 +187,10 @@ gemm_regtile_kernel(int M, int N, int K, float alpha, const float *__restrict__ 
     unsigned ak, ai, bk, bi; /* this thread's load slots in the A and B tiles */
     load_slot<A_KC>(tid, ak, ai);
     load_slot<B_KC>(tid, bk, bi);
-    /* Block -> tile, in groups of RT_GROUP_M row tiles: consecutive blocks
-     * walk down a column of tiles of the group, so blocks running together
-     * share rows of A and columns of B in L2. */
-    const unsigned tiles_m = (uM + RT_BM - 1) / RT_BM, tiles_n = (uN + RT_BN - 1) / RT_BN;
-    const unsigned group = blockIdx.x / (RT_GROUP_M * tiles_n);
-    const unsigned in_group = blockIdx.x % (RT_GROUP_M * tiles_n);
-    const unsigned first_m = group * RT_GROUP_M;
-    const unsigned group_m = min(tiles_m - first_m, (unsigned)RT_GROUP_M);
-    const unsigned row0 = (first_m + in_group % group_m) * RT_BM;
-    const unsigned col0 = (in_group / group_m) * RT_BN;
+    /* block -> tile, grouped for L2 reuse (gemm_launch.h) */
+    unsigned tm, tn;
+    gemm_block_tile(blockIdx.x, (uM + RT_BM - 1) / RT_BM, (uN + RT_BN - 1) / RT_BN, &tm, &tn);
+    const unsigned row0 = tm * RT_BM, col0 = tn * RT_BN;
     const unsigned nk = (uK + RT_BK - 1) / RT_BK; /* K steps */
     const unsigned nfull = uK / RT_BK;            /* of which need no K check */
     /* last row of A^T / column of B from this thread's first (<0 past it) */

@@ -1,234 +1,330 @@
-/* kernels/gemm_wmma.cu - cuda-wmma: our tensor-core GEMM on nvcuda::wmma
- * fragments, at tf32, bf16 and fp16 (contract: kernels/gemm_cuda.h,
+/* kernels/gemm_wmma.cu - cuda-wmma: our tensor-core GEMM at tf32, bf16 and
+ * fp16 on the mma.sync instructions of sm_80+ (contract: kernels/gemm_cuda.h,
  * gemm_cuda_dt_fn: C = A*B, inputs and C in the dtype, fp32 accumulation,
  * C rounded once).
  *
- *   - a block of 256 threads (8 warps, 2 along M x 4 along N) computes a
- *     BM x BN = 128 x 128 tile of C; each warp a 64 x 32 piece, 4 x 2
- *     accumulator fragments of 16 x 16 floats (64 registers);
- *   - K is walked in steps of BK = 32 (bf16, fp16: two m16n16k16 steps) or
- *     16 (tf32: two m16n16k8 steps), so one step's tiles are 8 KiB of each
- *     operand in both cases;
- *   - the A tile (BM x BK, row-major) and the B tile (BK x BN, row-major) are
- *     staged in shared memory, double-buffered: the next step's tiles are
- *     loaded from global memory into registers (16-byte chunks, two per
- *     thread and operand) before the current step's mma_sync, and stored to
- *     the other buffer after it: one __syncthreads per step;
- *   - rows are padded by 16 bytes (A: BK + 8 halves = 80 B, or BK + 4 floats;
- *     B: BN + 8 halves = 272 B, or BN + 4 floats = 528 B), so the 8 rows of
- *     16 bytes a fragment load reads at once fall in 8 distinct groups of 4
- *     banks (no conflicts), and every fragment starts 32-byte aligned, as
- *     load_matrix_sync requires;
- *   - tf32: each element is rounded to tf32 (__float_to_tf32: nearest, ties
- *     away) when stored to shared memory, once, rather than per fragment;
- *   - edges: the chunks are 16-byte loads (VEC: lda, ldb multiples of 8
- *     halves or 4 floats, A and B 16-byte aligned) where a chunk lies wholly
- *     inside the matrix, element loads otherwise; rows past M, columns past N
- *     and k past K are zeros in shared memory (never read from global memory);
- *   - output: each warp stores one accumulator fragment at a time to its own
- *     16 x 20-float scratch in shared memory (the tiles' space, free after the
- *     last step) and its lanes write the valid elements, converted to the
- *     dtype with one rounding, to C (16 consecutive elements per half warp).
- * Grid: one block per 128 x 128 tile of C, a 1-D grid (x allows 2^31 - 1).
- * Shared memory: 2 * (128 * 40 + 32 * 136) * 2 = 37888 B (bf16, fp16),
- * 2 * (128 * 20 + 16 * 132) * 4 = 37376 B (tf32).
- * __launch_bounds__(256): up to 255 registers, one block of 8 warps per SM
- * at least (the accumulators alone take 64).
+ *   - a block of 128 threads (4 warps, 2 along M x 2 along N) computes a
+ *     BM x BN = 128 x 128 tile of C; each warp a 64 x 64 piece, 4 x 8
+ *     accumulator fragments of 16 x 8 floats (128 registers): 64 x 64 is the
+ *     smallest warp tile whose fragment loads (4 KiB of shared memory per
+ *     k16 step for 32 mma) keep up with an H100's tensor cores (about 32
+ *     flop per byte of shared-memory bandwidth);
+ *   - K is walked in steps of BK = 64 bytes of a row of A (32 halves, or 16
+ *     floats: two mma k steps of 16, or of 8 for tf32), through a ring of
+ *     WM_STAGES = 4 shared-memory stages filled by cp.async
+ *     (__pipeline_memcpy_async, 16-byte chunks, four per thread and
+ *     operand): step kt computes on stage kt % 4 while the copies of steps
+ *     kt+1..kt+3 fly; one __syncthreads per step (after the wait for step
+ *     kt's batch, before refilling the stage step kt-1 used);
+ *   - fragments come from shared memory by ldmatrix (kernels/warp_mma.h):
+ *     A (row-major, k contiguous) with .x4 for every dtype: four 8 x 8 b16
+ *     matrices are a 16 x 16 half/bf16 fragment, or a 16 x 8 tf32 one (a row
+ *     of 16 bytes is 4 floats, and lane l's 32-bit word l%4 of row l/4 is
+ *     exactly tf32 a[]'s element); B (k-major, n contiguous) with .x4.trans
+ *     for fp16/bf16 (two 8-column fragments per instruction). tf32 B takes
+ *     plain 32-bit shared loads: ldmatrix moves 16-bit elements and .trans
+ *     transposes 8 x 8 matrices of them, so it would split each float of a
+ *     k-major tile across two lanes (the PTX ISA defines .trans for .b16
+ *     only, and the .b8 forms are sm_100a's); the loads are conflict-free
+ *     (B rows padded to 136 floats: lanes (g, q) read banks 8q + g);
+ *   - tf32: each element is rounded (cvt.rna.tf32.f32) as its fragment is
+ *     loaded from shared memory (the cp.async copy never passes registers);
+ *   - rows are padded by 16 bytes (A: 80-byte rows, B: 272-byte rows of
+ *     halves), so the 8 rows of 16 bytes an ldmatrix reads lie in 8 distinct
+ *     groups of 4 banks (no conflicts);
+ *   - edges: a chunk partly outside A or B (column past N, k past K) is
+ *     copied element by element, zeros past the edge; a chunk wholly outside
+ *     (row past M too) reads nothing and is zero-filled by cp.async (its
+ *     src-size 0); warps whose 64 x 64
+ *     piece lies outside C skip their mma; C is stored in pairs (one 4- or
+ *     8-byte store where aligned and inside), else element by element;
+ *   - VEC (lda, ldb multiples of 16 bytes, A and B 16-byte aligned) as
+ *     above; otherwise the chunks are read element by element and stored to
+ *     the stage directly (no cp.async: a chunk's source is not aligned).
+ * Grid: one block per 128 x 128 tile of C, a 1-D grid (x allows 2^31 - 1),
+ * grouped for L2 reuse (gemm_block_tile).
+ * Shared memory (dynamic, opted in above 48 KiB): 4 stages of 128 x 80 +
+ * 32 x 272 bytes (16-bit) or 128 x 80 + 16 x 544 bytes (tf32): 75776 bytes.
+ * __launch_bounds__(128, 2): two blocks per SM (sm_90: 2 x 75776 bytes of
+ * the 228 KiB, registers <= 255 a thread); see README.md's kernel table.
  */
 #include <stdint.h>
 
+#include <type_traits>
+
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
-#include <mma.h>
+#include <cuda_pipeline_primitives.h>
 
 #include "gemm_cuda.h"
 #include "gemm_launch.h"
 #include "cuda_check.h"
-
-using namespace nvcuda;
+#include "smem_optin.h"
+#include "warp_mma.h"
 
 #define WM_BM 128
 #define WM_BN 128
-#define WM_THREADS 256
-#define WM_WARP_M 64 /* a warp's rows: 4 fragments */
-#define WM_WARP_N 32 /* a warp's columns: 2 fragments */
-#define WM_SCRATCH_LD 20 /* floats per row of a warp's output scratch */
+#define WM_THREADS 128
+#define WM_WARPS_N 2      /* warps along N (and 2 along M) */
+#define WM_WARP 64        /* a warp's piece: 64 x 64 */
+#define WM_STAGES 4
+#define WM_ROW_BYTES 64   /* a stage's k extent, in bytes of a row of A */
+#define WM_LDB (WM_BN + 8) /* B row pitch in elements (272 / 544 bytes) */
 
-/* The three element types: S is the storage of A, B, C (and of the shared
- * tiles), F the fragment's element type, FK the fragment's K, BK the step. */
+/* The element types: S is the storage of A, B, C; MK the mma's k; BK the k
+ * of a stage; load_b / mma the operand-B fragments and the instruction. */
 template <typename S> struct wm_type;
-template <> struct wm_type<__half> {
-    typedef __half F;
-    enum { FK = 16, BK = 32 };
+template <typename S> struct wm_type16 {
+    enum { MK = 16, BK = WM_ROW_BYTES / 2 };
+    /* b[j] for j < 8: the warp's eight 8-column fragments of k rows k0..k0+15
+     * of the stage (k-major, pitch WM_LDB), by ldmatrix.trans two at a time */
+    static __device__ __forceinline__ void load_b(unsigned (&b)[8][2], const S *bs, int lane)
+    {
+UNROLL
+        for (int jj = 0; jj < 4; jj++) {
+            unsigned r[4];
+            ldsm_x4<true>(r, bs + (lane % 16) * WM_LDB + (2 * jj + lane / 16) * 8);
+            b[2 * jj][0] = r[0];
+            b[2 * jj][1] = r[1];
+            b[2 * jj + 1][0] = r[2];
+            b[2 * jj + 1][1] = r[3];
+        }
+    }
+    static __device__ __forceinline__ unsigned round_a(unsigned u) { return u; }
+    static __device__ __forceinline__ void mma(float (&d)[4], const unsigned (&a)[4],
+                                               const unsigned (&b)[2])
+    {
+        mma_16816<S>(d, a, b, d);
+    }
+};
+template <> struct wm_type<__half> : wm_type16<__half> {
+    static __device__ __forceinline__ void store2(__half *p, float x, float y)
+    {
+        *reinterpret_cast<__half2 *>(p) = __floats2half2_rn(x, y);
+    }
     static __device__ __forceinline__ __half out(float x) { return __float2half_rn(x); }
 };
-template <> struct wm_type<__nv_bfloat16> {
-    typedef __nv_bfloat16 F;
-    enum { FK = 16, BK = 32 };
+template <> struct wm_type<__nv_bfloat16> : wm_type16<__nv_bfloat16> {
+    static __device__ __forceinline__ void store2(__nv_bfloat16 *p, float x, float y)
+    {
+        *reinterpret_cast<__nv_bfloat162 *>(p) = __floats2bfloat162_rn(x, y);
+    }
     static __device__ __forceinline__ __nv_bfloat16 out(float x) { return __float2bfloat16_rn(x); }
 };
 template <> struct wm_type<float> {
-    typedef wmma::precision::tf32 F;
-    enum { FK = 8, BK = 16 };
+    enum { MK = 8, BK = WM_ROW_BYTES / 4 };
+    /* b[j][0] = (k q, col 8j + g), b[j][1] = (k q + 4, col 8j + g), rounded */
+    static __device__ __forceinline__ void load_b(unsigned (&b)[8][2], const float *bs, int lane)
+    {
+        const float *p = bs + (lane % 4) * WM_LDB + lane / 4;
+UNROLL
+        for (int j = 0; j < 8; j++) {
+            b[j][0] = tf32_round(__float_as_uint(p[8 * j]));
+            b[j][1] = tf32_round(__float_as_uint(p[4 * WM_LDB + 8 * j]));
+        }
+    }
+    static __device__ __forceinline__ unsigned round_a(unsigned u) { return tf32_round(u); }
+    static __device__ __forceinline__ void mma(float (&d)[4], const unsigned (&a)[4],
+                                               const unsigned (&b)[2])
+    {
+        mma_1688_tf32(d, a, b, d);
+    }
+    static __device__ __forceinline__ void store2(float *p, float x, float y)
+    {
+        *reinterpret_cast<float2 *>(p) = make_float2(x, y);
+    }
     static __device__ __forceinline__ float out(float x) { return x; }
 };
 
-/* The 32-bit word of elements j, j+1 (2-byte types) or j (floats) of a chunk
- * whose first n elements exist (n <= 0: none; p is not read). */
-static __device__ __forceinline__ unsigned wm_word(const __half *p, int j, int n)
+/* Elements of one 16-byte chunk; row pitches of the A stage; stage sizes. */
+template <typename S> struct wm_geom {
+    enum {
+        E = 16 / (int)sizeof(S),
+        BK = wm_type<S>::BK,
+        LDA = BK + E,
+        A_STAGE = WM_BM * LDA,        /* elements */
+        B_STAGE = BK * WM_LDB,
+        STAGE = A_STAGE + B_STAGE,
+        A_CPR = BK / E,               /* chunks per row of a stage */
+        B_CPR = WM_BN / E,
+        CHUNKS = WM_BM * (BK / E) / WM_THREADS /* per thread and operand */
+    };
+    static_assert(WM_BM * A_CPR == CHUNKS * WM_THREADS && BK * B_CPR == CHUNKS * WM_THREADS,
+                  "the same number of chunks per thread for A and B");
+};
+template <typename S> constexpr size_t wm_smem_bytes()
 {
-    const unsigned short *q = reinterpret_cast<const unsigned short *>(p);
-    const unsigned lo = j < n ? q[j] : 0u, hi = j + 1 < n ? q[j + 1] : 0u;
-    return lo | (hi << 16);
-}
-static __device__ __forceinline__ unsigned wm_word(const __nv_bfloat16 *p, int j, int n)
-{
-    return wm_word(reinterpret_cast<const __half *>(p), j, n);
-}
-static __device__ __forceinline__ unsigned wm_word(const float *p, int j, int n)
-{
-    return j < n ? __float_as_uint(p[j]) : 0u;
+    return (size_t)WM_STAGES * wm_geom<S>::STAGE * sizeof(S);
 }
 
-/* One 16-byte chunk (8 halves or 4 floats) of a row, its first n elements
- * from p, the rest zero; one 16-byte load when VEC and the chunk is whole. */
+/* The dynamic shared memory of every instance (the same at each dtype: a
+ * stage is 64-byte rows of A and 16 rows of B's bytes), also in the PTX for
+ * tests/kernels/ptxas_gemm_check.sh, which works out blocks per SM from it. */
+static_assert(wm_smem_bytes<__nv_bfloat16>() == wm_smem_bytes<__half>() &&
+                  wm_smem_bytes<float>() == wm_smem_bytes<__half>(),
+              "one stage size for every dtype");
+static_assert(2 * (wm_smem_bytes<__half>() + 1024) <= 228 * 1024,
+              "two blocks per SM at sm_90 (228 KiB, 1 KiB reserved per block)");
+extern "C" __device__ const unsigned gemm_wmma_dynamic_smem = (unsigned)wm_smem_bytes<__half>();
+
+/* One chunk into a stage: its first n (<= E) elements from src, the rest
+ * zero (n <= 0: nothing read; src is then any aligned address). VEC: a
+ * whole chunk by cp.async, one wholly outside by cp.async's zero fill (a
+ * constant zfill: one instruction; a run-time one would be the toolkit's
+ * 17-way switch), a partial one (at the K or N edge) element by element
+ * into the stage, as every chunk of the unaligned path (no cp.async). */
 template <typename S, bool VEC>
-static __device__ __forceinline__ uint4 wm_chunk(const S *p, int n)
+static __device__ __forceinline__ void wm_chunk(S *dst, const S *src, int n)
 {
-    constexpr int E = 16 / sizeof(S), W = 4 / sizeof(S); /* elements per chunk, per word */
-    if (VEC && n >= E) return *reinterpret_cast<const uint4 *>(p);
-    uint4 v;
-    v.x = wm_word(p, 0, n);
-    v.y = wm_word(p, W, n);
-    v.z = wm_word(p, 2 * W, n);
-    v.w = wm_word(p, 3 * W, n);
-    return v;
-}
-
-/* tf32: every float of a chunk rounded before it reaches the tile. */
-static __device__ __forceinline__ unsigned wm_tf32(unsigned u)
-{
-    return __float_as_uint(wmma::__float_to_tf32(__uint_as_float(u)));
-}
-template <typename S>
-static __device__ __forceinline__ void wm_store(S *dst, uint4 v)
-{
-    if (sizeof(S) == 4) {
-        v.x = wm_tf32(v.x);
-        v.y = wm_tf32(v.y);
-        v.z = wm_tf32(v.z);
-        v.w = wm_tf32(v.w);
+    constexpr int E = wm_geom<S>::E;
+    if (VEC && n >= E) {
+        __pipeline_memcpy_async(dst, src, 16);
+    } else if (VEC && n <= 0) {
+        __pipeline_memcpy_async(dst, src, 16, 16);
+    } else {
+        typedef typename std::conditional<sizeof(S) == 2, unsigned short, unsigned>::type R;
+        const R *s = reinterpret_cast<const R *>(src);
+        R *d = reinterpret_cast<R *>(dst);
+UNROLL
+        for (int j = 0; j < E; j++) d[j] = j < n ? s[j] : (R)0;
     }
-    *reinterpret_cast<uint4 *>(dst) = v;
+}
+
+/* One operand's share of a stage: the tile's rows r0.. (< rows exist) and
+ * columns c0.. (< cols exist) of X (pitch ldx) into dst (pitch LD, CPR
+ * chunks per row), CHUNKS chunks per thread. A: rows of A from row0, k
+ * from k0; B: k rows from k0, columns from col0. */
+template <typename S, bool VEC, int CPR, int LD>
+static __device__ __forceinline__ void wm_load_tile(S *dst, const S *__restrict__ X, int ldx,
+                                                    int r0, int rows, int c0, int cols, int tid)
+{
+    typedef wm_geom<S> G;
+UNROLL
+    for (int i = 0; i < G::CHUNKS; i++) {
+        const int c = tid + i * WM_THREADS;
+        const int r = c / CPR, cc = (c % CPR) * G::E;
+        const int gr = r0 + r, gc = c0 + cc;
+        const int n = gr < rows ? min((int)G::E, cols - gc) : 0;
+        wm_chunk<S, VEC>(dst + r * LD + cc, n > 0 ? X + (size_t)gr * ldx + gc : X, n);
+    }
+}
+
+/* The copies of K step k0 into stage st (A rows row0.., B columns col0..). */
+template <typename S, bool VEC>
+static __device__ __forceinline__ void wm_load_stage(S *st, int k0, int row0, int col0, int M,
+                                                     int N, int K, const S *__restrict__ A,
+                                                     int lda, const S *__restrict__ B, int ldb,
+                                                     int tid)
+{
+    typedef wm_geom<S> G;
+    wm_load_tile<S, VEC, G::A_CPR, G::LDA>(st, A, lda, row0, M, k0, K, tid);
+    wm_load_tile<S, VEC, G::B_CPR, WM_LDB>(st + G::A_STAGE, B, ldb, k0, K, col0, N, tid);
+}
+
+/* acc += the warp's 64 x 64 share of one stage (as: its first A row, bs: its
+ * first B column). */
+template <typename S>
+static __device__ __forceinline__ void wm_compute_stage(float (&acc)[4][8][4], const S *as,
+                                                        const S *bs, int lane)
+{
+    typedef wm_geom<S> G;
+    constexpr int MK = wm_type<S>::MK;
+UNROLL
+    for (int kk = 0; kk < G::BK; kk += MK) {
+        unsigned a[4][4], b[8][2];
+UNROLL
+        for (int i = 0; i < 4; i++) {
+            ldsm_x4<false>(a[i],
+                           as + (i * 16 + lane % 16) * G::LDA + kk + (lane / 16) * (MK / 2));
+UNROLL
+            for (int r = 0; r < 4; r++) a[i][r] = wm_type<S>::round_a(a[i][r]);
+        }
+        wm_type<S>::load_b(b, bs + kk * WM_LDB, lane);
+UNROLL
+        for (int i = 0; i < 4; i++)
+UNROLL
+            for (int j = 0; j < 8; j++) wm_type<S>::mma(acc[i][j], a[i], b[j]);
+    }
+}
+
+/* C[r][c], C[r][c+1] = x, y (rounded once), those inside M x N. */
+template <typename S>
+static __device__ __forceinline__ void wm_store_pair(S *__restrict__ C, int ldc, int M, int N,
+                                                     int r, int c, float x, float y)
+{
+    if (r >= M || c >= N) return;
+    S *p = C + (size_t)r * ldc + c;
+    if (c + 1 < N && reinterpret_cast<uintptr_t>(p) % (2 * sizeof(S)) == 0) {
+        wm_type<S>::store2(p, x, y);
+    } else {
+        p[0] = wm_type<S>::out(x);
+        if (c + 1 < N) p[1] = wm_type<S>::out(y);
+    }
 }
 
 template <typename S, bool VEC>
-static __global__ void __launch_bounds__(WM_THREADS)
+static __global__ void __launch_bounds__(WM_THREADS, 2)
     gemm_wmma_kernel(int M, int N, int K, const S *__restrict__ A, int lda,
                      const S *__restrict__ B, int ldb, S *__restrict__ C, int ldc)
 {
-    typedef typename wm_type<S>::F F;
-    constexpr int FK = wm_type<S>::FK, BK = wm_type<S>::BK;
-    constexpr int E = 16 / (int)sizeof(S);                       /* elements per chunk */
-    constexpr int LDA = BK + E, LDB = WM_BN + E;                 /* padded tile rows */
-    constexpr int A_TILE = WM_BM * LDA, B_TILE = BK * LDB;       /* elements */
-    constexpr int A_CPR = BK / E, B_CPR = WM_BN / E;             /* chunks per tile row */
-    constexpr int BYTES = 2 * (A_TILE + B_TILE) * (int)sizeof(S);
-    static_assert(WM_BM * A_CPR == 2 * WM_THREADS && BK * B_CPR == 2 * WM_THREADS,
-                  "two chunks per thread and operand");
-    static_assert(8 * 16 * WM_SCRATCH_LD * 4 <= BYTES, "the output scratch fits the tiles");
-    __shared__ __align__(128) unsigned char smem[BYTES];
-    S *const As = reinterpret_cast<S *>(smem);          /* [2][WM_BM][LDA] */
-    S *const Bs = As + 2 * A_TILE;                      /* [2][BK][LDB] */
+    typedef wm_geom<S> G;
+    extern __shared__ __align__(128) unsigned char wm_smem[];
+    S *const smem = reinterpret_cast<S *>(wm_smem); /* [WM_STAGES][A stage, B stage] */
 
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-    const int wm = warp / 4, wn = warp % 4; /* 2 x 4 warps */
-    const unsigned tiles_n = (unsigned)(N + WM_BN - 1) / WM_BN;
-    const int row0 = (int)(blockIdx.x / tiles_n) * WM_BM, col0 = (int)(blockIdx.x % tiles_n) * WM_BN;
+    const int wm = warp / WM_WARPS_N, wn = warp % WM_WARPS_N;
+    unsigned tm, tn;
+    gemm_block_tile(blockIdx.x, ((unsigned)M + WM_BM - 1u) / WM_BM,
+                    ((unsigned)N + WM_BN - 1u) / WM_BN, &tm, &tn);
+    const int row0 = (int)tm * WM_BM, col0 = (int)tn * WM_BN;
+    /* warp-uniform: this warp's piece has elements of C */
+    const bool live = row0 + wm * WM_WARP < M && col0 + wn * WM_WARP < N;
+    const int ktiles = (K + G::BK - 1) / G::BK;
 
-    /* this thread's two chunks of each operand: (tile row, first column) */
-    int ar[2], ac[2], br[2], bc[2];
-UNROLL
-    for (int i = 0; i < 2; i++) {
-        const int c = tid + i * WM_THREADS;
-        ar[i] = c / A_CPR;
-        ac[i] = (c % A_CPR) * E;
-        br[i] = c / B_CPR;
-        bc[i] = (c % B_CPR) * E;
-    }
-    uint4 ra[2], rb[2];
-    /* the chunks of the step at k0 into registers */
-    auto load = [&](int k0) {
-UNROLL
-        for (int i = 0; i < 2; i++) {
-            const int r = row0 + ar[i], k = k0 + ac[i];
-            const int n = r < M ? K - k : 0;
-            ra[i] = wm_chunk<S, VEC>(n > 0 ? A + (size_t)r * lda + k : A, n);
-            const int kb = k0 + br[i], c = col0 + bc[i];
-            const int nb = kb < K ? N - c : 0;
-            rb[i] = wm_chunk<S, VEC>(nb > 0 ? B + (size_t)kb * ldb + c : B, nb);
-        }
-    };
-    auto store = [&](int buf) {
-UNROLL
-        for (int i = 0; i < 2; i++) {
-            wm_store(As + buf * A_TILE + ar[i] * LDA + ac[i], ra[i]);
-            wm_store(Bs + buf * B_TILE + br[i] * LDB + bc[i], rb[i]);
-        }
-    };
-
-    wmma::fragment<wmma::accumulator, 16, 16, FK, float> acc[4][2];
+    float acc[4][8][4];
 UNROLL
     for (int i = 0; i < 4; i++)
 UNROLL
-        for (int j = 0; j < 2; j++) wmma::fill_fragment(acc[i][j], 0.0f);
+        for (int j = 0; j < 8; j++)
+UNROLL
+            for (int r = 0; r < 4; r++) acc[i][j][r] = 0.0f;
 
-    const int steps = (K + BK - 1) / BK;
-    load(0);
-    store(0);
-    __syncthreads();
-    for (int s = 0; s < steps; s++) {
-        const int buf = s & 1;
-        if (s + 1 < steps) load((s + 1) * BK);
-        const S *a_tile = As + buf * A_TILE + (wm * WM_WARP_M) * LDA;
-        const S *b_tile = Bs + buf * B_TILE + wn * WM_WARP_N;
+    /* the first WM_STAGES - 1 steps in flight, one batch each (maybe empty) */
 UNROLL
-        for (int kk = 0; kk < BK; kk += FK) {
-            wmma::fragment<wmma::matrix_a, 16, 16, FK, F, wmma::row_major> a[4];
-            wmma::fragment<wmma::matrix_b, 16, 16, FK, F, wmma::row_major> b[2];
-UNROLL
-            for (int i = 0; i < 4; i++) wmma::load_matrix_sync(a[i], a_tile + i * 16 * LDA + kk, LDA);
-UNROLL
-            for (int j = 0; j < 2; j++) wmma::load_matrix_sync(b[j], b_tile + kk * LDB + j * 16, LDB);
-UNROLL
-            for (int i = 0; i < 4; i++)
-UNROLL
-                for (int j = 0; j < 2; j++) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
-        }
-        if (s + 1 < steps) store(buf ^ 1);
+    for (int s = 0; s < WM_STAGES - 1; s++) {
+        if (s < ktiles)
+            wm_load_stage<S, VEC>(smem + s * G::STAGE, s * G::BK, row0, col0, M, N, K, A, lda, B,
+                                  ldb, tid);
+        __pipeline_commit();
+    }
+    for (int kt = 0; kt < ktiles; kt++) {
+        /* step kt's batch landed (the newest WM_STAGES - 2 may fly), and every
+         * warp is done with step kt - 1, whose stage is refilled next */
+        __pipeline_wait_prior(WM_STAGES - 2);
         __syncthreads();
+        const int nk = kt + WM_STAGES - 1;
+        if (nk < ktiles)
+            wm_load_stage<S, VEC>(smem + (nk % WM_STAGES) * G::STAGE, nk * G::BK, row0, col0, M,
+                                  N, K, A, lda, B, ldb, tid);
+        __pipeline_commit();
+        if (live) {
+            const S *st = smem + (kt % WM_STAGES) * G::STAGE;
+            wm_compute_stage<S>(acc, st + (wm * WM_WARP) * G::LDA,
+                                st + G::A_STAGE + wn * WM_WARP, lane);
+        }
     }
+    __pipeline_wait_prior(0); /* only empty batches are left */
 
-    /* the tiles are free (the last step ended with __syncthreads): each warp
-     * writes its fragments through its own scratch */
-    float *const scratch = reinterpret_cast<float *>(smem) + warp * 16 * WM_SCRATCH_LD;
-    const int r_in = lane / 16, c_in = lane % 16;
+    /* accumulator (i, j): rows r, r + 8, columns c, c + 1 of this lane */
+    const int g = lane / 4, q = lane % 4;
 UNROLL
     for (int i = 0; i < 4; i++)
 UNROLL
-        for (int j = 0; j < 2; j++) {
-            wmma::store_matrix_sync(scratch, acc[i][j], WM_SCRATCH_LD, wmma::mem_row_major);
-            __syncwarp();
-            const int col = col0 + wn * WM_WARP_N + j * 16 + c_in;
-            const int rbase = row0 + wm * WM_WARP_M + i * 16 + r_in;
-UNROLL
-            for (int q = 0; q < 8; q++) {
-                const int row = rbase + 2 * q;
-                if (row < M && col < N)
-                    C[(size_t)row * ldc + col] =
-                        wm_type<S>::out(scratch[(r_in + 2 * q) * WM_SCRATCH_LD + c_in]);
-            }
-            __syncwarp();
+        for (int j = 0; j < 8; j++) {
+            const int r = row0 + wm * WM_WARP + i * 16 + g;
+            const int c = col0 + wn * WM_WARP + j * 8 + 2 * q;
+            wm_store_pair(C, ldc, M, N, r, c, acc[i][j][0], acc[i][j][1]);
+            wm_store_pair(C, ldc, M, N, r + 8, c, acc[i][j][2], acc[i][j][3]);
         }
 }
 
@@ -236,7 +332,8 @@ template <typename S>
 static int wmma_run(const char *who, int M, int N, int K, const void *dA, int lda,
                     const void *dB, int ldb, void *dC, int ldc, cudaStream_t stream)
 {
-    const int E = 16 / (int)sizeof(S);
+    const int E = wm_geom<S>::E;
+    const size_t smem = wm_smem_bytes<S>();
     const int vec = lda % E == 0 && ldb % E == 0 &&
                     (((uintptr_t)dA | (uintptr_t)dB) % 16) == 0;
     const uint64_t tiles = (uint64_t)gemm_div_up(M, WM_BM) * gemm_div_up(N, WM_BN);
@@ -245,12 +342,17 @@ static int wmma_run(const char *who, int M, int N, int K, const void *dA, int ld
                 (unsigned long long)tiles);
         return -1;
     }
-    if (vec)
-        gemm_wmma_kernel<S, true><<<(unsigned)tiles, WM_THREADS, 0, stream>>>(
+    if (vec) {
+        if (kernel_smem_optin(who, (const void *)gemm_wmma_kernel<S, true>, smem, ""))
+            return -1;
+        gemm_wmma_kernel<S, true><<<(unsigned)tiles, WM_THREADS, smem, stream>>>(
             M, N, K, (const S *)dA, lda, (const S *)dB, ldb, (S *)dC, ldc);
-    else
-        gemm_wmma_kernel<S, false><<<(unsigned)tiles, WM_THREADS, 0, stream>>>(
+    } else {
+        if (kernel_smem_optin(who, (const void *)gemm_wmma_kernel<S, false>, smem, ""))
+            return -1;
+        gemm_wmma_kernel<S, false><<<(unsigned)tiles, WM_THREADS, smem, stream>>>(
             M, N, K, (const S *)dA, lda, (const S *)dB, ldb, (S *)dC, ldc);
+    }
     LAUNCH_CHECK();
     return 0;
 fail:

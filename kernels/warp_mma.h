@@ -1,0 +1,233 @@
+/* kernels/warp_mma.h - warp-level tensor-core primitives of sm_80+ for our
+ * GEMM kernels: ldmatrix (shared memory -> mma fragments) and mma.sync at
+ * m16n8k16 (fp16, bf16) and m16n8k8 (tf32), fp32 accumulators.
+ *
+ * Each has two bodies that compute the same thing:
+ *   - nvcc for sm_80+ (__CUDA_ARCH__ >= 800): one PTX instruction (ldmatrix
+ *     is LDSM in SASS, mma.sync HMMA);
+ *   - everywhere else (the host emulator, which runs no PTX; or nvcc with
+ *     -DWARP_MMA_PORTABLE, to run the same path on a GPU): plain CUDA, the
+ *     lanes exchanging row addresses and fragments with __shfl_sync, so the
+ *     fragment layouts below are those the PTX ISA documents ("Matrix
+ *     Fragments for mma.m16n8k16 / m16n8k8", "ldmatrix"), and a kernel's
+ *     addressing is checked by our emulated tests exactly as a GPU uses it.
+ * Warp-collective: all 32 lanes of a warp call each function together, in a
+ * block whose threads are numbered along x (lane = threadIdx.x % 32).
+ *
+ * Fragments (g = lane / 4, q = lane % 4; "pair" = two 16-bit elements in one
+ * 32-bit register, the lower column or k first):
+ *   m16n8k16 A (16 x 16, row-major): a[0] = (row g, k 2q..2q+1),
+ *       a[1] = (g+8, 2q..), a[2] = (g, 2q+8..), a[3] = (g+8, 2q+8..)
+ *   m16n8k16 B (16 x 8): b[0] = (k 2q..2q+1, col g), b[1] = (k 2q+8.., col g)
+ *   m16n8k8 tf32 A (16 x 8): a[0] = (g, q), a[1] = (g+8, q), a[2] = (g, q+4),
+ *       a[3] = (g+8, q+4); B (8 x 8): b[0] = (k q, col g), b[1] = (k q+4, g)
+ *   accumulator (16 x 8 floats): d[0] = (g, 2q), d[1] = (g, 2q+1),
+ *       d[2] = (g+8, 2q), d[3] = (g+8, 2q+1)
+ * ldmatrix .x4: lanes 8j..8j+7 give the addresses of rows 0..7 of matrix j
+ * (8 rows of 16 bytes); lane l receives in r[j] the 32-bit word l % 4 of row
+ * l / 4 of matrix j (.trans: the pair (row 2(l%4), col l/4), (row 2(l%4)+1,
+ * col l/4) of 16-bit elements). So matrices (rows 0-7, k 0-7), (rows 8-15,
+ * k 0-7), (rows 0-7, k 8-15), (rows 8-15, k 8-15) of a row-major 16-bit A
+ * tile are a[0..3] of m16n8k16; of a float A tile, 8 rows of 4 floats each,
+ * (k 0-3, 4-7 for the last two) they are tf32 a[0..3]; and .trans over a
+ * k-major (row = k) 16-bit B tile gives b[] of two 8-column fragments.
+ */
+#ifndef KERNELS_WARP_MMA_H
+#define KERNELS_WARP_MMA_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(WARP_MMA_PORTABLE)
+#define WARP_MMA_PTX 1
+#else
+#define WARP_MMA_PTX 0
+#endif
+
+#if !WARP_MMA_PTX
+/* the portable bodies: lane l's row address of matrix j, and a 16-bit or
+ * 32-bit element of shared memory read without type punning */
+static __device__ __forceinline__ const char *wmp_row(const void *p, int src)
+{
+    return (const char *)(uintptr_t)__shfl_sync(0xffffffffu, (unsigned long long)(uintptr_t)p,
+                                                src);
+}
+static __device__ __forceinline__ unsigned wmp_u16(const char *p)
+{
+    unsigned short v;
+    memcpy(&v, p, 2);
+    return v;
+}
+static __device__ __forceinline__ unsigned wmp_u32(const char *p)
+{
+    unsigned v;
+    memcpy(&v, p, 4);
+    return v;
+}
+#endif
+
+/* ldmatrix.sync.aligned.m8n8.x4[.trans].shared.b16: p is this lane's row
+ * (16 bytes, 16-byte aligned, shared memory). */
+template <bool TRANS>
+static __device__ __forceinline__ void ldsm_x4(unsigned (&r)[4], const void *p)
+{
+#if WARP_MMA_PTX
+    const unsigned a = (unsigned)__cvta_generic_to_shared(p);
+    if (TRANS)
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                     : "r"(a));
+    else
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                     : "r"(a));
+#else
+    const int lane = (int)(threadIdx.x % 32);
+    for (int j = 0; j < 4; j++) {
+        if (TRANS) { /* rows 2(l%4) and 2(l%4)+1, column l/4 */
+            const char *lo = wmp_row(p, 8 * j + 2 * (lane % 4));
+            const char *hi = wmp_row(p, 8 * j + 2 * (lane % 4) + 1);
+            r[j] = wmp_u16(lo + 2 * (lane / 4)) | wmp_u16(hi + 2 * (lane / 4)) << 16;
+        } else { /* row l/4, word l%4 */
+            r[j] = wmp_u32(wmp_row(p, 8 * j + lane / 4) + 4 * (lane % 4));
+        }
+    }
+#endif
+}
+
+/* An fp32 value rounded to tf32 (10 fraction bits; nearest, ties away from
+ * zero: cvt.rna.tf32.f32), the low 13 bits zero. */
+static __device__ __forceinline__ unsigned tf32_round(unsigned u)
+{
+#if WARP_MMA_PTX
+    unsigned r;
+    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(__uint_as_float(u)));
+    return r;
+#else
+    if ((u & 0x7f800000u) != 0x7f800000u) u += 0x1000u; /* not Inf/NaN: half an ulp up */
+    return u & 0xffffe000u;
+#endif
+}
+
+#if !WARP_MMA_PTX
+/* the portable mma: the 16-bit element's value */
+template <typename T> static __device__ __forceinline__ float wmp_f16(unsigned bits);
+template <> __device__ __forceinline__ float wmp_f16<__half>(unsigned bits)
+{
+    return __half2float(__ushort_as_half((unsigned short)bits));
+}
+template <> __device__ __forceinline__ float wmp_f16<__nv_bfloat16>(unsigned bits)
+{
+    return __bfloat162float(__ushort_as_bfloat16((unsigned short)bits));
+}
+
+/* two registers in one shuffle: lo in the low half */
+static __device__ __forceinline__ unsigned long long wmp_pack(unsigned lo, unsigned hi)
+{
+    return (unsigned long long)hi << 32 | lo;
+}
+
+/* d[r*2 + c] = c[r*2 + c] + sum over k (ascending) of arow[r][k] * bcol[c][k],
+ * rows g, g+8 and columns 2q, 2q+1 of this lane; products exact in float
+ * (11- or 8-bit significands), each partial sum rounded to float */
+template <int KN>
+static __device__ __forceinline__ void wmp_dot(float (&d)[4], const float (&arow)[2][KN],
+                                               const float (&bcol)[2][KN], const float (&c)[4])
+{
+    for (int r = 0; r < 2; r++)
+        for (int cc = 0; cc < 2; cc++) {
+            float s = c[r * 2 + cc];
+            for (int k = 0; k < KN; k++) s += arow[r][k] * bcol[cc][k];
+            d[r * 2 + cc] = s;
+        }
+}
+#endif
+
+#if WARP_MMA_PTX
+/* mma.sync with f32 accumulators: d[4] = a[4] x b[2] + c[4] */
+#define WMP_MMA(shape, ab)                                                             \
+    "mma.sync.aligned." shape ".row.col.f32." ab ".f32 {%0, %1, %2, %3}, "             \
+    "{%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};\n"
+#define WMP_MMA_OPERANDS                                                               \
+    : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])                                   \
+    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]),     \
+      "f"(c[1]), "f"(c[2]), "f"(c[3])
+#endif
+
+template <typename T> struct wmp_is_half { enum { value = 0 }; };
+template <> struct wmp_is_half<__half> { enum { value = 1 }; };
+
+/* d = a * b + c: mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.f32 (T is
+ * __half or __nv_bfloat16) */
+template <typename T>
+static __device__ __forceinline__ void mma_16816(float (&d)[4], const unsigned (&a)[4],
+                                                 const unsigned (&b)[2], const float (&c)[4])
+{
+#if WARP_MMA_PTX
+    if (wmp_is_half<T>::value)
+        asm volatile(WMP_MMA("m16n8k16", "f16.f16") WMP_MMA_OPERANDS);
+    else
+        asm volatile(WMP_MMA("m16n8k16", "bf16.bf16") WMP_MMA_OPERANDS);
+#else
+    const int lane = (int)(threadIdx.x % 32), g = lane / 4, q = lane % 4;
+    float arow[2][16], bcol[2][16];
+    for (int s = 0; s < 4; s++) {
+        /* lane 4g+s: rows g (a[0], a[2]) and g+8 (a[1], a[3]), k 2s.. and 2s+8.. */
+        for (int h = 0; h < 2; h++) {
+            const unsigned long long v = __shfl_sync(0xffffffffu, wmp_pack(a[2 * h], a[2 * h + 1]),
+                                                     4 * g + s);
+            for (int r = 0; r < 2; r++) {
+                const unsigned w = (unsigned)(v >> (32 * r)), k = 2 * s + 8 * h;
+                arow[r][k] = wmp_f16<T>(w & 0xffffu);
+                arow[r][k + 1] = wmp_f16<T>(w >> 16);
+            }
+        }
+        /* lane 4n+s, n = 2q+cc: column n, k 2s.. (b[0]) and 2s+8.. (b[1]) */
+        for (int cc = 0; cc < 2; cc++) {
+            const unsigned long long v = __shfl_sync(0xffffffffu, wmp_pack(b[0], b[1]),
+                                                     4 * (2 * q + cc) + s);
+            for (int j = 0; j < 2; j++) {
+                const unsigned w = (unsigned)(v >> (32 * j)), k = 2 * s + 8 * j;
+                bcol[cc][k] = wmp_f16<T>(w & 0xffffu);
+                bcol[cc][k + 1] = wmp_f16<T>(w >> 16);
+            }
+        }
+    }
+    wmp_dot<16>(d, arow, bcol, c);
+#endif
+}
+
+/* d = a * b + c: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 (a, b
+ * rounded to tf32 already: tf32_round) */
+static __device__ __forceinline__ void mma_1688_tf32(float (&d)[4], const unsigned (&a)[4],
+                                                     const unsigned (&b)[2], const float (&c)[4])
+{
+#if WARP_MMA_PTX
+    asm volatile(WMP_MMA("m16n8k8", "tf32.tf32") WMP_MMA_OPERANDS);
+#else
+    const int lane = (int)(threadIdx.x % 32), g = lane / 4, q = lane % 4;
+    float arow[2][8], bcol[2][8];
+    for (int s = 0; s < 4; s++) {
+        /* lane 4g+s: (g, s), (g+8, s) in a[0], a[1]; (g, s+4), (g+8, s+4) in a[2], a[3] */
+        for (int h = 0; h < 2; h++) {
+            const unsigned long long v = __shfl_sync(0xffffffffu, wmp_pack(a[2 * h], a[2 * h + 1]),
+                                                     4 * g + s);
+            arow[0][s + 4 * h] = __uint_as_float((unsigned)v);
+            arow[1][s + 4 * h] = __uint_as_float((unsigned)(v >> 32));
+        }
+        /* lane 4n+s: (k s, n) in b[0], (k s+4, n) in b[1] */
+        for (int cc = 0; cc < 2; cc++) {
+            const unsigned long long v = __shfl_sync(0xffffffffu, wmp_pack(b[0], b[1]),
+                                                     4 * (2 * q + cc) + s);
+            bcol[cc][s] = __uint_as_float((unsigned)v);
+            bcol[cc][s + 4] = __uint_as_float((unsigned)(v >> 32));
+        }
+    }
+    wmp_dot<8>(d, arow, bcol, c);
+#endif
+}
+
+#endif
