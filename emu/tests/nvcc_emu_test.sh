@@ -85,7 +85,7 @@ rc=$?
 # used from the other), the device link step (-dlink: an empty object that
 # links), -lib, and a kernel launched in a header found only through -I
 rm -f rdc_kernels.o rdc_main.o
-err=$("$nvcc_emu" "${extra[@]}" -dc -v -std=c++14 -m64 -arch=sm_80,sm_90 --gpu-architecture=sm_90 \
+err=$("$nvcc_emu" "${extra[@]}" -dc -O0 -v -std=c++14 -m64 -arch=sm_80,sm_90 --gpu-architecture=sm_90 \
     -code=sm_80,compute_80 -gencode arch=compute_80,code=[sm_80,compute_80] -lineinfo \
     -Xptxas -v --resource-usage --default-stream legacy -rdc=true -Werror all-warnings \
     -I "$src/inc" "$src/rdc_kernels.cu" "$src/rdc_main.cu" 2>&1 >/dev/null) ||
