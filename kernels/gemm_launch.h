@@ -9,7 +9,7 @@
 
 /* `#pragma unroll` for nvcc; under the emulator (g++) the GCC spelling, which
  * g++ understands (it warns on the CUDA one) and which unrolls there too. */
-#if defined(__CUDACC__)
+#if defined(__CUDACC__) && !defined(__CUDAEMU__)
 #define UNROLL _Pragma("unroll")
 #else
 #define UNROLL _Pragma("GCC unroll 16")

@@ -31,6 +31,12 @@
 /* The toolkit version whose API and values this header follows. */
 #define CUDART_VERSION 13000
 #define __CUDART_API_VERSION CUDART_VERSION
+#if defined(__CUDACC__) && !defined(__CUDACC_VER_MAJOR__)
+/* nvcc's version macros in a translated .cu (cudaemu-translate defines __CUDACC__) */
+#define __CUDACC_VER_MAJOR__ (CUDART_VERSION / 1000)
+#define __CUDACC_VER_MINOR__ (CUDART_VERSION % 1000 / 10)
+#define __CUDACC_VER_BUILD__ 0
+#endif
 #define CUDAEMU_VERSION 100
 
 /* The include guards of the toolkit headers whose contents this header

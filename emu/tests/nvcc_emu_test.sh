@@ -7,6 +7,9 @@
 # with nvcc's usual flags, runs the program and compares its output values;
 # a bad flag must give one line on stderr and exit 2; compile errors must
 # name the original file and line; a <<< without >>> must be refused.
+# nvcc's other options (emu/README.md's table): each class once (ignored
+# device-code options, -std raised, -dc/-dlink/-lib, -I reaching the
+# translator, toolkit libraries dropped), the refusals' exact lines.
 # Then `cmake --install BUILD_DIR` into WORK_DIR/prefix, and the installed
 # nvcc-emu must build and run the program too.
 # With `asan`, the build is sanitized: --asan is passed and the program must
@@ -70,6 +73,52 @@ for shape in M32N8K16 DOUBLE INT8; do
     [ "$(printf '%s\n' "$err" | grep -c "cudaemu: nvcuda::wmma fragment not emulated")" -ge 1 ] ||
         { echo "$err"; bad "no 'wmma fragment not emulated' line for $shape"; }
 done
+
+# --version: one line saying it is cudaemu, exit 0
+ver=$("$nvcc_emu" --version 2>&1)
+rc=$?
+[ "$rc" -eq 0 ] && [ "$(printf '%s\n' "$ver" | wc -l)" -eq 1 ] &&
+    case $ver in *cudaemu*release*) true ;; *) false ;; esac || bad "--version: rc=$rc: $ver"
+
+# nvcc's options for device code, nvcc's steps and the toolkit's libraries:
+# separate compilation (-dc, a kernel and a __device__ function of one file
+# used from the other), the device link step (-dlink: an empty object that
+# links), -lib, and a kernel launched in a header found only through -I
+rm -f rdc_kernels.o rdc_main.o
+err=$("$nvcc_emu" "${extra[@]}" -dc -O0 -v -std=c++14 -m64 -arch=sm_80,sm_90 --gpu-architecture=sm_90 \
+    -code=sm_80,compute_80 -gencode arch=compute_80,code=[sm_80,compute_80] -lineinfo \
+    -Xptxas -v --resource-usage --default-stream legacy -rdc=true -Werror all-warnings \
+    -I "$src/inc" "$src/rdc_kernels.cu" "$src/rdc_main.cu" 2>&1 >/dev/null) ||
+    { echo "$err"; bad "nvcc-emu -dc rdc_kernels.cu rdc_main.cu failed"; }
+[ "$(printf '%s\n' "$err" | grep -c 'nvcc-emu: -std=c++14 raised to -std=c++17')" -eq 1 ] ||
+    { echo "$err"; bad "-std=c++14 with -v: no single line saying it was raised to c++17"; }
+"$nvcc_emu" -dlink -arch=sm_90 rdc_kernels.o rdc_main.o -o rdc_dlink.o || bad "-dlink failed"
+"$nvcc_emu" -lib rdc_kernels.o -o librdc.a || bad "-lib failed"
+"$nvcc_emu" "${extra[@]}" -rdc=true rdc_main.o rdc_dlink.o -L. -lrdc -lcudart -lcudadevrt \
+    -lcublas,cublasLt -lnvToolsExt -lcuda -o rdc || bad "linking the -dc objects failed"
+out=$(./rdc 2>&1)
+[ "$out" = "rdc 2 4 6 8 | 30 60 90 120" ] || bad "separate compilation: '$out'"
+
+# refused by name: one line, exit 2, nothing written
+refused() { # refused "EXPECTED LINE" ARGS...
+    local want=$1 got rc
+    shift
+    got=$("$nvcc_emu" "$@" "$src/app.cu" -o never 2>&1 >/dev/null)
+    rc=$?
+    [ "$rc" -eq 2 ] && [ "$got" = "$want" ] && [ ! -e never ] ||
+        bad "nvcc-emu $*: rc=$rc, '$got' (want exit 2 and '$want')"
+}
+refused "nvcc-emu: -lcufft: cuFFT is not emulated" -lcufft
+refused "nvcc-emu: -lcurand: cuRAND is not emulated" -l cublas,curand
+refused "nvcc-emu: --default-stream per-thread: not emulated: stream 0 stays the legacy default stream (name cudaStreamPerThread explicitly, or build with --default-stream legacy)" --default-stream per-thread
+refused "nvcc-emu: -m32: 32-bit host code is not supported (nvcc dropped it too)" -m32
+refused "nvcc-emu: -ptx: asks for device code or nvcc's intermediate files; the emulator has none" -ptx
+refused "nvcc-emu: -rdc maybe: not true or false" -rdc maybe
+# <cuda.h>: a driver call the emulator lacks stops the compile by name
+err=$("$nvcc_emu" -c "$src/driver_refused.cu" -o driver_refused.o 2>&1)
+[ $? -ne 0 ] || bad "driver_refused.cu compiled"
+printf '%s\n' "$err" | grep -q "error: static assertion failed: cudaemu: cuModuleLoad (CUDA driver API) is not emulated" ||
+    { echo "$err"; bad "no 'cuModuleLoad (CUDA driver API) is not emulated' line"; }
 
 # installed: bin/nvcc-emu next to lib/libcudaemu.a and include/cudaemu/
 if cmake --install "$build" --prefix "$work/prefix" >install.log 2>&1; then

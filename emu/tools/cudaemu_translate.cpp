@@ -5,8 +5,9 @@
  *
  *   cudaemu-translate [-I DIR]... INPUT.cu OUTPUT.cpp
  *
- * The output is the translation unit nvcc would compile: it opens with
- * `#include <cuda_runtime.h>` (nvcc includes it in every .cu).  The project
+ * The output is the translation unit nvcc would compile: it defines
+ * __NVCC__ and __CUDACC__ (never __CUDA_ARCH__: this is the host pass) and
+ * opens with `#include <cuda_runtime.h>` (nvcc includes it in every .cu).  The project
  * headers the .cu includes are translated too: every `#include "x"` (found
  * next to the including file, then in the -I dirs) and `#include <x>` (found
  * in the -I dirs; system and emulator headers are never followed), followed
@@ -61,6 +62,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <set>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -77,6 +79,7 @@ namespace {
 struct KernelDecl {
     std::vector<std::string> defaults;
     std::vector<std::string> tparams; /* names of the template parameters */
+    std::string params;               /* the parameter list, defaults left out */
 };
 typedef std::map<std::string, std::vector<KernelDecl>> KernelTable;
 
@@ -102,6 +105,7 @@ struct Translator {
     std::vector<Edit> edits;
     std::vector<Include> includes;
     const KernelTable *kernels = nullptr;
+    const std::set<std::string> *host_named = nullptr; /* kernels' names also given to host functions */
     bool failed = false;
 
     void splice()
@@ -187,12 +191,23 @@ struct Translator {
         edits.push_back(Edit{pos[lb], pos[le], std::move(text), directive});
     }
 
-    /* k<<<cfg>>>(args): i at "<<<". */
-    void chevron(size_t i, bool directive)
+    /* The length of a launch's closing `>>>` (or the old `>> >` spelling,
+     * spaces between) at j; 0 when there is none. */
+    size_t close_chevron(size_t j) const
+    {
+        if (L.compare(j, 3, ">>>") == 0) return 3;
+        if (L.compare(j, 2, ">>") != 0) return 0;
+        size_t k = j + 2;
+        while (k < L.size() && (L[k] == ' ' || L[k] == '\t')) ++k;
+        return k < L.size() && L[k] == '>' && k > j + 2 ? k + 1 - j : 0;
+    }
+
+    /* k<<<cfg>>>(args): i at "<<<" (`<< <` of old code: open is its length). */
+    void chevron(size_t i, size_t open, bool directive)
     {
         const size_t n = L.size();
         int depth = 0;
-        size_t j = i + 3;
+        size_t j = i + open;
         while (j < n) {
             size_t k = skip_comment_or_literal(j);
             if (k != j) { j = k; continue; }
@@ -201,8 +216,9 @@ struct Translator {
             else if (c == ')' || c == ']' || c == '}') {
                 if (--depth < 0) break;
             } else if (c == ';' && depth == 0) break;
-            else if (depth == 0 && L.compare(j, 3, ">>>") == 0) {
-                size_t a = j + 3;
+            else if (depth == 0 && close_chevron(j)) {
+                const size_t shut = close_chevron(j);
+                size_t a = j + shut;
                 for (;;) { /* to the argument list */
                     while (a < n && std::isspace((unsigned char)L[a])) ++a;
                     size_t b = a < n ? skip_comment_or_literal(a) : a;
@@ -218,8 +234,9 @@ struct Translator {
                     error(i, "kernel launch: the argument list `(...)` after `>>>` is not closed");
                     return;
                 }
-                add_edit(i, i + 3, " | ::cudaemu::detail::chevron(", directive);
-                add_edit(j, j + 3, ") | [&](auto &&cudaemu_launch_) { cudaemu_launch_", directive);
+                kernel_cast(i, directive);
+                add_edit(i, i + open, " | ::cudaemu::detail::chevron(", directive);
+                add_edit(j, j + shut, ") | [&](auto &&cudaemu_launch_) { cudaemu_launch_", directive);
                 add_defaults(i, a, close, directive);
                 add_edit(close + 1, close + 1, "; }", directive);
                 return;
@@ -363,12 +380,14 @@ struct Translator {
                 else if (y == '=' && depth == 0 && angle == 0) { eq = x; break; }
                 ++x;
             }
+            const std::string decl = trimmed(p.first, eq == std::string::npos ? p.second : eq);
             if (eq == std::string::npos) {
-                if (trimmed(p.first, p.second) == "void") continue;
+                if (decl == "void") continue;
                 d.defaults.emplace_back();
             } else {
                 d.defaults.push_back(trimmed(eq + 1, p.second));
             }
+            d.params += (d.params.empty() ? "" : ", ") + decl;
         }
         table[last].push_back(d);
     }
@@ -662,6 +681,72 @@ struct Translator {
         }
     }
 
+    /* The kernel named just before a launch's `<<<` at i: its name and where
+     * it starts (false when it is not a plain identifier). */
+    bool launch_name(size_t i, size_t &b, std::string &name) const
+    {
+        size_t e = i;
+        while (e > 0 && std::isspace((unsigned char)L[e - 1])) --e;
+        b = e;
+        while (b > 0 && ident_char(L[b - 1])) --b;
+        if (b == e || !ident_start(L[b])) return false;
+        name = L.substr(b, e - b);
+        return true;
+    }
+
+    /* `k<<<...>>>` where a host function shares the kernel's name (nvcc
+     * takes the kernel): k is cast to the kernel's pointer type, so the
+     * launch sees one function, not an overload set.  Only for a kernel
+     * with one parameter list, not a template, named without `::`. */
+    void kernel_cast(size_t i, bool directive)
+    {
+        size_t b = 0;
+        std::string name;
+        if (!kernels || !host_named || !launch_name(i, b, name) || !host_named->count(name))
+            return;
+        if (b >= 2 && L[b - 1] == ':' && L[b - 2] == ':') return;
+        auto it = kernels->find(name);
+        if (it == kernels->end()) return;
+        const std::string &params = it->second.front().params;
+        for (const KernelDecl &d : it->second)
+            if (!d.tparams.empty() || d.params != params) return;
+        add_edit(b, b, "static_cast<void (*)(" + params + ")>(", directive);
+        add_edit(i, i, ")", directive);
+    }
+
+    /* The names of kernels that a host (or __device__) function declaration
+     * without __global__ also names (`T name(` at a statement's start). */
+    void collect_host_named(std::set<std::string> &out) const
+    {
+        const size_t n = L.size();
+        for (size_t i = 0; i < n;) {
+            size_t k = skip_comment_or_literal(i);
+            if (k != i) { i = k; continue; }
+            if (!ident_start(L[i]) || (i > 0 && ident_char(L[i - 1]))) { ++i; continue; }
+            size_t e = i;
+            while (e < n && ident_char(L[e])) ++e;
+            const std::string name = L.substr(i, e - i);
+            const size_t after = skip_space(e);
+            if (after >= n || L[after] != '(' || !kernels || !kernels->count(name)) { i = e; continue; }
+            size_t pe = i; /* the word before: a type */
+            while (pe > 0 && std::isspace((unsigned char)L[pe - 1])) --pe;
+            size_t pb = pe;
+            while (pb > 0 && ident_char(L[pb - 1])) --pb;
+            static const char *const not_types[] = {"return", "else", "case", "new", "delete",
+                                                    "throw", "sizeof", "do", "co_return",
+                                                    "co_yield", "goto"};
+            const std::string prev = L.substr(pb, pe - pb);
+            bool type = pb < pe && ident_start(L[pb]);
+            for (const char *w : not_types) type = type && prev != w;
+            if (type) { /* a declaration without __global__ in its statement */
+                size_t st = pb;
+                while (st > 0 && L[st - 1] != ';' && L[st - 1] != '{' && L[st - 1] != '}') --st;
+                if (L.substr(st, i - st).find("__global__") == std::string::npos) out.insert(name);
+            }
+            i = e;
+        }
+    }
+
     /* Collects the default arguments of the __global__ declarations. */
     void collect_kernels(KernelTable &table) const
     {
@@ -795,12 +880,27 @@ struct Translator {
         const bool has_semi = L[j] == ';'; /* else the end of a #define */
         const size_t semi = has_semi ? j : j - 1;
         auto text = [&](const Tok &t) { return L.substr(t.b, t.e - t.b); };
-        /* declarator: name [ ] at the end */
+        /* declarator: name [ ] at the end, or name [ ] [ N ]... (an array of
+         * rows: `extern __shared__ float s[][33];` is a float (*)[33]) */
         size_t m = toks.size();
+        std::string rows; /* the sized extents after the unsized one, "[N][M]" */
+        while (m >= 3 && text(toks[m - 1]) == "]" && text(toks[m - 2]) != "[") {
+            size_t o = m - 1;
+            int d = 0;
+            for (; o > 0; --o) {
+                if (text(toks[o]) == "]") ++d;
+                else if (text(toks[o]) == "[" && --d == 0) break;
+            }
+            if (text(toks[o]) != "[") break;
+            std::string ext;
+            for (size_t t = o; t < m; ++t) ext += text(toks[t]);
+            rows = ext + rows;
+            m = o;
+        }
         if (m < 4 || text(toks[m - 1]) != "]" || text(toks[m - 2]) != "[" ||
             !ident_start(L[toks[m - 3].b])) {
             error(i, "extern __shared__: expected `extern __shared__ T name[];` (one "
-                     "unsized array)");
+                     "unsized array, or `T name[][N]`)");
             return;
         }
         const std::string name = text(toks[m - 3]);
@@ -828,10 +928,35 @@ struct Translator {
             error(i, "extern __shared__: no element type");
             return;
         }
+        const std::string decl = rows.empty() ? type + " *const " + name
+                                              : type + " (*const " + name + ")" + rows;
         add_edit(i, semi + 1,
-                 "[[maybe_unused]] " + type + " *const " + name + " = static_cast<" + type +
-                     " *>(::cudaemu::detail::dyn_smem_base());",
+                 "[[maybe_unused]] " + decl + " = static_cast<" + type +
+                     (rows.empty() ? " *" : " (*)" + rows) + ">(::cudaemu::detail::dyn_smem_base());",
                  directive);
+    }
+
+    /* `static __shared__ T x;` (or `__shared__ static`), `__shared__` at
+     * [s, e): __shared__ is `static` here already, so the statement's own
+     * `static` goes (a repeated `static` is an error in C++). */
+    void static_shared(size_t s, size_t e, bool directive)
+    {
+        const size_t n = L.size();
+        size_t st = s;
+        while (st > 0 && L[st - 1] != ';' && L[st - 1] != '{' && L[st - 1] != '}' &&
+               L[st - 1] != '\n')
+            --st;
+        size_t en = e;
+        while (en < n && L[en] != ';' && L[en] != '{' && L[en] != '=' && L[en] != '[' &&
+               L[en] != '\n')
+            ++en;
+        for (size_t x = st; x < en; ++x) {
+            if (x < s || x >= e) {
+                if (L.compare(x, 6, "static") == 0 && (x == 0 || !ident_char(L[x - 1])) &&
+                    (x + 6 >= n || !ident_char(L[x + 6])))
+                    add_edit(x, x + 6, "", directive);
+            }
+        }
     }
 
     /* The #include lines only (before kernels and edits). */
@@ -873,6 +998,7 @@ struct Translator {
                 size_t e = i;
                 while (e < n && ident_char(L[e])) ++e;
                 if (edit_pass && L.compare(i, e - i, "extern") == 0) extern_shared(i, e, directive);
+                if (edit_pass && L.compare(i, e - i, "__shared__") == 0) static_shared(i, e, directive);
                 if (edit_pass && (L.compare(i, e - i, "cudaLaunchCooperativeKernel") == 0 ||
                                   L.compare(i, e - i, "cudaLaunchKernel") == 0))
                     untyped_launch(e, directive);
@@ -891,9 +1017,21 @@ struct Translator {
                     ++i;
                 continue;
             }
-            if (edit_pass && L.compare(i, 3, "<<<") == 0) {
-                chevron(i, directive);
-                i += 3;
+            if (edit_pass && L.compare(i, 2, "<<") == 0) {
+                /* `<<<`, or `<< <` (C++03 code kept `>>` apart): `<` cannot
+                 * start an operand of `<<`, so this is always a launch */
+                size_t k = i + 2;
+                while (k < n && (L[k] == ' ' || L[k] == '\t')) ++k;
+                size_t w = i; /* `operator<< <T>`: a template's specialization */
+                while (w > 0 && std::isspace((unsigned char)L[w - 1])) --w;
+                const bool op = w >= 8 && L.compare(w - 8, 8, "operator") == 0 &&
+                                (w == 8 || !ident_char(L[w - 9]));
+                if (!op && k < n && L[k] == '<' && (k == i + 2 || L.compare(k, 2, "<<") != 0)) {
+                    chevron(i, k + 1 - i, directive);
+                    i = k + 1;
+                    continue;
+                }
+                i += 2;
                 continue;
             }
             ++i;
@@ -903,7 +1041,11 @@ struct Translator {
     /* The translated text; the root .cu first gets cuda_runtime.h, as nvcc. */
     std::string output(bool root) const
     {
-        std::string out = root ? "#include <cuda_runtime.h>\n#line 1 \"" : "#line 1 \"";
+        /* nvcc's own macros (cuda_runtime.h adds __CUDACC_VER_*__); never
+         * __CUDA_ARCH__: this is the host pass of every kernel */
+        std::string out = root ? "#define __NVCC__ 1\n#define __CUDACC__ 1\n"
+                                 "#include <cuda_runtime.h>\n#line 1 \""
+                               : "#line 1 \"";
         for (char c : path) {
             if (c == '\\' || c == '"') out += '\\';
             out += c;
@@ -1038,6 +1180,11 @@ int main(int argc, char **argv)
     }
     const size_t n = pr.units.size();
     for (auto &u : pr.units) u->collect_kernels(pr.kernels);
+    std::set<std::string> host_named;
+    for (auto &u : pr.units) {
+        u->collect_host_named(host_named);
+        u->host_named = &host_named;
+    }
     bool failed = false;
     for (auto &u : pr.units) {
         u->scan();

@@ -1,0 +1,2 @@
+/* emu/include/nvToolsExtCuda.h - forwards to the no-op NVTX of the CUDA host emulator */
+#include "nvtx3/nvToolsExt.h"

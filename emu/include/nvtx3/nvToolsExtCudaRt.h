@@ -1,0 +1,2 @@
+/* emu/include/nvtx3/nvToolsExtCudaRt.h - forwards to the no-op NVTX of the CUDA host emulator */
+#include "nvToolsExt.h"
