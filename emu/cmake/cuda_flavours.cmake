@@ -58,6 +58,11 @@ function(_bench_cuda_emu_wrappers out_var target)
       if(NOT BENCH_SANITIZE)
         list(APPEND _opts "-fsanitize=alignment")
       endif()
+      # BENCH_EMU_COMPILE_O1 (the caller's directory): sources GCC takes
+      # over a minute to optimize at -O2/-O3 in their emulated form
+      if(rel IN_LIST BENCH_EMU_COMPILE_O1)
+        list(APPEND _opts "-O1")
+      endif()
       if(BENCH_SANITIZE AND rel IN_LIST BENCH_EMU_SANITIZE_LIGHT)
         list(APPEND _opts "-g1" "--param=asan-stack=0")
       endif()
