@@ -42,6 +42,8 @@
 
 #define PROBE_GEMM_N 1024
 #define PROBE_GEMM_N_QUICK 512
+#define PROBE_GEMM_MIN_S 0.5      /* a CPU GEMM probe's timed span, s (not --quick) */
+#define PROBE_GEMM_MAX_REPS 400
 #define PROBE_GPU_GEMM_N 8192
 #define PROBE_GPU_GEMM_N_QUICK 4096
 #define PROBE_GPU_STREAM_MIN (256.0 * 1048576)   /* bytes, and 4 x the L2 */
@@ -125,7 +127,7 @@ static void probe_bandwidth(const bench_run *r, roof_device *v, const measure_cf
     int nb = cpu_backends(&r->run, s->op, bs, 16);
     for (int k = 0; k < nb; k++) {
         disturb_finding f = {0};
-        double ms = runner_time_cpu(&r->run, s, &p, bs[k], cfg, &f);
+        double med = NAN, ms = runner_time_cpu(&r->run, s, &p, bs[k], cfg, &f, &med);
         double gbps = p.bytes / (ms * 1e6);
         if (!(gbps > 0) || (isfinite(v->bw.v) && gbps <= v->bw.v)) continue;
         v->bw.v = gbps;
@@ -133,6 +135,7 @@ static void probe_bandwidth(const bench_run *r, roof_device *v, const measure_cf
                  "threads, %lldM elements (%.0f MiB, %.1fx the LLC)", bs[k]->name, r->run.threads, n / 1048576,
                  p.bytes / 1048576.0, p.bytes / r->run.llc_bytes);
         how_disturbed(&v->bw, &f);
+        roof_how_varied(&v->bw, ms, med, p.bytes / (med * 1e6), ROOF_UNIT_BW);
     }
 }
 
@@ -152,11 +155,12 @@ static void probe_compute(const bench_run *r, roof_device *v, unsigned dts, cons
         char tried[160] = "";
         size_t u = 0;
         disturb_finding best = {0};
+        double best_ms = NAN, best_med = NAN;
         for (int k = 0; k < nb; k++) {
             if (!(bs[k]->dtypes & DTYPE_BIT(d)) || backend_dt_skip(bs[k], (dtype_t)d, why, sizeof why))
                 continue;
             disturb_finding f = {0};
-            double ms = runner_time_cpu(&r->run, s, &p, bs[k], cfg, &f);
+            double med = NAN, ms = runner_time_cpu(&r->run, s, &p, bs[k], cfg, &f, &med);
             double gf = p.flops / (ms * 1e6);
             u += (size_t)snprintf(tried + u, u < sizeof tried ? sizeof tried - u : 0, "%s%s",
                                   u ? ", " : "", bs[k]->name);
@@ -165,11 +169,15 @@ static void probe_compute(const bench_run *r, roof_device *v, unsigned dts, cons
             snprintf(v->compute[d].how, sizeof v->compute[d].how, "best GEMM at %s, fastest "
                      "repetition: %s", desc, bs[k]->name);
             best = f;
+            best_ms = ms;
+            best_med = med;
         }
         if (isfinite(v->compute[d].v) && u) { /* which backends it was the best of */
             size_t h = strlen(v->compute[d].how);
             snprintf(v->compute[d].how + h, sizeof v->compute[d].how - h, " (of %s)", tried);
             how_disturbed(&v->compute[d], &best);
+            roof_how_varied(&v->compute[d], best_ms, best_med, p.flops / (best_med * 1e6),
+                            ROOF_UNIT_COMPUTE);
         }
     }
 }
@@ -473,7 +481,15 @@ void roof_probe(bench_run *r, problem (*probs)[PLAN_MAX_PROBLEMS], const int *np
         ccfg.judge = DISTURB_CPU_ROW;
         ccfg.threads = r->run.threads;
         if (bw) probe_bandwidth(r, v, &ccfg);
-        if (dts) probe_compute(r, v, dts, &ccfg);
+        /* the GEMMs sample longer: a VM's throughput moves in phases of tens
+         * of repetitions (bf16 AMX GEMMs 2.5x apart within one measurement on
+         * a 2-vCPU VM), and the roof is the fastest the machine gave */
+        measure_cfg gcfg = ccfg;
+        if (!r->opt->quick) {
+            gcfg.min_time_s = PROBE_GEMM_MIN_S;
+            gcfg.max_reps = PROBE_GEMM_MAX_REPS;
+        }
+        if (dts) probe_compute(r, v, dts, &gcfg);
         paper_peaks(r, v, dts);
         v->present = 1;
     }

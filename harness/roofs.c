@@ -57,19 +57,45 @@ static void note_add(result_row *row, const char *fmt, ...)
     va_end(ap);
 }
 
+void roof_how_varied(roof_num *n, double fastest_ms, double median_ms, double v_median,
+                     const char *unit)
+{
+    if (!(fastest_ms > 0) || !(median_ms >= ROOF_VARY_FACTOR * fastest_ms)) return;
+    size_t h = strlen(n->how);
+    if (h < sizeof n->how)
+        snprintf(n->how + h, sizeof n->how - h, "; " ROOF_VARIED_TAG " %.2fx the fastest "
+                 "(%.4g %s): the machine's speed changed while it ran", median_ms / fastest_ms,
+                 v_median, unit);
+}
+
+double roof_varied(const roof_num *n)
+{
+    const char *t = n ? strstr(n->how, ROOF_VARIED_TAG) : NULL;
+    double f = 0;
+    if (!t || sscanf(t + strlen(ROOF_VARIED_TAG), " %lfx", &f) != 1 || !(f >= 1)) return 0;
+    return f;
+}
+
 /* The reason of a low verdict, first match: the reference loop, the
  * backend's caveat on this machine, a repetition too short to reach a roof,
- * a bandwidth- or transfer-bound row, a whole step, a peer that runs the same
- * problem ROOF_PEER_FACTOR times faster, a small problem, otherwise the
- * numbers. */
-static void low_reason(const roof_case *c, result_row *row, double roof, const char *unit)
+ * a measurement that stayed disturbed, a bandwidth- or transfer-bound row, a
+ * whole step, a peer that runs the same problem ROOF_PEER_FACTOR times
+ * faster, a small problem, repetitions that varied (the row's own, or the
+ * roof probe's: from, the roof it ran against), otherwise the numbers. */
+static void low_reason(const roof_case *c, result_row *row, double roof, const char *unit,
+                       const roof_num *from)
 {
+    const double vary_row = row->min_ms > 0 ? row->median_ms / row->min_ms : 0;
+    const double vary_roof = roof_varied(from);
     if (c && c->reference)
         note_add(row, "low: the reference loop (plain loops, not tuned)");
     else if (c && c->caveat && *c->caveat)
         note_add(row, "low: %s", c->caveat);
     else if (row->median_ms < ROOF_OVERHEAD_MS)
         note_add(row, "low: %.3g us a repetition, overhead-bound", row->median_ms * 1e3);
+    else if (row->disturbed)
+        note_add(row, "low: measured while disturbed (something else ran, as above): not this "
+                      "backend's speed");
     else if (strcmp(row->bound, "bandwidth") == 0)
         note_add(row, "low: bandwidth-bound: against the bandwidth roof (%.4g GB/s)", roof);
     else if (strcmp(row->bound, "transfer") == 0)
@@ -85,6 +111,14 @@ static void low_reason(const roof_case *c, result_row *row, double roof, const c
              row->flops / (roof * 1e6) < ROOF_SMALL_MS)
         note_add(row, "low: a small problem: %.3g us a repetition at the roof, where fixed costs "
                       "(threads, packing, calls) weigh", row->flops / (roof * 1e6) * 1e3);
+    else if (vary_row >= ROOF_VARY_FACTOR)
+        note_add(row, "low: its repetitions varied %.2fx (the fastest at %.2g%% of the roof): the "
+                      "machine's speed changed while it ran (a shared core, a moving clock)",
+                 vary_row, row->pct_roof * vary_row);
+    else if (vary_roof >= ROOF_VARY_FACTOR)
+        note_add(row, "low: the roof's probe varied %.2fx on this machine (its fastest repetition "
+                      "is the roof): against the probe's median this row reaches %.2g%%",
+                 vary_roof, row->pct_roof * vary_roof);
     else
         note_add(row, "low: %.2g%% of the %s roof (%.4g %s)", row->pct_roof, row->bound, roof,
                  unit);
@@ -206,7 +240,7 @@ static void judge(const roof_case *c, result_row *row, double roof, const char *
         snprintf(row->verdict, sizeof row->verdict, "at-roof");
     } else if (row->pct_roof < ROOF_LOW_PCT) {
         snprintf(row->verdict, sizeof row->verdict, "low");
-        low_reason(c, row, roof, unit);
+        low_reason(c, row, roof, unit, from);
     } else {
         snprintf(row->verdict, sizeof row->verdict, "ok");
     }

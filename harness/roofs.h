@@ -51,6 +51,15 @@ typedef enum { ROOF_CPU, ROOF_GPU, ROOF_NDEV } roof_dev;
  * after this tag; it reads low, and the verdicts against it say so. */
 #define ROOF_DISTURBED_TAG "measured while disturbed"
 
+/* Repetitions whose median is at least ROOF_VARY_FACTOR times their fastest
+ * varied: the machine's speed changed while they ran (a core shared with
+ * another tenant, a clock that moved), which no disturbance count sees. A
+ * roof whose probe varied says so in its how, after ROOF_VARIED_TAG and the
+ * factor (roof_how_varied writes it, roof_varied reads it back); a low row
+ * whose own repetitions varied, or whose roof's did, says so as its reason. */
+#define ROOF_VARY_FACTOR 1.5
+#define ROOF_VARIED_TAG "varied within the probe: median repetition"
+
 /* One value and how it was known; v NAN: not known. */
 typedef struct roof_num {
     double v;
@@ -73,6 +82,16 @@ typedef struct roofs {
     double probe_s;     /* the probe's wall time */
     roof_device dev[ROOF_NDEV];
 } roofs;
+
+/* Appends to n->how that its probe's repetitions varied, when median_ms is
+ * at least ROOF_VARY_FACTOR x fastest_ms (v_median: the value at the median,
+ * in the roof's unit). */
+void roof_how_varied(roof_num *n, double fastest_ms, double median_ms, double v_median,
+                     const char *unit);
+
+/* The factor median / fastest of a roof whose probe varied (its how says
+ * so); 0 when it did not or the how does not say. */
+double roof_varied(const roof_num *n);
 
 /* A row whose work is one copy of its io_bytes: which way (the transfer
  * suite's own modes; suite_def.mode_copy says). H2D/D2H run against the

@@ -106,9 +106,11 @@ double runner_case_bytes(const suite_def *s, const problem *p, double llc_bytes,
  * measurement of a suite's kernel. The fastest repetition in ms (what the
  * machine can do, as STREAM reports its best time); NAN when it failed or
  * ran out of memory. kept (NULL: not wanted): the judgment of the kept
- * measurement (cfg->judge: whether something else ran meanwhile). */
+ * measurement (cfg->judge: whether something else ran meanwhile); median_ms
+ * (NULL: not wanted): the median repetition of the same measurement. */
 double runner_time_cpu(const runner *r, const suite_def *s, const problem *p,
-                       const backend_def *b, const measure_cfg *cfg, disturb_finding *kept);
+                       const backend_def *b, const measure_cfg *cfg, disturb_finding *kept,
+                       double *median_ms);
 
 /* Times GPU backend b on p (at p->dtype) in mode `mode` (a GPU execution
  * mode's name, or one of the suite's own) through the runner's GPU case path,

@@ -131,19 +131,22 @@ int data_build(const runner *r, const suite_def *s, const problem *p, case_data 
 }
 
 double runner_time_cpu(const runner *r, const suite_def *s, const problem *p,
-                       const backend_def *b, const measure_cfg *cfg, disturb_finding *kept)
+                       const backend_def *b, const measure_cfg *cfg, disturb_finding *kept,
+                       double *median_ms)
 {
     case_data d;
     case_exec ex;
     measure_result m;
     double med = NAN;
     memset(&m, 0, sizeof m);
+    if (median_ms) *median_ms = NAN;
     if (data_build_refs(r, s, p, &d, 0) == 0) {
         cpu_state c = {.s = s, .b = b, .p = p, .d = &d, .next = 0};
         cpu_open(&c, &ex);
         if (measure_run(cfg, ex.run, ex.st, &m) == 0) {
             med = m.stats.min;
             if (kept) *kept = m.kept;
+            if (median_ms) *median_ms = m.stats.median;
         }
         measure_result_free(&m);
     }

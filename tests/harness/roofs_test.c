@@ -114,6 +114,44 @@ int main(void)
     r = row_of("cpu", 1e9, 1e7, t_roof * 100);
     roof_verdict(&rf, &peer, &r);
     EXPECT(strstr(r.note, "low: 1% of the compute roof"), "peer not fast enough: '%s'", r.note);
+    /* low and stayed disturbed: that is the reason, before the bound */
+    r = row_of("cpu", 1e9, 1e7, t_roof * 100);
+    r.disturbed = 1;
+    roof_verdict(&rf, &c, &r);
+    EXPECT(strstr(r.note, "low: measured while disturbed"), "disturbed: '%s'", r.note);
+    /* low, its own repetitions varied ROOF_VARY_FACTOR or more: the fastest's % */
+    r = row_of("cpu", 1e9, 1e7, t_roof * 100);
+    r.min_ms = r.median_ms / (ROOF_VARY_FACTOR * 2);
+    roof_verdict(&rf, &c, &r);
+    EXPECT(strstr(r.note, "low: its repetitions varied 3.00x (the fastest at 3% of the roof)"),
+           "row varied: '%s'", r.note);
+    r = row_of("cpu", 1e9, 1e7, t_roof * 100);
+    r.min_ms = r.median_ms / ROOF_VARY_FACTOR * 1.01;   /* not quite: the numbers */
+    roof_verdict(&rf, &c, &r);
+    EXPECT(strstr(r.note, "low: 1% of the compute roof"), "row nearly varied: '%s'", r.note);
+    /* the roof's probe varied: written into its how, read back, the row's reason */
+    roofs moved = rf;
+    roof_num *mc = &moved.dev[ROOF_CPU].compute[DTYPE_FP32];
+    roof_how_varied(mc, 1.0, ROOF_VARY_FACTOR * 0.99, 40, ROOF_UNIT_COMPUTE);
+    EXPECT(roof_varied(mc) == 0 && !strstr(mc->how, ROOF_VARIED_TAG), "below the factor: '%s'", mc->how);
+    roof_how_varied(mc, 1.0, 2.5, 40, ROOF_UNIT_COMPUTE);
+    EXPECT(fabs(roof_varied(mc) - 2.5) < 1e-9, "factor %g from '%s'", roof_varied(mc), mc->how);
+    EXPECT(strstr(mc->how, "2.50x the fastest (40 GFLOP/s)"), "how '%s'", mc->how);
+    r = row_of("cpu", 1e9, 1e7, t_roof * 100);
+    roof_verdict(&moved, &c, &r);
+    EXPECT(strstr(r.note, "low: the roof's probe varied 2.50x on this machine") &&
+           strstr(r.note, "this row reaches 2.5%"), "roof varied: '%s'", r.note);
+    /* read back from its context line too (the report's path) */
+    {
+        char lines[16][512];
+        int n = 0;
+        roofs back;
+        roofs_context_lines(&moved, lines, &n, 16);
+        roofs_init(&back);
+        for (int i = 0; i < n; i++) roofs_parse_line(&back, lines[i]);
+        EXPECT(fabs(roof_varied(&back.dev[ROOF_CPU].compute[DTYPE_FP32]) - 2.5) < 1e-9,
+               "context line lost the factor: '%s'", back.dev[ROOF_CPU].compute[DTYPE_FP32].how);
+    }
 
     /* above-roof: bandwidth-bound in the cache; compute-bound past the probe */
     r = row_of("cpu", 0, 1e6, 1e6 / (cpu->bw.v * 1e9) * 1e3 / 3);
