@@ -150,6 +150,7 @@ int measure_run(const measure_cfg *cfg, measure_fn fn, void *ctx, measure_result
     const int no_remeasure = getenv(HOOK_NO_REMEASURE) != NULL;
     double *ends = NULL;
     disturb_finding first = {0};
+    double first_median = NAN;
     for (int tries = 1;; tries++) {
         measure_result cur;
         disturb_snap a, b;
@@ -173,7 +174,10 @@ int measure_run(const measure_cfg *cfg, measure_fn fn, void *ctx, measure_result
         free(ends);
         ends = NULL;
         const int disturbed = cur.kept.disturbed;
-        if (disturbed && !first.disturbed) first = cur.kept;
+        if (disturbed && !first.disturbed) {
+            first = cur.kept;
+            first_median = cur.stats.median;
+        }
         /* the least disturbed so far; replicated cases keep the last, the
          * same try on every rank (their samples are combined rank by rank) */
         if (tries == 1 || cfg->agree || cur.kept.score < out->kept.score) {
@@ -184,6 +188,7 @@ int measure_run(const measure_cfg *cfg, measure_fn fn, void *ctx, measure_result
         }
         out->tries = tries;
         out->seen = first;
+        out->seen_median_ms = first_median;
         /* again when this one was disturbed and another fits in the budget:
          * it may take as long as this one did */
         double now = timer_now_ms();

@@ -65,6 +65,7 @@ typedef struct measure_result {
     int tries;           /* measurements taken (the kept one among them) */
     disturb_finding kept;   /* the kept measurement's judgment */
     disturb_finding seen;   /* the first disturbed measurement's (tries > 1) */
+    double seen_median_ms;  /* its median repetition; NAN: no try was disturbed */
     double energy_j;     /* the CPU packages' energy over the kept measurement's
                           * repetitions (energy.h); NAN: not known */
 } measure_result;

@@ -58,6 +58,8 @@ void result_fill_timing(result_row *row, const struct measure_result *m, double 
     /* disturbed measurements (disturb.h): what was seen, and how often it was measured */
     row->tries = m->tries > 0 ? m->tries : 1;
     row->disturbed = m->kept.disturbed;
+    if (row->tries > 1 && m->seen_median_ms > 0 && s->median > 0)
+        row->disturbed_x = m->seen_median_ms / s->median;
     if (used >= sizeof row->note) return;
     if (m->kept.disturbed)
         snprintf(row->note + used, sizeof row->note - used, "%sdisturbed: %s; %d tr%s",
@@ -65,7 +67,8 @@ void result_fill_timing(result_row *row, const struct measure_result *m, double 
                  row->tries == 1 ? "y" : "ies");
     else if (row->tries > 1)
         snprintf(row->note + used, sizeof row->note - used,
-                 "%smeasured again after a disturbed try (%s); %d tries", used ? "; " : "",
-                 *m->seen.what ? m->seen.what : "on another rank", row->tries);
+                 "%smeasured again after a disturbed try (%s; %.2fx the kept median); %d tries",
+                 used ? "; " : "", *m->seen.what ? m->seen.what : "on another rank",
+                 row->disturbed_x, row->tries);
 }
 

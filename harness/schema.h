@@ -75,6 +75,7 @@ extern "C" {
     X(SWEEP_X, "sweep_x", NUM, sweep_x, "the row's position on its `sweep` axis (N of a square, elements, bytes, batch)") \
     X(DISTURBED, "disturbed", INT, disturbed, "1 when the measurement stayed disturbed after it was measured again (something else ran: the `note` says what), else 0") \
     X(TRIES, "tries", INT, tries, "measurements the case took: 1, more when a disturbed measurement was measured again; 0 for rows not timed") \
+    X(DISTURBED_X, "disturbed_x", NUM, disturbed_x, "rows measured again (`tries` > 1): the first disturbed try's median ÷ the kept median, how much slower the case ran while something else did (1.0: it kept its speed beside a neighbour); empty when no try was disturbed") \
     X(ROLE, "role", STR, role, "`ours` (our kernels), `library` (a peer a user would otherwise pick: OpenBLAS, oneDNN, cuBLAS, cuDNN, MPI, NCCL) or `reference` (the readable reference): the report's ours-vs-library crossovers pair them") \
     X(ENERGY_J, "energy_j", NUM, energy_j, "CPU rows: the CPU packages' energy per repetition, J (powercap RAPL counters read around the timed repetitions ÷ their count; the whole packages: whatever else they ran meanwhile counts too); empty, never 0, where no counter is readable (the `energy-cpu` context line says why), and for GPU rows") \
     X(GFLOPS_PER_W, "gflops_per_w", NUM, gflops_per_w, "`flops` ÷ `energy_j`, in GFLOP per joule = GFLOP/s per watt; empty where either is") \

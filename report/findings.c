@@ -39,6 +39,56 @@ static void subline(FILE *f, findings_style st, const char *fmt, ...)
 
 /* ---- the machine ---------------------------------------------------------- */
 
+/* Which backends lost speed to something else running: per backend, the
+ * geometric mean of disturbed_x (a disturbed try's median over the kept one)
+ * over its rows measured again, slowest first; nothing when none was. */
+#define NEIGHBOUR_MAX 6
+typedef struct {
+    const char *b;
+    double logsum;
+    int n;
+} neighbour_acc;
+
+static void neighbour(const rundata *rd, FILE *f, findings_style st)
+{
+    neighbour_acc per[NEIGHBOUR_MAX * 4];
+    int nb = 0;
+    for (int i = 0; i < rd_nrows(rd); i++) {
+        const double x = rd_num(rd, i, COL_DISTURBED_X);
+        if (!(x > 0) || rd_emulated(rd, i)) continue;
+        const char *b = rd_str(rd, i, COL_BACKEND);
+        int k = 0;
+        while (k < nb && strcmp(per[k].b, b) != 0) k++;
+        if (k == nb) {
+            if (nb == (int)(sizeof per / sizeof per[0])) continue;
+            per[nb].b = b;
+            per[nb].logsum = 0;
+            per[nb++].n = 0;
+        }
+        per[k].logsum += log(x);
+        per[k].n++;
+    }
+    if (!nb) return;
+    char text[600];
+    size_t u = 0;
+    for (int shown = 0; shown < nb && shown < NEIGHBOUR_MAX; shown++) {
+        int w = shown; /* the slowest left: a selection, the list is short */
+        for (int k = shown + 1; k < nb; k++)
+            if (per[k].logsum / per[k].n > per[w].logsum / per[w].n) w = k;
+        if (w != shown) {
+            neighbour_acc t = per[w];
+            per[w] = per[shown];
+            per[shown] = t;
+        }
+        if (u < sizeof text)
+            u += (size_t)snprintf(text + u, sizeof text - u, "%s%s %.2fx (%d row%s)", shown ? ", " : "",
+                                  per[shown].b, exp(per[shown].logsum / per[shown].n), per[shown].n,
+                                  per[shown].n == 1 ? "" : "s");
+    }
+    line(f, st, "Beside another process (rows measured again: a disturbed try's median over the kept "
+                "one, geometric mean per backend): %s%s", text, nb > NEIGHBOUR_MAX ? ", ..." : "");
+}
+
 static void machine(const rundata *rd, FILE *f, findings_style st)
 {
     const csv_table *t = rd->t;
@@ -61,6 +111,7 @@ static void machine(const rundata *rd, FILE *f, findings_style st)
     else line(f, st, "Quiet: not recorded (results.csv has no quiet: line)");
     if (disturbed) line(f, st, "%d row%s stayed disturbed after being measured again: the disturbed column "
                          "and the notes say what ran", disturbed, disturbed == 1 ? "" : "s");
+    neighbour(rd, f, st);
     char roofs[600] = "";
     len = 0;
     for (int i = 0; i < t->ncontext && len + 2 < sizeof roofs; i++)

@@ -5,10 +5,12 @@
 #define _POSIX_C_SOURCE 200809L
 #include "disturb.h"
 #include "measure.h"
+#include "result.h"
 #include "test_hooks.h"
 #include "testutil.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -60,8 +62,8 @@ static int sleepy_then_busy(void *ctx, double *ms)
 {
     (void)ctx;
     (void)ms;
-    if (calls++ < 5) {
-        struct timespec d = {0, 10000000L};
+    if (calls++ < 5) { /* asleep twice as long as a busy repetition */
+        struct timespec d = {0, 20000000L};
         nanosleep(&d, NULL);
     } else {
         volatile double x = 0;
@@ -173,7 +175,41 @@ int main(void)
     EXPECT(r.tries >= 2 && r.seen.disturbed && r.seen.signals, "tries %d, seen %#x (%s)", r.tries,
            r.seen.signals, r.seen.what);
     EXPECT(r.n == 5 && calls == 5 * r.tries, "n %d calls %d tries %d", r.n, calls, r.tries);
+    /* the first disturbed try's median is kept (>= its 20 ms sleeps), and the
+     * row says how much slower it ran than the kept measurement (on a busy
+     * machine the busy tries may be disturbed too, and the kept any of them) */
+    EXPECT(r.seen_median_ms >= 20, "seen median %g", r.seen_median_ms);
+    {
+        result_row row;
+        result_row_init(&row);
+        snprintf(row.device_kind, sizeof row.device_kind, "cpu");
+        result_fill_timing(&row, &r, 0, 0);
+        EXPECT(fabs(row.disturbed_x - r.seen_median_ms / r.stats.median) < 1e-12 &&
+               (r.kept.disturbed || strstr(row.note, "x the kept median); ")) && row.tries == r.tries,
+               "disturbed_x %g tries %d note '%s'", row.disturbed_x, row.tries, row.note);
+    }
     measure_result_free(&r);
+    {   /* the same on a synthetic measurement: try 1 at 30 ms disturbed, kept at 10 */
+        measure_result sm;
+        memset(&sm, 0, sizeof sm);
+        sm.stats.n = 5;
+        sm.stats.median = 10;
+        sm.tries = 2;
+        sm.seen.disturbed = 1;
+        snprintf(sm.seen.what, sizeof sm.seen.what, "12 involuntary switches");
+        sm.seen_median_ms = 30;
+        sm.energy_j = NAN;
+        result_row row;
+        result_row_init(&row);
+        result_fill_timing(&row, &sm, 0, 0);
+        EXPECT(fabs(row.disturbed_x - 3) < 1e-12 && strstr(row.note, "measured again after a disturbed "
+               "try (12 involuntary switches; 3.00x the kept median); 2 tries"), "disturbed_x %g note '%s'",
+               row.disturbed_x, row.note);
+        sm.tries = 1;   /* not measured again: no ratio */
+        result_row_init(&row);
+        result_fill_timing(&row, &sm, 0, 0);
+        EXPECT(isnan(row.disturbed_x), "one try: disturbed_x %g", row.disturbed_x);
+    }
     EXPECT(measure_run(&c, always_sleepy, NULL, &r) == 0, "run");
     EXPECT(r.tries == DISTURB_MAX_TRIES && r.kept.disturbed && r.kept.signals,
            "tries %d disturbed %d (%s)", r.tries, r.kept.disturbed, r.kept.what);

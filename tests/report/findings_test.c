@@ -66,6 +66,10 @@ static void build(int emulated)
     sq("cublas", "resident", "library", 256, 0.2, 5.0, "bf16", emulated);
     sq("cublas", "resident", "library", 1024, 2, 32.0, "bf16", emulated);
     rows[1].disturbed = 1;
+    /* measured again beside a neighbour: cpu-blas twice (2x, 8x), cpu-omp once */
+    rows[0].disturbed_x = 2.0;
+    rows[4].disturbed_x = 8.0;
+    rows[1].disturbed_x = 1.21;
     snprintf(rows[1].verdict, sizeof rows[1].verdict, "low");
     snprintf(rows[1].bound, sizeof rows[1].bound, "bandwidth");
     rows[1].pct_roof = 4.5;
@@ -155,6 +159,18 @@ int main(void)
     }
     snprintf(want, sizeof want, "- %d row stayed disturbed", disturbed);
     EXPECT(strstr(md, want), "%s", want);
+    {   /* which backends lost speed: geometric means from the rows, slowest first */
+        double lb = 0, lo = 0;
+        int nb = 0, no = 0;
+        for (int i = 0; i < n; i++) {
+            if (!(rows[i].disturbed_x > 0)) continue;
+            if (!strcmp(rows[i].backend, "cpu-blas")) lb += log(rows[i].disturbed_x), nb++;
+            if (!strcmp(rows[i].backend, "cpu-omp")) lo += log(rows[i].disturbed_x), no++;
+        }
+        snprintf(want, sizeof want, "geometric mean per backend): cpu-blas %.2fx (%d rows), cpu-omp "
+                 "%.2fx (%d row)\n", exp(lb / nb), nb, exp(lo / no), no);
+        EXPECT(strstr(md, "- Beside another process (") && strstr(md, want), "want '%s' in:\n%s", want, md);
+    }
     snprintf(want, sizeof want, "- Checks: %d passed, %d failed", n - fails - skips, fails);
     EXPECT(strstr(md, want), "%s", want);
     /* cpu-blas is faster than cpu-omp at both sizes; cublas the only GPU backend:
