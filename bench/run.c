@@ -251,6 +251,19 @@ int run_probe(bench_run *r, const selection *s, char *err, size_t errcap)
     return 0;
 }
 
+/* A context line per backend of the registry that runs below what it could
+ * on this machine (backend_def.caveat), once per name: "caveat-NAME: why".
+ * The gate leaves such a backend's speedups out (ci/gate.c, caveat_of). */
+static void caveat_context_lines(const backend_def *reg, char (*ctx)[ENV_LINE], int *n, int max)
+{
+    for (const backend_def *b = reg; b && b->name; b++) {
+        const char *why = b->caveat ? b->caveat() : NULL;
+        int seen = 0;
+        for (const backend_def *a = reg; a < b; a++) seen |= strcmp(a->name, b->name) == 0;
+        if (why && *why && !seen && *n < max) snprintf(ctx[(*n)++], ENV_LINE, "caveat-%s: %s", b->name, why);
+    }
+}
+
 int run_open(bench_run *r, const char *outdir, const char *csvpath)
 {
     const bench_opts *o = r->opt;
@@ -262,6 +275,7 @@ int run_open(bench_run *r, const char *outdir, const char *csvpath)
     env_context_lines(&r->env, o->command, ctx, &nctx, 48);
     gpu_context_lines(ctx, &nctx, 48);
     roofs_context_lines(&r->roofs, ctx, &nctx, 48);
+    caveat_context_lines(r->run.registry, ctx, &nctx, 48);
     if (comm_size() > 1 && nctx < 48) /* the job's ranks and their MPI */
         snprintf(ctx[nctx++], ENV_LINE, "mpi: %d ranks, %s", comm_size(), comm_mpi_version());
     const char *ctxp[48];

@@ -59,6 +59,10 @@
  * a test of the guard's arithmetic (ranks share a node) without a machine
  * of that size. */
 #define HOOK_MEMORY_BYTES "BENCH_MEMORY_BYTES"
+/* =BACKEND: every timed repetition of CPU backend BACKEND takes twice as
+ * long (it spins for as long as its work took; harness/runner_data.c): a
+ * planted 2x slowdown that the gate must fail (ci/gate_real_test.sh). */
+#define HOOK_PLANT_SLOW "BENCH_PLANT_SLOW"
 /* =DIR: the powercap tree the CPU's energy is read from (harness/energy.c),
  * instead of /sys/class/powercap: a fake tree's arithmetic in tests. */
 #define HOOK_POWERCAP_ROOT "BENCH_POWERCAP_ROOT"
