@@ -4,6 +4,7 @@
 #include "run.h"
 #include "cli.h"
 #include "disturb.h"
+#include "energy_gpu.h"
 #include "comm.h"
 #include "errmsg.h"
 #include "gemm_cpu.h"
@@ -101,6 +102,7 @@ void run_free(bench_run *r)
     free(r->rows);
     r->rows = NULL;
     r->nrows = r->cap = 0;
+    energy_gpu_close(energy_gpu_use()); /* NVML shut down, when it was opened */
 }
 
 static int emit_nothing(void *ctx, const result_row *row)
@@ -264,6 +266,28 @@ static void caveat_context_lines(const backend_def *reg, char (*ctx)[ENV_LINE], 
     }
 }
 
+/* The GPU energy source of the run (energy_gpu.h): NVML for a real GPU, or
+ * none and why. */
+static void gpu_energy_open(const bench_run *r)
+{
+    energy_gpu *g = energy_gpu_use();
+    char why[300];
+    if (strcmp(GPU_FLAVOUR, "none") == 0) {
+        snprintf(why, sizeof why, "no GPU layer: %s", r->gpu.why[0] ? r->gpu.why : "built without the CUDA toolkit");
+        energy_gpu_none(g, why);
+    } else if (!r->use_gpu) {
+        energy_gpu_none(g, "this run has no GPU case");
+    } else if (!r->gpu.usable) {
+        snprintf(why, sizeof why, "no usable GPU: %s", r->gpu.why);
+        energy_gpu_none(g, why);
+    } else if (r->gpu.emulated) {
+        energy_gpu_none(g, "emulated: the CUDA host emulator runs GPU rows on the CPU, so they get "
+                           "no energy");
+    } else {
+        energy_gpu_open(g, NULL, r->gpu.pci, r->gpu.device);
+    }
+}
+
 int run_open(bench_run *r, const char *outdir, const char *csvpath)
 {
     const bench_opts *o = r->opt;
@@ -276,6 +300,12 @@ int run_open(bench_run *r, const char *outdir, const char *csvpath)
     gpu_context_lines(ctx, &nctx, 48);
     roofs_context_lines(&r->roofs, ctx, &nctx, 48);
     caveat_context_lines(r->run.registry, ctx, &nctx, 48);
+    gpu_energy_open(r);
+    if (nctx < 48) {
+        char line[ENV_LINE - 16];
+        energy_gpu_describe(energy_gpu_get(), line, sizeof line);
+        snprintf(ctx[nctx++], ENV_LINE, "energy-gpu: %s", line);
+    }
     if (comm_size() > 1 && nctx < 48) /* the job's ranks and their MPI */
         snprintf(ctx[nctx++], ENV_LINE, "mpi: %d ranks, %s", comm_size(), comm_mpi_version());
     const char *ctxp[48];

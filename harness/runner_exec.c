@@ -268,6 +268,8 @@ void exec_case(runner *r, const suite_def *s, const backend_def *b, const proble
     /* what tells that something else ran (disturb.h); emulated rows: nothing */
     cfg.judge = !gpu ? DISTURB_CPU_ROW : r->gpu->emulated ? DISTURB_NONE : DISTURB_GPU_ROW;
     cfg.threads = row->threads;
+    /* a row's energy: its device's; an emulated GPU row's none (the CPU ran it) */
+    cfg.energy = !gpu ? MEASURE_ENERGY_CPU : r->gpu->emulated ? MEASURE_ENERGY_NONE : MEASURE_ENERGY_GPU;
     err_clear();
     if (measure_run(&cfg, ex->run, ex->st, &m)) {
         row_fail(row, "error while timing: %s", err_get());

@@ -66,5 +66,9 @@
 /* =DIR: the powercap tree the CPU's energy is read from (harness/energy.c),
  * instead of /sys/class/powercap: a fake tree's arithmetic in tests. */
 #define HOOK_POWERCAP_ROOT "BENCH_POWERCAP_ROOT"
+/* =PATH: the library loaded as NVML instead of libnvidia-ml.so.1
+ * (harness/energy_gpu.c): a fake NVML's counter and power arithmetic in
+ * tests (tests/harness/fake_nvml.c). */
+#define HOOK_NVML_LIB "BENCH_NVML_LIB"
 
 #endif
