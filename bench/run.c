@@ -301,6 +301,8 @@ int run_open(bench_run *r, const char *outdir, const char *csvpath)
     roofs_context_lines(&r->roofs, ctx, &nctx, 48);
     caveat_context_lines(r->run.registry, ctx, &nctx, 48);
     gpu_energy_open(r);
+    if (o->price_per_hour > 0 && nctx < 48) /* what merge's cost reads (report/merge_mix.h) */
+        snprintf(ctx[nctx++], ENV_LINE, "price-per-hour: %.10g", o->price_per_hour);
     if (nctx < 48) {
         char line[ENV_LINE - 16];
         energy_gpu_describe(energy_gpu_get(), line, sizeof line);
