@@ -14,7 +14,8 @@
  *            time (trapezoids between samples, one at each end).
  * A call that fails during a measurement, or a counter that did not move,
  * gives no energy for that row (NAN: empty, never zero). Emulated rows never
- * get an energy: the emulator's GPU is the CPU.
+ * get an energy (the emulator's GPU is the CPU), nor do rows on several GPUs
+ * (replicas > 1: the source reads the one GPU of the run).
  * The hook BENCH_NVML_LIB names another library to load (tests: a fake).
  */
 #ifndef HARNESS_ENERGY_GPU_H
