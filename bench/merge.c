@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -113,6 +114,62 @@ static int check_loaded(const rundata *rd, const char *d, char *mach, size_t cap
     return 0;
 }
 
+/* --price's names and --weights' keys against the loaded inputs, and the
+ * context lines that carry them to the report (report/merge_mix.h): per
+ * input "input-K-price: USD (from where)", from --price, else the run's own
+ * price-per-hour line; then "weights: ...". 0, or 2 with err. */
+static int price_lines(const bench_opts *o, const rundata *in, char (*mach)[MERGE_NAME_MAX], int n,
+                       char (*lines)[CSV_MAX_CONTEXT_LINE], int *nlines, char *err, size_t cap)
+{
+    char names[1024] = "";
+    size_t u = 0;
+    for (int i = 0; i < n && u < sizeof names; i++)
+        u += (size_t)snprintf(names + u, sizeof names - u, "%s%s", i ? ", " : "", mach[i]);
+    for (int p = 0; p < o->nprices; p++) {
+        int i = 0;
+        while (i < n && strcmp(o->prices[p].name, mach[i]) != 0) i++;
+        if (i == n) {
+            snprintf(err, cap, "bench: --price '%.80s' is none of the merged machines (%s)",
+                     o->prices[p].name, names);
+            return 2;
+        }
+    }
+    for (int w = 0; w < o->nweights; w++) {
+        int found = 0;
+        for (int i = 0; i < n && !found; i++)
+            for (int r = 0; r < rd_nrows(&in[i]) && !found; r++)
+                found = rd_is(&in[i], r, COL_SUITE, o->weights[w].name) ||
+                        rd_is(&in[i], r, COL_WORKLOAD, o->weights[w].name);
+        if (!found) {
+            snprintf(err, cap, "bench: --weights '%.80s' is neither a suite nor a workload key of the "
+                     "merged runs", o->weights[w].name);
+            return 2;
+        }
+    }
+    *nlines = 0;
+    for (int i = 0; i < n; i++) {
+        const char *own = rd_context(&in[i], "price-per-hour");
+        double v = own ? strtod(own, NULL) : NAN;
+        for (int p = 0; p < o->nprices; p++)
+            if (strcmp(o->prices[p].name, mach[i]) == 0) v = o->prices[p].v, own = NULL;
+        if (isfinite(v) && v > 0 && v <= OPT_MAX_PRICE)
+            snprintf(lines[(*nlines)++], CSV_MAX_CONTEXT_LINE, "input-%d-price: %.10g (%s)", i + 1, v,
+                     own ? "the run's --price-per-hour" : "--price");
+    }
+    char *wl = lines[(*nlines)++];
+    size_t wu = (size_t)snprintf(wl, CSV_MAX_CONTEXT_LINE, "weights: %s",
+                                 o->nweights ? "" : "every suite equally (the default)");
+    for (int w = 0; w < o->nweights && wu < CSV_MAX_CONTEXT_LINE; w++)
+        wu += (size_t)snprintf(wl + wu, CSV_MAX_CONTEXT_LINE - wu, "%s%s=%.10g", w ? "," : "",
+                               o->weights[w].name, o->weights[w].v);
+    if (wu >= CSV_MAX_CONTEXT_LINE) {
+        snprintf(err, cap, "bench: --weights is longer than %d characters in all (the limit)",
+                 CSV_MAX_CONTEXT_LINE - 16);
+        return 2;
+    }
+    return 0;
+}
+
 int merge_main(const bench_opts *o)
 {
     static rundata in[MERGE_MAX_INPUTS];
@@ -168,6 +225,11 @@ int merge_main(const bench_opts *o)
             goto refuse;
         }
     }
+    static char extra[MERGE_MAX_INPUTS + 1][CSV_MAX_CONTEXT_LINE];
+    const char *extrap[MERGE_MAX_INPUTS + 1];
+    int nextra = 0;
+    if (price_lines(o, in, mach, n, extra, &nextra, err, sizeof err)) goto refuse;
+    for (int i = 0; i < nextra; i++) extrap[i] = extra[i];
     if (outdir_choose(o->out, 0, outdir, sizeof outdir, err, sizeof err) ||
         (json && outdir_check_json(json, outdir, err, sizeof err)))
         goto refuse;
@@ -179,7 +241,7 @@ int merge_main(const bench_opts *o)
     }
     if ((rc = outdir_claim(outdir, sizeof outdir, 0, 0, err, sizeof err))) goto refuse;
     dirfd = open(outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dirfd < 0 || merge_write_csv(in, o->merge, machp, n, ref, o->command, dirfd, outdir)) {
+    if (dirfd < 0 || merge_write_csv(in, o->merge, machp, n, ref, o->command, extrap, nextra, dirfd, outdir)) {
         if (dirfd < 0) fprintf(stderr, "bench: --out '%s': %s\n", outdir, strerror(errno));
         outdir_undo(); /* no results.csv: the folder and its lock go again */
         rc = 1;

@@ -50,6 +50,13 @@ void opts_usage(FILE *f)
         "                     workload, charts (and --json); at most 12 folders\n"
         "  --reference NAME   --merge: the machine the others are divided by (default: the\n"
         "                     first folder's)\n"
+        "  --price NAME=USD,.. --merge: each machine's price per hour (NAME as the merge\n"
+        "                     names it; repeatable): cost per million repetitions, and\n"
+        "                     the 'Which machine' section (default: a run's own\n"
+        "                     --price-per-hour)\n"
+        "  --weights KEY=W,.. --merge: the mix 'Which machine' weighs, over workload keys\n"
+        "                     or suites (default: every suite equally)\n"
+        "  --price-per-hour USD  this machine's price, recorded for --merge\n"
         "  --steps N          train: record the loss of N steps from the initial parameters\n"
         "                     per case (the trace column and loss chart; default: the 3\n"
         "                     checked steps; at most 300)\n"
@@ -132,6 +139,7 @@ typedef struct opt_def {
     int takes_value;
     unsigned actions; /* the actions it applies to */
     int is_action;    /* it chooses the action itself (--plot, --list, ...) */
+    int repeat;       /* may be given again: its lists add up (--price) */
     unsigned needs;   /* SEL_* (harness/select.h): a run without it is refused */
 } opt_def;
 
@@ -144,6 +152,9 @@ static const opt_def OPTS[] = {
     {.name = "--plot", .takes_value = 1, .actions = ACT_PLOT, .is_action = 1},
     {.name = "--merge", .takes_value = 1, .actions = ACT_MERGE, .is_action = 1},
     {.name = "--reference", .takes_value = 1, .actions = ACT_MERGE},
+    {.name = "--price", .takes_value = 1, .actions = ACT_MERGE, .repeat = 1},
+    {.name = "--weights", .takes_value = 1, .actions = ACT_MERGE},
+    {.name = "--price-per-hour", .takes_value = 1, .actions = ACT_RUN},
     {.name = "--suite", .takes_value = 1, .actions = ACT_RUN | ACT_LIST},
     {.name = "--backend", .takes_value = 1, .actions = ACT_RUN},
     {.name = "--sizes", .takes_value = 1, .actions = ACT_RUN},
@@ -280,7 +291,7 @@ int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap)
         if (idx < 0) return fail(err, errcap, "bench: unknown option '%s' (see bench --help)", a);
         if (val && !OPTS[idx].takes_value)
             return fail(err, errcap, "bench: option '%s' takes no value", name);
-        if (given[idx]++) /* a second value would silently replace the first */
+        if (given[idx]++ && !OPTS[idx].repeat) /* a second value would silently replace the first */
             return fail(err, errcap, "bench: %s is given twice: give it once%s", OPTS[idx].name,
                         FLAG_LIST(OPTS[idx].name) ? ", with a comma list" : "");
 #define FLAG(n) (strcmp(name, n) == 0)
@@ -443,6 +454,30 @@ int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap)
         } else if (FLAG("--reference")) {
             NEED_VAL();
             o->reference = val;
+        } else if (FLAG("--price")) {
+            NEED_VAL();
+            if (machine_kv_parse(val, "--price", 0, 1, OPT_MAX_PRICE, o->prices, &o->nprices,
+                                 OPT_MAX_LIST, err, errcap))
+                return 2;
+        } else if (FLAG("--weights")) {
+            NEED_VAL();
+            if (machine_kv_parse(val, "--weights", 0, 0, 1e9, o->weights, &o->nweights, OPT_MAX_LIST,
+                                 err, errcap))
+                return 2;
+            double sum = 0;
+            for (int k = 0; k < o->nweights; k++) sum += o->weights[k].v;
+            if (!(sum > 0))
+                return fail(err, errcap, "bench: --weights '%.80s' weighs nothing: give at least one "
+                            "weight above 0", val);
+        } else if (FLAG("--price-per-hour")) {
+            NEED_VAL();
+            char *end = NULL;
+            errno = 0;
+            double v = strtod(val, &end);
+            if (errno || end == val || *end || !isfinite(v) || !(v > 0) || v > OPT_MAX_PRICE)
+                return fail(err, errcap, "bench: bad --price-per-hour '%s' (want USD per hour, above 0 "
+                            "and at most %g)", val, OPT_MAX_PRICE);
+            o->price_per_hour = v;
         } else if (FLAG("--plot")) {
             NEED_VAL();
             if (!*val || strlen(val) >= sizeof o->plot_dir)

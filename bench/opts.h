@@ -6,11 +6,13 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include "machine.h"
 
 #define OPT_MAX_LIST 32
 #define OPT_PATH 1024
 #define OPT_MAX_THREADS 4096
 #define OPT_MAX_STEPS 300   /* the trace column holds 300 losses */
+#define OPT_MAX_PRICE 1e6   /* USD per hour: --price, --price-per-hour */
 
 typedef struct bench_opts {
     const char *suites[OPT_MAX_LIST];   /* expanded: "all" -> every suite */
@@ -34,6 +36,11 @@ typedef struct bench_opts {
     const char *merge[OPT_MAX_LIST]; /* --merge DIR...: run folders of several machines */
     int nmerge;
     const char *reference;  /* --merge: the reference machine (NULL: the first input's) */
+    machine_kv prices[OPT_MAX_LIST];  /* --merge --price NAME=USD_PER_HOUR, ... */
+    int nprices;
+    machine_kv weights[OPT_MAX_LIST]; /* --merge --weights KEY=W, ... (none: every suite equally) */
+    int nweights;
+    double price_per_hour;  /* a run's --price-per-hour (0: not given) */
     int no_plots;
     int no_roofs;       /* --no-roofs: no roof probe, no verdicts */
     int verbose;         /* stdout: every row, not only the summary */

@@ -4,6 +4,7 @@
 #include "run.h"
 #include "cli.h"
 #include "disturb.h"
+#include "energy_gpu.h"
 #include "comm.h"
 #include "errmsg.h"
 #include "gemm_cpu.h"
@@ -101,6 +102,7 @@ void run_free(bench_run *r)
     free(r->rows);
     r->rows = NULL;
     r->nrows = r->cap = 0;
+    energy_gpu_close(energy_gpu_use()); /* NVML shut down, when it was opened */
 }
 
 static int emit_nothing(void *ctx, const result_row *row)
@@ -251,6 +253,41 @@ int run_probe(bench_run *r, const selection *s, char *err, size_t errcap)
     return 0;
 }
 
+/* A context line per backend of the registry that runs below what it could
+ * on this machine (backend_def.caveat), once per name: "caveat-NAME: why".
+ * The gate leaves such a backend's speedups out (ci/gate.c, caveat_of). */
+static void caveat_context_lines(const backend_def *reg, char (*ctx)[ENV_LINE], int *n, int max)
+{
+    for (const backend_def *b = reg; b && b->name; b++) {
+        const char *why = b->caveat ? b->caveat() : NULL;
+        int seen = 0;
+        for (const backend_def *a = reg; a < b; a++) seen |= strcmp(a->name, b->name) == 0;
+        if (why && *why && !seen && *n < max) snprintf(ctx[(*n)++], ENV_LINE, "caveat-%s: %s", b->name, why);
+    }
+}
+
+/* The GPU energy source of the run (energy_gpu.h): NVML for a real GPU, or
+ * none and why. */
+static void gpu_energy_open(const bench_run *r)
+{
+    energy_gpu *g = energy_gpu_use();
+    char why[300];
+    if (strcmp(GPU_FLAVOUR, "none") == 0) {
+        snprintf(why, sizeof why, "no GPU layer: %s", r->gpu.why[0] ? r->gpu.why : "built without the CUDA toolkit");
+        energy_gpu_none(g, why);
+    } else if (!r->use_gpu) {
+        energy_gpu_none(g, "this run has no GPU case");
+    } else if (!r->gpu.usable) {
+        snprintf(why, sizeof why, "no usable GPU: %s", r->gpu.why);
+        energy_gpu_none(g, why);
+    } else if (r->gpu.emulated) {
+        energy_gpu_none(g, "emulated: the CUDA host emulator runs GPU rows on the CPU, so they get "
+                           "no energy");
+    } else {
+        energy_gpu_open(g, NULL, r->gpu.pci, r->gpu.device);
+    }
+}
+
 int run_open(bench_run *r, const char *outdir, const char *csvpath)
 {
     const bench_opts *o = r->opt;
@@ -262,6 +299,15 @@ int run_open(bench_run *r, const char *outdir, const char *csvpath)
     env_context_lines(&r->env, o->command, ctx, &nctx, 48);
     gpu_context_lines(ctx, &nctx, 48);
     roofs_context_lines(&r->roofs, ctx, &nctx, 48);
+    caveat_context_lines(r->run.registry, ctx, &nctx, 48);
+    gpu_energy_open(r);
+    if (o->price_per_hour > 0 && nctx < 48) /* what merge's cost reads (report/merge_mix.h) */
+        snprintf(ctx[nctx++], ENV_LINE, "price-per-hour: %.10g", o->price_per_hour);
+    if (nctx < 48) {
+        char line[ENV_LINE - 16];
+        energy_gpu_describe(energy_gpu_get(), line, sizeof line);
+        snprintf(ctx[nctx++], ENV_LINE, "energy-gpu: %s", line);
+    }
     if (comm_size() > 1 && nctx < 48) /* the job's ranks and their MPI */
         snprintf(ctx[nctx++], ENV_LINE, "mpi: %d ranks, %s", comm_size(), comm_mpi_version());
     const char *ctxp[48];

@@ -28,6 +28,12 @@
  * is not the baseline backend itself (its data-parallel rows, replicas > 1,
  * are gated: their speedup is against its one-process row). Any failed check in CURRENT fails the
  * gate, and so does a comparison of nothing (no gated case in common).
+ * What is gated, beyond that, is decided in caveat_of(): a case whose backend
+ * or baseline backend carries a caveat in either run (the `caveat-NAME`
+ * context line: a library on slower kernels than the machine has, whose
+ * time is not steady) is listed "not gated (caveat: NAME)" and one line
+ * says why; a case measured against another baseline backend than its
+ * baseline row is "not compared" (a warning: remake the baseline).
  * A baseline made on another CPU (the `cpu` or `simd` context lines differ)
  * is compared but its regressions only warn, unless --strict. A case run with
  * another thread count than its baseline row is not compared (a warning;
@@ -107,7 +113,8 @@ typedef struct gate_opts {
 } gate_opts;
 
 typedef struct gate_count {
-    int same, faster, slower, missing, failed, fresh, threads, ambiguous;
+    int same, faster, slower, missing, failed, fresh, threads, ambiguous, caveat, other_base;
+    const char *caveat_name, *caveat_why;   /* the first caveat met, for the summary */
 } gate_count;
 
 static const char *cell(const gate_run *g, int row, int col) { return csv_get(g->t, g->idx, row, col); }
@@ -174,6 +181,25 @@ static int disturbed(const gate_run *g, int row)
              i >= 0 && i < g->problems.n && strcmp(g->problems.e[i].key, key) == 0; i++)
             if (is(g, g->problems.e[i].row, COL_DISTURBED, "1")) return 2;
     return 0;
+}
+
+/* Which decides what the gate gates on, beyond gated(): a row whose backend,
+ * or the baseline backend its speedup is against, runs below what it could
+ * on its run's machine (the run's `caveat-NAME` context line, written from
+ * backend_def.caveat: OpenBLAS on kernels of a narrower SIMD tier because it
+ * did not recognise the CPU) is left out: such a library's time moved 1.6x
+ * between quiet runs on the Intel CI machine, so a speedup against it says
+ * nothing about our code. The backend named, or NULL; *why its line. */
+static const char *caveat_of(const gate_run *g, int row, const char **why)
+{
+    const int cols[2] = {COL_BACKEND, COL_BASELINE};
+    for (int i = 0; i < 2; i++) {
+        char key[160];
+        const char *name = cell(g, row, cols[i]);
+        snprintf(key, sizeof key, "caveat-%s", name);
+        if (*name && (*why = csv_context(g->t, key)) != NULL) return name;
+    }
+    return NULL;
 }
 
 /* The row of run g with the case key of row `row` of run other, or -1. */
@@ -304,6 +330,25 @@ static void judge(const gate_run *base, int brow, const gate_run *cur, const gat
         n->threads++;
         return;
     }
+    /* a speedup against another backend is another quantity (the gate suite's
+     * peer changed, or --baseline): not compared */
+    if (strcmp(cell(base, brow, COL_BASELINE), cell(cur, crow, COL_BASELINE))) {
+        char why[160];
+        snprintf(why, sizeof why, "not compared (against %.40s, baseline against %.40s)",
+                 cell(cur, crow, COL_BASELINE), cell(base, brow, COL_BASELINE));
+        print_line(base, brow, bsp, num(cur, crow, COL_SPEEDUP), why);
+        n->other_base++;
+        return;
+    }
+    const char *cwhy = NULL, *cname = caveat_of(cur, crow, &cwhy);
+    if (!cname) cname = caveat_of(base, brow, &cwhy);
+    if (cname) {
+        char why[120];
+        snprintf(why, sizeof why, "not gated (caveat: %.60s)", cname);
+        print_line(base, brow, bsp, num(cur, crow, COL_SPEEDUP), why);
+        if (!n->caveat++) n->caveat_name = cname, n->caveat_why = cwhy;
+        return;
+    }
     int dist = disturbed(cur, crow);
     if (dist) { /* something else ran: neither a pass nor a regression */
         print_line(base, brow, bsp, num(cur, crow, COL_SPEEDUP),
@@ -355,6 +400,13 @@ static int compare(const gate_run *cur, const gate_run *base, const gate_opts *o
     if (n.threads)
         printf("gate: warning: %d case%s ran with another thread count than the baseline: not "
                "compared%s\n", n.threads, n.threads == 1 ? "" : "s", o->strict ? " (--strict: fails)" : "");
+    if (n.other_base)
+        printf("gate: warning: %d case%s measured against another baseline backend than in the "
+               "baseline: not compared (remake the baseline)\n", n.other_base,
+               n.other_base == 1 ? " was" : "s were");
+    if (n.caveat)
+        printf("gate: %d case%s not gated: %s runs below what it could on this machine (%s)\n",
+               n.caveat, n.caveat == 1 ? "" : "s", n.caveat_name, n.caveat_why);
     if (n.ambiguous)
         printf("gate: %d case%s AMBIGUOUS: disturbed in %s (something else ran while timed: see "
                "the rows' notes); neither passed nor failed: measure again\n", n.ambiguous,

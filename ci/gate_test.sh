@@ -356,5 +356,31 @@ runl base.csv dupcol.csv
 [ $rc -eq 2 ] && grep -qx "gate: dupcol.csv:3: column 'speedup' is named twice in the header (columns 16 and 30)" \
   <<<"$out" || fail "a column named twice: rc $rc: $out"
 
+# a backend with a caveat (a library on slower kernels: the run's caveat-NAME
+# line): every case measured against it is left out, in either run, with one
+# line saying why; a 2x slowdown there is not a verdict, and with nothing else
+# to compare the gate still fails (nothing compared)
+cav="# caveat-cpu-blas: OpenBLAS runs its Prescott kernels (SSE) on a CPU with AVX-512"
+{ echo "$cav"; cat slow.csv; } > slowcav.csv
+{ echo "$cav"; cat base.csv; } > basecav.csv
+for pair in "slowcav.csv base.csv" "slow.csv basecav.csv"; do
+  # shellcheck disable=SC2086
+  run $pair
+  [ $rc -eq 1 ] && grep -q 'square-512/512x512x512/cpu-omp/fp32/host .* not gated (caveat: cpu-blas)' <<<"$out" \
+    && grep -q '^gate: 2 cases not gated: cpu-blas runs below what it could on this machine (OpenBLAS runs its Prescott' <<<"$out" \
+    && grep -q 'no case was compared' <<<"$out" && ! grep -q 'SLOWER  *$\| SLOWER$' <<<"$out" \
+    || fail "caveat ($pair): rc $rc: $out"
+done
+# a caveat on a backend no case is measured against changes nothing
+sed 's/caveat-cpu-blas/caveat-cpu-onednn/' slowcav.csv > slowother.csv
+run slowother.csv base.csv
+[ $rc -eq 1 ] && grep -q 'SLOWER' <<<"$out" || fail "a caveat elsewhere: rc $rc: $out"
+# a case measured against another baseline backend is not compared
+sed 's/,cpu-blas,\([0-9.e-]*\),1e-6/,cpu-onednn,\1,1e-6/' same.csv > otherbase.csv
+run otherbase.csv base.csv
+grep -q 'square-512/512x512x512/cpu-omp/fp32/host .* not compared (against cpu-onednn, baseline against cpu-blas)' \
+  <<<"$out" && grep -q 'measured against another baseline backend' <<<"$out" \
+  || fail "another baseline backend: rc $rc: $out"
+
 echo "gate: $fails failed"
 [ "$fails" -eq 0 ]

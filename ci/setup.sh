@@ -91,3 +91,30 @@ bench_build() {
 BENCH_GATE_ARGS="--suite matmul,conv,train --sizes 128,256,512,1024,256x512x784,1024x768x768,\
 mb4ic64ih28oc64kh3ph1,fwd:mb4ic32ih56oc64kh3sh2ph1,cnn-b64,mlp-b256,mlp-small-b64 \
 --backend cpu-omp,cpu-blas --threads 1 --min-time 0.5 --no-plots"
+
+# bench_gate_suite BENCH OUT: runs the CI gate suite (ci/test, ci/make-baseline)
+# into folder OUT, its peer cpu-blas on the kernels this CPU has. When
+# OpenBLAS does not recognise the CPU model it runs kernels of a narrower SIMD
+# tier (Prescott SSE on the Intel CI VM, whose time moved 1.6x between quiet
+# runs) and a run's `caveat-cpu-blas` context line names the
+# OPENBLAS_CORETYPE that selects the right ones; the gate leaves every case
+# measured against a caveated backend out (ci/gate.c, caveat_of), so the
+# suite runs with that core named, and says so on stderr.
+bench_gate_suite() {
+  local bench=$1 out=$2 probe core=""
+  probe=$(mktemp -d)
+  if "$bench" --suite matmul --sizes 32 --backend cpu-blas --threads 1 --reps 1 --no-roofs \
+       --no-plots --out "$probe/r" >/dev/null 2>&1; then
+    core=$(sed -n 's/^# caveat-cpu-blas: .*OPENBLAS_CORETYPE=\([A-Za-z0-9]*\) .*/\1/p' \
+           "$probe/r/results.csv")
+  fi
+  rm -rf "$probe"
+  if [ -n "$core" ]; then
+    echo "gate suite: OpenBLAS did not recognise this CPU: it runs with OPENBLAS_CORETYPE=$core" >&2
+    # shellcheck disable=SC2086
+    OPENBLAS_CORETYPE=$core "$bench" $BENCH_GATE_ARGS --out "$out" >/dev/null
+  else
+    # shellcheck disable=SC2086
+    "$bench" $BENCH_GATE_ARGS --out "$out" >/dev/null
+  fi
+}

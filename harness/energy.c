@@ -108,6 +108,29 @@ double energy_between_j(const energy_src *e, const double *a, const double *b)
     return uj > 0 ? uj / 1e6 : NAN;
 }
 
+int energy_span_begin(energy_span *s, const energy_src *cpu, const energy_gpu *gpu)
+{
+    memset(s, 0, sizeof *s);
+    s->cpu = cpu;
+    s->gpu = cpu ? NULL : gpu;
+    if (cpu) s->ok = cpu->nzones && energy_read(cpu, s->a) == 0;
+    else if (gpu) s->ok = energy_gpu_begin(gpu, &s->g) == 0;
+    return s->ok ? 0 : -1;
+}
+
+double energy_span_end(energy_span *s)
+{
+    double j = NAN;
+    if (s->cpu && s->ok) {
+        double b[ENERGY_MAX_ZONES];
+        if (energy_read(s->cpu, b) == 0) j = energy_between_j(s->cpu, s->a, b);
+    } else if (s->gpu && s->ok) {
+        j = energy_gpu_end(s->gpu, &s->g);
+    }
+    s->ok = 0;
+    return j;
+}
+
 void energy_describe(const energy_src *e, char *out, size_t cap)
 {
     if (!e->nzones) {

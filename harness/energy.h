@@ -16,6 +16,7 @@
 #define HARNESS_ENERGY_H
 
 #include <stddef.h>
+#include "energy_gpu.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,6 +48,23 @@ int energy_read(const energy_src *e, double *uj);
  * (a counter that went down wrapped); NAN when nothing moved (a counter that
  * never moves is not a measurement). */
 double energy_between_j(const energy_src *e, const double *a, const double *b);
+
+/* One measurement's energy, from the CPU packages or a GPU (energy_gpu.h):
+ * the one interface the timing loop reads both through. */
+typedef struct energy_span {
+    const energy_src *cpu;          /* the packages' counters, or NULL */
+    const energy_gpu *gpu;          /* a GPU's source, or NULL */
+    int ok;                         /* begin read its source */
+    double a[ENERGY_MAX_ZONES];     /* cpu: the counters at begin */
+    energy_gpu_span g;              /* gpu: its counter or sampling thread */
+} energy_span;
+
+/* Starts a measurement of cpu (when not NULL) or else gpu (when not NULL).
+ * 0, or -1 when there is nothing to read (end then gives NAN). */
+int energy_span_begin(energy_span *s, const energy_src *cpu, const energy_gpu *gpu);
+/* Ends it: the joules in between, or NAN (nothing read, a call failed, a
+ * counter that did not move). Call once after every begin. */
+double energy_span_end(energy_span *s);
 
 /* The context line of e (without "energy-cpu: ") into out. */
 void energy_describe(const energy_src *e, char *out, size_t cap);

@@ -23,6 +23,7 @@ typedef struct gpu_status {
     int device;          /* the device selected */
     int bad_device;      /* devices exist, but not this index: a usage error */
     char name[128];      /* its name, for the device column */
+    char pci[32];        /* its PCI bus id, "dddddddd:bb:dd.0" (NVML finds it by that) */
     char why[256];       /* when not usable: the CUDA error text */
 } gpu_status;
 

@@ -54,6 +54,8 @@ void gpu_probe(int device, gpu_status *st)
         return;
     }
     snprintf(st->name, sizeof st->name, "%s", p.name);
+    snprintf(st->pci, sizeof st->pci, "%08x:%02x:%02x.0", (unsigned)p.pciDomainID,
+             (unsigned)p.pciBusID, (unsigned)p.pciDeviceID);
     st->usable = 1;
 }
 

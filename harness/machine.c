@@ -2,6 +2,9 @@
 #include "machine.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -74,4 +77,50 @@ int machine_name_ok(const char *name)
     for (size_t i = 0; i < n; i++)
         if (!isalnum((unsigned char)name[i]) && !strchr("._-", name[i])) return 0;
     return 1;
+}
+
+int machine_kv_parse(const char *s, const char *opt, double lo, int lo_open, double hi,
+                     machine_kv *kv, int *n, int max, char *err, size_t cap)
+{
+    for (const char *q = s;;) {
+        const char *c = strchr(q, ',');
+        size_t len = c ? (size_t)(c - q) : strlen(q);
+        char item[MACHINE_KV_NAME + 64];
+        if (len >= sizeof item) {
+            snprintf(err, cap, "bench: %s item '%.60s...' is longer than %zu characters (the limit)",
+                     opt, q, sizeof item - 1);
+            return 2;
+        }
+        memcpy(item, q, len);
+        item[len] = '\0';
+        char *eq = strrchr(item, '='), *end = NULL;
+        double v = NAN;
+        if (eq) {
+            *eq = '\0';
+            errno = 0;
+            v = strtod(eq + 1, &end);
+            if (errno || end == eq + 1 || *end) v = NAN;
+        }
+        if (!eq || !item[0] || strlen(item) >= MACHINE_KV_NAME || !isfinite(v) ||
+            (lo_open ? !(v > lo) : !(v >= lo)) || v > hi) {
+            if (eq) *eq = '=';
+            snprintf(err, cap, "bench: bad %s item '%.80s' (want NAME=NUMBER, the number %s %g and at "
+                     "most %g, NAME 1 to %d characters)", opt, item, lo_open ? "above" : "at least", lo,
+                     hi, MACHINE_KV_NAME - 1);
+            return 2;
+        }
+        for (int i = 0; i < *n; i++)
+            if (strcmp(kv[i].name, item) == 0) {
+                snprintf(err, cap, "bench: %s names '%.80s' twice", opt, item);
+                return 2;
+            }
+        if (*n >= max) {
+            snprintf(err, cap, "bench: %s has more than %d items (the limit)", opt, max);
+            return 2;
+        }
+        snprintf(kv[*n].name, sizeof kv[*n].name, "%s", item);
+        kv[(*n)++].v = v;
+        if (!c) return 0;
+        q = c + 1;
+    }
 }

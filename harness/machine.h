@@ -35,6 +35,22 @@ void machine_workload(const char *suite, int version, const char *shape, const c
  * with '-' or '.'. */
 int machine_name_ok(const char *name);
 
+/* A pair of a "NAME=NUMBER,..." list: bench --merge's --price (machine
+ * names, USD per hour) and --weights (workload keys or suites). */
+#define MACHINE_KV_NAME 256
+typedef struct machine_kv {
+    char name[MACHINE_KV_NAME];
+    double v;
+} machine_kv;
+
+/* Appends the pairs of list s to kv[*n..max): each item NAME=NUMBER, split
+ * at its last '=', NAME not empty, NUMBER finite with lo < v (lo_open) or
+ * lo <= v, and v <= hi; no NAME twice (with those already in kv). opt names
+ * the option in the message. 0, or 2 with one line in err naming the bad
+ * item and the limit. */
+int machine_kv_parse(const char *s, const char *opt, double lo, int lo_open, double hi,
+                     machine_kv *kv, int *n, int max, char *err, size_t cap);
+
 #ifdef __cplusplus
 }
 #endif

@@ -156,13 +156,13 @@ int measure_run(const measure_cfg *cfg, measure_fn fn, void *ctx, measure_result
         disturb_snap a, b;
         disturb_metrics dm;
         double t0 = timer_now_ms();
-        const energy_src *es = energy_cpu();
-        double ea[ENERGY_MAX_ZONES], eb[ENERGY_MAX_ZONES];
-        const int energy = es->nzones && energy_read(es, ea) == 0;
+        energy_span es;
+        energy_span_begin(&es, cfg->energy == MEASURE_ENERGY_CPU ? energy_cpu() : NULL,
+                          cfg->energy == MEASURE_ENERGY_GPU ? energy_gpu_get() : NULL);
         disturb_snap_take(&a);
         int rc = measure_once(cfg, fn, ctx, plateau, t0, budget_ms - (t0 - start), &cur, &ends);
         disturb_snap_take(&b);
-        cur.energy_j = energy && energy_read(es, eb) == 0 ? energy_between_j(es, ea, eb) : NAN;
+        cur.energy_j = energy_span_end(&es);
         if (rc) {
             free(ends);
             measure_result_free(out);

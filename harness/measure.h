@@ -48,7 +48,12 @@ typedef struct measure_cfg {
      * measurement) and the CPU threads the row was given. */
     int judge;
     int threads;
+    /* Where energy_j is read from (energy.h): the CPU packages (the
+     * default), the GPU the case runs on, or nothing (emulated rows). */
+    int energy;
 } measure_cfg;
+
+enum { MEASURE_ENERGY_CPU = 0, MEASURE_ENERGY_GPU = 1, MEASURE_ENERGY_NONE = 2 };
 
 /* Defaults: 2 warm-ups, >= 5 reps and >= 0.25 s, <= 1000 reps, 10 s budget. */
 measure_cfg measure_cfg_default(void);
@@ -66,8 +71,9 @@ typedef struct measure_result {
     disturb_finding kept;   /* the kept measurement's judgment */
     disturb_finding seen;   /* the first disturbed measurement's (tries > 1) */
     double seen_median_ms;  /* its median repetition; NAN: no try was disturbed */
-    double energy_j;     /* the CPU packages' energy over the kept measurement's
-                          * repetitions (energy.h); NAN: not known */
+    double energy_j;     /* the energy over the kept measurement's repetitions,
+                          * from measure_cfg.energy's source (energy.h); NAN:
+                          * not known */
 } measure_result;
 
 /* Returns 0, or the callable's non-zero status (or -1 out of memory). */

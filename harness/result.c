@@ -36,7 +36,7 @@ void result_fill_timing(result_row *row, const struct measure_result *m, double 
     row->mad_ms = s->mad;
     row->samples = m->samples;
     row->nsamples = m->n;
-    if (strcmp(row->device_kind, "cpu") == 0 && m->n > 0 && m->energy_j > 0)
+    if (m->n > 0 && m->energy_j > 0) /* its device's (measure_cfg.energy) */
         row->energy_j = m->energy_j / m->n;   /* NAN stays NAN */
     if (s->median > 0) {
         if (flops > 0) row->gflops = flops / (s->median * 1e6);

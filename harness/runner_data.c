@@ -4,6 +4,8 @@
  * (runner_case_bytes); a CPU backend's case over them. */
 #include "runner_int.h"
 #include "errmsg.h"
+#include "test_hooks.h"
+#include "timer.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -208,7 +210,12 @@ static int cpu_rep(void *st, double *ms)
     int k = c->next;
     (void)ms; /* host clock: CPU work is done when cpu_run returns */
     c->next = (c->next + 1) % c->d->nsets;
-    return c->s->cpu_run(c->b, c->p, c->d->buf[k]);
+    const double t0 = c->slow ? timer_now_ms() : 0;
+    int rc = c->s->cpu_run(c->b, c->p, c->d->buf[k]);
+    if (c->slow) /* the planted slowdown: as long again, spinning like work */
+        for (const double end = 2 * timer_now_ms() - t0; timer_now_ms() < end;) {
+        }
+    return rc;
 }
 
 static int cpu_outputs(void *st, void **host)
@@ -234,6 +241,8 @@ void cpu_open(cpu_state *c, case_exec *ex)
 {
     data_reset(c->d, 1);
     c->next = 0;
+    const char *slow = getenv(HOOK_PLANT_SLOW);
+    c->slow = slow && strcmp(slow, c->b->name) == 0;
     memset(ex, 0, sizeof *ex);
     ex->st = c;
     ex->run = cpu_rep;

@@ -268,6 +268,10 @@ void exec_case(runner *r, const suite_def *s, const backend_def *b, const proble
     /* what tells that something else ran (disturb.h); emulated rows: nothing */
     cfg.judge = !gpu ? DISTURB_CPU_ROW : r->gpu->emulated ? DISTURB_NONE : DISTURB_GPU_ROW;
     cfg.threads = row->threads;
+    /* a row's energy: its device's; none for an emulated GPU row (the CPU ran
+     * it) or a GPU row on several GPUs (the source reads one) */
+    cfg.energy = !gpu ? MEASURE_ENERGY_CPU
+               : r->gpu->emulated || row->replicas > 1 ? MEASURE_ENERGY_NONE : MEASURE_ENERGY_GPU;
     err_clear();
     if (measure_run(&cfg, ex->run, ex->st, &m)) {
         row_fail(row, "error while timing: %s", err_get());

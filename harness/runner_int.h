@@ -43,6 +43,7 @@ typedef struct cpu_state {
     const problem *p;
     case_data *d;
     int next;
+    int slow;      /* HOOK_PLANT_SLOW names this backend: each repetition 2x */
 } cpu_state;
 
 /* Opens c's case into ex: the checked run starts from set 0, the initial

@@ -59,8 +59,16 @@
  * a test of the guard's arithmetic (ranks share a node) without a machine
  * of that size. */
 #define HOOK_MEMORY_BYTES "BENCH_MEMORY_BYTES"
+/* =BACKEND: every timed repetition of CPU backend BACKEND takes twice as
+ * long (it spins for as long as its work took; harness/runner_data.c): a
+ * planted 2x slowdown that the gate must fail (ci/gate_real_test.sh). */
+#define HOOK_PLANT_SLOW "BENCH_PLANT_SLOW"
 /* =DIR: the powercap tree the CPU's energy is read from (harness/energy.c),
  * instead of /sys/class/powercap: a fake tree's arithmetic in tests. */
 #define HOOK_POWERCAP_ROOT "BENCH_POWERCAP_ROOT"
+/* =PATH: the library loaded as NVML instead of libnvidia-ml.so.1
+ * (harness/energy_gpu.c): a fake NVML's counter and power arithmetic in
+ * tests (tests/harness/fake_nvml.c). */
+#define HOOK_NVML_LIB "BENCH_NVML_LIB"
 
 #endif

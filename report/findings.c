@@ -118,19 +118,25 @@ static void machine(const rundata *rd, FILE *f, findings_style st)
         if (strncmp(t->context[i], "roof-", 5) == 0)
             len += (size_t)snprintf(roofs + len, sizeof roofs - len, "%s%s", len ? "; " : "", t->context[i]);
     if (*roofs) line(f, st, "Roofs: %s", roofs);
-    const char *energy = rd_context(rd, "energy-cpu");
-    if (energy) {
+    /* per device kind its energy source and its most efficient row; the GPU's
+     * only when the run has GPU rows */
+    static const char *const KEY[2] = {"energy-cpu", "energy-gpu"}, *const NAME[2] = {"CPU", "GPU"};
+    for (int d = 0; d < 2; d++) {
+        const char *energy = rd_context(rd, KEY[d]);
         double best = NAN;
-        int at = -1;
+        int at = -1, rows = 0;
         for (int i = 0; i < rd_nrows(rd); i++) {
+            if ((rd_is_gpu(rd, i) != 0) != d) continue;
+            rows++;
             const double g = rd_num(rd, i, COL_GFLOPS_PER_W);
             if (g > 0 && !(g <= best)) best = g, at = i;
         }
+        if (!energy || (d == 1 && !rows)) continue;
         if (at >= 0)
-            line(f, st, "Energy (CPU): %s; most GFLOP per joule: %.3g (%s %s %s)", energy, best,
+            line(f, st, "Energy (%s): %s; most GFLOP per joule: %.3g (%s %s %s)", NAME[d], energy, best,
                  rd_str(rd, at, COL_SUITE), rd_str(rd, at, COL_SHAPE), rd_str(rd, at, COL_BACKEND));
         else
-            line(f, st, "Energy (CPU): %s%s", energy,
+            line(f, st, "Energy (%s): %s%s", NAME[d], energy,
                  strncmp(energy, "none", 4) == 0 ? ": no energy_j column" : "; no row got a reading");
     }
 }

@@ -47,6 +47,19 @@ void merge_machines_of(const rundata *rd, merge_machines *m)
     m->ref = ref && merge_machine_index(m, ref) >= 0 ? merge_machine_index(m, ref) : 0;
 }
 
+const char *merge_input_ctx(const rundata *rd, const merge_machines *m, int k, const char *key)
+{
+    char name[64];
+    for (int i = 1; i <= MERGE_MAX_INPUTS; i++) {
+        snprintf(name, sizeof name, "input-%d-machine", i);
+        const char *v = rd_context(rd, name);
+        if (!v || strcmp(v, m->name[k]) != 0) continue;
+        snprintf(name, sizeof name, "input-%d%s%s", i, *key ? "-" : "", key);
+        return rd_context(rd, name);
+    }
+    return NULL;
+}
+
 int merge_comparable(const rundata *rd, int row)
 {
     return rd_str(rd, row, COL_WORKLOAD)[0] && rd_is_timing(rd, row) && rd_num(rd, row, COL_MEDIAN_MS) > 0;

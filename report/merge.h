@@ -5,7 +5,7 @@
  * "merged: N runs", "reference: NAME", and per input K (1-based) "input-K:
  * DIR", "input-K-machine", "input-K-end" (how its run ended), "input-K-quiet"
  * and its roofs as "input-K-roof..." (the run's own "roofs:"/"roof-..."
- * lines). Everything below reads that one table, so report.md, the charts and
+ * lines), "input-K-price" and "weights" (merge_mix.h). Everything below reads that one table, so report.md, the charts and
  * bench --plot of a merge folder agree.
  *
  * Two rows compare only when their workload keys (harness/machine.h) are
@@ -41,6 +41,10 @@ typedef struct merge_machines {
 void merge_machines_of(const rundata *rd, merge_machines *m);
 /* Index of name in m, or -1. */
 int merge_machine_index(const merge_machines *m, const char *name);
+
+/* The context line "input-K-<key>" (key "": "input-K") of the input whose
+ * machine is m->name[k], or NULL. */
+const char *merge_input_ctx(const rundata *rd, const merge_machines *m, int k, const char *key);
 
 /* One line of a suite's table: a workload on one device kind, and per
  * machine its best row (-1: none). */

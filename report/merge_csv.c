@@ -31,8 +31,8 @@ static const char *missing_cell(int c)
 /* The context lines: the merge, then per input its folder, machine, end,
  * quiet line and roofs. Returns how many (at most cap). */
 static int context_lines(const rundata *in, const char *const *dirs, const char *const *mach, int n,
-                         const char *ref, const char *command, char (*lines)[CSV_MAX_CONTEXT_LINE],
-                         int cap)
+                         const char *ref, const char *command, const char *const *extra, int nextra,
+                         char (*lines)[CSV_MAX_CONTEXT_LINE], int cap)
 {
     int k = 0;
     char end[CSV_MAX_CONTEXT_LINE - 64];
@@ -54,17 +54,20 @@ static int context_lines(const rundata *in, const char *const *dirs, const char 
                 LINE("input-%d-%s", i + 1, l);
         }
     }
+    for (int i = 0; i < nextra; i++) LINE("%.4000s", extra[i]);
 #undef LINE
     return k;
 }
 
 int merge_write_csv(const rundata *in, const char *const *dirs, const char *const *mach, int n,
-                    const char *ref, const char *command, int dirfd, const char *shown)
+                    const char *ref, const char *command, const char *const *extra, int nextra,
+                    int dirfd, const char *shown)
 {
     static char lines[CSV_MAX_CONTEXT][CSV_MAX_CONTEXT_LINE];
     const char *ctx[CSV_MAX_CONTEXT], *cells[COL_COUNT];
     char path[4200], machine[MERGE_NAME_MAX];
-    int nctx = context_lines(in, dirs, mach, n, ref, command, lines, CSV_MAX_CONTEXT - 1), rows = 0;
+    int nctx = context_lines(in, dirs, mach, n, ref, command, extra, nextra, lines, CSV_MAX_CONTEXT - 1),
+        rows = 0;
     atomic_file a;
     for (int i = 0; i < nctx; i++) ctx[i] = lines[i];
     snprintf(path, sizeof path, "%s/results.csv", shown);

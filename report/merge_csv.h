@@ -13,9 +13,11 @@ void merge_input_end(const rundata *in, char *out, size_t cap);
 
 /* Writes results.csv in the folder dirfd (shown: its path, for messages)
  * from in[0..n) (their folders dirs[], machines mach[]), reference machine
- * ref and the merge's command line. 0, or -1 with the reason on stderr (the
+ * ref, the merge's command line and extra context lines (the prices and
+ * weights, report/merge_mix.h) after the inputs'. 0, or -1 with the reason on stderr (the
  * folder is left without a results.csv). */
 int merge_write_csv(const rundata *in, const char *const *dirs, const char *const *mach, int n,
-                    const char *ref, const char *command, int dirfd, const char *shown);
+                    const char *ref, const char *command, const char *const *extra, int nextra,
+                    int dirfd, const char *shown);
 
 #endif

@@ -3,6 +3,7 @@
 #include "merge_md.h"
 #include "md_table.h"
 #include "merge.h"
+#include "merge_mix.h"
 #include "roofs.h"
 #include "../ops/dtype.h"
 
@@ -11,28 +12,14 @@
 #include <string.h>
 #include <unistd.h>
 
-/* "input-K-<key>" of the input whose machine is m->name[k], or NULL. */
-static const char *input_ctx(const rundata *rd, const merge_machines *m, int k, const char *key)
-{
-    char name[64];
-    for (int i = 1; i <= MERGE_MAX_INPUTS; i++) {
-        snprintf(name, sizeof name, "input-%d-machine", i);
-        const char *v = rd_context(rd, name);
-        if (!v || strcmp(v, m->name[k]) != 0) continue;
-        snprintf(name, sizeof name, "input-%d%s%s", i, *key ? "-" : "", key);
-        return rd_context(rd, name);
-    }
-    return NULL;
-}
-
 static void write_inputs(const rundata *rd, const merge_machines *m, FILE *f)
 {
     fprintf(f, "## Inputs\n\n| machine | run folder | end | quiet |\n|---|---|---|---|\n");
     for (int k = 0; k < m->n; k++) {
         char name[MERGE_NAME_MAX + 16];
         snprintf(name, sizeof name, "%s%s", m->name[k], k == m->ref ? " (reference)" : "");
-        const char *dir = input_ctx(rd, m, k, ""), *end = input_ctx(rd, m, k, "end"),
-                   *q = input_ctx(rd, m, k, "quiet");
+        const char *dir = merge_input_ctx(rd, m, k, ""), *end = merge_input_ctx(rd, m, k, "end"),
+                   *q = merge_input_ctx(rd, m, k, "quiet");
         md_cell(f, name);
         md_cell(f, dir ? dir : "");
         md_cell(f, end ? end : "");
@@ -58,12 +45,74 @@ static void best_cell(const rundata *rd, const merge_machines *m, const merge_li
         if (isfinite(pct)) PUT(", %.3g %% roof", pct);
         double x = merge_ratio(rd, m, l, k);
         if (isfinite(x)) PUT(", %.3g×", x);
+        int samples;
+        double cost = merge_row_cost(rd, r, merge_price(rd, m, k), &samples);
+        if (isfinite(cost)) PUT(", %.4g USD/1M %s", cost, samples ? "samples" : "reps");
         if (rd_is(rd, r, COL_DISTURBED, "1")) PUT(" (disturbed)");
     } else {
         PUT("—");
     }
 #undef PUT
     md_cell(f, buf);
+}
+
+/* "a, b" of the machines with flag[k] set, or "none". */
+static void names_of(const merge_machines *m, const int *flag, char *out, size_t cap)
+{
+    size_t u = 0;
+    out[0] = '\0';
+    for (int k = 0; k < m->n && u < cap; k++)
+        if (flag[k]) u += (size_t)snprintf(out + u, cap - u, "%s%s", u ? ", " : "", m->name[k]);
+    if (!u) snprintf(out, cap, "none");
+}
+
+/* The mix (merge_mix.h): each machine's time, cost and energy for it, and
+ * the Pareto fronts, in one table and one sentence. */
+static void write_which(const rundata *rd, const merge_machines *m, FILE *f)
+{
+    merge_mix x;
+    const char *wl = rd_context(rd, "weights");
+    fprintf(f, "## Which machine\n\n");
+    if (merge_mix_of(rd, m, &x) || x.bad_weights || !x.nlines) {
+        fprintf(f, "No mix to weigh: %s.\n\n", x.bad_weights ? "its weights line does not parse"
+                   : "no weighted workload ran on every machine");
+        return;
+    }
+    fprintf(f, "Weights: %s. The mix is a job of %d workload%s every machine has, each repeated "
+               "its weight (a suite's weight split equally among its workloads): per machine its "
+               "time (Σ weight × its best median), cost (that time × its price per hour) and "
+               "energy (Σ weight × `energy_j`).", wl ? wl : "every suite equally (the default)",
+            x.nlines, x.nlines == 1 ? "" : "s");
+    if (x.left_out[0]) fprintf(f, " Not in the mix (no workload every machine has): %s.", x.left_out);
+    fputs("\n\n| machine | price (USD/h) | time (ms per mix) | cost (USD per 1M mixes) | energy (J per mix) "
+          "| on the Pareto front |\n|---|---|---|---|---|---|\n", f);
+    int noprice[MERGE_MAX_INPUTS], noenergy[MERGE_MAX_INPUTS];
+    for (int k = 0; k < m->n; k++) {
+        char t[48], c[48] = "—", e[48] = "—", front[64] = "—";
+        const char *p = merge_input_ctx(rd, m, k, "price");
+        snprintf(t, sizeof t, "%.4g", x.time_ms[k]);
+        if (isfinite(x.cost[k])) snprintf(c, sizeof c, "%.4g", x.cost[k]);
+        if (isfinite(x.energy_j[k])) snprintf(e, sizeof e, "%.4g", x.energy_j[k]);
+        if (x.front_cost[k] || x.front_energy[k])
+            snprintf(front, sizeof front, "%s%s%s", x.front_cost[k] ? "time–cost" : "",
+                     x.front_cost[k] && x.front_energy[k] ? ", " : "", x.front_energy[k] ? "time–energy" : "");
+        md_cell(f, m->name[k]);
+        md_cell(f, p && isfinite(x.price[k]) ? p : "—");
+        md_cell(f, t);
+        md_cell(f, c);
+        md_cell(f, e);
+        md_cell(f, front);
+        fputs("|\n", f);
+        noprice[k] = !isfinite(x.cost[k]);
+        noenergy[k] = !isfinite(x.energy_j[k]);
+    }
+    char a[600], b[600], np[600], ne[600];
+    names_of(m, x.front_cost, a, sizeof a);
+    names_of(m, x.front_energy, b, sizeof b);
+    names_of(m, noprice, np, sizeof np);
+    names_of(m, noenergy, ne, sizeof ne);
+    fprintf(f, "\nOn the Pareto front: time vs cost %s; time vs energy %s (no price: %s; no energy: %s).\n\n",
+            a, b, np, ne);
 }
 
 static void write_suite(const rundata *rd, const merge_machines *m, FILE *f, const char *dir, const char *suite)
@@ -268,7 +317,7 @@ static void write_not_compared(const rundata *rd, const merge_machines *m, FILE 
                           dist == 1 ? "" : "s"), said++;
         if (nokey) fprintf(f, "- %s: %d row%s without a workload key (an older bench)\n", m->name[k],
                            nokey, nokey == 1 ? "" : "s"), said++;
-        const char *end = input_ctx(rd, m, k, "end"), *q = input_ctx(rd, m, k, "quiet");
+        const char *end = merge_input_ctx(rd, m, k, "end"), *q = merge_input_ctx(rd, m, k, "quiet");
         if (end && strncmp(end, "finished:", 9) != 0)
             fprintf(f, "- %s: its run did not finish (%s): a workload it lacks is missing, not "
                        "slower\n", m->name[k], end), said++;
@@ -287,6 +336,7 @@ void merge_md_write(const rundata *rd, FILE *f, const char *dir)
                "workload keys are equal (`results/README.md`, `workload`); every input row is in "
                "[results.csv](results.csv) with its machine.\n\n", m.n, m.n ? m.name[m.ref] : "none");
     write_inputs(rd, &m, f);
+    write_which(rd, &m, f);
     const char *suites[64];
     int ns = rd_suites(rd, suites, 64);
     for (int s = 0; s < ns; s++) write_suite(rd, &m, f, dir, suites[s]);

@@ -26,10 +26,17 @@ has() { grep -qF -- "$2" "$1" || fail "$1 lacks: $2"; }
 if [ "$mode" = real ]; then
   for t in 1 2; do
     BENCH_NO_ROOFS=1 "$bench" --suite matmul --sizes 64,128 --backend cpu-omp,cpu-naive --threads $t \
-      --name thr$t --min-time 0.01 --no-plots --out r$t >/dev/null 2>&1 || fail "the --threads $t run"
+      --name thr$t --min-time 0.01 --no-plots --price-per-hour $t.5 --out r$t >/dev/null 2>&1 ||
+      fail "the --threads $t run"
   done
+  grep -q '^# price-per-hour: 1.5$' r1/results.csv || fail "--price-per-hour not in the run's context"
   "$bench" --merge r1 r2 --out m --no-plots >out.txt 2>err.txt || fail "merge of two real runs: $(cat err.txt)"
   has m/report.md '| workload | device | thr1 | thr2 |'
+  grep -q "^# input-1-price: 1.5 (the run's --price-per-hour)$" m/results.csv ||
+    fail "the run's price not carried: $(grep price m/results.csv)"
+  # the mix: the t1 workloads both ran (cpu-naive runs one thread), each at its run's price
+  has m/report.md '| thr1 | 1.5 (the run'"'"'s --price-per-hour) |'
+  has m/report.md '| thr2 | 2.5 (the run'"'"'s --price-per-hour) |'
   for s in 64x64x64 128x128x128; do
     has m/report.md "- \`matmul@1/$s/fp32/host/t2/x1\` (cpu) on thr2 only: threads 2 vs 1 on thr1 (the keys differ in that field only: not compared)"
     # the t2 workload has no cell on thr1: it is listed, never divided
@@ -46,8 +53,9 @@ before=$(sums)
 "$bench" --merge m1 m2 m3 --out out --json out.json >o.txt 2>e.txt || fail "the synthetic merge: $(cat e.txt)"
 md=out/report.md
 has $md '| workload | device | m1 | m2 | m3 |'
-has $md '| matmul@2/128x128x128/fp32/host/t1/x1 | cpu | cpu-omp 10 ms, 0.419 GFLOP/s, 1× | cpu-omp 2.5 ms, 1.68 GFLOP/s, 4× (disturbed) | cpu-omp 5 ms, 0.839 GFLOP/s, 2× |'
-has $md '| matmul@2/256x256x256/fp32/host/t1/x1 | cpu | cpu-omp 40 ms, 0.839 GFLOP/s, 1× | cpu-omp 20 ms, 1.68 GFLOP/s, 2× | cpu-omp 20 ms, 1.68 GFLOP/s, 2× |'
+# m3's price is its run's own (price-per-hour: 1.8): cost per 1M reps = 1.8 x median / 3.6
+has $md '| matmul@2/128x128x128/fp32/host/t1/x1 | cpu | cpu-omp 10 ms, 0.419 GFLOP/s, 1× | cpu-omp 2.5 ms, 1.68 GFLOP/s, 4× (disturbed) | cpu-omp 5 ms, 0.839 GFLOP/s, 2×, 2.5 USD/1M reps |'
+has $md '| matmul@2/256x256x256/fp32/host/t1/x1 | cpu | cpu-omp 40 ms, 0.839 GFLOP/s, 1× | cpu-omp 20 ms, 1.68 GFLOP/s, 2× | cpu-omp 20 ms, 1.68 GFLOP/s, 2×, 10 USD/1M reps |'
 # the best backend per machine, with its pct_roof; the older version never divides
 has $md '| matmul@2/64x64x64/fp32/host/t1/x1 | cpu | cpu-omp 2 ms, 0.262 GFLOP/s, 10 % roof, 1× | cpu-omp 1 ms, 0.524 GFLOP/s, 2× | — |'
 has $md '| matmul@2/64x64x64/fp32/resident/t0/x1 | gpu | cuda-tiled 0.5 ms, 1.05 GFLOP/s, 1× | cuda-tiled 0.25 ms, 2.1 GFLOP/s, 2× | — |'
@@ -61,11 +69,23 @@ has $md '- m3: 1 emulated row (no time'
 has $md '- m3: its run did not finish (interrupted: SIGINT)'
 has $md '- m2: 1 row stayed disturbed'
 has $md '- m2: its run was not quiet'
+# Which machine, by hand. Default mix: each suite weighs 1, split among its
+# workloads every machine has: matmul 128^3 and 256^3 at 0.5 each, conv's one
+# at 1. Time: m1 0.5x10 + 0.5x40 + 6 = 31, m2 1.25 + 10 + 3 = 14.25, m3 2.5 +
+# 10 + 12 = 24.5 ms. Energy: m1 0.25 + 1 + 0.3 = 1.55, m2 0.2 + 0.75 + 0.2 =
+# 1.15 J, m3 none. Only m3 has a price (its run's 1.8 USD/h): 24.5 x 1.8 / 3.6.
+has $md 'Weights: every suite equally (the default). The mix is a job of 3 workloads every machine has'
+has $md '| m1 | — | 31 | — | 1.55 | — |'
+has $md '| m2 | — | 14.25 | — | 1.15 | time–energy |'
+has $md '| m3 | 1.8 (the run'"'"'s --price-per-hour) | 24.5 | 12.25 | — | time–cost |'
+has $md 'On the Pareto front: time vs cost m3; time vs energy m2 (no price: m1, m2; no energy: m3).'
 grep -qF 'matmul@1/64x64x64/fp32/host/t1/x1` (cpu) on m3 only' $md && fail "the @1 workload is listed twice"
-[ "$("$csvq" out/results.csv machine | tr '\n' ' ')" = "m1 m1 m1 m1 m1 m2 m2 m2 m2 m2 m3 m3 m3 m3 " ] ||
+want=$(for k in 1 2 3; do n=$(grep -c '^[a-z]' m$k/results.csv); for _ in $(seq $((n - 1))); do printf 'm%s ' $k; done; done)
+[ "$("$csvq" out/results.csv machine | tr '\n' ' ')" = "$want" ] ||
   fail "merged machine column: $("$csvq" out/results.csv machine | tr '\n' ' ')"
 grep -q '^# input-3-end: interrupted: SIGINT$' out/results.csv || fail "input-3-end"
-grep -q '^# finished: 14 rows$' out/results.csv || fail "the merge records its end"
+rows=$(cat m1/results.csv m2/results.csv m3/results.csv | grep -c '^[a-z]')
+grep -q "^# finished: $((rows - 3)) rows$" out/results.csv || fail "the merge records its end"
 grep -q '"input-2-machine": "m2"' out.json || fail "the JSON context"
 if command -v gnuplot >/dev/null; then
   [ -s out/plots/merge-matmul.png ] || fail "no merge chart"
@@ -75,9 +95,31 @@ cp $md md.before
 "$bench" --plot out --no-plots >/dev/null 2>&1 || fail "--plot of a merge folder"
 cmp -s $md md.before || fail "--plot rewrote the merge report differently"
 "$bench" --merge m1 m2 m3 --out ref2 --reference m2 --no-plots >/dev/null 2>&1 || fail "--reference m2"
-has ref2/report.md '| matmul@2/128x128x128/fp32/host/t1/x1 | cpu | cpu-omp 10 ms, 0.419 GFLOP/s, 0.25× | cpu-omp 2.5 ms, 1.68 GFLOP/s, 1× (disturbed) | cpu-omp 5 ms, 0.839 GFLOP/s, 0.5× |'
+has ref2/report.md '| matmul@2/128x128x128/fp32/host/t1/x1 | cpu | cpu-omp 10 ms, 0.419 GFLOP/s, 0.25× | cpu-omp 2.5 ms, 1.68 GFLOP/s, 1× (disturbed) | cpu-omp 5 ms, 0.839 GFLOP/s, 0.5×, 2.5 USD/1M reps |'
 has ref2/report.md 'over the 2 workloads every machine has: m1 0.354×, m2 1×, m3 0.707×.'
-rm -rf out out.json ref2 o.txt e.txt md.before
+# --price (repeated) at merge time; m3 keeps its run's: costs m1 31 x 2 / 3.6 =
+# 17.22, m2 14.25 x 6 / 3.6 = 23.75, m3 12.25: m1 is slower and dearer than m3
+"$bench" --merge m1 m2 m3 --out pr --price m1=2 --price m2=6 --no-plots >/dev/null 2>&1 || fail "--price"
+has pr/report.md '| matmul@2/128x128x128/fp32/host/t1/x1 | cpu | cpu-omp 10 ms, 0.419 GFLOP/s, 1×, 5.556 USD/1M reps |'
+has pr/report.md '| m1 | 2 (--price) | 31 | 17.22 | 1.55 | — |'
+has pr/report.md '| m2 | 6 (--price) | 14.25 | 23.75 | 1.15 | time–cost, time–energy |'
+has pr/report.md 'On the Pareto front: time vs cost m2, m3; time vs energy m2 (no price: none; no energy: m3).'
+grep -q '^# input-1-price: 2 (--price)$' pr/results.csv || fail "input-1-price: $(grep price pr/results.csv)"
+# --weights conv=1 (a suite), a --price for m3 over its run's: times 6, 3, 12;
+# costs 6 x 2 / 3.6 = 3.333, 3 x 6 / 3.6 = 5, 12 x 3 / 3.6 = 10: now m1 is the
+# cheapest and on the front, m3 dominated by m1
+"$bench" --merge m1 m2 m3 --out w --price m1=2,m2=6,m3=3 --weights conv=1 --no-plots >/dev/null 2>&1 || fail "--weights"
+has w/report.md 'Weights: conv=1. The mix is a job of 1 workload every machine has'
+has w/report.md '| m1 | 2 (--price) | 6 | 3.333 | 0.3 | time–cost |'
+has w/report.md '| m3 | 3 (--price) | 12 | 10 | — | — |'
+has w/report.md 'On the Pareto front: time vs cost m1, m2; time vs energy m2 (no price: none; no energy: m3).'
+# workload keys: 256^3 weighs 2 (times 80, 40, 40); 64^3 @2 is not on m3: left out, said
+"$bench" --merge m1 m2 m3 --out k --no-plots \
+  --weights matmul@2/256x256x256/fp32/host/t1/x1=2,matmul@2/64x64x64/fp32/host/t1/x1=1 >/dev/null 2>&1 || fail "keys"
+has k/report.md 'Not in the mix (no workload every machine has): matmul@2/64x64x64/fp32/host/t1/x1.'
+has k/report.md '| m2 | — | 40 | — | 3 | time–energy |'
+has k/report.md '| m3 | 1.8 (the run'"'"'s --price-per-hour) | 40 | 20 | — | time–cost |'
+rm -rf out out.json ref2 o.txt e.txt md.before pr w k
 
 # hostile inputs: exit 2, one line naming it, no --out made, inputs untouched
 refuse() { # WORD ARGS...
@@ -90,8 +132,8 @@ refuse() { # WORD ARGS...
   [ ! -e o ] || { fail "bench $* made --out"; rm -rf o; }
 }
 mkdir x1 x2 x3 x4 x5 x6
-sed 's/^suite,case,/suite,future_col,case,/; s/^matmul,/matmul,1,/' m1/results.csv >x1/results.csv
-sed 's/,workload,machine$/,machine/; s/,matmul@[^,]*,m1$/,m1/' m1/results.csv >x2/results.csv
+sed 's/^suite,case,/suite,future_col,case,/; s/^\(matmul\|conv\),/\1,1,/' m1/results.csv >x1/results.csv
+sed 's/,workload,machine$/,machine/; s/,[a-z]*@[^,]*,m1$/,m1/' m1/results.csv >x2/results.csv
 grep -v '^# finished' m1/results.csv | head -c -9 >x3/results.csv  # the last row cut short
 ln -s ../m2/results.csv x4/results.csv
 cp m1/results.csv x5/results.csv                                  # m1 again, another folder
@@ -110,6 +152,17 @@ refuse "needs at least two run folders" --merge m1 --out o
 refuse "needs --out DIR" --merge m1 m2
 refuse "is not a folder" --merge m1 m2/results.csv --out o
 refuse "--json" --merge m1 m2 --out o --json m1/x.json
+refuse "bad --price item 'm1' (want NAME=NUMBER, the number above 0" --merge m1 m2 --out o --price m1
+refuse "bad --price item 'm1=-2'" --merge m1 m2 --out o --price m1=-2
+refuse "bad --price item 'm2=1e7'" --merge m1 m2 --out o --price m1=1,m2=1e7
+refuse "--price names 'm1' twice" --merge m1 m2 --out o --price m1=1 --price m1=2
+refuse "--price 'm9' is none of the merged machines (m1, m2)" --merge m1 m2 --out o --price m9=2
+refuse "bad --weights item 'conv=x'" --merge m1 m2 --out o --weights conv=x
+refuse "--weights 'conv=0' weighs nothing" --merge m1 m2 --out o --weights conv=0
+refuse "--weights 'nosuch' is neither a suite nor a workload key" --merge m1 m2 --out o --weights nosuch=1
+refuse "--price does not apply to a run" --price m1=2 --out o
+refuse "bad --price-per-hour '0' (want USD per hour, above 0" --price-per-hour 0 --out o
+refuse "--price-per-hour does not apply to --merge" --merge m1 m2 --out o --price-per-hour 2
 # a live run holds m2: refused naming its pid
 ( exec 9>>m2/.bench.lock; flock -x 9; exec sleep 20 ) >/dev/null 2>&1 & locker=$!
 echo $locker >m2/.bench.lock

@@ -66,6 +66,9 @@ if "$bench" --emulate --info >/dev/null 2>&1; then
     [ -s emu.tsv ] || fail "no emulated row"
     awk -F'\t' '$3 != "" || $4 != "" || $5 !~ /emulated: no roof/' emu.tsv | grep -q . &&
         fail "an emulated row with a roof or without 'emulated: no roof': $(cat emu.tsv)"
+    # nor an energy: the emulator's GPU is the CPU (energy_gpu.h)
+    grep -q '^# energy-gpu: none: emulated: ' emu/results.csv ||
+        fail "no 'energy-gpu: none: emulated' line: $(grep energy emu/results.csv)"
     # the emulator's timings are never a roof: no GPU roof lines
     grep -q '^# roof-gpu-' emu/results.csv && fail "an emulated run wrote GPU roof lines"
     # the transfer suite's copies (their own modes) alone: no roof at all, and why

@@ -52,5 +52,29 @@ int main(void)
     EXPECT(!machine_name_ok(longname), "65 characters");
     longname[64] = '\0';
     EXPECT(machine_name_ok(longname), "64 characters");
+
+    /* NAME=NUMBER lists (--price, --weights): split at the last '=', appended */
+    static machine_kv kv[4];
+    int n = 0;
+    char err[300];
+    EXPECT(machine_kv_parse("vm/a=b=1.5,m2=2", "--price", 0, 1, 10, kv, &n, 4, err, sizeof err) == 0 &&
+           n == 2 && !strcmp(kv[0].name, "vm/a=b") && kv[0].v == 1.5 && kv[1].v == 2, "%s", err);
+    EXPECT(machine_kv_parse("m3=10", "--price", 0, 1, 10, kv, &n, 4, err, sizeof err) == 0 && n == 3,
+           "appended, at the limit: %s", err);
+    EXPECT(machine_kv_parse("m2=3", "--price", 0, 1, 10, kv, &n, 4, err, sizeof err) == 2 &&
+           strstr(err, "--price names 'm2' twice"), "a name again: '%s'", err);
+    EXPECT(machine_kv_parse("m4=0", "--price", 0, 1, 10, kv, &n, 4, err, sizeof err) == 2 &&
+           strstr(err, "bad --price item 'm4=0'"), "0 with an open bound: '%s'", err);
+    EXPECT(machine_kv_parse("conv=0", "--weights", 0, 0, 10, kv, &n, 4, err, sizeof err) == 0 && n == 4,
+           "0 with a closed bound: %s", err);
+    const char *bad[] = {"m5", "=1", "m5=", "m5=1x", "m5=nan", "m5=inf", "m5=11", "m5=1,"};
+    for (int i = 0; i < 8; i++) {
+        int m = 0;
+        EXPECT(machine_kv_parse(bad[i], "--price", 0, 1, 10, kv, &m, 4, err, sizeof err) == 2,
+               "'%s' accepted", bad[i]);
+    }
+    n = 4;
+    EXPECT(machine_kv_parse("m6=1", "--price", 0, 1, 10, kv, &n, 4, err, sizeof err) == 2 &&
+           strstr(err, "more than 4 items"), "over the limit: '%s'", err);
     TEST_END();
 }

@@ -22,8 +22,11 @@
 #define QUIET "no: 1 of 9 timed rows stayed disturbed, 2 measured again"
 #define ROOF "roof-bandwidth-cpu: 20 GB/s (triad)"
 #define SKIP_NOTE "no usable GPU: no CUDA-capable device"
+#define ECPU "powercap RAPL, the package (package-0): test"
+#define EGPU "NVML energy counter of GPU NVIDIA H100 80GB HBM3 (test)"
 static const char *const CTX[] = {"utc: 2026-01-02T03:04:05Z", "cpu: Test CPU", "cores: 2",
-                                  "gpu: 0 NVIDIA H100 80GB HBM3", "quiet: " QUIET, ROOF};
+                                  "gpu: 0 NVIDIA H100 80GB HBM3", "quiet: " QUIET, ROOF,
+                                  "energy-cpu: " ECPU, "energy-gpu: " EGPU};
 
 static result_row rows[64];
 static int n;
@@ -65,6 +68,9 @@ static void build(int emulated)
     sq("cublas", "sync-pinned", "library", 1024, 32, 2.0, "fp32", emulated);
     sq("cublas", "resident", "library", 256, 0.2, 5.0, "bf16", emulated);
     sq("cublas", "resident", "library", 1024, 2, 32.0, "bf16", emulated);
+    rows[0].gflops_per_w = 2;        /* cpu-blas 256: the CPU's most efficient row */
+    rows[2].gflops_per_w = 1.5;
+    if (!emulated) rows[6].gflops_per_w = 40; /* cublas resident 1024: the GPU's */
     rows[1].disturbed = 1;
     /* measured again beside a neighbour: cpu-blas twice (2x, 8x), cpu-omp once */
     rows[0].disturbed_x = 2.0;
@@ -150,6 +156,11 @@ int main(void)
     EXPECT(count_lines(md) <= 40, "one screen: %d lines", count_lines(md));
     EXPECT(strstr(md, "- Quiet: " QUIET "\n"), "quiet line");
     EXPECT(strstr(md, "- Roofs: " ROOF "\n"), "roof context");
+    /* energy per device kind: each its own source and its own best row */
+    EXPECT(strstr(md, "- Energy (CPU): " ECPU "; most GFLOP per joule: 2 (matmul 256x256x256 cpu-blas)\n"),
+           "CPU energy:\n%s", md);
+    EXPECT(strstr(md, "- Energy (GPU): " EGPU "; most GFLOP per joule: 40 (matmul 1024x1024x1024 cublas)\n"),
+           "GPU energy:\n%s", md);
     int disturbed = 0, fails = 0, skips = 0, mm = 0;
     for (int i = 0; i < n; i++) {
         disturbed += rows[i].disturbed;
