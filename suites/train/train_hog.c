@@ -78,7 +78,7 @@ typedef struct hog_state {
     float *wscratch, *wgrads, *wparams, *wstate;
 } hog_state;
 
-/* Shard w of set `set`'s batch as a step's inputs. */
+/* The inputs of set `set`'s batch from sample `off` on (a shard's). */
 static step_bufs shard_bufs(const hog_state *h, int set, int off)
 {
     const model_plan *F = &h->full;
@@ -127,8 +127,8 @@ static int hog_init(void *ctx, int w)
         if (h->wparams) memcpy(h->wparams, h->params, h->param_bytes);
         if (h->wstate) memcpy(h->wstate, h->state, h->state_bytes);
     }
+    /* never freed: the worker's memory goes with its process */
     return h->wscratch && h->wgrads && h->wparams && h->wstate ? 0 : -1;
-    /* the worker's memory goes with its process */
 }
 
 static int hog_job(void *ctx, int w)
