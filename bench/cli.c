@@ -23,7 +23,7 @@ selection cli_selection(bench_opts *o)
         .suites = o->suites, .nsuites = &o->nsuites, .max_suites = OPT_MAX_LIST,
         .backends = o->backends, .nbackends = o->nbackends, .modes = o->modes,
         .nmodes = o->nmodes, .baseline = o->baseline, .dtypes = o->dtypes,
-        .devices = o->devices,
+        .devices = o->devices, .workers = o->workers,
     };
 }
 
@@ -45,9 +45,13 @@ void cli_list(FILE *f, const bench_opts *o)
                 fprintf(f, " %s", own ? own[m] : GPU_MODES[m].name);
         fprintf(f, "\n");
         if (d->dp_open) {
-            fprintf(f, "    data-parallel modes (CPU backends; mpirun -np N):");
-            for (int m = 0; DP_MODES[m].name; m++) fprintf(f, " %s", DP_MODES[m].name);
-            fprintf(f, "\n");
+            for (int w = 0; w < 2; w++) {
+                fprintf(f, w ? "    workers modes (CPU backends; --workers N):"
+                             : "    data-parallel modes (CPU backends; mpirun -np N):");
+                for (int m = 0; DP_MODES[m].name; m++)
+                    if (DP_MODES[m].workers == w) fprintf(f, " %s", DP_MODES[m].name);
+                fprintf(f, "\n");
+            }
         }
         for (int b = 0; BACKENDS[b].name; b++) {
             const backend_def *k = &BACKENDS[b];

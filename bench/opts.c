@@ -6,6 +6,7 @@
 #include "opts.h"
 #include "select.h"
 #include "machine.h"
+#include "workers.h"
 #include "../ops/dtype.h"
 
 #include <errno.h>
@@ -62,6 +63,9 @@ void opts_usage(FILE *f)
         "                     checked steps; at most 300)\n"
         "  --devices N        train: GPU data-parallel replicas in this process, GPUs\n"
         "                     0..N-1 over NCCL (1 to 64; under mpirun: one GPU per rank)\n"
+        "  --workers N        train: hogwild mode on the CPU backends: N worker processes\n"
+        "                     (1 to 64) update shared parameters without locks, each\n"
+        "                     with threads/N threads (with --mode: name hogwild)\n"
         "  --bucket-mb X      train, ddp-overlap: gradient bucket size in MiB (default 25,\n"
         "                     as DDP's bucket_cap_mb; 0.001 to 4096)\n"
         "  --dump DIR         train: write step 1 of every case as .npy files into\n"
@@ -179,6 +183,7 @@ static const opt_def OPTS[] = {
     {.name = "--require-gpu", .actions = ACT_RUN, .needs = SEL_GPU},
     {.name = "--bucket-mb", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_OVERLAP},
     {.name = "--devices", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_GPU_DP},
+    {.name = "--workers", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_WORKERS},
     {.name = "--dtype", .takes_value = 1, .actions = ACT_RUN},
 };
 enum { NOPTS = (int)(sizeof OPTS / sizeof OPTS[0]) };
@@ -406,6 +411,13 @@ int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap)
             if (parse_pos_int(val, 64, &v))
                 return fail(err, errcap, "bench: bad --devices '%s' (want an integer from 1 to 64)", val);
             o->devices = (int)v;
+        } else if (FLAG("--workers")) {
+            NEED_VAL();
+            long v;
+            if (parse_pos_int(val, WORKERS_MAX, &v))
+                return fail(err, errcap, "bench: bad --workers '%s' (want an integer from 1 to %d)",
+                            val, WORKERS_MAX);
+            o->workers = (int)v;
         } else if (FLAG("--bucket-mb")) {
             NEED_VAL();
             char *end = NULL;

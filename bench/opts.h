@@ -54,6 +54,7 @@ typedef struct bench_opts {
     int steps;           /* train: steps the loss trace records (0: the checked steps) */
     double bucket_mb;    /* ddp-overlap's gradient buckets, MiB (0: DDP's 25) */
     int devices;         /* GPU data-parallel replicas in this process (0: 1) */
+    int workers;         /* --workers: hogwild's forked processes (0: none) */
     char dump[OPT_PATH]; /* train: folder for step 1 of every case ("": none) */
     char command[2048];  /* the command line, for the record */
     unsigned long long given; /* bit i: the option table's row i was given */

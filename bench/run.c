@@ -155,6 +155,7 @@ void run_setup(bench_run *r, const selection *s)
     run->bucket_mb = o->bucket_mb;
     run->trace_steps = o->steps; /* every rank: a replicated step traces on all or none */
     run->devices = o->devices;
+    run->workers = o->workers;
     static comm_ops world;
     if (comm_size() > 1) { /* launched as one rank of several: MPI is running */
         if (comm_mpi_ops(&world, run->comm_why, sizeof run->comm_why) == 0) run->comm = &world;
@@ -206,7 +207,7 @@ void run_prepare(bench_run *r, int emu_progress_set)
         .emulated = r->gpu.emulated, .emu_progress_set = emu_progress_set,
         .device_given = o->device_given, .device = o->device,
         .cuda_sync = bench_cuda_sync_launches, .steps = o->steps, .baseline = o->baseline,
-        .devices = o->devices, .bucket_mb = o->bucket_mb,
+        .devices = o->devices, .bucket_mb = o->bucket_mb, .workers = o->workers,
     };
     repro_run_parts(&rr, repro_env, sizeof repro_env, repro_extra, sizeof repro_extra);
     if (*repro_extra) run->repro_extra = repro_extra;

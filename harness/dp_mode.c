@@ -9,6 +9,8 @@ const dp_mode DP_MODES[] = {
     {.name = "ddp", .scheme = DP_DDP, .about = "gradients all-reduced after the backward pass"},
     {.name = "ddp-overlap", .scheme = DP_DDP_OVERLAP,
      .about = "gradients all-reduced in buckets during the backward pass"},
+    {.name = "hogwild", .scheme = DP_HOGWILD, .workers = 1,
+     .about = "--workers forked processes update shared parameters without locks"},
     {.name = NULL},
 };
 

@@ -14,6 +14,13 @@
  * The global batch is split as evenly as possible; each replica's gradient is
  * weighted by its shard's share of the batch, so the sum is the full-batch
  * step whatever N.
+ *
+ *   hogwild      torch.multiprocessing's Hogwild: --workers N processes that
+ *                bench forks (harness/workers.h), the parameters and the
+ *                optimizer state in memory they share, each stepping its own
+ *                shard of every batch and updating the shared parameters
+ *                without locks. A workers mode: CPU backends of one machine,
+ *                never over MPI ranks or on GPUs (its `workers` field).
  */
 #ifndef HARNESS_DP_MODE_H
 #define HARNESS_DP_MODE_H
@@ -22,11 +29,14 @@
 extern "C" {
 #endif
 
-typedef enum { DP_GATHER, DP_DDP, DP_DDP_OVERLAP } dp_scheme;
+typedef enum { DP_GATHER, DP_DDP, DP_DDP_OVERLAP, DP_HOGWILD } dp_scheme;
 
 typedef struct dp_mode {
     const char *name;    /* as in the CSV mode column */
     dp_scheme scheme;
+    /* 1: runs on --workers forked processes sharing memory (CPU backends,
+     * one machine); 0: on replicas over MPI ranks or NCCL GPUs */
+    int workers;
     const char *about;   /* one line for --list */
 } dp_mode;
 

@@ -9,6 +9,7 @@
 #define HARNESS_EXEC_H
 
 #include <stddef.h>
+#include "check.h"
 #include "measure.h"
 #include "result.h"
 
@@ -32,6 +33,18 @@ typedef struct case_exec {
      * with why. Every replica calls it (it may communicate). */
     int (*agree)(void *st, char *why, size_t whycap);
     void (*close)(void *st);
+    /* Optional: a case whose result no reference gives (Hogwild's lock-free
+     * updates land in any order) checks itself after its checked run, in
+     * place of the suite's check and of every step after the first: cr's
+     * rel_err is its accuracy_lost. NULL: the suite's check. */
+    void (*check)(void *st, check_result *cr, char *why, size_t whycap);
+    /* Repetitions of the problem's work one run does (the row's flops, bytes
+     * and samples count per run); 0: 1. */
+    int per_run;
+    /* 1: the work runs in other processes (hogwild's workers) while this one
+     * waits: its CPU time says nothing of them, so the disturbance judge
+     * (disturb.h) reads the signals it reads for a GPU row. */
+    int elsewhere;
 } case_exec;
 
 #ifdef __cplusplus

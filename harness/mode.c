@@ -12,7 +12,8 @@ mode_kind mode_kind_of(const char *name)
 {
     if (strcmp(name, MODE_HOST) == 0) return MODE_KIND_HOST;
     if (gpu_mode_find(name)) return MODE_KIND_GPU;
-    if (dp_mode_find(name)) return MODE_KIND_DP;
+    const dp_mode *dp = dp_mode_find(name);
+    if (dp) return dp->workers ? MODE_KIND_WORKERS : MODE_KIND_DP;
     return MODE_KIND_OTHER;
 }
 

@@ -19,7 +19,9 @@ extern "C" {
 /* The mode of CPU rows. */
 #define MODE_HOST "host"
 
-typedef enum { MODE_KIND_HOST, MODE_KIND_GPU, MODE_KIND_DP, MODE_KIND_OTHER } mode_kind;
+/* MODE_KIND_DP: replicas over MPI or NCCL; MODE_KIND_WORKERS: a dp_mode row
+ * with `workers` (forked processes sharing memory, CPU backends only). */
+typedef enum { MODE_KIND_HOST, MODE_KIND_GPU, MODE_KIND_DP, MODE_KIND_WORKERS, MODE_KIND_OTHER } mode_kind;
 
 /* What kind of mode `name` is (MODE_KIND_OTHER: a suite's own, or none). */
 mode_kind mode_kind_of(const char *name);

@@ -31,6 +31,7 @@ void repro_run_parts(const repro_run *rr, char *env, size_t envcap, char *extra,
     if (rr->baseline) APPEND(extra, extracap, &n, " --baseline %s", rr->baseline);
     if (rr->devices) APPEND(extra, extracap, &n, " --devices %d", rr->devices);
     if (rr->bucket_mb > 0) APPEND(extra, extracap, &n, " --bucket-mb %g", rr->bucket_mb);
+    if (rr->workers) APPEND(extra, extracap, &n, " --workers %d", rr->workers);
     if (n) memmove(extra, extra + 1, strlen(extra + 1) + 1); /* no leading blank */
     if (!rr->emulated) return;
     /* every emulator setting in effect re-runs the case the same way (its

@@ -16,6 +16,7 @@ typedef struct repro_run {
     const char *baseline;  /* --baseline NAME (NULL: none) */
     int devices;           /* --devices N (0: none) */
     double bucket_mb;      /* --bucket-mb X (<= 0: none) */
+    int workers;           /* --workers N (0: none) */
 } repro_run;
 
 /* The run-wide parts of every repro: env gets the environment settings

@@ -109,34 +109,40 @@ static dp_cfg dp_cfg_of(const runner *r)
 {
     dp_cfg c = {.comm = r->comm,
                 .devices = r->devices > 0 ? r->devices : 1,
-                .bucket_mb = r->bucket_mb > 0 ? r->bucket_mb : DP_BUCKET_MB_DEFAULT};
+                .bucket_mb = r->bucket_mb > 0 ? r->bucket_mb : DP_BUCKET_MB_DEFAULT,
+                .workers = r->workers,
+                .threads = r->threads};
     return c;
 }
 
-/* CPU backend b on p in data-parallel case c over MPI; host_sps: the same
- * backend's one-process samples/s of this run (NAN: none). */
+/* CPU backend b on p in data-parallel case c over MPI, or in a workers mode
+ * (hogwild: forked processes of this one, which set scaling_eff against one
+ * worker themselves); host_sps: the same backend's one-process samples/s of
+ * this run (NAN: none). */
 static void dp_case(runner *r, const suite_def *s, const case_ref *c, const problem *p,
                     const case_data *d, double host_sps, result_row *row)
 {
     case_exec ex;
     char skip[200] = "";
     memset(&ex, 0, sizeof ex);
-    if (!r->comm) {
+    const int workers = c->dp->workers;
+    if (!workers && !r->comm) {
         row_skip(row, "%s needs MPI: %s", c->mode, r->comm_why[0] ? r->comm_why : "not started");
         return;
     }
     row->replicas = c->replicas;
-    snprintf(row->comm, sizeof row->comm, "%s", r->comm->name);
+    snprintf(row->comm, sizeof row->comm, "%s", workers ? "shm" : r->comm->name);
     data_reset(d, 1);
     void *const *sets[MAX_SETS];
     for (int k = 0; k < d->nsets; k++) sets[k] = d->buf[k];
     err_clear();
     dp_cfg cfg = dp_cfg_of(r);
+    if (workers) cfg.comm = NULL; /* one process and its forks */
     int o = s->dp_open(c->b, c->dp, p, &cfg, sets, d->nsets, &ex, skip, sizeof skip);
     if (open_agreed(o, skip, &ex, row)) return;
     exec_case(r, s, c->b, p, d, &ex, 0, row);
     ex.close(ex.st);
-    set_scaling(row, host_sps);
+    if (!workers) set_scaling(row, host_sps);
 }
 
 /* GPU backend b on p in data-parallel case c over NCCL (every rank in a job
@@ -414,6 +420,16 @@ static int dtype_has_work(const run_state *st, dtype_t dt)
     return 0;
 }
 
+/* Whether a case of the run checks against the suite's reference: any but a
+ * workers mode's (hogwild checks itself against its own synchronous run). */
+static int run_needs_ref(const case_iter *it)
+{
+    for (int g = 0; g < 2; g++)
+        for (int m = 0; m < it->nmodes[g]; m++)
+            if (!it->modes[g][m].dp || !it->modes[g][m].dp->workers) return 1;
+    return 0;
+}
+
 /* The first case of a (problem, dtype): the data of the one before freed,
  * its own built. */
 static void data_next(run_state *st, const problem *probs, const case_ref *c)
@@ -433,7 +449,8 @@ static void data_next(run_state *st, const problem *probs, const case_ref *c)
     snprintf(what, sizeof what, "preparing %s %s %s (inputs and the reference)", s->name,
              st->p.desc, s->dtypes ? dtype_name(c->dtype) : "");
     interrupt_set_activity(what);
-    st->ok = dtype_has_work(st, c->dtype) && data_build(st->r, s, &st->p, &st->d) == 0;
+    st->ok = dtype_has_work(st, c->dtype) &&
+             data_build(st->r, s, &st->p, &st->d, run_needs_ref(&st->it)) == 0;
 }
 
 /* The first case of a backend at this problem and dtype: the ranks stop

@@ -81,6 +81,8 @@ typedef struct runner {
     char comm_why[200];
     double bucket_mb;              /* ddp-overlap's buckets (DP_BUCKET_MB_DEFAULT) */
     int devices;                   /* --devices: GPU replicas in this process (0: 1) */
+    int workers;                   /* --workers: the workers modes' processes (hogwild;
+                                    * 0: those modes do not run) */
     const struct roofs *roofs;     /* the run's roofs (harness/roofs.h; NULL: none):
                                     * every row's verdict against them */
     progress *prog;

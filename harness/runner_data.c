@@ -127,9 +127,9 @@ oom:
     return -1;
 }
 
-int data_build(const runner *r, const suite_def *s, const problem *p, case_data *d)
+int data_build(const runner *r, const suite_def *s, const problem *p, case_data *d, int refs)
 {
-    return data_build_refs(r, s, p, d, 1);
+    return data_build_refs(r, s, p, d, refs);
 }
 
 double runner_time_cpu(const runner *r, const suite_def *s, const problem *p,

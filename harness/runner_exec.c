@@ -7,6 +7,7 @@
 #include "runner_int.h"
 #include "repro.h"
 #include "machine.h"
+#include "mode.h"
 #include "errmsg.h"
 #include "interrupt.h"
 #include "phase.h"
@@ -153,7 +154,8 @@ static int profile_phases(const runner *r, case_exec *ex, int gpu, result_row *r
 /* Whether this case runs on every rank of several (collectives inside). */
 static int replicated(const runner *r, const suite_def *s, const char *mode)
 {
-    return r->comm && r->comm->size > 1 && (suite_all_ranks(s) || dp_mode_find(mode));
+    return r->comm && r->comm->size > 1 &&
+           (suite_all_ranks(s) || mode_kind_of(mode) == MODE_KIND_DP);
 }
 
 /* Replicated cases: the ranks agree to go on (measure_cfg.agree); a code of
@@ -187,8 +189,10 @@ void exec_case(runner *r, const suite_def *s, const backend_def *b, const proble
     measure_result m;
     char why[200] = "";
     double dummy = -1, worst = -1;
-    int steps = suite_step_count(s) > 0 ? suite_step_count(s) : 1;
-    int traced = suite_step_count(s) > 0 && r->trace_steps > steps ? r->trace_steps : steps;
+    int steps = suite_step_count(s) > 0 && !ex->check ? suite_step_count(s) : 1;
+    int traced = suite_step_count(s) > 0 && r->trace_steps > steps && !ex->check ? r->trace_steps
+                                                                                 : steps;
+    const double per = ex->per_run > 0 ? ex->per_run : 1;
     memset(&m, 0, sizeof m);
     err_clear();
     case_note_clear();
@@ -221,10 +225,12 @@ void exec_case(runner *r, const suite_def *s, const backend_def *b, const proble
             row_fail(row, "error: %s", err_get());
             return;
         }
-        check_result cr = s->check(p, d->ref, step, p->dtype, host, why, sizeof why);
+        check_result cr;
+        if (ex->check) ex->check(ex->st, &cr, why, sizeof why);
+        else cr = s->check(p, d->ref, step, p->dtype, host, why, sizeof why);
         if (step == 0) { /* the accuracy given up: against the unrounded inputs' reference */
             char ignored[200];
-            row->accuracy_lost = d->ref_exact
+            row->accuracy_lost = d->ref_exact && !ex->check
                 ? s->check(p, d->ref_exact, 0, p->dtype, host, ignored, sizeof ignored).rel_err
                 : cr.rel_err;
         }
@@ -239,7 +245,8 @@ void exec_case(runner *r, const suite_def *s, const backend_def *b, const proble
         if (rep && !ranks_pass(cr.pass, why, sizeof why)) cr.pass = 0;
         /* the step as it was checked, passed or not; a dump that cannot be
          * written stops the run (dump_error), like a full results.csv */
-        if (step == 0 && r->dump_dir && s->steps && s->steps->dump && dump_case(r, s, p, b, row->mode, row->replicas, d, host)) {
+        if (step == 0 && r->dump_dir && s->steps && s->steps->dump && !ex->check &&
+            dump_case(r, s, p, b, row->mode, row->replicas, d, host)) {
             /* an error of the run, not a wrong result: the row keeps its check */
             snprintf(r->dump_error, sizeof r->dump_error, "%s", err_get());
             size_t u = strlen(row->note);
@@ -255,7 +262,7 @@ void exec_case(runner *r, const suite_def *s, const backend_def *b, const proble
         }
         if (!cr.pass) {
             snprintf(row->check, sizeof row->check, "fail");
-            if (suite_step_count(s) > 0)
+            if (suite_step_count(s) > 0 && !ex->check)
                 snprintf(row->note, sizeof row->note, "check failed at step %d: %s", step + 1, why);
             else
                 snprintf(row->note, sizeof row->note, "check failed: %s", why);
@@ -266,7 +273,9 @@ void exec_case(runner *r, const suite_def *s, const backend_def *b, const proble
     measure_cfg cfg = gpu && r->gpu->emulated ? r->emu_cfg : r->mcfg;
     if (rep) cfg.agree = agree_max;
     /* what tells that something else ran (disturb.h); emulated rows: nothing */
-    cfg.judge = !gpu ? DISTURB_CPU_ROW : r->gpu->emulated ? DISTURB_NONE : DISTURB_GPU_ROW;
+    cfg.judge = !gpu && !ex->elsewhere ? DISTURB_CPU_ROW
+                : gpu && r->gpu->emulated  ? DISTURB_NONE
+                                           : DISTURB_GPU_ROW;
     cfg.threads = row->threads;
     /* a row's energy: its device's; none for an emulated GPU row (the CPU ran
      * it) or a GPU row on several GPUs (the source reads one) */
@@ -287,13 +296,20 @@ void exec_case(runner *r, const suite_def *s, const backend_def *b, const proble
             return;
         }
     }
-    result_fill_timing(row, &m, p->flops, p->bytes);
-    if (p->items > 0 && row->median_ms > 0) row->samples_per_s = p->items / (row->median_ms / 1e3);
+    result_fill_timing(row, &m, p->flops * per, p->bytes * per);
+    if (per != 1) { /* the work columns count one run */
+        if (row->flops > 0) row->flops *= per;
+        if (row->bytes > 0) row->bytes *= per;
+    }
+    if (p->items > 0 && row->median_ms > 0)
+        row->samples_per_s = p->items * per / (row->median_ms / 1e3);
     if (ex->finish && ex->finish(ex->st, &m, row)) {
         row_fail(row, "error: %s", err_get());
         return;
     }
-    if (suite_step_count(s) > 0 && profile_phases(r, ex, gpu, row)) {
+    /* phases are marked by the process that steps (not by one that waits for
+     * workers elsewhere) */
+    if (suite_step_count(s) > 0 && !ex->elsewhere && profile_phases(r, ex, gpu, row)) {
         row_fail(row, "error while profiling a step: %s", err_get());
         return;
     }

@@ -27,9 +27,9 @@ typedef struct case_data {
 
 /* 64-byte aligned, a multiple of 64 bytes (NULL: out of memory). */
 void *data_alloc(size_t n);
-/* Builds p's buffers, input sets (filled, seeded) and references into d.
- * 0, or -1 out of memory (d holds what was allocated: data_free it). */
-int data_build(const runner *r, const suite_def *s, const problem *p, case_data *d);
+/* Builds p's buffers, input sets (filled, seeded) and (refs) references into
+ * d. 0, or -1 out of memory (d holds what was allocated: data_free it). */
+int data_build(const runner *r, const suite_def *s, const problem *p, case_data *d, int refs);
 /* Frees what data_build allocated (a zeroed d: nothing); d is zeroed. */
 void data_free(const suite_def *s, case_data *d);
 /* INOUT buffers back to their initial state, whatever the case before left

@@ -68,10 +68,12 @@ static int run_dtypes(const runner *r, const suite_def *s, dtype_t *out)
 }
 
 /* Whether data-parallel mode m runs on the suite's CPU backends: named with
- * --mode, or (no --mode) in a job of several ranks. */
+ * --mode, or (no --mode) in a job of several ranks; a workers mode (hogwild)
+ * with --workers, unless --mode leaves it out. */
 static int dp_mode_runs(const runner *r, const suite_def *s, const dp_mode *m)
 {
     if (!s->dp_open) return 0;
+    if (m->workers) return r->workers > 0 && runner_mode_selected(r, m->name);
     if (r->nmodes) return runner_mode_selected(r, m->name);
     return r->comm && r->comm->size > 1;
 }
@@ -80,7 +82,7 @@ static int dp_mode_runs(const runner *r, const suite_def *s, const dp_mode *m)
  * --mode, or (no --mode) with --devices N > 1 or in a job of several ranks. */
 static int gpu_dp_mode_runs(const runner *r, const suite_entry *e, const dp_mode *m)
 {
-    if (!e->gpu || !e->gpu->dp_open) return 0;
+    if (!e->gpu || !e->gpu->dp_open || m->workers) return 0;
     if (r->nmodes) return runner_mode_selected(r, m->name);
     return r->devices > 1 || (r->comm && r->comm->size > 1);
 }
@@ -116,7 +118,7 @@ static void list_modes(case_iter *it)
         const dp_mode *dp = &DP_MODES[m];
         if (dp_mode_runs(r, s, dp))
             add_mode(it, 0, (case_ref){.kind = CASE_DP, .mode = dp->name, .dp = dp,
-                                       .replicas = ranks});
+                                       .replicas = dp->workers ? r->workers : ranks});
         if (gpu_dp_mode_runs(r, it->e, dp))
             add_mode(it, 1, (case_ref){.kind = CASE_DP, .mode = dp->name, .dp = dp,
                                        .replicas = several ? ranks

@@ -17,12 +17,18 @@ static const suite_def *sel_suite(const selection *s, int i)
     return NULL;
 }
 
+/* Whether name is among the n items. */
+static int named_in(const char *const *items, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(items[i], name) == 0) return 1;
+    return 0;
+}
+
 /* Whether --backend chose name (no --backend: every backend). */
 static int chosen(const selection *s, const char *name)
 {
-    for (int i = 0; i < s->nbackends; i++)
-        if (strcmp(s->backends[i], name) == 0) return 1;
-    return s->nbackends == 0;
+    return s->nbackends == 0 || named_in(s->backends, s->nbackends, name);
 }
 
 /* Whether backend b belongs to suite d and was chosen. */
@@ -54,7 +60,7 @@ static int known_mode(const selection *s, const char *mode)
     mode_kind k = mode_kind_of(mode);
     if (k == MODE_KIND_HOST || k == MODE_KIND_GPU) return 1;
     for (int i = 0; i < *s->nsuites; i++)
-        if (k == MODE_KIND_DP && sel_suite(s, i)->dp_open) return 1;
+        if ((k == MODE_KIND_DP || k == MODE_KIND_WORKERS) && sel_suite(s, i)->dp_open) return 1;
     for (int i = 0; i < *s->nsuites; i++) {
         const char *const *own = sel_suite(s, i)->modes;
         for (int m = 0; own && own[m]; m++)
@@ -136,6 +142,10 @@ static int mode_used(const selection *s, const char *mode)
                 if (b->dev == DEV_CPU) return 1;
                 continue;
             }
+            if (kind == MODE_KIND_WORKERS) { /* forked processes: CPU backends */
+                if (b->dev == DEV_CPU && d->dp_open) return 1;
+                continue;
+            }
             if (kind == MODE_KIND_DP) { /* MPI ranks, or GPUs over NCCL */
                 if (b->dev == DEV_CPU ? d->dp_open != NULL : suite_has_gpu_dp(d)) return 1;
                 continue;
@@ -170,6 +180,28 @@ int select_check(const selection *s, char *err, size_t errcap)
                      "would change nothing", s->modes[i]);
             return 2;
         }
+    if (s->workers > 0) {
+        for (int i = 0; i < s->nbackends; i++)
+            for (const backend_def *b = s->backend_table; b->name; b++)
+                if (b->dev == DEV_GPU && strcmp(b->name, s->backends[i]) == 0) {
+                    snprintf(err, errcap, "bench: --workers %d forks CPU workers (hogwild), and "
+                             "--backend names the GPU backend '%s': give CPU backends with "
+                             "--workers", s->workers, b->name);
+                    return 2;
+                }
+        if (comm_size() > 1) {
+            snprintf(err, errcap, "bench: --workers %d under a launcher of %d ranks: hogwild's "
+                     "workers are processes of one machine, MPI's replicas run the other "
+                     "data-parallel modes; give one or the other", s->workers, comm_size());
+            return 2;
+        }
+    }
+    for (int i = 0; i < s->nmodes && !s->workers; i++)
+        if (mode_kind_of(s->modes[i]) == MODE_KIND_WORKERS) {
+            snprintf(err, errcap, "bench: --mode %s needs --workers N (the processes it forks)",
+                     s->modes[i]);
+            return 2;
+        }
     if (s->devices > 1 && comm_size() > 1) {
         snprintf(err, errcap, "bench: --devices %d under a launcher of %d ranks: a rank drives one "
                  "GPU (nccl-mpi); give one or the other", s->devices, comm_size());
@@ -199,7 +231,8 @@ unsigned select_has(const selection *s)
     }
     for (int i = 0; i < s->nmodes; i++) {
         mode_kind k = mode_kind_of(s->modes[i]);
-        gpu |= k != MODE_KIND_HOST && (k != MODE_KIND_DP || chosen_gpu_dp(s));
+        gpu |= k != MODE_KIND_HOST && k != MODE_KIND_WORKERS &&
+               (k != MODE_KIND_DP || chosen_gpu_dp(s));
         dp |= k == MODE_KIND_DP;
         overlap |= strcmp(s->modes[i], overlap_mode()) == 0;
     }
@@ -207,6 +240,10 @@ unsigned select_has(const selection *s)
     if (dp && chosen_gpu_dp(s)) has |= SEL_GPU_DP;
     if (overlap && mode_used(s, overlap_mode())) has |= SEL_OVERLAP;
     if (!s->baseline || chosen(s, s->baseline)) has |= SEL_BASELINE;
+    for (int m = 0; DP_MODES[m].name; m++)
+        if (DP_MODES[m].workers && mode_used(s, DP_MODES[m].name) &&
+            (s->nmodes == 0 || named_in(s->modes, s->nmodes, DP_MODES[m].name)))
+            has |= SEL_WORKERS;
     return has;
 }
 
@@ -261,6 +298,9 @@ int select_refuse(const selection *s, unsigned need, const char *opt, char *err,
         gpu_dp_backends(s, names, sizeof names);
         snprintf(what, sizeof what, "the data-parallel modes of GPU backends (%s)", names);
     }
+    if (need & SEL_WORKERS)
+        snprintf(what, sizeof what, "the hogwild mode of the CPU backends of the %s suite "
+                 "(and --mode, when given, names it)", first_suite(s, 0));
     if (need & SEL_OVERLAP)
         snprintf(what, sizeof what, "%s runs of the %s suite (--mode %s, or under mpirun)",
                  overlap_mode(), first_suite(s, 0), overlap_mode());
@@ -272,7 +312,10 @@ int select_refuse(const selection *s, unsigned need, const char *opt, char *err,
 int select_wants_gpu(const selection *s)
 {
     int gpu_mode = s->nmodes == 0;
-    for (int m = 0; m < s->nmodes; m++) gpu_mode |= mode_kind_of(s->modes[m]) != MODE_KIND_HOST;
+    for (int m = 0; m < s->nmodes; m++) {
+        mode_kind k = mode_kind_of(s->modes[m]);
+        gpu_mode |= k != MODE_KIND_HOST && k != MODE_KIND_WORKERS;
+    }
     if (!gpu_mode) return 0;
     for (int i = 0; i < *s->nsuites; i++)
         for (const backend_def *b = s->backend_table; b->name; b++)

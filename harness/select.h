@@ -21,9 +21,11 @@ enum {
     SEL_OVERLAP = 1u << 2,  /* ddp-overlap runs of a data-parallel suite (--bucket-mb) */
     SEL_BASELINE = 1u << 3, /* the --baseline is among the chosen backends */
     SEL_STEPS = 1u << 4,    /* a training step runs (known once the cases are counted) */
+    SEL_WORKERS = 1u << 5,  /* a workers mode (hogwild) can run: a chosen CPU backend of a
+                             * suite with one, and --mode names it or is not given */
 };
 /* The facts select_has gives; SEL_STEPS comes from select_has_steps. */
-#define SEL_BEFORE_PLAN (SEL_GPU | SEL_GPU_DP | SEL_OVERLAP | SEL_BASELINE)
+#define SEL_BEFORE_PLAN (SEL_GPU | SEL_GPU_DP | SEL_OVERLAP | SEL_BASELINE | SEL_WORKERS)
 
 typedef struct selection {
     const suite_entry *suite_table;   /* SUITES[], terminated by def NULL */
@@ -38,6 +40,7 @@ typedef struct selection {
     const char *baseline;             /* NULL: each suite's own */
     unsigned dtypes;                  /* --dtype: DTYPE_BIT set; 0: the default */
     int devices;                      /* --devices (0: not given) */
+    int workers;                      /* --workers (0: not given) */
 } selection;
 
 /* Expands "all" (without fp32 in dtypes, the suites with no dtype axis are
@@ -46,7 +49,9 @@ typedef struct selection {
 int select_validate(const selection *s, char *err, size_t errcap);
 
 /* After select_validate: a mode no chosen backend runs, --devices under a
- * launcher of several ranks. 0, or 2 with err. */
+ * launcher of several ranks; --workers with a GPU backend named, under a
+ * launcher of several ranks, or a workers mode named without it. 0, or 2
+ * with err. */
 int select_check(const selection *s, char *err, size_t errcap);
 
 /* After select_validate: the SEL_BEFORE_PLAN facts the selection has. */

@@ -61,6 +61,11 @@ typedef struct BENCH_DESIGNATED dp_cfg {
     const comm_ops *comm;
     int devices;          /* GPU replicas in this process, on GPUs 0..devices-1 (>= 1) */
     double bucket_mb;     /* ddp-overlap's bucket size */
+    /* A workers mode (dp_mode.workers: hogwild): the processes it forks
+     * (harness/workers.h; comm is NULL then) and the CPU threads of the run,
+     * which they share: threads / workers each, at least 1. */
+    int workers;
+    int threads;
 } dp_cfg;
 
 /* The data-parallel modes (dp_mode.h) for backend b, CPU or GPU alike (one

@@ -28,6 +28,9 @@
 /* =BACKEND: the data-parallel step skips its gradient all-reduce
  * (suites/train/train_dp_step.c). */
 #define HOOK_PLANT_SKIP_ALLREDUCE "BENCH_PLANT_SKIP_ALLREDUCE"
+/* =BACKEND: hogwild's workers train private copies of the parameters, not
+ * the shared ones (suites/train/train_hog.c). */
+#define HOOK_PLANT_HOG_PRIVATE "BENCH_PLANT_HOG_PRIVATE"
 /* =BACKEND: ddp-overlap's communication stream stops waiting for the
  * backward pass's event (suites/train/train_dp_gpu.c sets it on the NCCL
  * table, harness/gpu_nccl.c). */

@@ -264,6 +264,14 @@ int model_grads(const model_plan *pl, const train_ops *ops, const step_cfg *cfg,
     return model_grads_ready(b, 0, stream);
 }
 
+int model_loss(const model_plan *pl, const train_ops *ops, const step_cfg *cfg,
+               const step_bufs *b, void *stream)
+{
+    if (!ops_complete(pl, ops, cfg)) return -1;
+    TRY(forward(pl, ops, b, stream));
+    return loss(pl, ops, b, stream);
+}
+
 int model_step(const model_plan *pl, const train_ops *ops, const step_cfg *cfg,
                const step_bufs *b, void *stream)
 {

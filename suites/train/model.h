@@ -194,6 +194,11 @@ int model_step(const model_plan *pl, const train_ops *ops, const step_cfg *cfg,
 int model_grads(const model_plan *pl, const train_ops *ops, const step_cfg *cfg,
                 const step_bufs *b, void *stream);
 
+/* Forward and softmax cross-entropy alone: the loss at b's parameters (the
+ * hogwild check's; the logits' gradient is scratch). */
+int model_loss(const model_plan *pl, const train_ops *ops, const step_cfg *cfg,
+               const step_bufs *b, void *stream);
+
 /* The optimizer's update alone (model_step's last phase): the check applies
  * the reference's to a backend's own gradients. */
 int model_update(const model_plan *pl, const train_ops *ops, const step_cfg *cfg,

@@ -151,12 +151,11 @@ static void dp_close(void *st)
 int train_dp_open(const backend_def *b, const dp_mode *m, const problem *p, const dp_cfg *cfg,
                   void *const *const *sets, int nsets, case_exec *ex, char *skip, size_t skipcap)
 {
-    (void)skip;
-    (void)skipcap;
     if (!b->ops) {
         err_set("%s has no training ops in this build", b->name);
         return -1;
     }
+    if (m->workers) return train_hog_open(b, m, p, cfg, sets, nsets, ex, skip, skipcap);
     dp_state *d = (dp_state *)calloc(1, sizeof *d);
     if (!d) {
         err_set("out of memory");

@@ -38,6 +38,10 @@
 extern "C" {
 #endif
 
+/* The hogwild mode (train_hog.c): train_dp_open's for a workers mode, b
+ * having training ops. */
+dp_open_fn train_hog_open;
+
 /* Whether the test hook var names backend b (a planted fault). */
 int dp_planted(const char *var, const backend_def *b);
 

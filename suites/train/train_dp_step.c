@@ -155,6 +155,8 @@ static int reduce_grads(dp_replica *r, float *loss, void *stream)
             if (c->allreduce(c->ctx, grads_in(r, at), grads_out(r, at), len, stream)) return -1;
         }
         return c->wait(c->ctx, stream) || c->allreduce(c->ctx, lin, loss, 1, stream);
+    case DP_HOGWILD: /* no collectives: train_hog.c's workers share the parameters */
+        break;
     }
     err_set("unknown data-parallel scheme %d", (int)r->scheme);
     return -1;

@@ -38,8 +38,10 @@ int main(void)
     }
     EXPECT(primary == 1, "%d GPU headline modes, want 1", primary);
     for (int m = 0; DP_MODES[m].name; m++)
-        EXPECT(mode_kind_of(DP_MODES[m].name) == MODE_KIND_DP && mode_rank(DP_MODES[m].name) == 99,
-               "%s: a data-parallel mode, not coloured", DP_MODES[m].name);
+        EXPECT(mode_kind_of(DP_MODES[m].name) ==
+                       (DP_MODES[m].workers ? MODE_KIND_WORKERS : MODE_KIND_DP) &&
+                   mode_rank(DP_MODES[m].name) == 99,
+               "%s: a data-parallel (or workers) mode, not coloured", DP_MODES[m].name);
     EXPECT(mode_rank(MODE_HOST) == 0 && mode_at_rank(ngpu + 1) == NULL, "ranks end after the GPU modes");
     char pal[512];
     mode_palette(pal, sizeof pal);

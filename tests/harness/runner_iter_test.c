@@ -115,7 +115,7 @@ int main(void)
     }
     int ngpu = 0, ndp = 0;
     for (int m = 0; GPU_MODES[m].name; m++) ngpu += gpu_mode_applies(&GPU_MODES[m], 0);
-    for (int m = 0; DP_MODES[m].name; m++) ndp++;
+    for (int m = 0; DP_MODES[m].name; m++) ndp += !DP_MODES[m].workers; /* never on GPUs */
     EXPECT(gpu == ngpu && dp == ndp && n == 2 + ngpu + ndp, "%d GPU, %d DP of %d cases", gpu, dp,
            n);
     EXPECT(runner_count(&r, &ENTRY, 3) == 3 * n, "count over 3 problems");
@@ -129,6 +129,21 @@ int main(void)
            "--mode ddp: %s", got);
     case_iter_start(&it, &r, &ENTRY, 1);
     EXPECT(!it.baseline, "no host mode, no baseline");
+
+    /* --workers 3 --mode host,hogwild: a CPU backend's host case, then hogwild
+     * on 3 workers; a GPU backend has neither; without --workers no hogwild */
+    const char *hog[] = {"host", "hogwild"};
+    r.modes = hog;
+    r.nmodes = 2;
+    r.devices = 0;
+    r.workers = 3;
+    walk(&r, &ENTRY, 1, got, sizeof got);
+    EXPECT(strcmp(got, "PDBG0.0.cpu-base.host/1 G0.0.cpu-base.hogwild/3 BG0.0.cpu-a.host/1 "
+                       "G0.0.cpu-a.hogwild/3") == 0,
+           "--workers 3: %s", got);
+    r.workers = 0;
+    walk(&r, &ENTRY, 1, got, sizeof got);
+    EXPECT(strcmp(got, "PDBG0.0.cpu-base.host/1 BG0.0.cpu-a.host/1") == 0, "no --workers: %s", got);
 
     /* a suite's own GPU modes, and no data-parallel step */
     r.nmodes = 0;
