@@ -33,19 +33,39 @@ template <class T> static std::vector<T> fetch(const T *d, size_t n)
     return h;
 }
 
-static unsigned int xorwow_at(unsigned long long seed, unsigned long long sub, unsigned long long pos)
+/* out[k] = the device API's value for result idx[k] of the host API's
+ * ordering: XORWOW value g / 4096 of subsequence g % 4096; Philox value
+ * 4 (b / 65536) + g % 4 of subsequence b % 65536, b = g / 4 */
+__global__ void by_device_api(unsigned long long seed, int philox, unsigned long long first,
+                              int count, int step, unsigned int *out)
 {
-    curandState s;
-    curand_init(seed, sub, pos, &s);
-    return curand(&s);
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= count) return;
+    const unsigned long long g = first + (unsigned long long)k * step;
+    if (philox) {
+        const unsigned long long b = g / 4;
+        curandStatePhilox4_32_10_t s;
+        curand_init(seed, b % 65536, 4 * (b / 65536) + g % 4, &s);
+        out[k] = curand(&s);
+    } else {
+        curandState s;
+        curand_init(seed, g % 4096, g / 4096, &s);
+        out[k] = curand(&s);
+    }
 }
 
-static unsigned int philox_at(unsigned long long seed, unsigned long long g)
+/* the values by_device_api gives for first, first + step, ... (count of them) */
+static std::vector<unsigned int> reference(unsigned long long seed, int philox,
+                                           unsigned long long first, int count, int step)
 {
-    const unsigned long long b = g / 4;
-    curandStatePhilox4_32_10_t s;
-    curand_init(seed, b % 65536, 4 * (b / 65536) + g % 4, &s);
-    return curand(&s);
+    unsigned int *d;
+    CK(cudaMalloc(&d, count * sizeof *d));
+    by_device_api<<<(count + 127) / 128, 128>>>(seed, philox, first, count, step, d);
+    CK(cudaGetLastError());
+    std::vector<unsigned int> h(count);
+    CK(cudaMemcpy(h.data(), d, count * sizeof *d, cudaMemcpyDeviceToHost));
+    CK(cudaFree(d));
+    return h;
 }
 
 int main()
@@ -69,16 +89,19 @@ int main()
     const std::vector<unsigned int> u = fetch(du, N);
     CHECK_EQ_INT(u[0], 624778773u); /* libcurand's first two */
     CHECK_EQ_INT(u[1], 3522650202u);
+    const int NREF = N / 97 + 1;
+    std::vector<unsigned int> ref = reference(1234, 0, 0, NREF, 97);
     int bad = 0;
-    for (size_t i = 0; i < N; i += 97) bad += u[i] != xorwow_at(1234, i % 4096, i / 4096);
+    for (int k = 0; k < NREF; k++) bad += u[k * 97] != ref[k];
     CHECK_EQ_INT(bad, 0);
     CR(curandCreateGenerator(&p, CURAND_RNG_PSEUDO_PHILOX4_32_10));
     CR(curandSetPseudoRandomGeneratorSeed(p, 1234));
     CR(curandSetGeneratorOffset(p, 3 * 65536 * 4 - 40)); /* across a wrap of the subsequences */
     CR(curandGenerate(p, du, N));
     std::vector<unsigned int> v = fetch(du, N);
+    ref = reference(1234, 1, 3 * 65536 * 4 - 40, NREF, 97);
     bad = 0;
-    for (size_t i = 0; i < N; i += 7) bad += v[i] != philox_at(1234, 3 * 65536 * 4 - 40 + i);
+    for (int k = 0; k < NREF; k++) bad += v[k * 97] != ref[k];
     CHECK_EQ_INT(bad, 0);
     CR(curandSetGeneratorOffset(p, 0));
     CR(curandGenerate(p, du, 2));

@@ -58,7 +58,12 @@ __global__ void streams(unsigned long long seed, int sub0, int off, int n, int p
     for (int i = 0; i < n; i++) out[t * n + i] = philox ? curand(&p) : curand(&x);
 }
 
-template <class S> __device__ bool same(const S &a, const S &b) { return memcmp(&a, &b, sizeof a) == 0; }
+__device__ bool same(const curandState &a, const curandState &b)
+{
+    bool eq = a.d == b.d;
+    for (int i = 0; i < 5; i++) eq = eq && a.v[i] == b.v[i];
+    return eq;
+}
 
 /* flags[k] = 1 when jump identity k holds */
 __global__ void jumps(int *flags)

@@ -3,9 +3,10 @@
  * and `_Pragma("unroll")` into g++'s spelling or drops them, so g++ has no
  * unknown pragma to warn about, and the loops still compute the same sums.
  * The forms: bare, a count, a count in parentheses, 1 (no unrolling), a
- * template parameter and a macro (dropped: GCC's pragma takes neither), a
+ * template parameter and a constexpr variable (dropped: expressions), a
  * count above GCC's limit, a trailing comment, _Pragma in a macro, and
- * `# pragma  unroll` spaced.
+ * `# pragma  unroll` spaced; and nvcc's own nv_diag_suppress / diag_suppress,
+ * which g++ would also warn about.  (nvcc takes no macro as the count.)
  */
 #include <cstdio>
 
@@ -13,7 +14,11 @@
 
 #include "test_util.h"
 
-#define TILE 4
+constexpr int kTile = 4;
+/* nvcc's own pragmas: dropped too */
+#pragma nv_diag_suppress 177
+#pragma diag_suppress 550
+_Pragma("nv_diag_default 177")
 #define SUM_LOOP(n, acc, a)                                                   \
     _Pragma("unroll") for (int k_ = 0; k_ < (n); k_++) acc += (a)[k_]
 
@@ -31,7 +36,7 @@ template <int N> __global__ void sums(const int *in, int *out)
     for (int i = 0; i < 16; i++) s += in[i];
 #pragma unroll N
     for (int i = 0; i < 16; i++) s += in[i];
-#pragma unroll TILE // a macro
+#pragma unroll kTile // a constant
     for (int i = 0; i < 16; i++) s += in[i];
 #pragma unroll 100000 /* above GCC's 65534 */
     for (int i = 0; i < 16; i++) s += in[i];

@@ -44,7 +44,8 @@
  *     shared memory lives at one fixed address).
  *   #pragma unroll [N], _Pragma("unroll [N]")
  *     become  #pragma GCC unroll N  (a literal N, at most 65534) or are
- *     dropped (no count, or an expression), so g++ does not warn (gcc_unroll).
+ *     dropped (no count, or an expression), so g++ does not warn (gcc_unroll);
+ *     nvcc's own pragmas (nv_diag_suppress, diag_suppress, ...) are dropped.
  *   every statement of a kernel body
  *     is followed by `::cudaemu::detail::yield_point();` (yield_points): where
  *     CUDAEMU_INTERLEAVE=1 may preempt the thread.
@@ -968,9 +969,17 @@ struct Translator {
         return L.compare(i, m, w) == 0 && (i + m >= L.size() || !ident_char(L[i + m]));
     }
 
+    /* the text of a pragma starts with one of nvcc's own (`nv_diag_suppress`,
+     * `diag_suppress`, ...)?  They only tune nvcc's messages; g++ would warn */
+    static bool nvcc_pragma(const std::string &text)
+    {
+        return text.compare(0, 3, "nv_") == 0 || text.compare(0, 5, "diag_") == 0;
+    }
+
     /* `# pragma unroll ...` at the directive starting at i ('#'): rewritten up
-     * to the line's end or a comment; dropped, `#` alone is the null directive */
-    void unroll_directive(size_t i)
+     * to the line's end or a comment; dropped, as nvcc's own pragmas are, `#`
+     * alone is the null directive */
+    void pragma_directive(size_t i)
     {
         const size_t n = L.size();
         auto blank = [&](size_t k) {
@@ -980,16 +989,19 @@ struct Translator {
         const size_t p = blank(i + 1);
         if (!word_at(p, "pragma")) return;
         const size_t u = blank(p + 6);
-        if (!word_at(u, "unroll")) return;
-        size_t end = u + 6;
+        size_t w = u;
+        while (w < n && ident_char(L[w])) ++w;
+        const bool unroll = w - u == 6 && L.compare(u, 6, "unroll") == 0;
+        if (!unroll && !nvcc_pragma(L.substr(u, w - u))) return;
+        size_t end = w;
         while (end < n && L[end] != '\n' && L.compare(end, 2, "//") != 0 && L.compare(end, 2, "/*") != 0)
             ++end;
-        const std::string gcc = gcc_unroll(L.substr(u + 6, end - u - 6));
+        const std::string gcc = unroll ? gcc_unroll(L.substr(w, end - w)) : "";
         add_edit(p, end, gcc.empty() ? "" : "pragma " + gcc, true);
     }
 
-    /* `_Pragma ( "unroll ..." )` at [i, e): the string rewritten, or the whole
-     * operator dropped */
+    /* `_Pragma ( "unroll ..." )` (or an nvcc pragma) at [i, e): the string
+     * rewritten, or the whole operator dropped */
     void unroll_operator(size_t i, size_t e, bool directive)
     {
         const size_t n = L.size();
@@ -1005,10 +1017,11 @@ struct Translator {
         if (close >= n || L[close] != ')' || qe < q + 2) return;
         const std::string body = L.substr(q + 1, qe - q - 2);
         const size_t b = body.find_first_not_of(" \t");
-        if (b == std::string::npos || body.compare(b, 6, "unroll") != 0 ||
-            (b + 6 < body.size() && ident_char(body[b + 6])))
-            return;
-        const std::string gcc = gcc_unroll(body.substr(b + 6));
+        if (b == std::string::npos) return;
+        const bool unroll = body.compare(b, 6, "unroll") == 0 &&
+                            (b + 6 == body.size() || !ident_char(body[b + 6]));
+        if (!unroll && !nvcc_pragma(body.substr(b))) return;
+        const std::string gcc = unroll ? gcc_unroll(body.substr(b + 6)) : "";
         if (gcc.empty())
             add_edit(i, close + 1, "", directive);
         else
@@ -1065,7 +1078,7 @@ struct Translator {
             if (line_start && c == '#') {
                 directive = true;
                 line_start = false;
-                if (edit_pass) unroll_directive(i);
+                if (edit_pass) pragma_directive(i);
                 i = edit_pass ? i + 1 : include_directive(i);
                 continue;
             }
