@@ -10,9 +10,11 @@
  * normal pair) or four (a double normal pair); a subsequence's draws follow
  * each other from where its results before the generator's offset end,
  * counted as single values.  Philox: unit u = g / 4 (integers, floats, float
- * normals) or g / 2 (doubles) is counter block u / 65536 of subsequence
- * u % 65536.  Checked against libcurand's host generators once: which
- * results are bit for bit theirs is in emu/README.md, *cuRAND*.
+ * normals) is counter block u / 65536 of subsequence u % 65536; doubles
+ * come four from two blocks: unit u = g / 4 is blocks 2 (u / 65536) and the
+ * next of subsequence u % 65536.  Checked against libcurand's host
+ * generators once: which results are bit for bit theirs is in
+ * emu/README.md, *cuRAND*.
  */
 #include "internal.h"
 
@@ -233,17 +235,18 @@ struct Run {
 
     void philox() const
     {
-        const unsigned long long T = 65536;
-        const int r = is_double(dist) ? 2 : 4;
+        /* a unit: 4 results of one counter block, or 4 doubles of two */
+        const unsigned long long T = 65536, r = 4, blocks = is_double(dist) ? 2 : 1;
         const uint2 key = make_uint2((unsigned int)seed, (unsigned int)(seed >> 32));
-        for (unsigned long long u = offset / r; u <= (offset + n - 1) / r; u++) {
-            const unsigned long long block = u / T, sub = u % T;
-            const uint4 c = make_uint4((unsigned int)block, (unsigned int)(block >> 32),
-                                       (unsigned int)sub, 0);
-            const uint4 o = curand_detail::philox4x32_10(c, key);
-            const unsigned int x[4] = {o.x, o.y, o.z, o.w};
-            unit(u * r, x, 4);
-        }
+        for (unsigned long long u = offset / r; u <= (offset + n - 1) / r; u++)
+            for (unsigned long long k = 0; k < blocks; k++) {
+                const unsigned long long block = blocks * (u / T) + k, sub = u % T;
+                const uint4 c = make_uint4((unsigned int)block, (unsigned int)(block >> 32),
+                                           (unsigned int)sub, 0);
+                const uint4 o = curand_detail::philox4x32_10(c, key);
+                const unsigned int x[4] = {o.x, o.y, o.z, o.w};
+                unit(u * r + k * (r / blocks), x, 4);
+            }
     }
 
     void operator()() const

@@ -3,7 +3,8 @@
  *   order: a device XORWOW generator's result g is value g / 4096 of
  *       subsequence g % 4096 (cuRAND's default ordering, as the device API
  *       gives it); Philox's result g is value 4 (b / 65536) + g % 4 of
- *       subsequence b % 65536, b = g / 4; the first values are libcurand's
+ *       subsequence b % 65536, b = g / 4, its doubles four from two blocks;
+ *       the first values are libcurand's
  *   calls: a run continues where the last ended; curandSetGeneratorOffset(k)
  *       gives the results from k on; same seed same values, other seed other
  *       values; a host generator (curandCreateGeneratorHost) gives what a
@@ -52,6 +53,18 @@ __global__ void by_device_api(unsigned long long seed, int philox, unsigned long
         curand_init(seed, g % 4096, g / 4096, &s);
         out[k] = curand(&s);
     }
+}
+
+/* out[0..5]: the device API's doubles that a Philox generator's first six
+ * uniform doubles are (two blocks of subsequence 0, then subsequence 1) */
+__global__ void philox_doubles(unsigned long long seed, double *out)
+{
+    curandStatePhilox4_32_10_t s;
+    curand_init(seed, 0, 0, &s);
+    const double2 a = curand_uniform2_double(&s), b = curand_uniform2_double(&s);
+    curand_init(seed, 1, 0, &s);
+    const double2 c = curand_uniform2_double(&s);
+    out[0] = a.x, out[1] = a.y, out[2] = b.x, out[3] = b.y, out[4] = c.x, out[5] = c.y;
 }
 
 /* the values by_device_api gives for first, first + step, ... (count of them) */
@@ -108,6 +121,12 @@ int main()
     v = fetch(du, 2);
     CHECK_EQ_INT(v[0], 546353992u);
     CHECK_EQ_INT(v[1], 3665621163u);
+    CR(curandSetGeneratorOffset(p, 0));
+    CR(curandGenerateUniformDouble(p, dd, 6));
+    philox_doubles<<<1, 1>>>(1234, dd + 6);
+    CK(cudaGetLastError());
+    const std::vector<double> pd = fetch(dd, 12);
+    for (int i = 0; i < 6; i++) CHECK(pd[i] == pd[6 + i]);
 
     /* calls: continuation, offset, seeds, host generator, stream */
     CR(curandSetGeneratorOffset(g, 0));
