@@ -13,9 +13,10 @@
 
 #include "cuda_runtime.h"
 #include "library_types.h"
-/* as the toolkit's cublas_api.h: the half types come with cuBLAS */
+/* as the toolkit's cublas_api.h: the half and complex types come with cuBLAS */
 #include "cuda_fp16.h"
 #include "cuda_bf16.h"
+#include "cuComplex.h"
 
 /* the guards of cublas_api.h and cublas_v2.h (helper_cuda.h tests the first) */
 #define CUBLAS_API_H_

@@ -766,6 +766,17 @@ void interleave_point()
     }
 }
 
+/* A thread waiting for another's progress outside the CUDA primitives
+ * (libcu++'s cuda::barrier and cuda::pipeline, cuda_barrier.h): it stays
+ * runnable and the others of its round go first, as after a time slice;
+ * a wait no thread will ever end spins until the kernel watchdog. */
+void thread_yield()
+{
+    if (!t_on_fiber || !t_user || !g_blk.cur) return;
+    InEmu in_emu_;
+    go_on(current()->f, g_check_slices ? nullptr : next_runnable());
+}
+
 void grid_barrier()
 {
     InEmu in_emu_;

@@ -74,6 +74,12 @@ for shape in M32N8K16 DOUBLE INT8; do
         { echo "$err"; bad "no 'wmma fragment not emulated' line for $shape"; }
 done
 
+# a cuRAND generator the emulator lacks stops the compile at one static_assert
+err=$("$nvcc_emu" -c "$src/curand_mrg.cu" -o curand_mrg.o 2>&1)
+[ $? -ne 0 ] || bad "curand_mrg.cu compiled"
+[ "$(printf '%s\n' "$err" | grep -c "error: static assertion failed: cudaemu: this cuRAND generator's device API")" -eq 1 ] ||
+    { echo "$err"; bad "no single 'cuRAND generator ... not emulated' line"; }
+
 # --version: one line saying it is cudaemu, exit 0
 ver=$("$nvcc_emu" --version 2>&1)
 rc=$?
@@ -95,7 +101,7 @@ err=$("$nvcc_emu" "${extra[@]}" -dc -O0 -v -std=c++14 -m64 -arch=sm_80,sm_90 --g
 "$nvcc_emu" -dlink -arch=sm_90 rdc_kernels.o rdc_main.o -o rdc_dlink.o || bad "-dlink failed"
 "$nvcc_emu" -lib rdc_kernels.o -o librdc.a || bad "-lib failed"
 "$nvcc_emu" "${extra[@]}" -rdc=true rdc_main.o rdc_dlink.o -L. -lrdc -lcudart -lcudadevrt \
-    -lcublas,cublasLt -lnvToolsExt -lcuda -o rdc || bad "linking the -dc objects failed"
+    -lcublas,cublasLt -lnvToolsExt -lcuda -lcurand -o rdc || bad "linking the -dc objects failed"
 out=$(./rdc 2>&1)
 [ "$out" = "rdc 2 4 6 8 | 30 60 90 120" ] || bad "separate compilation: '$out'"
 
@@ -109,7 +115,7 @@ refused() { # refused "EXPECTED LINE" ARGS...
         bad "nvcc-emu $*: rc=$rc, '$got' (want exit 2 and '$want')"
 }
 refused "nvcc-emu: -lcufft: cuFFT is not emulated" -lcufft
-refused "nvcc-emu: -lcurand: cuRAND is not emulated" -l cublas,curand
+refused "nvcc-emu: -lcusparse: cuSPARSE is not emulated" -l cublas,cusparse
 refused "nvcc-emu: --default-stream per-thread: not emulated: stream 0 stays the legacy default stream (name cudaStreamPerThread explicitly, or build with --default-stream legacy)" --default-stream per-thread
 refused "nvcc-emu: -m32: 32-bit host code is not supported (nvcc dropped it too)" -m32
 refused "nvcc-emu: -ptx: asks for device code or nvcc's intermediate files; the emulator has none" -ptx

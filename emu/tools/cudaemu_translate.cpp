@@ -42,6 +42,10 @@
  *     becomes  [[maybe_unused]] T *const name = static_cast<T *>(::cudaemu::detail::dyn_smem_base());
  *     valid in a function body and at namespace scope (the emulator's dynamic
  *     shared memory lives at one fixed address).
+ *   #pragma unroll [N], _Pragma("unroll [N]")
+ *     become  #pragma GCC unroll N  (a literal N, at most 65534) or are
+ *     dropped (no count, or an expression), so g++ does not warn (gcc_unroll);
+ *     nvcc's own pragmas (nv_diag_suppress, diag_suppress, ...) are dropped.
  *   every statement of a kernel body
  *     is followed by `::cudaemu::detail::yield_point();` (yield_points): where
  *     CUDAEMU_INTERLEAVE=1 may preempt the thread.
@@ -936,6 +940,94 @@ struct Translator {
                  directive);
     }
 
+    /* CUDA's `#pragma unroll [N]` and `_Pragma("unroll [N]")` in g++'s
+     * spelling, which g++ does not warn about (-Wunknown-pragmas): the text
+     * after `unroll` (a literal count, maybe in parentheses) gives
+     * `GCC unroll N` (at most 65534, GCC's limit); none, or an expression (a
+     * template parameter or a macro, which GCC's pragma cannot take), gives
+     * "": the pragma is dropped (a full unroll only makes code faster). */
+    static std::string gcc_unroll(std::string a)
+    {
+        auto trim = [](std::string &t) {
+            t.erase(0, t.find_first_not_of(" \t\r\n"));
+            t.erase(t.find_last_not_of(" \t\r\n") + 1);
+        };
+        trim(a);
+        if (a.size() >= 2 && a.front() == '(' && a.back() == ')') a = a.substr(1, a.size() - 2);
+        trim(a);
+        while (!a.empty() && (a.back() == 'u' || a.back() == 'U' || a.back() == 'l' || a.back() == 'L'))
+            a.pop_back();
+        if (a.empty() || a.find_first_not_of("0123456789") != std::string::npos || a.size() > 18)
+            return "";
+        return "GCC unroll " + std::to_string(std::min(std::stoull(a), 65534ull));
+    }
+
+    /* the word w at i, not part of a longer identifier? */
+    bool word_at(size_t i, const char *w) const
+    {
+        const size_t m = std::strlen(w);
+        return L.compare(i, m, w) == 0 && (i + m >= L.size() || !ident_char(L[i + m]));
+    }
+
+    /* the text of a pragma starts with one of nvcc's own (`nv_diag_suppress`,
+     * `diag_suppress`, ...)?  They only tune nvcc's messages; g++ would warn */
+    static bool nvcc_pragma(const std::string &text)
+    {
+        return text.compare(0, 3, "nv_") == 0 || text.compare(0, 5, "diag_") == 0;
+    }
+
+    /* `# pragma unroll ...` at the directive starting at i ('#'): rewritten up
+     * to the line's end or a comment; dropped, as nvcc's own pragmas are, `#`
+     * alone is the null directive */
+    void pragma_directive(size_t i)
+    {
+        const size_t n = L.size();
+        auto blank = [&](size_t k) {
+            while (k < n && (L[k] == ' ' || L[k] == '\t')) ++k;
+            return k;
+        };
+        const size_t p = blank(i + 1);
+        if (!word_at(p, "pragma")) return;
+        const size_t u = blank(p + 6);
+        size_t w = u;
+        while (w < n && ident_char(L[w])) ++w;
+        const bool unroll = w - u == 6 && L.compare(u, 6, "unroll") == 0;
+        if (!unroll && !nvcc_pragma(L.substr(u, w - u))) return;
+        size_t end = w;
+        while (end < n && L[end] != '\n' && L.compare(end, 2, "//") != 0 && L.compare(end, 2, "/*") != 0)
+            ++end;
+        const std::string gcc = unroll ? gcc_unroll(L.substr(w, end - w)) : "";
+        add_edit(p, end, gcc.empty() ? "" : "pragma " + gcc, true);
+    }
+
+    /* `_Pragma ( "unroll ..." )` (or an nvcc pragma) at [i, e): the string
+     * rewritten, or the whole operator dropped */
+    void unroll_operator(size_t i, size_t e, bool directive)
+    {
+        const size_t n = L.size();
+        auto blank = [&](size_t k) {
+            while (k < n && std::isspace((unsigned char)L[k])) ++k;
+            return k;
+        };
+        const size_t open = blank(e);
+        if (open >= n || L[open] != '(') return;
+        const size_t q = blank(open + 1);
+        if (q >= n || L[q] != '"') return;
+        const size_t qe = skip_comment_or_literal(q), close = blank(qe);
+        if (close >= n || L[close] != ')' || qe < q + 2) return;
+        const std::string body = L.substr(q + 1, qe - q - 2);
+        const size_t b = body.find_first_not_of(" \t");
+        if (b == std::string::npos) return;
+        const bool unroll = body.compare(b, 6, "unroll") == 0 &&
+                            (b + 6 == body.size() || !ident_char(body[b + 6]));
+        if (!unroll && !nvcc_pragma(body.substr(b))) return;
+        const std::string gcc = unroll ? gcc_unroll(body.substr(b + 6)) : "";
+        if (gcc.empty())
+            add_edit(i, close + 1, "", directive);
+        else
+            add_edit(q, qe, "\"" + gcc + "\"", directive);
+    }
+
     /* `static __shared__ T x;` (or `__shared__ static`), `__shared__` at
      * [s, e): __shared__ is `static` here already, so the statement's own
      * `static` goes (a repeated `static` is an error in C++). */
@@ -986,6 +1078,7 @@ struct Translator {
             if (line_start && c == '#') {
                 directive = true;
                 line_start = false;
+                if (edit_pass) pragma_directive(i);
                 i = edit_pass ? i + 1 : include_directive(i);
                 continue;
             }
@@ -999,6 +1092,7 @@ struct Translator {
                 while (e < n && ident_char(L[e])) ++e;
                 if (edit_pass && L.compare(i, e - i, "extern") == 0) extern_shared(i, e, directive);
                 if (edit_pass && L.compare(i, e - i, "__shared__") == 0) static_shared(i, e, directive);
+                if (edit_pass && L.compare(i, e - i, "_Pragma") == 0) unroll_operator(i, e, directive);
                 if (edit_pass && (L.compare(i, e - i, "cudaLaunchCooperativeKernel") == 0 ||
                                   L.compare(i, e - i, "cudaLaunchKernel") == 0))
                     untyped_launch(e, directive);
