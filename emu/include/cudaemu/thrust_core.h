@@ -102,9 +102,9 @@ template <class... It> auto policy_for()
 
 template <class F> void run(const host_t &, const char *, F f) { f(); }
 template <class F> void run(const seq_t &, const char *, F f) { f(); }
-template <class F> void run(const device_t &p, const char *what, const F &f)
+template <class F> void run(const device_t &p, const char *what, F f)
 {
-    cudaError_t e = ::cudaemu::detail::launch_library_work(p.stream, f);
+    cudaError_t e = ::cudaemu::detail::launch_library_work_at(p.stream, &f);
     if (e == cudaSuccess) e = cudaStreamSynchronize(p.stream);
     check(e, what);
 }
