@@ -2,7 +2,9 @@
  * examples (a saxpy, sort + reduce of 1M keys, a zip dot product,
  * sort_by_key, scans, compaction, fancy iterators, raw device pointers),
  * run by the CUDA host emulator's Thrust subset; every value is checked
- * against a host computation (emu/README.md, "Thrust and CUB"). */
+ * against a host computation.  `thrust_basics failing-functor`: a functor
+ * that traps makes the algorithm throw thrust::system_error (emu/README.md,
+ * "Thrust and CUB"). */
 #include <thrust/copy.h>
 #include <thrust/count.h>
 #include <thrust/device_free.h>
@@ -36,6 +38,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <numeric>
 #include <vector>
 
@@ -57,6 +60,12 @@ __global__ void square(int *v, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) v[i] = v[i] * v[i];
+}
+
+/* thrust::seq inside a kernel: the algorithm runs in the calling thread */
+__global__ void seq_sum(const int *v, int n, long long *out)
+{
+    if (threadIdx.x == 0) *out = thrust::reduce(thrust::seq, v, v + n, 0LL);
 }
 
 static void saxpy()
@@ -268,6 +277,13 @@ static void iterators_and_pointers()
     CK(cudaStreamCreate(&s));
     const long long sum = thrust::reduce(thrust::cuda::par.on(s), p, p + n, 0LL);
     CHECK(sum == want);
+    long long *dsum = nullptr, hsum = 0;
+    CK(cudaMalloc(&dsum, sizeof(long long)));
+    seq_sum<<<1, 32>>>(thrust::raw_pointer_cast(p), n, dsum);
+    CK(cudaGetLastError());
+    CK(cudaMemcpy(&hsum, dsum, sizeof hsum, cudaMemcpyDeviceToHost));
+    CHECK(hsum == want);
+    CK(cudaFree(dsum));
     int *raw = nullptr;
     CK(cudaMalloc(&raw, n * sizeof(int)));
     thrust::copy(thrust::device, p, p + n, raw);
@@ -305,8 +321,23 @@ static void random_points()
     CHECK(std::fabs(4.0 * want / n - 3.14159) < 0.15);
 }
 
-int main()
+/* a functor that faults: Thrust throws thrust::system_error, naming the
+ * algorithm and the CUDA error */
+static int failing_functor()
 {
+    thrust::device_vector<int> d(4, 1);
+    try {
+        thrust::for_each(d.begin(), d.end(), [] __device__(int) { __trap(); });
+    } catch (const thrust::system_error &e) {
+        std::printf("thrust_basics failing-functor: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1) return std::strcmp(argv[1], "failing-functor") == 0 ? failing_functor() : 2;
     saxpy();
     sort_reduce_1m();
     zip_dot();
