@@ -92,6 +92,7 @@ struct Block {
     bool interleaved = false;     /* run by run_interleaved_kernel (scheduler_interleave.h) */
     bool paused = false;          /* interleaved: a yield point handed the block back */
     uint32_t bar_arrived = 0, bar_count = 0; /* accumulating barrier */
+    uint64_t bar_epoch = 0;       /* barriers completed: a base unique to the block, + 1 each */
     std::unordered_map<uint64_t, uint32_t> tile_arrived; /* tile barriers: (size, first) -> count */
     bool bar_and = true, bar_or = false;
     int res_count = 0, res_and = 0, res_or = 0; /* the last completed barrier */
@@ -539,6 +540,8 @@ bool run_block(std::vector<uint32_t> &order, bool resume = false)
         b.bar_count = 0;
         b.bar_and = true;
         b.bar_or = false;
+        static uint64_t epoch_base = 0; /* each block its own range of epochs */
+        b.bar_epoch = epoch_base += uint64_t(1) << 32;
         b.tile_arrived.clear();
         /* A block whose threads all ran through lazily left `threads` as it was. */
         if (b.dirty || b.owned || g_check_slices) {
@@ -640,6 +643,7 @@ int block_barrier(int op, int pred)
         b.res_and = b.bar_and;
         b.res_or = b.bar_or;
         b.bar_arrived = 0;
+        ++b.bar_epoch;
         for (Thread &o : b.threads)
             if (o.state == AT_BARRIER) o.state = RUNNABLE;
     }
@@ -647,6 +651,8 @@ int block_barrier(int op, int pred)
     /* The results stay until the next barrier completes, which needs us. */
     return op == BOP_COUNT ? b.res_count : op == BOP_AND ? b.res_and : b.res_or;
 }
+
+uint64_t block_barrier_epoch() { return g_blk.bar_epoch; }
 
 /* thread_block_tile<n>::sync() for n a power of two > 32 (cooperative groups):
  * a barrier over the n threads [lin & ~(n - 1), ... + n) of the block, counted

@@ -111,6 +111,10 @@ const bool SharedVar<K, V>::registered =
     (register_shared_var(reinterpret_cast<const void *>(K), (void *)(V), sizeof(*V)), true);
 
 int block_barrier(int op, int pred);
+/* The barriers the running block has completed, from a base no other block
+ * of the process shares: two reads are equal only with no __syncthreads
+ * completed between them (cub_block.h checks TempStorage reuse with it). */
+uint64_t block_barrier_epoch();
 unsigned long long warp_collective(int op, unsigned mask, unsigned long long value,
                                    int arg, int width);
 /* The lanes of the caller's warp at the same __activemask() call site (as
