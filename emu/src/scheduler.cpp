@@ -93,6 +93,7 @@ struct Block {
     bool paused = false;          /* interleaved: a yield point handed the block back */
     uint32_t bar_arrived = 0, bar_count = 0; /* accumulating barrier */
     std::unordered_map<uint64_t, uint32_t> tile_arrived; /* tile barriers: (size, first) -> count */
+    std::vector<unsigned long long> tile_slots; /* multi-warp tiles' exchange slots (tile_slot) */
     bool bar_and = true, bar_or = false;
     int res_count = 0, res_and = 0, res_or = 0; /* the last completed barrier */
     Thread *cur = nullptr;        /* the thread running now (stale in a lazy segment) */
@@ -671,6 +672,16 @@ void tile_barrier(unsigned n)
         for (uint32_t i = base; i < base + n; ++i) b.threads[i].state = RUNNABLE;
     }
     yield(t);
+}
+
+/* The exchange slot of thread r of the running block (cg_multi_warp_tile.h):
+ * part of the block model, which an interleaved launch swaps per resident
+ * block (scheduler_interleave.h), so resident blocks never share slots. */
+unsigned char *tile_slot(unsigned r)
+{
+    Block &b = g_blk;
+    if (b.tile_slots.size() < 1024) b.tile_slots.resize(1024);
+    return reinterpret_cast<unsigned char *>(&b.tile_slots[r & 1023u]);
 }
 
 unsigned long long warp_collective(int op, unsigned mask, unsigned long long value, int arg,
