@@ -1040,6 +1040,30 @@ static void end_launch(char *smem)
     b.cooperative = b.owned = b.interleaved = b.paused = false;
 }
 
+/* A launch whose blocks do not run one after another (cooperative,
+ * interleaved) once begun (begin_launch): its dynamic shared memory (null:
+ * nothing begun, err says why), threads per block, blocks in the grid, the
+ * kernel's name and its static shared memory. */
+struct GridLaunch {
+    char *smem;
+    cudaError_t err;
+    uint32_t n;
+    uint64_t nblocks;
+    std::string kname;
+    const KernelStatic *ks;
+};
+static GridLaunch begin_grid_launch(const Launch &l)
+{
+    GridLaunch g{nullptr, cudaSuccess, 0, 0, std::string(), nullptr};
+    g.smem = begin_launch(l, &g.err);
+    if (!g.smem) return g;
+    g.n = g_blk.n;
+    g.nblocks = uint64_t(l.grid.x) * l.grid.y * l.grid.z;
+    g.kname = function_name(l.func);
+    g.ks = kernel_static(l.func);
+    return g;
+}
+
 cudaError_t run_interleaved_kernel(const Launch &l);
 
 cudaError_t run_kernel(const Launch &l)
