@@ -20,7 +20,8 @@
  *     (__pipeline_memcpy_async, one 16-byte chunk per thread and step, a row
  *     of the stage per warp: coalesced, conflict-free), 3 steps ahead, as
  *     cuda-wmma (kernels/gemm_wmma.cu): wait for step kt's batch, barrier,
- *     issue step kt+3 into the stage step kt-1 used, compute step kt;
+ *     compute step kt, issue step kt+3 into the stage step kt-1 used (after
+ *     the FMAs, unlike cuda-wmma: before them A^T B spills at sm_90);
  *   - A itself (k contiguous along its rows) must be transposed on the way,
  *     which cp.async cannot do (it copies 16 contiguous bytes). So A, and B^T
  *     likewise, goes through registers: step kt+1's float4 is loaded before
