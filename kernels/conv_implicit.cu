@@ -17,8 +17,10 @@
  * multiply-high and a shift), never an integer divide in the main loop.
  *
  * Tiles: a block of 256 threads computes 128 x 128 outputs (m x col), 8 x 8
- * per thread in registers, K steps of 8 double-buffered in shared memory
- * (As transposed, as cuda-regtile). Loads per step: A as 4 consecutive t of
+ * per thread in registers, warp-tiled as cuda-regtile (regtile_core.h), K
+ * steps of 8 double-buffered in shared memory (As transposed). The gathers
+ * go through registers (cp.async copies contiguous 16-byte chunks; these
+ * are index-computed elements), so the two buffers suffice. Loads per step: A as 4 consecutive t of
  * one row per thread (tid/2, 4*(tid%2)); B as one column and 4 rows per
  * thread (column tid%128, rows tid/128 + {0,2,4,6}): a warp's 32 threads read
  * 32 consecutive columns, i.e. neighbouring pixels, so the gathers coalesce
@@ -154,7 +156,8 @@ static __global__ void __launch_bounds__(RT_THREADS, 2) conv_implicit_kernel(ige
     __shared__ __align__(16) float Bs[2][RT_BK][RT_BN];
 
     const unsigned tid = threadIdx.x;
-    const unsigned tr = tid / 16, tc = tid % 16;                   /* compute: 16 x 16 */
+    unsigned rm, cn; /* compute: this thread's outputs (regtile_core.h) */
+    rt_origin(tid, rm, cn);
     const unsigned ar = tid / 2, ak = (tid % 2) * 4;               /* A: 128 rows x 2 x 4 t */
     const unsigned bn = tid % RT_BN, bk = tid / RT_BN;             /* B: 128 cols x 4 rows */
     const int row0 = blockIdx.y * RT_BM, col0 = blockIdx.x * RT_BN;
@@ -188,7 +191,7 @@ UNROLL
             if (more) /* step kt+1's gathers fly during step kt's FMAs */
                 igemm_load<DIR, false>(g, a_row, t + RT_BK + ak, t + RT_BK + bk, te, bbase, hb,
                                        wb, pa, pb);
-            compute_step(acc, As[kt % 2], Bs[kt % 2], tr, tc);
+            compute_step(acc, As[kt % 2], Bs[kt % 2], rm, cn);
             if (more) igemm_store(As[(kt + 1) % 2], Bs[(kt + 1) % 2], ar, ak, bn, bk, pa, pb);
             __syncthreads();
             t += RT_BK;
@@ -198,20 +201,20 @@ UNROLL
         igemm_load<DIR, true>(g, a_row, t + ak, t + bk, te, bbase, hb, wb, pa, pb);
         igemm_store(As[0], Bs[0], ar, ak, bn, bk, pa, pb);
         __syncthreads();
-        compute_step(acc, As[0], Bs[0], tr, tc);
+        compute_step(acc, As[0], Bs[0], rm, cn);
     }
 
-    /* epilogue: acc[i][j] is (row0 + 4tr + i%4 (+64 for i >= 4), col0 + 4tc + j%4 (+64 for j >= 4)) */
+    /* epilogue: acc[i][j] is (row0 + rt_row(rm, i), col0 + rt_col(cn, j)) */
     float *out = g.out + blockIdx.z * g.ozstride;
 UNROLL
     for (int j = 0; j < 8; ++j) {
-        const int cj = col0 + (j < 4 ? 0 : 64) + (int)tc * 4 + j % 4;
+        const int cj = col0 + (int)rt_col(cn, j);
         if (cj >= g.NC) continue;
         const int oq = fastdiv_q(cj, g.odiv);
         float *o = out + (size_t)oq * g.ostride + (cj - oq * g.odiv.d);
 UNROLL
         for (int i = 0; i < 8; ++i) {
-            const int m = row0 + (i < 4 ? 0 : 64) + (int)tr * 4 + i % 4;
+            const int m = row0 + (int)rt_row(rm, i);
             if (m < g.M) o[(size_t)m * g.ocols] = acc[i][j] + (g.bias ? g.bias[m] : 0.0f);
         }
     }

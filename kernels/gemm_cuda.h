@@ -45,10 +45,10 @@ int gemm_cuda_tiled(int M, int N, int K, float alpha, const float *dA, int lda,
                     const float *dB, int ldb, float beta, float *dC, int ldc,
                     cudaStream_t stream);
 
-/* 128x128x8 block tiles, 8x8 outputs per thread in registers, transposed A
- * tile, double-buffered shared memory, 16-byte loads and stores when
- * lda, ldb, ldc are multiples of 4 and the pointers 16-byte aligned
- * (kernels/gemm_regtile.cu). */
+/* 128x128x8 block tiles of 32x64 warp tiles, 8x8 outputs per thread in
+ * registers, transposed A tile, a 4-stage shared-memory pipeline (B by
+ * cp.async), 16-byte loads and stores when lda, ldb, ldc are multiples of 4
+ * and the pointers 16-byte aligned (kernels/gemm_regtile.cu). */
 int gemm_cuda_regtile(int M, int N, int K, float alpha, const float *dA, int lda,
                       const float *dB, int ldb, float beta, float *dC, int ldc,
                       cudaStream_t stream);

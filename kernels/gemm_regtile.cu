@@ -1,51 +1,68 @@
-/* kernels/gemm_regtile.cu - cuda-regtile: 2-D register blocking, 16-byte
- * loads and double-buffered shared memory (contract: kernels/gemm_cuda.h).
+/* kernels/gemm_regtile.cu - cuda-regtile: warp-tiled 2-D register blocking,
+ * 16-byte loads and a multi-stage cp.async pipeline (contract:
+ * kernels/gemm_cuda.h).
  *
- * The step of the well-known SGEMM progression ("2D blocktiling + vectorized",
- * siboehm's kernels 5/6) that reaches most of cuBLAS:
+ * The SIMT end of the well-known SGEMM progression (siboehm's kernels 5/6
+ * "2D blocktiling + vectorized" and 10 "warptiling"; CUTLASS's SIMT path):
  *   - a block of 256 threads computes a BM x BN = 128 x 128 tile of C, walking
  *     K in steps of BK = 8;
- *   - each thread owns 8x8 outputs in registers: rows {4tr..4tr+3, 64+4tr..}
- *     and columns {4tc..4tc+3, 64+4tc..} (tr = tid/16, tc = tid%16).  Split
- *     into two 4-wide halves 64 apart, each quarter-warp reads 8 consecutive
- *     float4 of shared memory (conflict-free) and stores 8 consecutive float4
- *     of C (coalesced), where one contiguous 8-wide run would conflict 2-way;
+ *   - warp tiling (kernels/regtile_core.h): each of the 8 warps owns a 32 x 64
+ *     sub-tile, each lane 8 x 8 outputs in registers as 2 x 2 blocks of 4 x 4
+ *     (rows 16, columns 32 apart): per k a warp reads 4 conflict-free
+ *     wavefronts of shared memory (6 without warp tiles) and its float4
+ *     stores of C are 128-byte rows;
  *   - A's tile is stored transposed (As[k][m]), so the inner loop reads A and
  *     B fragments as float4 along m and n; its rows are padded to BM+4 floats,
  *     which makes the transposing stores conflict-free;
- *   - shared memory is double-buffered: the next K step is loaded from global
- *     memory into registers (VEC: before computing on the current one, so
- *     the loads fly during the FMAs; scalar: after, to stay within 128
- *     registers) and stored to the other buffer, one __syncthreads per step;
- *   - VEC = true loads A and B and loads/stores C as float4 (LDG.128/STG.128).
- *     The launcher picks it only when lda, ldb, ldc are multiples of 4 and
- *     the three pointers are 16-byte aligned; VEC = false is the same kernel
- *     with scalar accesses.
+ *   - shared memory is a ring of RT_STAGES = 4 stages (step s in stage
+ *     s % 4), one __syncthreads per step. An operand whose tile rows are its
+ *     memory rows (B, or A^T: "K-major") is copied by cp.async
+ *     (__pipeline_memcpy_async, one 16-byte chunk per thread and step, a row
+ *     of the stage per warp: coalesced, conflict-free), 3 steps ahead, as
+ *     cuda-wmma (kernels/gemm_wmma.cu): wait for step kt's batch, barrier,
+ *     compute step kt, issue step kt+3 into the stage step kt-1 used (after
+ *     the FMAs, unlike cuda-wmma: before them A^T B spills at sm_90);
+ *   - A itself (k contiguous along its rows) must be transposed on the way,
+ *     which cp.async cannot do (it copies 16 contiguous bytes). So A, and B^T
+ *     likewise, goes through registers: step kt+1's float4 is loaded before
+ *     step kt's FMAs and stored transposed after them (4 conflict-free
+ *     scalar stores), a step ahead -- 512 FMAs a thread, enough to cover a
+ *     load's latency at 16 warps per SM. The alternative, A untransposed in
+ *     shared memory (As[m][k], cp.async too), was rejected: a thread needs 8
+ *     rows of A per k, which are 8 scalar loads per k (2.5x the shared-load
+ *     instructions of 2 float4 along m) or float4 along k for 4 k at once
+ *     (32 more live registers, past the 128 of two blocks per SM); and rows
+ *     4 apart at a pitch that is a multiple of 4 floats fall into 2 bank
+ *     groups, a 2-way conflict, unless the rows per lane are interleaved;
+ *   - VEC = true loads A and B and loads/stores C as float4 (LDG.128/STG.128)
+ *     and copies by cp.async.  The launcher picks it only when lda, ldb, ldc
+ *     are multiples of 4 and the three pointers are 16-byte aligned; VEC =
+ *     false is the same kernel with scalar accesses, every operand through
+ *     registers (no cp.async: a chunk's source is not aligned).
  * Edges (any M, N, K work): rows of A past M and columns of B past N are
  * clamped inside the matrix (they only feed elements of C that are never
  * stored); the partial last K step (K % 8) is loaded with checks, zeros past
- * K; a float4 partly outside falls back to scalar accesses; C is stored only
+ * K; a float4 or cp.async chunk partly outside falls back to scalar accesses
+ * (a chunk so loaded is stored to its stage directly); C is stored only
  * inside M x N.  Nothing outside A, B, C (their padding included) is read.
  * Transposed operands (gemm_cuda_regtile_t, ops/train_ops.h's gemm): the
  * kernel is templated on TA, TB, and only the tile loads change (load4):
  *   A   (M x K): each thread loads 4 consecutive k of a row, stored transposed;
- *   A^T (K x M): 4 consecutive m of a k row, stored as one float4 -- the
- *        cheaper load, the layout As already has (no transposing stores);
- *   B   (K x N): 4 consecutive n of a k row, stored as one float4;
+ *   A^T (K x M): 4 consecutive m of a k row, stored as one float4 (cp.async);
+ *   B   (K x N): 4 consecutive n of a k row, stored as one float4 (cp.async);
  *   B^T (N x K): 4 consecutive k of a row, stored transposed, into a Bs
- *        padded like As (16896 bytes of shared memory) to stay conflict-free.
+ *        padded like As to stay conflict-free.
  * float4 loads on the same conditions as above; A^T rows past M are clamped
- * like B's columns.  The register budget is tight: with A^T the A loads are
- * issued after the FMAs (and the B loads too when both are k-major, A^T B),
- * which keeps every instance within 128 registers without spills.  TA = TB =
- * false is instruction for instruction the kernel before the transposes
- * (the PTX differs only in the order of the partial K step's index math).
+ * like B's columns.  The register budget is tight: scalar loads are issued
+ * after the FMAs (4x the registers of a float4 in flight), which keeps every
+ * instance within 128 registers without spills.
  * Grid: x one block per tile (ceil(M/128) * ceil(N/128) < 2^31), ordered
  * in groups of 8 row tiles for L2 reuse (gemm_block_tile); z the
  * matrix of a batch (gemm_cuda_regtile_batched: block z offsets A, B, C by
  * z times their strides before anything else, so the kernel is the same
  * for one matrix, strides 0, z 1; batches beyond 65535 take several launches).
- * Shared memory: 2*8*(132+128)*4 = 16640 bytes.
+ * Shared memory (static, within the default 48 KiB): 4*8*(132+128)*4 = 33280
+ * bytes (B^T: 33792).
  * __launch_bounds__(256, 2): at most 128 registers, two blocks per SM.
  */
 #include <stdint.h>
@@ -55,6 +72,9 @@
 #include "cuda_check.h"
 #include "regtile_core.h"
 
+#include <cuda_pipeline_primitives.h>
+
+#define RT_STAGES 4 /* shared-memory stages of the K pipeline */
 #define RT_GRID_Z_MAX 65535 /* matrices of a batch per launch (grid z) */
 
 /* One operand's share of one K step: 4 floats a thread loads from global
@@ -160,10 +180,43 @@ UNROLL
             c[i + j] = beta == 0.0f ? alpha * acc[j] : axpby(alpha, acc[j], beta, c[i + j]);
 }
 
+/* Step s's chunk of a K-major operand into stage x by cp.async: x[k][i..i+3]
+ * from p (row s*RT_BK + k of the operand, first column of the chunk; last
+ * as load4's). A chunk at the N edge or past K is loaded by load4 and stored
+ * directly (it is not 16 bytes inside the matrix); the barrier that
+ * publishes the stage publishes those stores too. */
+template <int P>
+static __device__ __forceinline__ void async4(float (*x)[P], unsigned k, unsigned i,
+                                              const float *p, unsigned row, int last, unsigned uK)
+{
+    if (row < uK && last >= 3) {
+        __pipeline_memcpy_async(&x[k][i], p, 16);
+    } else {
+        float4 v;
+        load4<false, true, false>(p, row, last, uK, v);
+        store4_smem<false>(x, k, i, v);
+    }
+}
+
+/* Step s's 4 floats of an operand loaded through registers (load4): p is
+ * this thread's element of step s; the partial last step (s >= nfull) is
+ * loaded with K checks (k: the thread's k offset in a step, ak or bk). */
+template <bool VEC, bool KC>
+static __device__ __forceinline__ void reg_load(const float *p, unsigned s, unsigned nfull,
+                                                unsigned k, int last, unsigned uK, float4 &v)
+{
+    if (s < nfull)
+        load4<VEC, false, KC>(p, 0, last, uK, v);
+    else
+        load4<VEC, true, KC>(p, s * RT_BK + k, last, uK, v);
+}
+
 /* C = alpha op(A) op(B) + beta C. TA: A is K x M (lda >= M), op(A) = A^T;
  * TB: B is N x K (ldb >= K), op(B) = B^T.  A's tile is KCONTIG unless TA, B's
  * K-major unless TB (load4).  Bs gets the As row pad when it is filled by
- * transposing stores (TB), so those are conflict-free too. */
+ * transposing stores (TB), so those are conflict-free too.  K-major operands
+ * on the vector path go by cp.async (async4), RT_STAGES - 1 steps ahead; the
+ * others through registers (reg_load, store4_smem), one step ahead. */
 template <bool VEC, bool TA, bool TB>
 static __global__ void __launch_bounds__(RT_THREADS, 2)
 gemm_regtile_kernel(int M, int N, int K, float alpha, const float *__restrict__ A, int lda,
@@ -175,15 +228,17 @@ gemm_regtile_kernel(int M, int N, int K, float alpha, const float *__restrict__ 
     B += (long long)blockIdx.z * sB;
     C += (long long)blockIdx.z * sC;
     const bool A_KC = !TA, B_KC = TB; /* KCONTIG loads (see load4) */
-    /* next step's loads issued before the FMAs (VEC), except A^T's, and B's
-     * beside A^T (two clamped k-major loads: no registers left for them) */
-    const bool A_EARLY = VEC && !TA, B_EARLY = VEC && (!TA || TB);
-    __shared__ __align__(16) float As[2][RT_BK][RT_BM + RT_APAD];
-    __shared__ __align__(16) float Bs[2][RT_BK][RT_BN + (TB ? RT_APAD : 0)];
+    const bool A_ASYNC = VEC && !A_KC, B_ASYNC = VEC && !B_KC; /* by cp.async */
+    /* register loads of the next step issued before the FMAs (VEC: one
+     * float4 each), or after them (scalar: 4x the registers in flight) */
+    const bool EARLY = VEC;
+    __shared__ __align__(16) float As[RT_STAGES][RT_BK][RT_BM + RT_APAD];
+    __shared__ __align__(16) float Bs[RT_STAGES][RT_BK][RT_BN + (TB ? RT_APAD : 0)];
 
     const unsigned uM = (unsigned)M, uN = (unsigned)N, uK = (unsigned)K;
     const unsigned tid = threadIdx.x;
-    const unsigned tr = tid / 16, tc = tid % 16;  /* compute: 16 x 16 threads */
+    unsigned rm, cn; /* compute: this thread's outputs (regtile_core.h) */
+    rt_origin(tid, rm, cn);
     unsigned ak, ai, bk, bi; /* this thread's load slots in the A and B tiles */
     load_slot<A_KC>(tid, ak, ai);
     load_slot<B_KC>(tid, bk, bi);
@@ -202,8 +257,8 @@ gemm_regtile_kernel(int M, int N, int K, float alpha, const float *__restrict__ 
     const float *b_ptr = B_KC ? B + (size_t)min(col0 + bi, uN - 1) * ldb + bk
                               : B + (size_t)bk * ldb + (col0 + bi);
     /* a K step down A or B: along a row (KCONTIG) or RT_BK rows */
-#define A_STEP (A_KC ? (ptrdiff_t)RT_BK : (ptrdiff_t)RT_BK * lda)
-#define B_STEP (B_KC ? (ptrdiff_t)RT_BK : (ptrdiff_t)RT_BK * ldb)
+    const ptrdiff_t a_step = A_KC ? (ptrdiff_t)RT_BK : (ptrdiff_t)RT_BK * lda;
+    const ptrdiff_t b_step = B_KC ? (ptrdiff_t)RT_BK : (ptrdiff_t)RT_BK * ldb;
 
     float acc[8][8];
 UNROLL
@@ -212,59 +267,79 @@ UNROLL
         for (int j = 0; j < 8; ++j)
             acc[i][j] = 0.0f;
 
-    /* the full K steps, double-buffered: load step kt+1 into registers
-     * (VEC: before computing step kt, so the loads fly during the FMAs),
-     * compute step kt, store kt+1 into the other buffer (last read before the
-     * previous barrier), one barrier per step */
-    float4 pa, pb;
-    if (nfull > 0) {
-        load4<VEC, false, A_KC>(a_ptr, ak, alast, uK, pa);
-        load4<VEC, false, B_KC>(b_ptr, bk, blast, uK, pb);
-        store4_smem<A_KC>(As[0], ak, ai, pa);
-        store4_smem<B_KC>(Bs[0], bk, bi, pb);
-        __syncthreads();
-        for (unsigned kt = 0; kt < nfull; ++kt) {
-            const bool more = kt + 1 < nfull;
-            if (more) { /* issue step kt+1's early loads before computing */
-                if (A_EARLY) a_ptr += A_STEP;
-                if (B_EARLY) b_ptr += B_STEP;
-                if (A_EARLY) load4<VEC, false, A_KC>(a_ptr, 0, alast, uK, pa);
-                if (B_EARLY) load4<VEC, false, B_KC>(b_ptr, 0, blast, uK, pb);
+    /* the pipeline: step s lives in stage s % RT_STAGES. cp.async operands:
+     * steps 0 .. RT_STAGES-2 in flight before the loop, one batch a step;
+     * register operands: step 0 stored now, step kt+1 during step kt. */
+    if (A_ASYNC || B_ASYNC) {
+UNROLL
+        for (unsigned s = 0; s < RT_STAGES - 1; ++s) {
+            if (s < nk) {
+                if (A_ASYNC) async4(As[s], ak, ai, a_ptr, s * RT_BK + ak, alast, uK);
+                if (B_ASYNC) async4(Bs[s], bk, bi, b_ptr, s * RT_BK + bk, blast, uK);
+                if (A_ASYNC) a_ptr += a_step;
+                if (B_ASYNC) b_ptr += b_step;
             }
-            compute_step(acc, As[kt % 2], Bs[kt % 2], tr, tc);
-            if (more) { /* and the others after: scalar loads, 4x the registers in flight */
-                if (!A_EARLY) a_ptr += A_STEP;
-                if (!B_EARLY) b_ptr += B_STEP;
-                if (!A_EARLY) load4<VEC, false, A_KC>(a_ptr, 0, alast, uK, pa);
-                if (!B_EARLY) load4<VEC, false, B_KC>(b_ptr, 0, blast, uK, pb);
-                store4_smem<A_KC>(As[(kt + 1) % 2], ak, ai, pa);
-                store4_smem<B_KC>(Bs[(kt + 1) % 2], bk, bi, pb);
-            }
-            __syncthreads();
+            __pipeline_commit();
         }
-        a_ptr += A_STEP;
-        b_ptr += B_STEP;
     }
-    /* the partial last K step (K % 8 != 0), loaded with K checks; every read
-     * of the buffers is behind the last barrier */
-    if (nfull < nk) {
-        const unsigned k0 = nfull * RT_BK;
-        load4<VEC, true, A_KC>(a_ptr, k0 + ak, alast, uK, pa);
-        load4<VEC, true, B_KC>(b_ptr, k0 + bk, blast, uK, pb);
+    float4 pa, pb;
+    if (!A_ASYNC) {
+        reg_load<VEC, A_KC>(a_ptr, 0, nfull, ak, alast, uK, pa);
         store4_smem<A_KC>(As[0], ak, ai, pa);
-        store4_smem<B_KC>(Bs[0], bk, bi, pb);
-        __syncthreads();
-        compute_step(acc, As[0], Bs[0], tr, tc);
     }
+    if (!B_ASYNC) {
+        reg_load<VEC, B_KC>(b_ptr, 0, nfull, bk, blast, uK, pb);
+        store4_smem<B_KC>(Bs[0], bk, bi, pb);
+    }
+    for (unsigned kt = 0; kt < nk; ++kt) {
+        /* step kt is in its stage (the copies of the newest RT_STAGES - 2
+         * steps may fly), and every warp is done with step kt - 1, whose
+         * stage is refilled in this iteration: the copies of step kt+3 are
+         * issued after step kt's FMAs (before them, A^T B spills at sm_90),
+         * two steps of FMAs before they are needed */
+        if (A_ASYNC || B_ASYNC) __pipeline_wait_prior(RT_STAGES - 2);
+        __syncthreads();
+        const bool more = kt + 1 < nk;
+        if (more) { /* the register operands' pointers to step kt+1 */
+            if (!A_ASYNC) a_ptr += a_step;
+            if (!B_ASYNC) b_ptr += b_step;
+        }
+        if (more && EARLY) { /* step kt+1's register loads fly during the FMAs */
+            if (!A_ASYNC) reg_load<VEC, A_KC>(a_ptr, kt + 1, nfull, ak, alast, uK, pa);
+            if (!B_ASYNC) reg_load<VEC, B_KC>(b_ptr, kt + 1, nfull, bk, blast, uK, pb);
+        }
+        compute_step(acc, As[kt % RT_STAGES], Bs[kt % RT_STAGES], rm, cn);
+        if (A_ASYNC || B_ASYNC) { /* into the stage of step kt - 1 (done: barrier) */
+            const unsigned s = kt + RT_STAGES - 1;
+            if (s < nk) {
+                if (A_ASYNC)
+                    async4(As[s % RT_STAGES], ak, ai, a_ptr, s * RT_BK + ak, alast, uK);
+                if (B_ASYNC)
+                    async4(Bs[s % RT_STAGES], bk, bi, b_ptr, s * RT_BK + bk, blast, uK);
+                if (A_ASYNC) a_ptr += a_step;
+                if (B_ASYNC) b_ptr += b_step;
+            }
+            __pipeline_commit();
+        }
+        if (more) { /* stage kt+1 was last read in step kt+1-RT_STAGES < kt */
+            if (!EARLY) {
+                if (!A_ASYNC) reg_load<VEC, A_KC>(a_ptr, kt + 1, nfull, ak, alast, uK, pa);
+                if (!B_ASYNC) reg_load<VEC, B_KC>(b_ptr, kt + 1, nfull, bk, blast, uK, pb);
+            }
+            if (!A_ASYNC) store4_smem<A_KC>(As[(kt + 1) % RT_STAGES], ak, ai, pa);
+            if (!B_ASYNC) store4_smem<B_KC>(Bs[(kt + 1) % RT_STAGES], bk, bi, pb);
+        }
+    }
+    if (A_ASYNC || B_ASYNC) __pipeline_wait_prior(0); /* only empty batches are left */
 
-    /* epilogue: row i of acc is tile row 4tr+i (i < 4) or 64+4tr+i-4 */
+    /* epilogue: acc[i][j] is C[row0 + rt_row(rm, i)][col0 + rt_col(cn, j)] */
 UNROLL
     for (int i = 0; i < 8; ++i) {
-        const unsigned r = row0 + (i < 4 ? 0u : 64u) + tr * 4 + (unsigned)(i % 4);
+        const unsigned r = row0 + rt_row(rm, i);
         if (r < uM) {
             float *c_row = C + (size_t)r * ldc;
-            store4<VEC>(c_row, col0 + tc * 4, uN, &acc[i][0], alpha, beta);
-            store4<VEC>(c_row, col0 + 64 + tc * 4, uN, &acc[i][4], alpha, beta);
+            store4<VEC>(c_row, col0 + rt_col(cn, 0), uN, &acc[i][0], alpha, beta);
+            store4<VEC>(c_row, col0 + rt_col(cn, 4), uN, &acc[i][4], alpha, beta);
         }
     }
 }

@@ -144,6 +144,46 @@ static __device__ __forceinline__ void wmp_dot(float (&d)[4], const float (&arow
             d[r * 2 + cc] = s;
         }
 }
+
+/* Element e of a 32-bit fragment register: the 16-bit T in half e (the lower
+ * k first), or the register itself as a float (T = float: tf32, e = 0). */
+template <typename T> static __device__ __forceinline__ float wmp_elem(unsigned w, int e)
+{
+    return wmp_f16<T>((w >> (16 * e)) & 0xffffu);
+}
+template <> __device__ __forceinline__ float wmp_elem<float>(unsigned w, int)
+{
+    return __uint_as_float(w);
+}
+
+/* The portable mma m16n8kKN: d = a * b + c, T the element type (16-bit, KN =
+ * 16; float for tf32, KN = 8), E = KN / 8 elements a register. Lane 4g+s
+ * holds k = E*s.. (registers a[0], a[1]; b[0]) and KN/2 + E*s.. (a[2], a[3];
+ * b[1]) of A's rows g (a[0], a[2]) and g+8 (a[1], a[3]) and of B's column g
+ * (the fragment layouts above); each lane gathers rows g, g+8 of A and
+ * columns 2q, 2q+1 of B from those lanes, then wmp_dot. */
+template <typename T, int KN>
+static __device__ __forceinline__ void wmp_mma(float (&d)[4], const unsigned (&a)[4],
+                                               const unsigned (&b)[2], const float (&c)[4])
+{
+    constexpr int E = KN / 8;
+    const int lane = (int)(threadIdx.x % 32), g = lane / 4, q = lane % 4;
+    float arow[2][KN], bcol[2][KN];
+    for (int s = 0; s < 4; s++)
+        for (int h = 0; h < 2; h++) {
+            /* A's k half h of rows g, g+8; all of B's column 2q+h */
+            const unsigned long long va =
+                __shfl_sync(0xffffffffu, wmp_pack(a[2 * h], a[2 * h + 1]), 4 * g + s);
+            const unsigned long long vb =
+                __shfl_sync(0xffffffffu, wmp_pack(b[0], b[1]), 4 * (2 * q + h) + s);
+            for (int r = 0; r < 2; r++)
+                for (int e = 0; e < E; e++) {
+                    arow[r][KN / 2 * h + E * s + e] = wmp_elem<T>((unsigned)(va >> (32 * r)), e);
+                    bcol[h][KN / 2 * r + E * s + e] = wmp_elem<T>((unsigned)(vb >> (32 * r)), e);
+                }
+        }
+    wmp_dot<KN>(d, arow, bcol, c);
+}
 #endif
 
 #if WARP_MMA_PTX
@@ -172,31 +212,7 @@ static __device__ __forceinline__ void mma_16816(float (&d)[4], const unsigned (
     else
         asm volatile(WMP_MMA("m16n8k16", "bf16.bf16") WMP_MMA_OPERANDS);
 #else
-    const int lane = (int)(threadIdx.x % 32), g = lane / 4, q = lane % 4;
-    float arow[2][16], bcol[2][16];
-    for (int s = 0; s < 4; s++) {
-        /* lane 4g+s: rows g (a[0], a[2]) and g+8 (a[1], a[3]), k 2s.. and 2s+8.. */
-        for (int h = 0; h < 2; h++) {
-            const unsigned long long v = __shfl_sync(0xffffffffu, wmp_pack(a[2 * h], a[2 * h + 1]),
-                                                     4 * g + s);
-            for (int r = 0; r < 2; r++) {
-                const unsigned w = (unsigned)(v >> (32 * r)), k = 2 * s + 8 * h;
-                arow[r][k] = wmp_f16<T>(w & 0xffffu);
-                arow[r][k + 1] = wmp_f16<T>(w >> 16);
-            }
-        }
-        /* lane 4n+s, n = 2q+cc: column n, k 2s.. (b[0]) and 2s+8.. (b[1]) */
-        for (int cc = 0; cc < 2; cc++) {
-            const unsigned long long v = __shfl_sync(0xffffffffu, wmp_pack(b[0], b[1]),
-                                                     4 * (2 * q + cc) + s);
-            for (int j = 0; j < 2; j++) {
-                const unsigned w = (unsigned)(v >> (32 * j)), k = 2 * s + 8 * j;
-                bcol[cc][k] = wmp_f16<T>(w & 0xffffu);
-                bcol[cc][k + 1] = wmp_f16<T>(w >> 16);
-            }
-        }
-    }
-    wmp_dot<16>(d, arow, bcol, c);
+    wmp_mma<T, 16>(d, a, b, c);
 #endif
 }
 
@@ -208,25 +224,7 @@ static __device__ __forceinline__ void mma_1688_tf32(float (&d)[4], const unsign
 #if WARP_MMA_PTX
     asm volatile(WMP_MMA("m16n8k8", "tf32.tf32") WMP_MMA_OPERANDS);
 #else
-    const int lane = (int)(threadIdx.x % 32), g = lane / 4, q = lane % 4;
-    float arow[2][8], bcol[2][8];
-    for (int s = 0; s < 4; s++) {
-        /* lane 4g+s: (g, s), (g+8, s) in a[0], a[1]; (g, s+4), (g+8, s+4) in a[2], a[3] */
-        for (int h = 0; h < 2; h++) {
-            const unsigned long long v = __shfl_sync(0xffffffffu, wmp_pack(a[2 * h], a[2 * h + 1]),
-                                                     4 * g + s);
-            arow[0][s + 4 * h] = __uint_as_float((unsigned)v);
-            arow[1][s + 4 * h] = __uint_as_float((unsigned)(v >> 32));
-        }
-        /* lane 4n+s: (k s, n) in b[0], (k s+4, n) in b[1] */
-        for (int cc = 0; cc < 2; cc++) {
-            const unsigned long long v = __shfl_sync(0xffffffffu, wmp_pack(b[0], b[1]),
-                                                     4 * (2 * q + cc) + s);
-            bcol[cc][s] = __uint_as_float((unsigned)v);
-            bcol[cc][s + 4] = __uint_as_float((unsigned)(v >> 32));
-        }
-    }
-    wmp_dot<8>(d, arow, bcol, c);
+    wmp_mma<float, 8>(d, a, b, c);
 #endif
 }
 

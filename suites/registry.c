@@ -108,7 +108,8 @@ const backend_def BACKENDS[] = {
      .fn = GPU_FN(gemm_cuda_tiled), .needs = NEEDS_GPU, .about = "32x32 shared-memory tiles"},
     {.name = "cuda-regtile", .op = "gemm", .dev = DEV_GPU, .dtypes = DT(FP32),
      .fn = GPU_FN(gemm_cuda_regtile), .needs = NEEDS_GPU,
-     .about = "128x128x8 block tiles, 8x8 per thread in registers, double-buffered, float4"},
+     .about = "128x128x8 block tiles, 32x64 warp tiles, 8x8 per thread, 4-stage cp.async, "
+              "float4"},
     {.name = "cublas", .op = "gemm", .dev = DEV_GPU, .dtypes = DTYPES_FLOAT,
      .fn = GPU_FN(gemm_cublas),
      .fn_dt = GPU_FN(gemm_cublas_dt), .needs = NEEDS_GPU | NEEDS_CUBLAS,

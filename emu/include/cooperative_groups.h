@@ -39,6 +39,10 @@ void grid_barrier();
 bool grid_is_cooperative();
 /* scheduler.cpp: a barrier over the n threads of the caller's tile (n a power of two > 32) */
 void tile_barrier(unsigned n);
+/* scheduler.cpp: the 8-byte exchange slot of thread r (< 1024) of the caller's
+ * block, for the collectives of tiles larger than a warp (cg_multi_warp_tile.h);
+ * each block its own, also when several are resident (CUDAEMU_INTERLEAVE=1) */
+unsigned char *tile_slot(unsigned r);
 } // namespace detail
 } // namespace cudaemu
 

@@ -94,6 +94,7 @@ struct Block {
     uint32_t bar_arrived = 0, bar_count = 0; /* accumulating barrier */
     uint64_t bar_epoch = 0;       /* barriers completed: a base unique to the block, + 1 each */
     std::unordered_map<uint64_t, uint32_t> tile_arrived; /* tile barriers: (size, first) -> count */
+    std::vector<unsigned long long> tile_slots; /* multi-warp tiles' exchange slots (tile_slot) */
     bool bar_and = true, bar_or = false;
     int res_count = 0, res_and = 0, res_or = 0; /* the last completed barrier */
     Thread *cur = nullptr;        /* the thread running now (stale in a lazy segment) */
@@ -679,6 +680,16 @@ void tile_barrier(unsigned n)
     yield(t);
 }
 
+/* The exchange slot of thread r of the running block (cg_multi_warp_tile.h):
+ * part of the block model, which an interleaved launch swaps per resident
+ * block (scheduler_interleave.h), so resident blocks never share slots. */
+unsigned char *tile_slot(unsigned r)
+{
+    Block &b = g_blk;
+    if (b.tile_slots.size() < 1024) b.tile_slots.resize(1024);
+    return reinterpret_cast<unsigned char *>(&b.tile_slots[r & 1023u]);
+}
+
 unsigned long long warp_collective(int op, unsigned mask, unsigned long long value, int arg,
                                    int width)
 {
@@ -1044,6 +1055,30 @@ static void end_launch(char *smem)
     b.launch = nullptr;
     b.cur = nullptr;
     b.cooperative = b.owned = b.interleaved = b.paused = false;
+}
+
+/* A launch whose blocks do not run one after another (cooperative,
+ * interleaved) once begun (begin_launch): its dynamic shared memory (null:
+ * nothing begun, err says why), threads per block, blocks in the grid, the
+ * kernel's name and its static shared memory. */
+struct GridLaunch {
+    char *smem;
+    cudaError_t err;
+    uint32_t n;
+    uint64_t nblocks;
+    std::string kname;
+    const KernelStatic *ks;
+};
+static GridLaunch begin_grid_launch(const Launch &l)
+{
+    GridLaunch g{nullptr, cudaSuccess, 0, 0, std::string(), nullptr};
+    g.smem = begin_launch(l, &g.err);
+    if (!g.smem) return g;
+    g.n = g_blk.n;
+    g.nblocks = uint64_t(l.grid.x) * l.grid.y * l.grid.z;
+    g.kname = function_name(l.func);
+    g.ks = kernel_static(l.func);
+    return g;
 }
 
 cudaError_t run_interleaved_kernel(const Launch &l);

@@ -27,16 +27,11 @@
 cudaError_t run_cooperative_kernel(const Launch &l)
 {
     Block &b = g_blk;
-    cudaError_t begun = cudaSuccess;
-    char *smem = begin_launch(l, &begun);
+    const auto [smem, begun, n, nblocks, kname, ks] = begin_grid_launch(l);
     if (!smem) return begun;
-    const uint32_t n = b.n;
-    const uint64_t nblocks = uint64_t(l.grid.x) * l.grid.y * l.grid.z;
     ensure_pool(n);
     b.cooperative = true;
     b.owned = true;
-    const std::string kname = function_name(l.func);
-    const KernelStatic *ks = kernel_static(l.func);
     cudaError_t result = cudaSuccess;
     if (guards_damaged_before(l, smem, kname)) result = cudaErrorIllegalAddress;
 

@@ -50,8 +50,10 @@ static const backend BACKENDS[] = {
 
 /* Leading dimensions: exact (ld = row length), +3 (never a multiple of 4:
  * regtile's scalar path), or rounded up to a multiple of 4 and +4 (regtile's
- * vector path, with partial float4 at the edges when N or K is not). */
-enum pad { PAD_NONE, PAD_ODD, PAD_VEC };
+ * vector path, with partial float4 at the edges when N or K is not); SHIFT:
+ * as VEC, but A, B and C start one float past a 16-byte boundary (regtile's
+ * scalar path although every ld is a multiple of 4). */
+enum pad { PAD_NONE, PAD_ODD, PAD_VEC, PAD_SHIFT };
 
 typedef struct gemm_case {
     int M, N, K;
@@ -64,13 +66,19 @@ static const gemm_case CASES[] = {
     {1, 300, 64, PAD_NONE},   {300, 1, 64, PAD_NONE},    {16, 16, 1000, PAD_NONE},
     {33, 65, 17, PAD_ODD},    {129, 131, 67, PAD_ODD},   {64, 128, 32, PAD_ODD},
     {128, 128, 128, PAD_VEC}, {129, 131, 67, PAD_VEC},   {132, 136, 20, PAD_VEC},
+    /* regtile's warp tiles (32 x 64) and 4-stage K pipeline (8 a step) at
+     * their edges: M, N off the warp tile, 1 to 6 K steps (fewer than the
+     * stages in flight, a partial last one), cp.async chunks past N */
+    {161, 97, 27, PAD_VEC},   {40, 72, 44, PAD_VEC},    {70, 200, 8, PAD_VEC},
+    {200, 36, 12, PAD_VEC},   {33, 130, 56, PAD_NONE},  {97, 161, 27, PAD_SHIFT},
 };
 
 static int ld_for(int cols, enum pad p)
 {
     switch (p) {
     case PAD_ODD: return (cols + 3) % 4 ? cols + 3 : cols + 5;
-    case PAD_VEC: return (cols + 3) / 4 * 4 + 4;
+    case PAD_VEC:
+    case PAD_SHIFT: return (cols + 3) / 4 * 4 + 4;
     default: return cols;
     }
 }
@@ -117,10 +125,13 @@ static check_result run_case(const backend *be, const gemm_case *c, float alpha,
     else
         rng_fill_uniform(C0, nc, seed + 2);
 
-    float *dA = NULL, *dB = NULL, *dC = NULL;
-    CUDA_OK(cudaMalloc((void **)&dA, na * sizeof(float)));
-    CUDA_OK(cudaMalloc((void **)&dB, nb * sizeof(float)));
-    CUDA_OK(cudaMalloc((void **)&dC, nc * sizeof(float)));
+    /* the matrices at offset `sh` floats of their allocations */
+    const size_t sh = c->pad == PAD_SHIFT ? 1 : 0;
+    float *mA = NULL, *mB = NULL, *mC = NULL;
+    CUDA_OK(cudaMalloc((void **)&mA, (sh + na) * sizeof(float)));
+    CUDA_OK(cudaMalloc((void **)&mB, (sh + nb) * sizeof(float)));
+    CUDA_OK(cudaMalloc((void **)&mC, (sh + nc) * sizeof(float)));
+    float *dA = mA + sh, *dB = mB + sh, *dC = mC + sh;
     CUDA_OK(cudaMemcpy(dA, A, na * sizeof(float), cudaMemcpyHostToDevice));
     CUDA_OK(cudaMemcpy(dB, B, nb * sizeof(float), cudaMemcpyHostToDevice));
     CUDA_OK(cudaMemcpy(dC, C0, nc * sizeof(float), cudaMemcpyHostToDevice));
@@ -161,9 +172,9 @@ static check_result run_case(const backend *be, const gemm_case *c, float alpha,
                be->name, M, N, K, f.rel_err);
     }
 
-    CUDA_OK(cudaFree(dA));
-    CUDA_OK(cudaFree(dB));
-    CUDA_OK(cudaFree(dC));
+    CUDA_OK(cudaFree(mA));
+    CUDA_OK(cudaFree(mB));
+    CUDA_OK(cudaFree(mC));
     free(A); free(B); free(C0); free(C); free(got); free(ref);
     return r;
 }

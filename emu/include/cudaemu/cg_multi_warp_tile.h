@@ -10,9 +10,10 @@
  * GPU would hang, when the block ends inside the tile.  The collectives CUDA
  * gives such tiles (shfl, any, all, and cg::reduce, inclusive_scan,
  * exclusive_scan over them) exchange values of at most 8 bytes, as in CUDA,
- * through one static 8-byte slot per thread of the block between two tile
- * barriers: one block runs at a time, the tiles of a block use disjoint
- * slots, and a thread is in one collective at a time.  Like sm_80+ devices
+ * through one 8-byte slot per thread of the block between two tile barriers:
+ * the slots belong to the block's model in the scheduler (a block resident
+ * beside others under CUDAEMU_INTERLEAVE=1 has its own), the tiles of a
+ * block use disjoint slots, and a thread is in one collective at a time.  Like sm_80+ devices
  * the emulator needs no block_tile_memory: this_thread_block(scratch) accepts
  * one and ignores it.
  */
@@ -26,12 +27,8 @@ template <unsigned MaxBlockSize> inline thread_block this_thread_block(block_til
 }
 
 namespace details {
-/* The slot of thread r of the block (r < 1024). */
-inline unsigned char *tile_slot(unsigned r)
-{
-    static unsigned long long slots[1024];
-    return reinterpret_cast<unsigned char *>(&slots[r]);
-}
+/* The slot of thread r of the block (r < 1024): the scheduler's, per block. */
+inline unsigned char *tile_slot(unsigned r) { return ::cudaemu::detail::tile_slot(r); }
 template <typename T> inline void put_slot(unsigned r, const T &v) { std::memcpy(tile_slot(r), &v, sizeof(T)); }
 template <typename T> inline T get_slot(unsigned r)
 {
