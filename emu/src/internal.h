@@ -87,6 +87,7 @@ struct CUstream_st {
     uint64_t started = 0;           /* ops taken off the queue (> done: one is executing) */
     std::thread::id runner;         /* the host thread executing op number done + 1 */
     bool queried = false;           /* a query saw pending work since the last enqueue */
+    std::map<int, cudaLaunchAttributeValue> attrs; /* cudaStreamSetAttribute's hints (stream_attrs.cpp) */
 };
 
 struct CUevent_st {

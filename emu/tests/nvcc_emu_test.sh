@@ -119,7 +119,13 @@ err=$("$nvcc_emu" -c "$src/driver_refused.cu" -o driver_refused.o 2>&1)
 [ $? -ne 0 ] || bad "driver_refused.cu compiled"
 printf '%s\n' "$err" | grep -q "error: static assertion failed: cudaemu: cuModuleLoad (CUDA driver API) is not emulated" ||
     { echo "$err"; bad "no 'cuModuleLoad (CUDA driver API) is not emulated' line"; }
-
+err=$("$nvcc_emu" -c -D VMM "$src/driver_refused.cu" -o driver_refused.o 2>&1)
+[ $? -ne 0 ] || bad "driver_refused.cu -D VMM compiled"
+for fn in cuMemCreate cuCtxCreate_v4; do
+    printf '%s\n' "$err" | grep -q "static assertion failed: cudaemu: $fn (CUDA driver API) is not emulated" ||
+        { echo "$err"; bad "no '$fn (CUDA driver API) is not emulated' line"; }
+done
+[ "$(printf '%s\n' "$err" | grep -c 'error:')" -eq 2 ] || { echo "$err"; bad "-D VMM: errors other than the two refusals"; }
 # installed: bin/nvcc-emu next to lib/libcudaemu.a and include/cudaemu/
 if cmake --install "$build" --prefix "$work/prefix" >install.log 2>&1; then
     [ -f prefix/lib/libcudaemu.a ] && [ -f prefix/include/cudaemu/cuda_runtime.h ] ||

@@ -1,9 +1,30 @@
 /* emu/tests/nvcc_emu/driver_refused.cu - <cuda.h>'s calls the emulator does
- * not provide stop the compile with one line naming the call. */
+ * not provide stop the compile with one line naming the call; with -D VMM,
+ * CUDA 12/13's virtual memory and context-creation types are declared, so
+ * the refusal names cuMemCreate and cuCtxCreate_v4 (not "not declared"). */
 #include <cuda.h>
+
+#ifndef __cuda_cuda_h__
+#error "cuda.h must define __cuda_cuda_h__ (helper_cuda_drvapi.h keys on it)"
+#endif
 
 int main()
 {
+#ifdef VMM
+    CUmemAllocationProp prop = {};
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = 0;
+    CUmemGenericAllocationHandle h;
+    CUmemAccessDesc acc = {};
+    acc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    (void)acc;
+    CUctxCreateParams cp = {};
+    CUcontext ctx;
+    (void)cuCtxCreate_v4(&ctx, &cp, 0, 0);
+    return cuMemCreate(&h, size_t(2) << 20, &prop, 0ull) == CUDA_SUCCESS ? 0 : 1;
+#else
     CUmodule m;
     return cuModuleLoad(&m, "kernels.cubin") == CUDA_SUCCESS ? 0 : 1;
+#endif
 }
