@@ -4,7 +4,8 @@
  * Implemented on the emulated runtime: cuInit, cuDriverGetVersion,
  * cuDeviceGet, cuDeviceGetCount, cuDeviceGetName, cuDeviceTotalMem,
  * cuDeviceGetAttribute (the attributes cudaDeviceGetAttribute knows: the enum
- * values are the same), cuCtxGetCurrent (the device's primary context, a
+ * values are the same; the driver-only capabilities, reserved numbers in the
+ * runtime's enum, are 0), cuCtxGetCurrent (the device's primary context, a
  * handle that only compares), cuCtxGetDevice, cuCtxSynchronize, cuGetErrorName,
  * cuGetErrorString, cuDeviceCanAccessPeer.  Every other driver call the toolkit's cuda.h declares
  * that programs commonly reach for (modules, cuLaunchKernel, driver-API
@@ -121,6 +122,14 @@ typedef enum CUdevice_attribute_enum : int {
     CU_DEVICE_ATTRIBUTE_HOST_NUMA_MEMORY_POOLS_SUPPORTED = 142, CU_DEVICE_ATTRIBUTE_HOST_NUMA_MULTINODE_IPC_SUPPORTED = 143, CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED = 144,
     CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED = 145, CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED = 146, CU_DEVICE_ATTRIBUTE_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED = 147,
 } CUdevice_attribute;
+
+/* cuLaunchKernel's `extra` markers (the launch itself is refused below) */
+#define CU_LAUNCH_PARAM_END_AS_INT 0x00
+#define CU_LAUNCH_PARAM_END ((void *)CU_LAUNCH_PARAM_END_AS_INT)
+#define CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT 0x01
+#define CU_LAUNCH_PARAM_BUFFER_POINTER ((void *)CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT)
+#define CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT 0x02
+#define CU_LAUNCH_PARAM_BUFFER_SIZE ((void *)CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT)
 
 typedef enum CUcomputemode_enum : int {
     CU_COMPUTEMODE_DEFAULT = 0, CU_COMPUTEMODE_PROHIBITED = 2, CU_COMPUTEMODE_EXCLUSIVE_PROCESS = 3
@@ -239,7 +248,32 @@ inline CUresult cuDeviceTotalMem(size_t *bytes, CUdevice dev)
 inline CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice dev)
 {
     if (CUresult r = cudaemu_driver::ready()) return r;
-    return cudaemu_driver::of(cudaDeviceGetAttribute(v, (cudaDeviceAttr)(int)a, dev));
+    switch (a) {
+    /* the driver's own capabilities (reserved numbers in the runtime's
+     * cudaDeviceAttr): the emulator has none of them */
+    case CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1:
+    case CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1:
+    case CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1:
+    case CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH:
+    case CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS:
+    case CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR:
+    case CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED:
+    case CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED:
+    case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED:
+    case CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS:
+    case CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED:
+    case CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED:
+    case CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: {
+        int warp = 0; /* the device must exist */
+        if (cudaError_t e = cudaDeviceGetAttribute(&warp, cudaDevAttrWarpSize, dev))
+            return cudaemu_driver::of(e);
+        if (!v) return CUDA_ERROR_INVALID_VALUE;
+        *v = 0;
+        return CUDA_SUCCESS;
+    }
+    default:
+        return cudaemu_driver::of(cudaDeviceGetAttribute(v, (cudaDeviceAttr)(int)a, dev));
+    }
 }
 inline CUresult cuDeviceCanAccessPeer(int *can, CUdevice dev, CUdevice peer)
 {

@@ -435,6 +435,11 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t call
                                   void *userData, unsigned int flags);
 cudaError_t cudaEventCreate(cudaEvent_t *event);
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags);
+/* the C++ overload of the toolkit's cuda_runtime.h (simpleIPC) */
+inline cudaError_t cudaEventCreate(cudaEvent_t *event, unsigned int flags)
+{
+    return cudaEventCreateWithFlags(event, flags);
+}
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = 0);
 cudaError_t cudaEventSynchronize(cudaEvent_t event);
 cudaError_t cudaEventQuery(cudaEvent_t event);
