@@ -59,6 +59,7 @@
 #include "cudaemu/cuda_enums.h"
 #include "cudaemu/vector_types.h"
 #include "cudaemu/device_functions.h"
+#include "cudaemu/ptx.h" /* what the translator makes of inline PTX */
 
 /* ---- handles, flags, structures ----------------------------------------- */
 enum cudaComputeMode : int {

@@ -126,6 +126,12 @@ for fn in cuMemCreate cuCtxCreate_v4; do
         { echo "$err"; bad "no '$fn (CUDA driver API) is not emulated' line"; }
 done
 [ "$(printf '%s\n' "$err" | grep -c 'error:')" -eq 2 ] || { echo "$err"; bad "-D VMM: errors other than the two refusals"; }
+# inline PTX the translator does not know: its file, line and instruction
+err=$("$nvcc_emu" -c "$src/ptx_refused.cu" -o ptx_refused.o 2>&1)
+[ $? -ne 0 ] || bad "ptx_refused.cu compiled"
+printf '%s\n' "$err" | grep -q "ptx_refused.cu:7:.*static assertion failed: cudaemu: inline PTX 'add.cc.u32 %0, %1, %2' is not emulated" ||
+    { echo "$err"; bad "no 'inline PTX ... is not emulated' line at ptx_refused.cu:7"; }
+
 # installed: bin/nvcc-emu next to lib/libcudaemu.a and include/cudaemu/
 if cmake --install "$build" --prefix "$work/prefix" >install.log 2>&1; then
     [ -f prefix/lib/libcudaemu.a ] && [ -f prefix/include/cudaemu/cuda_runtime.h ] ||
