@@ -131,6 +131,88 @@ typedef enum CUdevice_attribute_enum : int {
 #define CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT 0x02
 #define CU_LAUNCH_PARAM_BUFFER_SIZE ((void *)CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT)
 
+/* Arrays, 2-D copies and texture objects of the driver API: the types, so a
+ * program using them meets the refusal of cuArrayCreate, cuMemcpy2D,
+ * cuTexObjectCreate by name below (the runtime's arrays and textures are
+ * emulated: see emu/README.md, Textures and surfaces). */
+typedef struct CUmipmappedArray_st *CUmipmappedArray;
+typedef enum CUarray_format_enum : int {
+    CU_AD_FORMAT_UNSIGNED_INT8 = 0x01, CU_AD_FORMAT_UNSIGNED_INT16 = 0x02,
+    CU_AD_FORMAT_UNSIGNED_INT32 = 0x03, CU_AD_FORMAT_SIGNED_INT8 = 0x08,
+    CU_AD_FORMAT_SIGNED_INT16 = 0x09, CU_AD_FORMAT_SIGNED_INT32 = 0x0a,
+    CU_AD_FORMAT_HALF = 0x10, CU_AD_FORMAT_FLOAT = 0x20
+} CUarray_format;
+typedef enum CUmemorytype_enum : int {
+    CU_MEMORYTYPE_HOST = 1, CU_MEMORYTYPE_DEVICE = 2, CU_MEMORYTYPE_ARRAY = 3,
+    CU_MEMORYTYPE_UNIFIED = 4
+} CUmemorytype;
+typedef enum CUaddress_mode_enum : int {
+    CU_TR_ADDRESS_MODE_WRAP = 0, CU_TR_ADDRESS_MODE_CLAMP = 1, CU_TR_ADDRESS_MODE_MIRROR = 2,
+    CU_TR_ADDRESS_MODE_BORDER = 3
+} CUaddress_mode;
+typedef enum CUfilter_mode_enum : int {
+    CU_TR_FILTER_MODE_POINT = 0, CU_TR_FILTER_MODE_LINEAR = 1
+} CUfilter_mode;
+typedef enum CUresourcetype_enum : int {
+    CU_RESOURCE_TYPE_ARRAY = 0, CU_RESOURCE_TYPE_MIPMAPPED_ARRAY = 1, CU_RESOURCE_TYPE_LINEAR = 2,
+    CU_RESOURCE_TYPE_PITCH2D = 3
+} CUresourcetype;
+#define CU_TRSF_READ_AS_INTEGER 0x01
+#define CU_TRSF_NORMALIZED_COORDINATES 0x02
+typedef struct CUDA_ARRAY_DESCRIPTOR_st {
+    size_t Width;
+    size_t Height;
+    CUarray_format Format;
+    unsigned int NumChannels;
+} CUDA_ARRAY_DESCRIPTOR;
+typedef struct CUDA_MEMCPY2D_st {
+    size_t srcXInBytes, srcY;
+    CUmemorytype srcMemoryType;
+    const void *srcHost;
+    CUdeviceptr srcDevice;
+    CUarray srcArray;
+    size_t srcPitch;
+    size_t dstXInBytes, dstY;
+    CUmemorytype dstMemoryType;
+    void *dstHost;
+    CUdeviceptr dstDevice;
+    CUarray dstArray;
+    size_t dstPitch;
+    size_t WidthInBytes;
+    size_t Height;
+} CUDA_MEMCPY2D;
+typedef struct CUDA_RESOURCE_DESC_st {
+    CUresourcetype resType;
+    union {
+        struct { CUarray hArray; } array;
+        struct { CUmipmappedArray hMipmappedArray; } mipmap;
+        struct {
+            CUdeviceptr devPtr;
+            CUarray_format format;
+            unsigned int numChannels;
+            size_t sizeInBytes;
+        } linear;
+        struct {
+            CUdeviceptr devPtr;
+            CUarray_format format;
+            unsigned int numChannels;
+            size_t width, height, pitchInBytes;
+        } pitch2D;
+        struct { int reserved[32]; } reserved;
+    } res;
+    unsigned int flags;
+} CUDA_RESOURCE_DESC;
+typedef struct CUDA_TEXTURE_DESC_st {
+    CUaddress_mode addressMode[3];
+    CUfilter_mode filterMode;
+    unsigned int flags;
+    unsigned int maxAnisotropy;
+    CUfilter_mode mipmapFilterMode;
+    float mipmapLevelBias, minMipmapLevelClamp, maxMipmapLevelClamp;
+    float borderColor[4];
+    int reserved[12];
+} CUDA_TEXTURE_DESC;
+
 typedef enum CUcomputemode_enum : int {
     CU_COMPUTEMODE_DEFAULT = 0, CU_COMPUTEMODE_PROHIBITED = 2, CU_COMPUTEMODE_EXCLUSIVE_PROCESS = 3
 } CUcomputemode;

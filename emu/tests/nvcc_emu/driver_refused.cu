@@ -1,7 +1,8 @@
 /* emu/tests/nvcc_emu/driver_refused.cu - <cuda.h>'s calls the emulator does
  * not provide stop the compile with one line naming the call; with -D VMM,
- * CUDA 12/13's virtual memory and context-creation types are declared, so
- * the refusal names cuMemCreate and cuCtxCreate_v4 (not "not declared"). */
+ * the types of CUDA 12/13's virtual memory, context creation, driver
+ * arrays and texture objects are declared, so the refusal names
+ * cuMemCreate, cuCtxCreate_v4 and cuArrayCreate (not "not declared"). */
 #include <cuda.h>
 
 #ifndef __cuda_cuda_h__
@@ -22,6 +23,20 @@ int main()
     CUctxCreateParams cp = {};
     CUcontext ctx;
     (void)cuCtxCreate_v4(&ctx, &cp, 0, 0);
+    CUDA_ARRAY_DESCRIPTOR ad = {};
+    ad.Format = CU_AD_FORMAT_FLOAT;
+    ad.NumChannels = 1;
+    CUDA_MEMCPY2D cp2 = {};
+    cp2.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+    CUDA_RESOURCE_DESC rd = {};
+    rd.resType = CU_RESOURCE_TYPE_ARRAY;
+    CUDA_TEXTURE_DESC td = {};
+    td.addressMode[0] = CU_TR_ADDRESS_MODE_WRAP;
+    td.filterMode = CU_TR_FILTER_MODE_LINEAR;
+    td.flags = CU_TRSF_NORMALIZED_COORDINATES;
+    (void)cp2, (void)rd, (void)td;
+    CUarray arr;
+    (void)cuArrayCreate(&arr, &ad);
     return cuMemCreate(&h, size_t(2) << 20, &prop, 0ull) == CUDA_SUCCESS ? 0 : 1;
 #else
     CUmodule m;
