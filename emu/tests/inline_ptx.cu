@@ -73,7 +73,7 @@ __global__ void barrier_and_clocks(int *out, unsigned long long *ticks)
         asm volatile("nanosleep.u32 20;");
         asm volatile("mov.u32 %0, %%clock;" : "=r"(c32));
         asm volatile("mov.u64 %0, %%clock64;" : "=l"(c1));
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g1));
+        asm volatile("mov.u64 %0, %globaltimer;" : "=l"(g1)); /* one %, as nvcc takes it */
         ticks[0] = c1 >= c0;
         ticks[1] = g1 >= g0 && g0 > 1500000000ull * 1000000000ull; /* ns since 1970 */
         ticks[2] = c32 == (unsigned)c32;

@@ -1160,10 +1160,12 @@ struct Translator {
         static const char *const regs[] = {
             "laneid", "warpid", "nwarpid", "smid", "nsmid", "clock", "clock64", "globaltimer",
             "lanemask_lt", "lanemask_le", "lanemask_eq", "lanemask_ge", "lanemask_gt"};
+        /* the register as `%%name` or, as nvcc also takes it, `%name` */
+        const size_t at = args.size() == 2 && args[1].compare(0, 2, "%%") == 0 ? 2 : 1;
         if (op.compare(0, 4, "mov.") == 0 && args.size() == 2 && out.size() == 1 && in.empty() &&
-            args[0] == "%0" && args[1].compare(0, 2, "%%") == 0) {
+            args[0] == "%0" && args[1].size() > at && std::isalpha((unsigned char)args[1][at])) {
             for (const char *r : regs)
-                if (args[1].compare(2, std::string::npos, r) == 0)
+                if (args[1].compare(at, std::string::npos, r) == 0)
                     return out[0] + " = ::cudaemu::ptx::" + r + "()";
             return "";
         }
