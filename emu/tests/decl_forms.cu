@@ -153,6 +153,10 @@ int main()
 #ifndef __cuda_cuda_h__
     CHECK(!"cuda.h defines __cuda_cuda_h__");
 #endif
+    /* every CUresult of CUDA 13.0 has its name (threadMigration names INVALID_IMAGE) */
+    CHECK(cuGetErrorName(CUDA_ERROR_INVALID_IMAGE, &name) == CUDA_SUCCESS &&
+          std::strcmp(name, "CUDA_ERROR_INVALID_IMAGE") == 0);
+    CHECK(cuGetErrorName((CUresult)12345, &name) == CUDA_ERROR_INVALID_VALUE && !name);
     CUstream st = nullptr; /* the runtime's stream type */
     cudaStream_t rst = st;
     (void)rst;

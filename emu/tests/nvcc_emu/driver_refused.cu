@@ -35,6 +35,9 @@ int main()
     td.filterMode = CU_TR_FILTER_MODE_LINEAR;
     td.flags = CU_TRSF_NORMALIZED_COORDINATES;
     (void)cp2, (void)rd, (void)td;
+    CUjit_option jo[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_TARGET_FROM_CUCONTEXT};
+    prop.allocFlags.compressionType = CU_MEM_ALLOCATION_COMP_GENERIC;
+    (void)jo;
     CUarray arr;
     (void)cuArrayCreate(&arr, &ad);
     return cuMemCreate(&h, size_t(2) << 20, &prop, 0ull) == CUDA_SUCCESS ? 0 : 1;
