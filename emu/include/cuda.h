@@ -318,6 +318,17 @@ typedef enum CUjit_option_enum : int {
     CU_JIT_CACHE_MODE = 14,
 } CUjit_option;
 
+typedef enum CUjitInputType_enum : int {
+    CU_JIT_INPUT_CUBIN = 0, CU_JIT_INPUT_PTX = 1, CU_JIT_INPUT_FATBINARY = 2,
+    CU_JIT_INPUT_OBJECT = 3, CU_JIT_INPUT_LIBRARY = 4, CU_JIT_INPUT_NVVM = 5
+} CUjitInputType;
+/* the driver's stream and event flags (the runtime's values) */
+typedef enum CUstream_flags_enum : int { CU_STREAM_DEFAULT = 0, CU_STREAM_NON_BLOCKING = 1 } CUstream_flags;
+typedef enum CUevent_flags_enum : int {
+    CU_EVENT_DEFAULT = 0, CU_EVENT_BLOCKING_SYNC = 1, CU_EVENT_DISABLE_TIMING = 2,
+    CU_EVENT_INTERPROCESS = 4
+} CUevent_flags;
+
 typedef enum CUcomputemode_enum : int {
     CU_COMPUTEMODE_DEFAULT = 0, CU_COMPUTEMODE_PROHIBITED = 2, CU_COMPUTEMODE_EXCLUSIVE_PROCESS = 3
 } CUcomputemode;
@@ -584,6 +595,8 @@ CUDAEMU_DRIVER_REFUSED(cuMemSetAccess)
 CUDAEMU_DRIVER_REFUSED(cuMemAddressReserve)
 CUDAEMU_DRIVER_REFUSED(cuMemAddressFree)
 CUDAEMU_DRIVER_REFUSED(cuMemGetAllocationGranularity)
+CUDAEMU_DRIVER_REFUSED(cuMemGetAllocationPropertiesFromHandle)
+CUDAEMU_DRIVER_REFUSED(cuMemRetainAllocationHandle)
 CUDAEMU_DRIVER_REFUSED(cuMemExportToShareableHandle)
 CUDAEMU_DRIVER_REFUSED(cuMemImportFromShareableHandle)
 CUDAEMU_DRIVER_REFUSED(cuMemcpy2D)
@@ -592,6 +605,9 @@ CUDAEMU_DRIVER_REFUSED(cuArrayDestroy)
 CUDAEMU_DRIVER_REFUSED(cuTexObjectCreate)
 CUDAEMU_DRIVER_REFUSED(cuTexObjectDestroy)
 CUDAEMU_DRIVER_REFUSED(cuOccupancyMaxPotentialBlockSize)
+CUDAEMU_DRIVER_REFUSED(cuOccupancyMaxActiveBlocksPerMultiprocessor)
+CUDAEMU_DRIVER_REFUSED(cuCtxEnablePeerAccess)
+CUDAEMU_DRIVER_REFUSED(cuCtxDisablePeerAccess)
 #undef CUDAEMU_DRIVER_REFUSED
 
 } // inline namespace cudaemu_api

@@ -37,7 +37,9 @@ int main()
     (void)cp2, (void)rd, (void)td;
     CUjit_option jo[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_TARGET_FROM_CUCONTEXT};
     prop.allocFlags.compressionType = CU_MEM_ALLOCATION_COMP_GENERIC;
-    (void)jo;
+    CUjitInputType in = CU_JIT_INPUT_PTX;
+    unsigned flags[] = {CU_STREAM_NON_BLOCKING, CU_EVENT_DISABLE_TIMING};
+    (void)jo, (void)in, (void)flags;
     CUarray arr;
     (void)cuArrayCreate(&arr, &ad);
     return cuMemCreate(&h, size_t(2) << 20, &prop, 0ull) == CUDA_SUCCESS ? 0 : 1;
