@@ -206,6 +206,13 @@ Device &dev(int d);
 cudaError_t usable();
 void set_sticky(int device, cudaError_t e);
 void report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Launch-attribute hints of a stream or a graph kernel node (stream_attrs.cpp):
+ * set_hint checks an access policy window as CUDA does (cudaErrorInvalidValue)
+ * and keeps the value; get_hint returns it, or zeros and false when unset. */
+cudaError_t set_hint(std::map<int, cudaLaunchAttributeValue> &attrs, int attr,
+                     const cudaLaunchAttributeValue &value, int device);
+bool get_hint(const std::map<int, cudaLaunchAttributeValue> &attrs, int attr,
+              cudaLaunchAttributeValue *out);
 double now_ms();
 
 /* ---- device limits (device.cpp) ---- */

@@ -10,6 +10,7 @@
  * cudaLaunchAttributePriority).  They are hints to a GPU's caches and
  * scheduler: the emulator has neither, so no result changes.  The launch
  * attributes that are not stream attributes give cudaErrorInvalidValue.
+ * set_hint and get_hint serve graph kernel nodes too (graph.cpp).
  */
 #include "internal.h"
 
@@ -25,7 +26,7 @@ bool stream_attribute(int id)
 
 /* CUDA's rules for a window: a hit ratio in [0, 1], properties in the enum,
  * a miss never persisting, at most accessPolicyMaxWindowSize bytes. */
-bool valid_window(const cudaAccessPolicyWindow &w, int device)
+bool valid_access_window(const cudaAccessPolicyWindow &w, int device)
 {
     cudaDeviceProp p;
     if (cudaGetDeviceProperties(&p, device) != cudaSuccess) return false;
@@ -36,6 +37,29 @@ bool valid_window(const cudaAccessPolicyWindow &w, int device)
 }
 
 } // namespace
+
+cudaError_t set_hint(std::map<int, cudaLaunchAttributeValue> &attrs, int attr,
+                     const cudaLaunchAttributeValue &value, int device)
+{
+    if (attr == cudaLaunchAttributeAccessPolicyWindow &&
+        !valid_access_window(value.accessPolicyWindow, device))
+        return cudaErrorInvalidValue;
+    attrs[attr] = value;
+    return cudaSuccess;
+}
+
+bool get_hint(const std::map<int, cudaLaunchAttributeValue> &attrs, int attr,
+              cudaLaunchAttributeValue *out)
+{
+    auto it = attrs.find(attr);
+    if (it != attrs.end()) {
+        *out = it->second;
+        return true;
+    }
+    std::memset(out, 0, sizeof *out);
+    return false;
+}
+
 } // namespace cudaemu
 
 using namespace cudaemu;
@@ -51,11 +75,7 @@ cudaError_t cudaStreamSetAttribute(cudaStream_t h, cudaStreamAttrID attr,
     if (!value || !stream_attribute(attr)) return ret(cudaErrorInvalidValue);
     auto s = stream_of(h, &e);
     if (!s) return ret(e);
-    if (attr == cudaLaunchAttributeAccessPolicyWindow &&
-        !valid_window(value->accessPolicyWindow, s->device))
-        return ret(cudaErrorInvalidValue);
-    s->attrs[attr] = *value;
-    return cudaSuccess;
+    return ret(set_hint(s->attrs, attr, *value, s->device));
 }
 
 cudaError_t cudaStreamGetAttribute(cudaStream_t h, cudaStreamAttrID attr,
@@ -67,13 +87,8 @@ cudaError_t cudaStreamGetAttribute(cudaStream_t h, cudaStreamAttrID attr,
     if (!value_out || !stream_attribute(attr)) return ret(cudaErrorInvalidValue);
     auto s = stream_of(h, &e);
     if (!s) return ret(e);
-    auto it = s->attrs.find(attr);
-    if (it != s->attrs.end()) {
-        *value_out = it->second;
-        return cudaSuccess;
-    }
-    std::memset(value_out, 0, sizeof *value_out);
-    if (attr == cudaLaunchAttributePriority) value_out->priority = (unsigned)s->priority;
+    if (!get_hint(s->attrs, attr, value_out) && attr == cudaLaunchAttributePriority)
+        value_out->priority = (unsigned)s->priority;
     return cudaSuccess;
 }
 
