@@ -59,6 +59,7 @@
 #include "cudaemu/cuda_enums.h"
 #include "cudaemu/vector_types.h"
 #include "cudaemu/device_functions.h"
+#include "cudaemu/ptx.h" /* what the translator makes of inline PTX */
 
 /* ---- handles, flags, structures ----------------------------------------- */
 enum cudaComputeMode : int {
@@ -261,8 +262,24 @@ struct cudaPointerAttributes
  * works; a grid too large to be resident gives
  * cudaErrorCooperativeLaunchTooLarge) and cudaLaunchAttributeClusterDimension,
  * which it refuses (cudaErrorNotSupported) as the emulated device lacks it. */
+/* L2 persistence: an access policy window is a cache hint, accepted,
+ * validated and returned by cudaStreamGetAttribute; it changes no result
+ * (the emulator has no cache to keep lines in). */
+enum cudaAccessProperty : int {
+    cudaAccessPropertyNormal = 0,
+    cudaAccessPropertyStreaming = 1,
+    cudaAccessPropertyPersisting = 2
+};
+struct cudaAccessPolicyWindow {
+    void *base_ptr;
+    size_t num_bytes;
+    float hitRatio;
+    enum cudaAccessProperty hitProp;
+    enum cudaAccessProperty missProp;
+};
 union cudaLaunchAttributeValue {
     char pad[64];
+    struct cudaAccessPolicyWindow accessPolicyWindow;
     int cooperative;
     unsigned int priority;
     int programmaticStreamSerializationAllowed;
@@ -274,6 +291,34 @@ typedef struct cudaLaunchAttribute_st {
     char pad[8 - sizeof(cudaLaunchAttributeID)];
     cudaLaunchAttributeValue val;
 } cudaLaunchAttribute;
+
+/* stream attributes are launch attributes, as in the toolkit's driver_types.h */
+#define cudaStreamAttrID cudaLaunchAttributeID
+#define cudaStreamAttrValue cudaLaunchAttributeValue
+#define cudaStreamAttributeAccessPolicyWindow cudaLaunchAttributeAccessPolicyWindow
+#define cudaStreamAttributeSynchronizationPolicy cudaLaunchAttributeSynchronizationPolicy
+#define cudaStreamAttributeMemSyncDomainMap cudaLaunchAttributeMemSyncDomainMap
+#define cudaStreamAttributeMemSyncDomain cudaLaunchAttributeMemSyncDomain
+#define cudaStreamAttributePriority cudaLaunchAttributePriority
+
+/* peers (cudaDeviceGetP2PAttribute) */
+enum cudaDeviceP2PAttr : int {
+    cudaDevP2PAttrPerformanceRank = 1,
+    cudaDevP2PAttrAccessSupported = 2,
+    cudaDevP2PAttrNativeAtomicSupported = 3,
+    cudaDevP2PAttrCudaArrayAccessSupported = 4,
+    cudaDevP2PAttrOnlyPartialNativeAtomicSupported = 5
+};
+
+/* interprocess handles: the types, for the calls that refuse them */
+#define CUDA_IPC_HANDLE_SIZE 64
+#define cudaIpcMemLazyEnablePeerAccess 0x01
+typedef struct cudaIpcEventHandle_st {
+    char reserved[CUDA_IPC_HANDLE_SIZE];
+} cudaIpcEventHandle_t;
+typedef struct cudaIpcMemHandle_st {
+    char reserved[CUDA_IPC_HANDLE_SIZE];
+} cudaIpcMemHandle_t;
 
 typedef struct cudaLaunchConfig_st {
     dim3 gridDim;
@@ -314,6 +359,19 @@ cudaError_t cudaGetDeviceFlags(unsigned int *flags);
 cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice);
 cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags);
 cudaError_t cudaDeviceDisablePeerAccess(int peerDevice);
+/* a pair of different emulated devices: access 1, native atomics 1, arrays
+ * 1, rank 0, partial atomics 0; a device and itself or a missing one:
+ * cudaErrorInvalidDevice, as CUDA */
+cudaError_t cudaDeviceGetP2PAttribute(int *value, cudaDeviceP2PAttr attr, int srcDevice,
+                                      int dstDevice);
+/* Interprocess memory and events are not emulated (each process has its own
+ * host memory): each call prints one cudaemu line naming itself and returns
+ * cudaErrorNotSupported (cudaDevAttrIpcEventSupport is 0). */
+cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr);
+cudaError_t cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags);
+cudaError_t cudaIpcCloseMemHandle(void *devPtr);
+cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEvent_t event);
+cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHandle_t handle);
 
 /* memory */
 cudaError_t cudaMalloc(void **devPtr, size_t size);
@@ -359,6 +417,15 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream);
 cudaError_t cudaStreamQuery(cudaStream_t stream);
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags = 0);
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData);
+/* Stream attributes (access policy window, synchronization policy, priority,
+ * memory sync domain): validated and kept; Get returns what Set stored (a
+ * zero value, or the stream's priority, before any Set).  Hints only: no
+ * result changes.  cudaCtxResetPersistingL2Cache: cudaSuccess, nothing to reset. */
+cudaError_t cudaStreamSetAttribute(cudaStream_t stream, cudaStreamAttrID attr,
+                                   const cudaStreamAttrValue *value);
+cudaError_t cudaStreamGetAttribute(cudaStream_t stream, cudaStreamAttrID attr,
+                                   cudaStreamAttrValue *value_out);
+cudaError_t cudaCtxResetPersistingL2Cache();
 /* managed memory only, whole allocations (length 0 or its size); ordered on
  * the stream, where it does nothing: every stream may touch managed memory */
 cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length = 0,
@@ -369,6 +436,11 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t call
                                   void *userData, unsigned int flags);
 cudaError_t cudaEventCreate(cudaEvent_t *event);
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags);
+/* the C++ overload of the toolkit's cuda_runtime.h (simpleIPC) */
+inline cudaError_t cudaEventCreate(cudaEvent_t *event, unsigned int flags)
+{
+    return cudaEventCreateWithFlags(event, flags);
+}
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = 0);
 cudaError_t cudaEventSynchronize(cudaEvent_t event);
 cudaError_t cudaEventQuery(cudaEvent_t event);

@@ -48,6 +48,7 @@ void fill(cudaDeviceProp &p, int d)
     p.memoryBusWidth = 5120;
     p.l2CacheSize = 50 * 1024 * 1024;
     p.persistingL2CacheMaxSize = 0;
+    p.accessPolicyMaxWindowSize = 134213632; /* an sm_90 part's; windows are hints (stream_attrs.cpp) */
     p.maxThreadsPerMultiProcessor = 2048;
     p.streamPrioritiesSupported = 1;
     p.globalL1CacheSupported = 1;

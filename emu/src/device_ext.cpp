@@ -8,7 +8,9 @@
  * everything), and host memory is always mapped (cudaDeviceMapHost is
  * implicit, so cudaGetDeviceFlags reports it, as CUDA documents).  Peer
  * access is bookkeeping with the runtime's errors: every device sees every
- * other's memory anyway (it is all host memory).
+ * other's memory anyway (it is all host memory); cudaDeviceGetP2PAttribute
+ * answers from that.  The interprocess calls (cudaIpc*) are refused with one
+ * cudaemu line and cudaErrorNotSupported.
  */
 #include "texture_internal.h" /* kMaxTex1DLinear; includes internal.h */
 
@@ -185,6 +187,50 @@ cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)
     if (!(dev(cur_dev()).peers & bit)) return ret(cudaErrorPeerAccessNotEnabled);
     dev(cur_dev()).peers &= ~bit;
     return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetP2PAttribute(int *value, cudaDeviceP2PAttr attr, int srcDevice,
+                                      int dstDevice)
+{
+    CUDAEMU_LOCK;
+    if (!value) return ret(cudaErrorInvalidValue);
+    if (config().ndev == 0) return ret(cudaErrorNoDevice);
+    if (!valid_device(srcDevice) || !valid_device(dstDevice) || srcDevice == dstDevice)
+        return ret(cudaErrorInvalidDevice);
+    switch (attr) {
+    case cudaDevP2PAttrPerformanceRank: *value = 0; return cudaSuccess;
+    case cudaDevP2PAttrAccessSupported: /* all memory is host memory: */
+    case cudaDevP2PAttrNativeAtomicSupported:
+    case cudaDevP2PAttrCudaArrayAccessSupported: *value = 1; return cudaSuccess;
+    case cudaDevP2PAttrOnlyPartialNativeAtomicSupported: *value = 0; return cudaSuccess;
+    }
+    return ret(cudaErrorInvalidValue);
+}
+
+/* Interprocess handles: each process's "device memory" is its own host
+ * memory, so no handle could reach another process: refused by name. */
+static cudaError_t ipc_refused(const char *fn)
+{
+    report("%s: interprocess memory and event handles are not emulated "
+           "(emulated device memory is the process's own host memory)", fn);
+    return ret(cudaErrorNotSupported);
+}
+cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *, void *)
+{
+    return ipc_refused("cudaIpcGetMemHandle");
+}
+cudaError_t cudaIpcOpenMemHandle(void **, cudaIpcMemHandle_t, unsigned int)
+{
+    return ipc_refused("cudaIpcOpenMemHandle");
+}
+cudaError_t cudaIpcCloseMemHandle(void *) { return ipc_refused("cudaIpcCloseMemHandle"); }
+cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t *, cudaEvent_t)
+{
+    return ipc_refused("cudaIpcGetEventHandle");
+}
+cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *, cudaIpcEventHandle_t)
+{
+    return ipc_refused("cudaIpcOpenEventHandle");
 }
 
 } // inline namespace cudaemu_api

@@ -46,6 +46,7 @@ struct CUgraphNode_st {
     std::vector<Op> ops;                /* what the node queues, in order */
     std::vector<CUgraphNode_st *> deps; /* the nodes it waits for */
     std::unique_ptr<CUgraph_st> child;  /* cudaGraphNodeTypeGraph: its own copy */
+    std::map<int, cudaLaunchAttributeValue> attrs; /* a kernel node's hints (access policy) */
 };
 
 struct CUgraph_st {
@@ -192,6 +193,7 @@ void clone_into(CUgraph_st *dst, const CUgraph_st &src)
     for (auto &n : src.nodes) {
         CUgraphNode_st *c = new_node(dst, n->type, {});
         c->ops = n->ops;
+        c->attrs = n->attrs;
         if (n->child) {
             c->child = std::make_unique<CUgraph_st>();
             clone_into(c->child.get(), *n->child);
@@ -675,6 +677,35 @@ cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
     std::vector<Op> ops;
     if (cudaError_t e = kernel_body(pNodeParams, ops)) return ret(e);
     n->ops = std::move(ops);
+    return cudaSuccess;
+}
+
+/* A kernel node's access policy window and priority are hints, kept and
+ * returned as a stream's (stream_attrs.cpp); the attributes that would
+ * change how the kernel runs (cooperative, clusters, ...) are refused. */
+cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t node, cudaKernelNodeAttrID attr,
+                                            const cudaKernelNodeAttrValue *value)
+{
+    CUDAEMU_LOCK;
+    if (cudaError_t e = usable()) return ret(e);
+    CUgraphNode_st *n = node_of(node);
+    if (!n || n->type != cudaGraphNodeTypeKernel || !value) return ret(cudaErrorInvalidValue);
+    if (attr != cudaLaunchAttributeAccessPolicyWindow && attr != cudaLaunchAttributePriority) {
+        report("cudaGraphKernelNodeSetAttribute: attribute %d is not emulated (only the "
+               "access policy window and the priority, which are hints)", (int)attr);
+        return ret(cudaErrorNotSupported);
+    }
+    return ret(cudaemu::set_hint(n->attrs, attr, *value, cur_dev()));
+}
+
+cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t node, cudaKernelNodeAttrID attr,
+                                            cudaKernelNodeAttrValue *value_out)
+{
+    CUDAEMU_LOCK;
+    if (cudaError_t e = usable()) return ret(e);
+    CUgraphNode_st *n = node_of(node);
+    if (!n || n->type != cudaGraphNodeTypeKernel || !value_out) return ret(cudaErrorInvalidValue);
+    cudaemu::get_hint(n->attrs, attr, value_out);
     return cudaSuccess;
 }
 

@@ -87,6 +87,7 @@ struct CUstream_st {
     uint64_t started = 0;           /* ops taken off the queue (> done: one is executing) */
     std::thread::id runner;         /* the host thread executing op number done + 1 */
     bool queried = false;           /* a query saw pending work since the last enqueue */
+    std::map<int, cudaLaunchAttributeValue> attrs; /* cudaStreamSetAttribute's hints (stream_attrs.cpp) */
 };
 
 struct CUevent_st {
@@ -205,6 +206,13 @@ Device &dev(int d);
 cudaError_t usable();
 void set_sticky(int device, cudaError_t e);
 void report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Launch-attribute hints of a stream or a graph kernel node (stream_attrs.cpp):
+ * set_hint checks an access policy window as CUDA does (cudaErrorInvalidValue)
+ * and keeps the value; get_hint returns it, or zeros and false when unset. */
+cudaError_t set_hint(std::map<int, cudaLaunchAttributeValue> &attrs, int attr,
+                     const cudaLaunchAttributeValue &value, int device);
+bool get_hint(const std::map<int, cudaLaunchAttributeValue> &attrs, int attr,
+              cudaLaunchAttributeValue *out);
 double now_ms();
 
 /* ---- device limits (device.cpp) ---- */

@@ -133,6 +133,30 @@ int main()
           std::strcmp(msg, cudaGetErrorString(cudaErrorInvalidDevice)) == 0);
     CHECK(cuGetErrorName(CUDA_ERROR_ILLEGAL_ADDRESS, &name) == CUDA_SUCCESS &&
           std::strcmp(name, "CUDA_ERROR_ILLEGAL_ADDRESS") == 0);
+    /* deviceQueryDrv's attributes: the runtime's, and the driver-only ones as 0 */
+    int sms = 0, multi = -1, can = -1;
+    CHECK(cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev) == CUDA_SUCCESS &&
+          sms == 132);
+    CHECK(cuDeviceGetAttribute(&multi, CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH, dev) ==
+              CUDA_SUCCESS && multi == 0);
+    CHECK(cuDeviceGetAttribute(&multi, CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH, count) ==
+          CUDA_ERROR_INVALID_DEVICE);
+    CHECK(cuDeviceCanAccessPeer(&can, dev, dev) == CUDA_SUCCESS && can == 0);
+    CHECK(CU_LAUNCH_PARAM_BUFFER_SIZE == (void *)2 && CU_LAUNCH_PARAM_END == nullptr);
+    cudaEvent_t ev = nullptr; /* the C++ overload with flags: no timing */
+    float ms = 0;
+    CHECK(cudaEventCreate(&ev, cudaEventDisableTiming) == cudaSuccess);
+    CHECK(cudaEventRecord(ev) == cudaSuccess && cudaEventSynchronize(ev) == cudaSuccess);
+    CHECK(cudaEventElapsedTime(&ms, ev, ev) == cudaErrorInvalidResourceHandle);
+    cudaGetLastError();
+    CHECK(cudaEventDestroy(ev) == cudaSuccess);
+#ifndef __cuda_cuda_h__
+    CHECK(!"cuda.h defines __cuda_cuda_h__");
+#endif
+    /* every CUresult of CUDA 13.0 has its name (threadMigration names INVALID_IMAGE) */
+    CHECK(cuGetErrorName(CUDA_ERROR_INVALID_IMAGE, &name) == CUDA_SUCCESS &&
+          std::strcmp(name, "CUDA_ERROR_INVALID_IMAGE") == 0);
+    CHECK(cuGetErrorName((CUresult)12345, &name) == CUDA_ERROR_INVALID_VALUE && !name);
     CUstream st = nullptr; /* the runtime's stream type */
     cudaStream_t rst = st;
     (void)rst;

@@ -552,9 +552,73 @@ static void errors()
     CK(cudaStreamDestroy(s2));
 }
 
+/* a kernel node's access policy window (#34): kept, cloned, returned; a
+ * hint only (the node computes as without it); what would change the
+ * launch (cooperative) is refused */
+static void kernel_node_attributes()
+{
+    float *d_in, *d_out;
+    CK(cudaMalloc(&d_in, N * sizeof(float)));
+    CK(cudaMalloc(&d_out, N * sizeof(float)));
+    std::vector<float> h(N);
+    for (int i = 0; i < N; ++i) h[i] = float(i);
+    CK(cudaMemcpy(d_in, h.data(), N * sizeof(float), cudaMemcpyHostToDevice));
+    cudaGraph_t g;
+    CK(cudaGraphCreate(&g, 0));
+    float factor = 3.0f;
+    int n = N;
+    void *args[] = {&d_in, &d_out, &n, &factor};
+    cudaKernelNodeParams kp = {};
+    kp.func = (void *)scale;
+    kp.gridDim = dim3((N + 127) / 128);
+    kp.blockDim = dim3(128);
+    kp.kernelParams = args;
+    cudaGraphNode_t k;
+    CK(cudaGraphAddKernelNode(&k, g, nullptr, 0, &kp));
+    cudaKernelNodeAttrValue v, got;
+    std::memset(&v, 0, sizeof v);
+    v.accessPolicyWindow.base_ptr = d_in;
+    v.accessPolicyWindow.num_bytes = N * sizeof(float);
+    v.accessPolicyWindow.hitRatio = 0.5f;
+    v.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+    v.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+    CK(cudaGraphKernelNodeSetAttribute(k, cudaKernelNodeAttributeAccessPolicyWindow, &v));
+    cudaGraph_t c;
+    CK(cudaGraphClone(&c, g));
+    size_t count = 1;
+    cudaGraphNode_t ck;
+    CK(cudaGraphGetNodes(c, &ck, &count));
+    CK(cudaGraphKernelNodeGetAttribute(ck, cudaKernelNodeAttributeAccessPolicyWindow, &got));
+    CHECK(got.accessPolicyWindow.base_ptr == d_in && got.accessPolicyWindow.hitRatio == 0.5f);
+    CHECK_EQ_INT(got.accessPolicyWindow.num_bytes, N * sizeof(float));
+    CHECK_EQ_INT(got.accessPolicyWindow.hitProp, cudaAccessPropertyPersisting);
+    v.accessPolicyWindow.missProp = cudaAccessPropertyPersisting;
+    CHECK_EQ_INT(cudaGraphKernelNodeSetAttribute(k, cudaKernelNodeAttributeAccessPolicyWindow, &v),
+                 cudaErrorInvalidValue);
+    cudaKernelNodeAttrValue coop;
+    std::memset(&coop, 0, sizeof coop);
+    coop.cooperative = 1;
+    CHECK_EQ_INT(cudaGraphKernelNodeSetAttribute(k, cudaKernelNodeAttributeCooperative, &coop),
+                 cudaErrorNotSupported);
+    cudaGetLastError();
+    cudaGraphExec_t x;
+    CK(cudaGraphInstantiate(&x, c, 0));
+    CK(cudaGraphLaunch(x, 0));
+    CK(cudaMemcpy(h.data(), d_out, N * sizeof(float), cudaMemcpyDeviceToHost));
+    int bad = 0;
+    for (int i = 0; i < N; ++i) bad += h[i] != 3.0f * float(i);
+    CHECK_EQ_INT(bad, 0);
+    CK(cudaGraphExecDestroy(x));
+    CK(cudaGraphDestroy(c));
+    CK(cudaGraphDestroy(g));
+    CK(cudaFree(d_in));
+    CK(cudaFree(d_out));
+}
+
 int main()
 {
     manual_graph();
+    kernel_node_attributes();
     host_order();
     child_params_box();
     capture_two_streams();

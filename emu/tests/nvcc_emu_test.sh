@@ -125,6 +125,18 @@ err=$("$nvcc_emu" -c "$src/driver_refused.cu" -o driver_refused.o 2>&1)
 [ $? -ne 0 ] || bad "driver_refused.cu compiled"
 printf '%s\n' "$err" | grep -q "error: static assertion failed: cudaemu: cuModuleLoad (CUDA driver API) is not emulated" ||
     { echo "$err"; bad "no 'cuModuleLoad (CUDA driver API) is not emulated' line"; }
+err=$("$nvcc_emu" -c -D VMM "$src/driver_refused.cu" -o driver_refused.o 2>&1)
+[ $? -ne 0 ] || bad "driver_refused.cu -D VMM compiled"
+for fn in cuMemCreate cuCtxCreate_v4 cuArrayCreate; do
+    printf '%s\n' "$err" | grep -q "static assertion failed: cudaemu: $fn (CUDA driver API) is not emulated" ||
+        { echo "$err"; bad "no '$fn (CUDA driver API) is not emulated' line"; }
+done
+[ "$(printf '%s\n' "$err" | grep -c 'error:')" -eq 3 ] || { echo "$err"; bad "-D VMM: errors other than the three refusals"; }
+# inline PTX the translator does not know: its file, line and instruction
+err=$("$nvcc_emu" -c "$src/ptx_refused.cu" -o ptx_refused.o 2>&1)
+[ $? -ne 0 ] || bad "ptx_refused.cu compiled"
+printf '%s\n' "$err" | grep -q "ptx_refused.cu:7:.*static assertion failed: cudaemu: inline PTX 'add.cc.u32 %0, %1, %2' is not emulated" ||
+    { echo "$err"; bad "no 'inline PTX ... is not emulated' line at ptx_refused.cu:7"; }
 
 # installed: bin/nvcc-emu next to lib/libcudaemu.a and include/cudaemu/
 if cmake --install "$build" --prefix "$work/prefix" >install.log 2>&1; then

@@ -1,7 +1,8 @@
 /* emu/tests/runtime_rt.cu - the runtime calls cuda-samples make:
  * device flags, mapped (zero-copy) host memory written by a kernel, peer
  * access and peer copies across two emulated devices (CUDAEMU_DEVICES=2),
- * cudaStreamAttachMemAsync and every cudaDeviceAttr. */
+ * cudaStreamAttachMemAsync and every cudaDeviceAttr; stream attributes (L2
+ * access policy windows), peer attributes, the refused IPC calls (#34). */
 #include <cuda_runtime.h>
 
 #include <cstring>
@@ -186,6 +187,108 @@ static void attributes()
     cudaGetLastError();
 }
 
+/* simpleAttributes: a window set on a stream is what Get returns; a bad one
+ * is refused; a kernel on the stream computes as without it */
+static void stream_attributes()
+{
+    cudaStream_t st;
+    CK(cudaStreamCreate(&st));
+    cudaStreamAttrValue v, got;
+    std::memset(&got, 0x5a, sizeof got);
+    CK(cudaStreamGetAttribute(st, cudaStreamAttributeAccessPolicyWindow, &got));
+    CHECK(got.accessPolicyWindow.base_ptr == nullptr && got.accessPolicyWindow.num_bytes == 0);
+    const int n = 4096;
+    int *d = nullptr;
+    CK(cudaMalloc((void **)&d, n * sizeof(int)));
+    std::memset(&v, 0, sizeof v);
+    v.accessPolicyWindow.base_ptr = d;
+    v.accessPolicyWindow.num_bytes = n * sizeof(int);
+    v.accessPolicyWindow.hitRatio = 0.75f;
+    v.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+    v.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+    CK(cudaStreamSetAttribute(st, cudaStreamAttributeAccessPolicyWindow, &v));
+    CK(cudaCtxResetPersistingL2Cache());
+    CK(cudaStreamGetAttribute(st, cudaStreamAttributeAccessPolicyWindow, &got));
+    CHECK(got.accessPolicyWindow.base_ptr == d);
+    CHECK_EQ_INT(got.accessPolicyWindow.num_bytes, n * sizeof(int));
+    CHECK(got.accessPolicyWindow.hitRatio == 0.75f);
+    CHECK_EQ_INT(got.accessPolicyWindow.hitProp, cudaAccessPropertyPersisting);
+    CHECK_EQ_INT(got.accessPolicyWindow.missProp, cudaAccessPropertyStreaming);
+    fill_idx<<<n / 256, 256, 0, st>>>(d, n, 11);
+    std::vector<int> h(n);
+    CK(cudaMemcpyAsync(h.data(), d, n * sizeof(int), cudaMemcpyDeviceToHost, st));
+    CK(cudaStreamSynchronize(st));
+    int bad = 0;
+    for (int i = 0; i < n; ++i) bad += h[i] != i + 11;
+    CHECK_EQ_INT(bad, 0);
+    /* a persisting miss, a ratio above 1, a window past the device's maximum */
+    cudaStreamAttrValue w = v;
+    w.accessPolicyWindow.missProp = cudaAccessPropertyPersisting;
+    CHECK_EQ_INT(cudaStreamSetAttribute(st, cudaStreamAttributeAccessPolicyWindow, &w),
+                 cudaErrorInvalidValue);
+    w = v;
+    w.accessPolicyWindow.hitRatio = 1.5f;
+    CHECK_EQ_INT(cudaStreamSetAttribute(st, cudaStreamAttributeAccessPolicyWindow, &w),
+                 cudaErrorInvalidValue);
+    int max_window = 0;
+    CK(cudaDeviceGetAttribute(&max_window, cudaDevAttrMaxAccessPolicyWindowSize, 0));
+    CHECK(max_window > 0);
+    w = v;
+    w.accessPolicyWindow.num_bytes = size_t(max_window) + 1;
+    CHECK_EQ_INT(cudaStreamSetAttribute(st, cudaStreamAttributeAccessPolicyWindow, &w),
+                 cudaErrorInvalidValue);
+    /* not a stream attribute */
+    CHECK_EQ_INT(cudaStreamSetAttribute(st, cudaLaunchAttributeCooperative, &v),
+                 cudaErrorInvalidValue);
+    CHECK_EQ_INT(cudaGetLastError(), cudaErrorInvalidValue);
+    CK(cudaStreamGetAttribute(st, cudaStreamAttributeAccessPolicyWindow, &got)); /* kept */
+    CHECK(got.accessPolicyWindow.hitRatio == 0.75f);
+    /* the priority: the stream's own until set */
+    cudaStream_t hi;
+    CK(cudaStreamCreateWithPriority(&hi, cudaStreamNonBlocking, -3));
+    CK(cudaStreamGetAttribute(hi, cudaStreamAttributePriority, &got));
+    CHECK_EQ_INT((int)got.priority, -3);
+    CK(cudaStreamDestroy(hi));
+    CK(cudaFree(d));
+    CK(cudaStreamDestroy(st));
+}
+
+/* topologyQuery and simpleIPC: two emulated devices are peers; a device and
+ * itself, or a missing one, is cudaErrorInvalidDevice; IPC is refused */
+static void p2p_and_ipc()
+{
+    int v = -1;
+    CK(cudaDeviceGetP2PAttribute(&v, cudaDevP2PAttrAccessSupported, 0, 1));
+    CHECK_EQ_INT(v, 1);
+    CK(cudaDeviceGetP2PAttribute(&v, cudaDevP2PAttrNativeAtomicSupported, 1, 0));
+    CHECK_EQ_INT(v, 1);
+    CK(cudaDeviceGetP2PAttribute(&v, cudaDevP2PAttrPerformanceRank, 0, 1));
+    CHECK_EQ_INT(v, 0);
+    CK(cudaDeviceGetP2PAttribute(&v, cudaDevP2PAttrOnlyPartialNativeAtomicSupported, 0, 1));
+    CHECK_EQ_INT(v, 0);
+    CHECK_EQ_INT(cudaDeviceGetP2PAttribute(&v, cudaDevP2PAttrAccessSupported, 0, 0),
+                 cudaErrorInvalidDevice);
+    CHECK_EQ_INT(cudaDeviceGetP2PAttribute(&v, cudaDevP2PAttrAccessSupported, 0, 2),
+                 cudaErrorInvalidDevice);
+    CHECK_EQ_INT(cudaDeviceGetP2PAttribute(nullptr, cudaDevP2PAttrAccessSupported, 0, 1),
+                 cudaErrorInvalidValue);
+    cudaGetLastError();
+    int *d = nullptr;
+    CK(cudaMalloc((void **)&d, 64));
+    cudaIpcMemHandle_t mh;
+    CHECK_EQ_INT(cudaIpcGetMemHandle(&mh, d), cudaErrorNotSupported);
+    void *opened = nullptr;
+    CHECK_EQ_INT(cudaIpcOpenMemHandle(&opened, mh, cudaIpcMemLazyEnablePeerAccess),
+                 cudaErrorNotSupported);
+    cudaEvent_t ev;
+    CK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming | cudaEventInterprocess));
+    cudaIpcEventHandle_t eh;
+    CHECK_EQ_INT(cudaIpcGetEventHandle(&eh, ev), cudaErrorNotSupported);
+    CHECK_EQ_INT(cudaGetLastError(), cudaErrorNotSupported);
+    CK(cudaEventDestroy(ev));
+    CK(cudaFree(d));
+}
+
 int main()
 {
     device_flags();
@@ -193,6 +296,8 @@ int main()
     peers();
     attach();
     attributes();
+    stream_attributes();
+    p2p_and_ipc();
     if (g_test_failures) return 1;
     std::printf("runtime_rt: all checks passed\n");
     return 0;

@@ -46,6 +46,12 @@
  *     become  #pragma GCC unroll N  (a literal N, at most 65534) or are
  *     dropped (no count, or an expression), so g++ does not warn (gcc_unroll);
  *     nvcc's own pragmas (nv_diag_suppress, diag_suppress, ...) are dropped.
+ *   asm statements in __device__/__global__ function bodies
+ *     the single-instruction idioms (special registers, nanosleep, bar.sync 0,
+ *     membar/fence) become emulator calls (include/cudaemu/ptx.h); any
+ *     other becomes `static_assert(false, "cudaemu: inline PTX '...' is not
+ *     emulated")` at its own line (left alone in a __host__ __device__
+ *     function, whose asm may be the host path's).
  *   every statement of a kernel body
  *     is followed by `::cudaemu::detail::yield_point();` (yield_points): where
  *     CUDAEMU_INTERLEAVE=1 may preempt the thread.
@@ -1052,6 +1058,231 @@ struct Translator {
     }
 
     /* The #include lines only (before kernels and edits). */
+    /* ---- inline PTX in device code (asm statements) ----
+     * The asm statements of __device__ and __global__ function bodies: the
+     * single-instruction idioms public code uses become emulator calls
+     * (ptx_rewrite); any other becomes a static_assert that names it, so the
+     * compile stops at the asm's own file and line, after preprocessing (an
+     * asm under `#ifdef __CUDA_ARCH__` is never compiled here).  Host asm is
+     * left alone. */
+    std::set<size_t> asm_done; /* asm statements already rewritten */
+
+    /* With e after `__device__`/`__global__`: the `{` of the function body
+     * it heads (a parameter list came first), or npos for a variable. */
+    size_t function_body(size_t e) const
+    {
+        const size_t n = L.size();
+        bool params = false;
+        for (size_t j = skip_space(e); j < n; j = skip_space(j)) {
+            const char c = L[j];
+            if (c == ';' || c == '=' || c == '}' || c == ',') return std::string::npos;
+            if (c == '{') return params ? j : std::string::npos;
+            if (c == '(' || c == '[') {
+                params = params || c == '(';
+                j = match_close(j);
+                if (j >= n) return std::string::npos;
+            } else if (c == '"' || c == '\'') {
+                j = skip_comment_or_literal(j);
+                continue;
+            }
+            ++j;
+        }
+        return std::string::npos;
+    }
+
+    void device_body(size_t e)
+    {
+        const size_t ob = function_body(e);
+        if (ob == std::string::npos) return;
+        const size_t cb = match_close(ob);
+        if (cb >= L.size()) return;
+        /* a __host__ __device__ function: its unknown asm may be the host
+         * path's (under #ifndef __CUDA_ARCH__), so only the idioms change */
+        size_t head = e;
+        while (head > 0 && L[head - 1] != ';' && L[head - 1] != '{' && L[head - 1] != '}') --head;
+        bool host = false;
+        for (size_t y = head; y < ob && !host; ++y)
+            host = L.compare(y, 8, "__host__") == 0 && (y == 0 || !ident_char(L[y - 1])) &&
+                   !ident_char(L[y + 8]);
+        for (size_t x = ob + 1; x < cb;) {
+            size_t k = skip_comment_or_literal(x);
+            if (k != x) { x = k; continue; }
+            if (!ident_start(L[x]) || ident_char(L[x - 1])) { ++x; continue; }
+            const std::string w = word_at(x);
+            if ((w == "asm" || w == "__asm__" || w == "__asm") && !asm_done.count(x)) {
+                asm_done.insert(x);
+                asm_statement(x, x + w.size(), host);
+            }
+            x += w.size();
+        }
+    }
+
+    /* The shown form of an instruction: printable, no quotes or backslashes. */
+    static std::string shown(const std::string &t)
+    {
+        std::string out;
+        for (char c : t) {
+            if (c == '"' || c == '\\') continue;
+            if (std::isspace((unsigned char)c)) c = ' ';
+            if (c == ' ' && (out.empty() || out.back() == ' ')) continue;
+            if (c == '%' && !out.empty() && out.back() == '%') continue; /* %% is % */
+            if (std::isprint((unsigned char)c)) out += c;
+        }
+        while (!out.empty() && (out.back() == ' ' || out.back() == ';')) out.pop_back();
+        return out.size() > 72 ? out.substr(0, 69) + "..." : out;
+    }
+
+    /* `asm [volatile] ( "template" : outputs : inputs : clobbers )` at [a, w). */
+    void asm_statement(size_t a, size_t w, bool host)
+    {
+        const size_t n = L.size();
+        size_t ls = a; /* a statement inside a #define is left alone */
+        while (ls > 0 && L[ls - 1] != '\n') --ls;
+        if (L[skip_space(ls)] == '#') return;
+        size_t j = skip_space(w);
+        for (std::string q = word_at(j); q == "volatile" || q == "__volatile__" ||
+                                         q == "__volatile" || q == "inline" || q == "goto";
+             q = word_at(j))
+            j = skip_space(j + q.size());
+        if (j >= n || L[j] != '(') return;
+        const size_t close = match_close(j);
+        if (close >= n) return;
+        /* the template: adjacent string literals */
+        std::string tmpl;
+        size_t x = skip_space(j + 1);
+        bool literal = false;
+        while (x < close && L[x] == '"') {
+            const size_t end = skip_comment_or_literal(x);
+            for (size_t y = x + 1; y + 1 < end; ++y) {
+                if (L[y] == '\\' && y + 2 < end) {
+                    ++y;
+                    tmpl += L[y] == 'n' ? '\n' : L[y] == 't' ? '\t' : L[y];
+                } else {
+                    tmpl += L[y];
+                }
+            }
+            literal = true;
+            x = skip_space(end);
+        }
+        /* the operand sections, split at top-level colons */
+        std::vector<std::vector<std::string>> sect; /* outputs, inputs: their expressions */
+        bool parsed = literal;
+        for (size_t s = x; parsed && s < close && sect.size() < 2;) {
+            if (L[s] != ':') { parsed = false; break; }
+            size_t t = s + 1;
+            int depth = 0;
+            while (t < close) {
+                size_t k = skip_comment_or_literal(t);
+                if (k != t) { t = k; continue; }
+                if (L[t] == '(' || L[t] == '[') ++depth;
+                else if (L[t] == ')' || L[t] == ']') --depth;
+                else if (L[t] == ':' && depth == 0) break;
+                ++t;
+            }
+            std::vector<std::string> exprs;
+            for (auto &op : split_list(s, t, false)) {
+                size_t c = skip_space(op.first);
+                if (c >= op.second || L[c] != '"') { parsed = false; break; }
+                c = skip_space(skip_comment_or_literal(c));
+                if (c >= op.second || L[c] != '(') { parsed = false; break; }
+                const size_t pc = match_close(c);
+                exprs.push_back("(" + trimmed(c + 1, pc) + ")");
+            }
+            sect.push_back(exprs);
+            s = t;
+        }
+        while (sect.size() < 2) sect.emplace_back();
+        std::string call;
+        if (parsed) call = ptx_rewrite(tmpl, sect[0], sect[1]);
+        if (call.empty() && host) return;
+        if (call.empty()) {
+            const std::string what = literal ? shown(tmpl) : shown(trimmed(j + 1, close));
+            call = "static_assert(false, \"cudaemu: inline PTX '" + what +
+                   "' is not emulated\")";
+        }
+        add_edit(a, close + 1, call, false);
+    }
+
+    /* One PTX instruction, its output and input expressions: the emulator
+     * call that does the same, or "" when there is none. */
+    static std::string ptx_rewrite(const std::string &tmpl, const std::vector<std::string> &out,
+                                   const std::vector<std::string> &in)
+    {
+        std::vector<std::string> insns; /* instructions, spaces collapsed */
+        std::string cur;
+        for (char c : tmpl + ";") {
+            if (c == ';' || c == '\n') {
+                std::string t;
+                for (char d : cur) {
+                    if (std::isspace((unsigned char)d)) d = ' ';
+                    if (d == ' ' && (t.empty() || t.back() == ' ')) continue;
+                    t += d;
+                }
+                while (!t.empty() && t.back() == ' ') t.pop_back();
+                if (!t.empty()) insns.push_back(t);
+                cur.clear();
+            } else {
+                cur += c;
+            }
+        }
+        if (insns.empty()) return "((void)0)"; /* asm("" ::: "memory"): a compiler barrier */
+        if (insns.size() != 1) return "";
+        const std::string &s = insns[0];
+        const size_t sp = s.find(' ');
+        const std::string op = s.substr(0, sp);
+        std::vector<std::string> args;
+        if (sp != std::string::npos) {
+            std::string a;
+            for (char c : s.substr(sp + 1) + ",") {
+                if (c == ',') {
+                    while (!a.empty() && a.back() == ' ') a.pop_back();
+                    args.push_back(a);
+                    a.clear();
+                } else if (c != ' ' || !a.empty()) {
+                    a += c;
+                }
+            }
+        }
+        /* %N: the N-th operand, outputs first */
+        const auto operand = [&](const std::string &t) -> std::string {
+            if (t.size() < 2 || t[0] != '%' || !std::isdigit((unsigned char)t[1])) return "";
+            const size_t k = std::strtoul(t.c_str() + 1, nullptr, 10);
+            return k < out.size() ? out[k] : k - out.size() < in.size() ? in[k - out.size()] : "";
+        };
+        static const char *const regs[] = {
+            "laneid", "warpid", "nwarpid", "smid", "nsmid", "clock", "clock64", "globaltimer",
+            "lanemask_lt", "lanemask_le", "lanemask_eq", "lanemask_ge", "lanemask_gt"};
+        /* the register as `%%name` or, as nvcc also takes it, `%name` */
+        const size_t at = args.size() == 2 && args[1].compare(0, 2, "%%") == 0 ? 2 : 1;
+        if (op.compare(0, 4, "mov.") == 0 && args.size() == 2 && out.size() == 1 && in.empty() &&
+            args[0] == "%0" && args[1].size() > at && std::isalpha((unsigned char)args[1][at])) {
+            for (const char *r : regs)
+                if (args[1].compare(at, std::string::npos, r) == 0)
+                    return out[0] + " = ::cudaemu::ptx::" + r + "()";
+            return "";
+        }
+        if (op == "nanosleep.u32" && args.size() == 1) {
+            std::string v = operand(args[0]);
+            if (v.empty() && !args[0].empty() &&
+                args[0].find_first_not_of("0123456789") == std::string::npos)
+                v = args[0];
+            return v.empty() ? "" : "::cudaemu::ptx::nanosleep(" + v + ")";
+        }
+        if ((op == "bar.sync" || op == "barrier.sync" || op == "barrier.sync.aligned") &&
+            args.size() == 1 && args[0] == "0")
+            return "__syncthreads()";
+        if (args.empty() && (op == "membar.cta" || op == "fence.cta" || op == "fence.acq_rel.cta" ||
+                             op == "fence.sc.cta"))
+            return "__threadfence_block()";
+        if (args.empty() && (op == "membar.gl" || op == "fence.gpu" || op == "fence.acq_rel.gpu" ||
+                             op == "fence.sc.gpu"))
+            return "__threadfence()";
+        if (args.empty() && (op == "membar.sys" || op == "fence.sys" || op == "fence.acq_rel.sys" ||
+                             op == "fence.sc.sys"))
+            return "__threadfence_system()";
+        return "";
+    }
+
     void scan_includes() { scan(false); }
 
     /* Finds the launches and extern __shared__ declarations (edits), or only
@@ -1100,6 +1331,9 @@ struct Translator {
                     kernel_node_func(i, e, directive);
                 if (edit_pass && !directive && L.compare(i, e - i, "__global__") == 0)
                     kernel_definition(i, e);
+                if (edit_pass && !directive && (L.compare(i, e - i, "__global__") == 0 ||
+                                                L.compare(i, e - i, "__device__") == 0))
+                    device_body(e);
                 i = e;
                 continue;
             }

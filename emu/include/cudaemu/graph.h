@@ -156,6 +156,18 @@ cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t grap
                                    const cudaKernelNodeParams *pNodeParams);
 cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
                                          const cudaKernelNodeParams *pNodeParams);
+/* kernel node attributes: the launch attribute types, as in the toolkit */
+#define cudaKernelNodeAttrID cudaLaunchAttributeID
+#define cudaKernelNodeAttrValue cudaLaunchAttributeValue
+#define cudaKernelNodeAttributeAccessPolicyWindow cudaLaunchAttributeAccessPolicyWindow
+#define cudaKernelNodeAttributeCooperative cudaLaunchAttributeCooperative
+#define cudaKernelNodeAttributePriority cudaLaunchAttributePriority
+/* the access policy window and the priority: hints, kept and returned (no
+ * result changes); other attributes: cudaErrorNotSupported and one line */
+cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaKernelNodeAttrID attr,
+                                            const cudaKernelNodeAttrValue *value);
+cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaKernelNodeAttrID attr,
+                                            cudaKernelNodeAttrValue *value_out);
 /* linear memory only (srcArray and dstArray null) */
 cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
                                    const cudaGraphNode_t *pDependencies, size_t numDependencies,
