@@ -6,6 +6,7 @@
 #include "opts.h"
 #include "select.h"
 #include "machine.h"
+#include "gpu_alloc.h"
 #include "../ops/dtype.h"
 
 #include <errno.h>
@@ -31,6 +32,9 @@ void opts_usage(FILE *f)
         "  --dtype LIST       precisions of matmul and conv: fp32, tf32, bf16, fp16, or all\n"
         "                     (default: all in full default sweeps, fp32 with --quick or\n"
         "                     --sizes); the other suites have one dtype each\n"
+        "  --alloc LIST       train, GPU rows: device allocators, each a row per mode:\n"
+        "                     cached (a caching pool, the default), per-step (cudaMalloc\n"
+        "                     and cudaFree every step), async-pool (cudaMallocAsync)\n"
         "  --quick            a few small sizes (a smoke run, well under a minute)\n"
         "  --reps N           exactly N timed repetitions per case\n"
         "  --min-time S       keep repeating until S seconds are measured (default 0.25)\n"
@@ -169,6 +173,7 @@ static const opt_def OPTS[] = {
     {.name = "--bucket-mb", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_OVERLAP},
     {.name = "--devices", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_GPU_DP},
     {.name = "--dtype", .takes_value = 1, .actions = ACT_RUN},
+    {.name = "--alloc", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_STEPS},
 };
 enum { NOPTS = (int)(sizeof OPTS / sizeof OPTS[0]) };
 _Static_assert(NOPTS <= 64, "bench_opts.given has a bit per option");
@@ -208,6 +213,38 @@ static int parse_dtypes(const char *val, unsigned *out, char *err, size_t errcap
         }
         all_seen |= d == DTYPE_COUNT;
         *out |= bits;
+        if (!c) break;
+        q = c + 1;
+    }
+    return 0;
+}
+
+/* --alloc LIST: allocator kinds (gpu_alloc.h), comma-separated, each once,
+ * into a bit set over GPU_ALLOCS. 0, or 2 with one line naming the bad value. */
+static int parse_allocs(const char *val, unsigned *out, char *err, size_t errcap)
+{
+    const char *q = val;
+    *out = 0;
+    for (;;) {
+        const char *c = strchr(q, ',');
+        size_t len = c ? (size_t)(c - q) : strlen(q);
+        char item[24], names[96] = "";
+        const gpu_alloc *a = NULL;
+        if (len > 0 && len < sizeof item) {
+            memcpy(item, q, len);
+            item[len] = '\0';
+            a = gpu_alloc_find(item);
+        }
+        for (int i = 0; !a && GPU_ALLOCS[i].name; i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
+                     GPU_ALLOCS[i].name);
+        if (!a)
+            return fail(err, errcap, "bench: bad --alloc '%.60s%s': '%.*s%s' is not one of %s", val,
+                        strlen(val) > 60 ? "..." : "", (int)(len < 24 ? len : 24), q,
+                        len > 24 ? "..." : "", names);
+        unsigned bit = 1u << (a - GPU_ALLOCS);
+        if (*out & bit) return fail(err, errcap, "bench: --alloc names '%s' twice", a->name);
+        *out |= bit;
         if (!c) break;
         q = c + 1;
     }
@@ -343,6 +380,9 @@ int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap)
         } else if (FLAG("--dtype")) {
             NEED_VAL();
             if (parse_dtypes(val, &o->dtypes, err, errcap)) return 2;
+        } else if (FLAG("--alloc")) {
+            NEED_VAL();
+            if (parse_allocs(val, &o->allocs, err, errcap)) return 2;
         } else if (FLAG("--mode")) {
             LIST_VAL(modes_buf);
             if (split_list(modes_buf, o->modes, OPT_MAX_LIST, &o->nmodes))

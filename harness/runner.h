@@ -42,6 +42,8 @@ typedef struct runner {
     int nmodes;
     const char *baseline;          /* NULL: each suite's default */
     unsigned dtypes;               /* DTYPE_BIT set (--dtype) among a suite's dtype axis; 0: all */
+    unsigned allocs;               /* the step suites' device allocators (--alloc): bit i
+                                    * for GPU_ALLOCS[i]; 0: the default alone */
     int named_problems;            /* problems were named: no default-sweep limits */
     measure_cfg mcfg;              /* CPU and GPU timing */
     measure_cfg emu_cfg;           /* emulated GPU cases: one run */
