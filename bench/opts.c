@@ -70,7 +70,11 @@ void opts_usage(FILE *f)
         "  --cuda-sync        synchronize after every GPU launch (debugging)\n"
         "  --list             list suites, their problem syntax and backends\n"
         "  --columns          print the results.csv columns (markdown)\n"
-        "  --info             print the machine: CPU, memory, BLAS, GPUs\n"
+        "  --info             print the machine: CPU, memory, BLAS, GPUs (free and total\n"
+        "                     device memory)\n"
+        "  --max-batch MODEL  the largest batch of a train model's step that fits on each\n"
+        "                     device (a search over the memory estimate, confirmed by one\n"
+        "                     step); with --backend (one GPU backend) and --emulate\n"
         "  --help, --version\n"
         "\n"
         "Each option at most once, and only with the action it applies to.\n"
@@ -130,7 +134,7 @@ static const char *repeated_item(const char *const *items, int n)
  * for a run, what the selection must have for it to change anything
  * (rule: an option either changes what happens or is refused). */
 enum { ACT_RUN = 1, ACT_PLOT = 2, ACT_LIST = 4, ACT_INFO = 8, ACT_COLUMNS = 16, ACT_HELP = 32,
-       ACT_VERSION = 64, ACT_MERGE = 128 };
+       ACT_VERSION = 64, ACT_MERGE = 128, ACT_MAXB = 256 };
 typedef struct opt_def {
     const char *name;
     int takes_value;
@@ -147,9 +151,10 @@ static const opt_def OPTS[] = {
     {.name = "--info", .actions = ACT_INFO, .is_action = 1},
     {.name = "--plot", .takes_value = 1, .actions = ACT_PLOT, .is_action = 1},
     {.name = "--merge", .takes_value = 1, .actions = ACT_MERGE, .is_action = 1},
+    {.name = "--max-batch", .takes_value = 1, .actions = ACT_MAXB, .is_action = 1},
     {.name = "--reference", .takes_value = 1, .actions = ACT_MERGE},
     {.name = "--suite", .takes_value = 1, .actions = ACT_RUN | ACT_LIST},
-    {.name = "--backend", .takes_value = 1, .actions = ACT_RUN},
+    {.name = "--backend", .takes_value = 1, .actions = ACT_RUN | ACT_MAXB},
     {.name = "--sizes", .takes_value = 1, .actions = ACT_RUN},
     {.name = "--mode", .takes_value = 1, .actions = ACT_RUN},
     {.name = "--quick", .actions = ACT_RUN},
@@ -166,7 +171,7 @@ static const opt_def OPTS[] = {
     {.name = "--verbose", .actions = ACT_RUN},
     {.name = "--steps", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_STEPS},
     {.name = "--dump", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_STEPS},
-    {.name = "--emulate", .actions = ACT_RUN | ACT_INFO, .needs = SEL_GPU},
+    {.name = "--emulate", .actions = ACT_RUN | ACT_INFO | ACT_MAXB, .needs = SEL_GPU},
     {.name = "--device", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_GPU},
     {.name = "--cuda-sync", .actions = ACT_RUN, .needs = SEL_GPU},
     {.name = "--require-gpu", .actions = ACT_RUN, .needs = SEL_GPU},
@@ -380,6 +385,13 @@ int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap)
         } else if (FLAG("--dtype")) {
             NEED_VAL();
             if (parse_dtypes(val, &o->dtypes, err, errcap)) return 2;
+        } else if (FLAG("--max-batch")) {
+            NEED_VAL();
+            if (!*val || strlen(val) > 40)
+                return fail(err, errcap, "bench: bad --max-batch '%.40s%s' (a model name of 1 to 40 "
+                            "characters: see bench --list --suite train)", val,
+                            strlen(val) > 40 ? "..." : "");
+            o->max_batch = val;
         } else if (FLAG("--alloc")) {
             NEED_VAL();
             if (parse_allocs(val, &o->allocs, err, errcap)) return 2;

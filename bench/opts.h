@@ -22,6 +22,7 @@ typedef struct bench_opts {
     const char *modes[OPT_MAX_LIST];    /* host, resident, ...; empty: every mode */
     int nmodes;
     unsigned dtypes;     /* --dtype: DTYPE_BIT set; 0: the default (see --help) */
+    const char *max_batch;   /* --max-batch MODEL (NULL: not given) */
     unsigned allocs;     /* --alloc: bit i for GPU_ALLOCS[i]; 0: the default alone */
     int quick;
     int reps;            /* 0: harness default (count and time) */

@@ -103,6 +103,13 @@ int runner_backends_of(const backend_def *registry, const char *op, const backen
  * modes): the one memory estimate. */
 double runner_case_bytes(const suite_def *s, const problem *p, double llc_bytes, int gpu);
 
+/* Device bytes GPU backend b's case of p holds in resident mode under the
+ * default allocator (its reserve: every buffer, a step suite's every input
+ * set, the workspace, each rounded as gpu_alloc.h's cached pool rounds):
+ * the one device memory estimate (--max-batch searches over it). */
+double runner_case_dev_bytes(const suite_entry *e, const backend_def *b, const problem *p,
+                             double llc_bytes);
+
 /* Times CPU backend b on p (at p->dtype) through a case's own buffers, input
  * sets, fill and measure loop, unchecked and without a row: the roof probe's
  * measurement of a suite's kernel. The fastest repetition in ms (what the

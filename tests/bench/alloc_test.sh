@@ -10,7 +10,14 @@
 #    of its blocks (a pool that did not reuse its blocks would reserve a step's
 #    buffers again every step) and makes fewer device allocations than
 #    per-step; per-step reserves what it allocates and makes more device
-#    allocations than it ran steps; the repro names --alloc.
+#    allocations than it ran steps; the repro names --alloc;
+#  - bench --info shows each device's free and total memory as the emulator
+#    sizes it (CUDAEMU_MEM_MB);
+#  - --max-batch MODEL: bad input exits 2 with one line; on a device the
+#    emulator sizes small, the batch it reports has an estimate within the
+#    free memory and the next one not, its step ran, a run at that batch
+#    passes holding the estimate (reserved_dev_mb), and one at the next batch
+#    runs out of device memory.
 set -u
 here=$(dirname "$(realpath "${BASH_SOURCE[0]}")")
 bench=$(realpath "$1")
@@ -23,6 +30,14 @@ expect_usage "bad --alloc 'pooled': 'pooled' is not one of cached, per-step, asy
   --suite train --alloc pooled
 expect_usage "--alloc names 'cached' twice" --suite train --alloc cached,per-step,cached
 expect_usage "--alloc" --suite matmul --alloc per-step
+expect_usage "bad --max-batch 'resnet': not a model of the train suite" --emulate --max-batch resnet
+expect_usage "needs one GPU backend of the train suite: not cpu-omp" --emulate --max-batch mlp-small \
+  --backend cpu-omp
+expect_usage "--sizes does not apply to --max-batch" --emulate --max-batch mlp-small --sizes mlp-b8
+if "$bench" --info | grep -q "built without the CUDA toolkit"; then
+  expect_usage "this build has no GPU layer" --max-batch mlp-small
+fi
+
 # the train suite's first GPU backend, from the registry
 gpu=$("$bench" --list --suite train | awk '$2 == "gpu" {print $1; exit}')
 [ -n "$gpu" ] || fail "no GPU backend of train in bench --list"
@@ -59,5 +74,29 @@ case "$(row check)" in
   skip) row note | grep -q "no cudaMallocAsync" || fail "async-pool skipped without saying why: $(row note)" ;;
   *) fail "async-pool: $(row check note)" ;;
 esac
+
+CUDAEMU_MEM_MB=3000 "$bench" --emulate --info >info.txt 2>&1 || fail "--info exited $?"
+grep -q "free 3000 MiB of 3000 MiB" info.txt || fail "--info: no free/total memory: $(grep -i memory info.txt)"
+
+mem=1   # MiB: a batch of some hundreds of mlp-small
+CUDAEMU_MEM_MB=$mem "$bench" --emulate --max-batch mlp-small --backend "$gpu" >mb.txt 2>&1 \
+  || fail "--max-batch exited $?: $(cat mb.txt)"
+# "max-batch M on gpu 0 (NAME): B (BACKEND, resident: estimate E MiB of F MiB free; batch B+1 needs N MiB); one step ran"
+set -- $(sed -n 's/.*): \([0-9]*\) (.*estimate \([0-9.]*\) MiB of \([0-9.]*\) MiB free; batch [0-9]* needs \([0-9.]*\) MiB); one step ran$/\1 \2 \3 \4/p' mb.txt)
+if [ $# -ne 4 ]; then
+  fail "--max-batch: no batch, estimates and a step that ran: $(cat mb.txt)"
+else
+  batch=$1 est=$2 free=$3 next=$4
+  awk -v e="$est" -v f="$free" -v n="$next" 'BEGIN { exit !(e > 0 && e <= f && n > f) }' \
+    || fail "--max-batch: batch $batch needs $est MiB, the next $next MiB, $free MiB free"
+  CUDAEMU_MEM_MB=$mem "$bench" --emulate --suite train --sizes "mlp-small-b$batch" --backend "$gpu" \
+    --mode resident --out m1 --no-plots >m1.txt 2>&1 || fail "batch $batch exited $?: $(tail -3 m1.txt)"
+  awk -v e="$est" -v r="$("$csvq" m1/results.csv reserved_dev_mb)" 'BEGIN { exit !(r > 0 && (r - e) ^ 2 < 1e-6) }' \
+    || fail "batch $batch: reserved $("$csvq" m1/results.csv reserved_dev_mb) MiB, estimated $est MiB"
+  CUDAEMU_MEM_MB=$mem "$bench" --emulate --suite train --sizes "mlp-small-b$((batch + 1))" \
+    --backend "$gpu" --mode resident --out m2 --no-plots >m2.txt 2>&1
+  [ $? -eq 1 ] && "$csvq" m2/results.csv note | grep -q "out of memory" \
+    || fail "batch $((batch + 1)) fit in $mem MiB: $("$csvq" m2/results.csv check note)"
+fi
 
 test_end cli.alloc
