@@ -266,6 +266,12 @@ void reset_pools(int d);
 bool freed_block_fault(uintptr_t addr, char *buf, size_t cap);
 /* mempool.cpp: device d's cudaLimitMallocHeapSize (device-side malloc). */
 size_t device_heap_limit(int d);
+/* device_heap.cpp: a kernel of device d has called malloc (the heap's size
+ * is fixed from then on); forget_device_heap frees d's blocks (cudaDeviceReset). */
+bool device_heap_started(int d);
+void forget_device_heap(int d);
+/* The device of the kernel this host thread runs (launch.cpp sets it). */
+inline thread_local int t_kernel_device = 0;
 void free_device_memory(int d);
 /* Guard zones (builds without ASan): canary bytes before and after every
  * cudaMalloc / cudaMallocManaged block.  damaged_guard() describes the first

@@ -239,6 +239,7 @@ void reset_pools(int d)
         }
     }
     per_device(d) = PerDevice();
+    forget_device_heap(d);
 }
 
 bool freed_block_fault(uintptr_t addr, char *buf, size_t cap)
@@ -481,6 +482,9 @@ cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value)
     CUDAEMU_LOCK;
     if (cudaError_t e = usable()) return ret(e);
     if (int(limit) < 0 || int(limit) >= kLimits) return ret(cudaErrorUnsupportedLimit);
+    /* "must be performed before launching any kernel that uses malloc()" */
+    if (limit == cudaLimitMallocHeapSize && device_heap_started(cur_dev()))
+        return ret(cudaErrorInvalidValue);
     per_device(cur_dev()).limit[int(limit)] = value;
     return cudaSuccess;
 }
