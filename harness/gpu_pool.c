@@ -234,6 +234,9 @@ int gpu_pool_trim(gpu_pool *pl)
 void gpu_pool_close(gpu_pool *pl)
 {
     if (!pl->a) return;
+    /* work still queued on any stream (a prefetch's copy) may use a buffer:
+     * a stream-ordered free on the buffer's own stream would not wait for it */
+    cudaDeviceSynchronize();
     for (int i = pl->nblk - 1; i >= 0; i--) {
         if (pl->a->kind == GPU_ALLOC_CACHED) {
             cudaFree(pl->blk[i].p);
@@ -244,7 +247,7 @@ void gpu_pool_close(gpu_pool *pl)
 #if BENCH_HAVE_MALLOC_ASYNC
     if (pl->a->kind == GPU_ALLOC_ASYNC_POOL && pl->mp) {
         uint64_t none = 0;
-        cudaDeviceSynchronize();
+        cudaDeviceSynchronize();   /* the frees land */
         cudaMemPoolTrimTo(pl->mp, 0);
         cudaMemPoolSetAttribute(pl->mp, cudaMemPoolAttrReleaseThreshold, &none);
     }

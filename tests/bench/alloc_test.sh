@@ -2,9 +2,9 @@
 # tests/bench/alloc_test.sh BENCH CSVQ - device memory under the emulator:
 #  - bad --alloc values and --alloc without a training step exit 2 with one
 #    line, before any work;
-#  - a training step in resident mode under every allocator kind
-#    (harness/gpu_alloc.h): one row each, mode `resident` or
-#    `resident+<kind>`, every check passing (async-pool: passing, or skipped
+#  - a training step in resident and prefetch-2 modes under every allocator
+#    kind (harness/gpu_alloc.h): one row each, mode `<mode>` or
+#    `<mode>+<kind>`, every check passing (async-pool: passing, or skipped
 #    where the emulator lacks cudaMallocAsync, saying so); the same peak
 #    allocated under each; cached reserves no more than the 512-byte rounding
 #    of its blocks (a pool that did not reuse its blocks would reserve a step's
@@ -42,11 +42,16 @@ fi
 gpu=$("$bench" --list --suite train | awk '$2 == "gpu" {print $1; exit}')
 [ -n "$gpu" ] || fail "no GPU backend of train in bench --list"
 kinds=cached,per-step,async-pool
-"$bench" --suite train --sizes mlp-small-b8 --backend "$gpu" --emulate --mode resident \
+# prefetch-2 too: a batch copied on a second stream into a buffer of the pool
+modes=resident,prefetch-2
+"$bench" --suite train --sizes mlp-small-b8 --backend "$gpu" --emulate --mode $modes \
   --alloc $kinds --out a --no-plots >a.txt 2>&1 || fail "allocator run exited $?: $(tail -3 a.txt)"
 n_kinds=$(printf '%s' "$kinds" | tr , '\n' | grep -c .)
-[ "$("$csvq" a/results.csv mode | grep -c .)" -eq "$n_kinds" ] \
-  || fail "want $n_kinds rows: $("$csvq" a/results.csv mode check note)"
+n_modes=$(printf '%s' "$modes" | tr , '\n' | grep -c .)
+[ "$("$csvq" a/results.csv mode | grep -c .)" -eq $((n_kinds * n_modes)) ] \
+  || fail "want $((n_kinds * n_modes)) rows: $("$csvq" a/results.csv mode check note)"
+"$csvq" a/results.csv mode check note | awk -F'\t' '$2 != "pass" && !($2 == "skip" && $3 ~ /no cudaMallocAsync/)' \
+  | grep . && fail "rows that did not pass"
 row() { "$csvq" a/results.csv mode "$@" | awk -F'\t' -v m="$mode" '$1 == m' | cut -f2-; }
 mode=resident; peak=$(row peak_dev_mb); res=$(row reserved_dev_mb)
 [ "$(row check)" = pass ] || fail "cached: $(row check note)"
@@ -70,7 +75,11 @@ mode=resident+per-step
 row repro | grep -q -- "--mode resident --alloc per-step" || fail "per-step repro: $(row repro)"
 mode=resident+async-pool
 case "$(row check)" in
-  pass) [ "$(row peak_dev_mb)" = "$peak" ] || fail "async-pool: peak $(row peak_dev_mb), cached's $peak" ;;
+  pass) [ "$(row peak_dev_mb)" = "$peak" ] || fail "async-pool: peak $(row peak_dev_mb), cached's $peak"
+        awk -v p="$peak" -v r="$(row reserved_dev_mb)" 'BEGIN { exit !(r >= p) }' \
+          || fail "async-pool: reserved $(row reserved_dev_mb) MiB under its peak $peak MiB"
+        set -- $(allocs) 0 0
+        [ "$1" -gt "$2" ] || fail "async-pool: $1 stream-ordered allocations in $2 steps: want one a step at least" ;;
   skip) row note | grep -q "no cudaMallocAsync" || fail "async-pool skipped without saying why: $(row note)" ;;
   *) fail "async-pool: $(row check note)" ;;
 esac
