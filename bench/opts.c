@@ -178,7 +178,8 @@ static const opt_def OPTS[] = {
     {.name = "--bucket-mb", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_OVERLAP},
     {.name = "--devices", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_GPU_DP},
     {.name = "--dtype", .takes_value = 1, .actions = ACT_RUN},
-    {.name = "--alloc", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_STEPS},
+    /* a training step on a GPU backend: both */
+    {.name = "--alloc", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_STEPS | SEL_GPU},
 };
 enum { NOPTS = (int)(sizeof OPTS / sizeof OPTS[0]) };
 _Static_assert(NOPTS <= 64, "bench_opts.given has a bit per option");
@@ -534,6 +535,6 @@ int opts_check_needs(const bench_opts *o, const selection *s, unsigned has, unsi
 {
     for (int i = 0; i < NOPTS; i++)
         if ((o->given >> i & 1) && (OPTS[i].needs & decided) && !(OPTS[i].needs & has))
-            return select_refuse(s, OPTS[i].needs, OPTS[i].name, err, errcap);
+            return select_refuse(s, OPTS[i].needs & decided, OPTS[i].name, err, errcap);
     return 0;
 }

@@ -60,8 +60,9 @@ int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap);
 void opts_usage(FILE *f);
 
 /* An option that needs what the run's selection lacks (its row's `needs`,
- * a SEL_* fact of harness/select.h, among those `decided` so far; has: the
- * facts it has) would change nothing: the first given, in the option table's
+ * SEL_* facts of harness/select.h, those among `decided` so far; has: the
+ * facts it has; facts decided in separate calls are each needed) would
+ * change nothing: the first given, in the option table's
  * order, is refused. 0, or 2 with one line in err. */
 struct selection;
 int opts_check_needs(const bench_opts *o, const struct selection *s, unsigned has,

@@ -12,7 +12,8 @@
 #include "gpu_alloc.h"
 
 /* BENCH_HAVE_MALLOC_ASYNC: the CUDA layer has cudaMallocAsync and memory
- * pools (the real toolkit; emu/ once it learns them: bench/CMakeLists.txt). */
+ * pools (the real toolkit; emu/ where its headers declare them, as
+ * bench/CMakeLists.txt finds at configure time). */
 #ifndef BENCH_HAVE_MALLOC_ASYNC
 #define BENCH_HAVE_MALLOC_ASYNC 1
 #endif

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/bench/alloc_test.sh BENCH CSVQ - device memory under the emulator:
-#  - bad --alloc values and --alloc without a training step exit 2 with one
-#    line, before any work;
+#  - bad --alloc values, and --alloc without a training step on a GPU
+#    backend, exit 2 with one line, before any work;
 #  - a training step in resident and prefetch-2 modes under every allocator
 #    kind (harness/gpu_alloc.h): one row each, mode `<mode>` or
 #    `<mode>+<kind>`, every check passing (async-pool: passing, or skipped
@@ -29,7 +29,8 @@ test_begin
 expect_usage "bad --alloc 'pooled': 'pooled' is not one of cached, per-step, async-pool" \
   --suite train --alloc pooled
 expect_usage "--alloc names 'cached' twice" --suite train --alloc cached,per-step,cached
-expect_usage "--alloc" --suite matmul --alloc per-step
+expect_usage "--alloc is for training steps" --suite matmul --alloc per-step
+expect_usage "--alloc is for GPU cases" --suite train --backend cpu-omp --alloc per-step
 expect_usage "bad --max-batch 'resnet': not a model of the train suite" --emulate --max-batch resnet
 expect_usage "needs one GPU backend of the train suite: not cpu-omp" --emulate --max-batch mlp-small \
   --backend cpu-omp
