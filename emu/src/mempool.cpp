@@ -67,6 +67,27 @@ std::map<CUmemPoolHandle_st *, std::unique_ptr<CUmemPoolHandle_st>> g_pools;
 std::vector<PerDevice> g_dev;
 std::deque<Freed> g_freed;
 
+/* Unmaps (or frees) the oldest kept freed blocks until `keep` are left. */
+void release_kept(size_t keep)
+{
+    while (g_freed.size() > keep) {
+        const Freed &o = g_freed.front();
+        if (o.map) {
+            munmap(o.map, o.map_size);
+        } else {
+            poison_range(reinterpret_cast<void *>(o.base), o.size, false);
+            std::free(o.raw);
+        }
+        g_freed.pop_front();
+    }
+}
+
+/* At exit the kept blocks go back: LeakSanitizer looks after the static
+ * destructors, g_freed's among them (this one runs first). */
+struct FreedAtExit {
+    ~FreedAtExit() { release_kept(0); }
+} g_freed_at_exit;
+
 PerDevice &per_device(int d)
 {
     if (g_dev.size() <= size_t(d)) g_dev.resize(size_t(d) + 1);
@@ -197,16 +218,7 @@ void finish_free(uintptr_t base)
         poison_range(reinterpret_cast<void *>(a.base), a.size, true);
     }
     g_freed.push_back(f);
-    while (g_freed.size() > kFreedKept) {
-        const Freed &o = g_freed.front();
-        if (o.map) {
-            munmap(o.map, o.map_size);
-        } else {
-            poison_range(reinterpret_cast<void *>(o.base), o.size, false);
-            std::free(o.raw);
-        }
-        g_freed.pop_front();
-    }
+    release_kept(kFreedKept);
 }
 
 } // namespace
