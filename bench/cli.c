@@ -1,6 +1,7 @@
 /* bench/cli.c - what the CLI says and checks around a run (cli.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "gpu_alloc.h"
 #include "comm.h"
 #include "conv_cpu.h"
 #include "dp_mode.h"
@@ -44,6 +45,11 @@ void cli_list(FILE *f, const bench_opts *o)
             if (own || gpu_mode_applies(&GPU_MODES[m], suite_step_count(d)))
                 fprintf(f, " %s", own ? own[m] : GPU_MODES[m].name);
         fprintf(f, "\n");
+        if (suite_step_count(d) && !own) {
+            fprintf(f, "    device allocators (--alloc; GPU modes: <mode>+<alloc>):");
+            for (int a = 0; GPU_ALLOCS[a].name; a++) fprintf(f, " %s", GPU_ALLOCS[a].name);
+            fprintf(f, "\n");
+        }
         if (d->dp_open) {
             for (int w = 0; w < 2; w++) {
                 fprintf(f, w ? "    workers modes (CPU backends; --workers N):"

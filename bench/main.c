@@ -8,6 +8,7 @@
  * the CLI says (--list, --info, usage errors, held warnings) cli.c's. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "max_batch.h"
 #include "opts.h"
 #include "outdir.h"
 #include "merge.h"
@@ -83,6 +84,14 @@ int main(int argc, char **argv)
         cli_info(&r.env, stdout);
         gpu_info_print(stdout);
         return 0;
+    }
+    if (o.max_batch) {
+        const backend_def *mb = NULL;
+        if ((code = max_batch_check(&o, &mb, err, sizeof err)) != 0 ||
+            (code = select_validate(&sel, err, sizeof err) ? 2 : 0) != 0)
+            goto usage;
+        run_setup(&r, &sel);
+        return max_batch_main(&r, mb, stdout);
     }
     if (o.plot_dir[0]) return plot_main(&o);
     if (o.nmerge) return merge_main(&o);

@@ -7,6 +7,7 @@
 #include "select.h"
 #include "machine.h"
 #include "workers.h"
+#include "gpu_alloc.h"
 #include "../ops/dtype.h"
 
 #include <errno.h>
@@ -32,6 +33,9 @@ void opts_usage(FILE *f)
         "  --dtype LIST       precisions of matmul and conv: fp32, tf32, bf16, fp16, or all\n"
         "                     (default: all in full default sweeps, fp32 with --quick or\n"
         "                     --sizes); the other suites have one dtype each\n"
+        "  --alloc LIST       train, GPU rows: device allocators, each a row per mode:\n"
+        "                     cached (a caching pool, the default), per-step (cudaMalloc\n"
+        "                     and cudaFree every step), async-pool (cudaMallocAsync)\n"
         "  --quick            a few small sizes (a smoke run, well under a minute)\n"
         "  --reps N           exactly N timed repetitions per case\n"
         "  --min-time S       keep repeating until S seconds are measured (default 0.25)\n"
@@ -77,7 +81,11 @@ void opts_usage(FILE *f)
         "  --cuda-sync        synchronize after every GPU launch (debugging)\n"
         "  --list             list suites, their problem syntax and backends\n"
         "  --columns          print the results.csv columns (markdown)\n"
-        "  --info             print the machine: CPU, memory, BLAS, GPUs\n"
+        "  --info             print the machine: CPU, memory, BLAS, GPUs (free and total\n"
+        "                     device memory)\n"
+        "  --max-batch MODEL  the largest batch of a train model's step that fits on each\n"
+        "                     device (a search over the memory estimate, confirmed by one\n"
+        "                     step); with --backend (one GPU backend) and --emulate\n"
         "  --help, --version\n"
         "\n"
         "Each option at most once, and only with the action it applies to.\n"
@@ -137,7 +145,7 @@ static const char *repeated_item(const char *const *items, int n)
  * for a run, what the selection must have for it to change anything
  * (rule: an option either changes what happens or is refused). */
 enum { ACT_RUN = 1, ACT_PLOT = 2, ACT_LIST = 4, ACT_INFO = 8, ACT_COLUMNS = 16, ACT_HELP = 32,
-       ACT_VERSION = 64, ACT_MERGE = 128 };
+       ACT_VERSION = 64, ACT_MERGE = 128, ACT_MAXB = 256 };
 typedef struct opt_def {
     const char *name;
     int takes_value;
@@ -155,12 +163,13 @@ static const opt_def OPTS[] = {
     {.name = "--info", .actions = ACT_INFO, .is_action = 1},
     {.name = "--plot", .takes_value = 1, .actions = ACT_PLOT, .is_action = 1},
     {.name = "--merge", .takes_value = 1, .actions = ACT_MERGE, .is_action = 1},
+    {.name = "--max-batch", .takes_value = 1, .actions = ACT_MAXB, .is_action = 1},
     {.name = "--reference", .takes_value = 1, .actions = ACT_MERGE},
     {.name = "--price", .takes_value = 1, .actions = ACT_MERGE, .repeat = 1},
     {.name = "--weights", .takes_value = 1, .actions = ACT_MERGE},
     {.name = "--price-per-hour", .takes_value = 1, .actions = ACT_RUN},
     {.name = "--suite", .takes_value = 1, .actions = ACT_RUN | ACT_LIST},
-    {.name = "--backend", .takes_value = 1, .actions = ACT_RUN},
+    {.name = "--backend", .takes_value = 1, .actions = ACT_RUN | ACT_MAXB},
     {.name = "--sizes", .takes_value = 1, .actions = ACT_RUN},
     {.name = "--mode", .takes_value = 1, .actions = ACT_RUN},
     {.name = "--quick", .actions = ACT_RUN},
@@ -177,7 +186,7 @@ static const opt_def OPTS[] = {
     {.name = "--verbose", .actions = ACT_RUN},
     {.name = "--steps", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_STEPS},
     {.name = "--dump", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_STEPS},
-    {.name = "--emulate", .actions = ACT_RUN | ACT_INFO, .needs = SEL_GPU},
+    {.name = "--emulate", .actions = ACT_RUN | ACT_INFO | ACT_MAXB, .needs = SEL_GPU},
     {.name = "--device", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_GPU},
     {.name = "--cuda-sync", .actions = ACT_RUN, .needs = SEL_GPU},
     {.name = "--require-gpu", .actions = ACT_RUN, .needs = SEL_GPU},
@@ -185,6 +194,8 @@ static const opt_def OPTS[] = {
     {.name = "--devices", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_GPU_DP},
     {.name = "--workers", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_WORKERS},
     {.name = "--dtype", .takes_value = 1, .actions = ACT_RUN},
+    /* a training step on a GPU backend: both */
+    {.name = "--alloc", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_STEPS | SEL_GPU},
 };
 enum { NOPTS = (int)(sizeof OPTS / sizeof OPTS[0]) };
 _Static_assert(NOPTS <= 64, "bench_opts.given has a bit per option");
@@ -224,6 +235,38 @@ static int parse_dtypes(const char *val, unsigned *out, char *err, size_t errcap
         }
         all_seen |= d == DTYPE_COUNT;
         *out |= bits;
+        if (!c) break;
+        q = c + 1;
+    }
+    return 0;
+}
+
+/* --alloc LIST: allocator kinds (gpu_alloc.h), comma-separated, each once,
+ * into a bit set over GPU_ALLOCS. 0, or 2 with one line naming the bad value. */
+static int parse_allocs(const char *val, unsigned *out, char *err, size_t errcap)
+{
+    const char *q = val;
+    *out = 0;
+    for (;;) {
+        const char *c = strchr(q, ',');
+        size_t len = c ? (size_t)(c - q) : strlen(q);
+        char item[24], names[96] = "";
+        const gpu_alloc *a = NULL;
+        if (len > 0 && len < sizeof item) {
+            memcpy(item, q, len);
+            item[len] = '\0';
+            a = gpu_alloc_find(item);
+        }
+        for (int i = 0; !a && GPU_ALLOCS[i].name; i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
+                     GPU_ALLOCS[i].name);
+        if (!a)
+            return fail(err, errcap, "bench: bad --alloc '%.60s%s': '%.*s%s' is not one of %s", val,
+                        strlen(val) > 60 ? "..." : "", (int)(len < 24 ? len : 24), q,
+                        len > 24 ? "..." : "", names);
+        unsigned bit = 1u << (a - GPU_ALLOCS);
+        if (*out & bit) return fail(err, errcap, "bench: --alloc names '%s' twice", a->name);
+        *out |= bit;
         if (!c) break;
         q = c + 1;
     }
@@ -359,6 +402,16 @@ int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap)
         } else if (FLAG("--dtype")) {
             NEED_VAL();
             if (parse_dtypes(val, &o->dtypes, err, errcap)) return 2;
+        } else if (FLAG("--max-batch")) {
+            NEED_VAL();
+            if (!*val || strlen(val) > 40)
+                return fail(err, errcap, "bench: bad --max-batch '%.40s%s' (a model name of 1 to 40 "
+                            "characters: see bench --list --suite train)", val,
+                            strlen(val) > 40 ? "..." : "");
+            o->max_batch = val;
+        } else if (FLAG("--alloc")) {
+            NEED_VAL();
+            if (parse_allocs(val, &o->allocs, err, errcap)) return 2;
         } else if (FLAG("--mode")) {
             LIST_VAL(modes_buf);
             if (split_list(modes_buf, o->modes, OPT_MAX_LIST, &o->nmodes))
@@ -529,6 +582,6 @@ int opts_check_needs(const bench_opts *o, const selection *s, unsigned has, unsi
 {
     for (int i = 0; i < NOPTS; i++)
         if ((o->given >> i & 1) && (OPTS[i].needs & decided) && !(OPTS[i].needs & has))
-            return select_refuse(s, OPTS[i].needs, OPTS[i].name, err, errcap);
+            return select_refuse(s, OPTS[i].needs & decided, OPTS[i].name, err, errcap);
     return 0;
 }

@@ -24,6 +24,8 @@ typedef struct bench_opts {
     const char *modes[OPT_MAX_LIST];    /* host, resident, ...; empty: every mode */
     int nmodes;
     unsigned dtypes;     /* --dtype: DTYPE_BIT set; 0: the default (see --help) */
+    const char *max_batch;   /* --max-batch MODEL (NULL: not given) */
+    unsigned allocs;     /* --alloc: bit i for GPU_ALLOCS[i]; 0: the default alone */
     int quick;
     int reps;            /* 0: harness default (count and time) */
     double min_time_s;   /* < 0: harness default */
@@ -66,8 +68,9 @@ int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap);
 void opts_usage(FILE *f);
 
 /* An option that needs what the run's selection lacks (its row's `needs`,
- * a SEL_* fact of harness/select.h, among those `decided` so far; has: the
- * facts it has) would change nothing: the first given, in the option table's
+ * SEL_* facts of harness/select.h, those among `decided` so far; has: the
+ * facts it has; facts decided in separate calls are each needed) would
+ * change nothing: the first given, in the option table's
  * order, is refused. 0, or 2 with one line in err. */
 struct selection;
 int opts_check_needs(const bench_opts *o, const struct selection *s, unsigned has,

@@ -127,6 +127,7 @@ void run_setup(bench_run *r, const selection *s)
      * problems are named or the sweep is a smoke run (--quick) */
     run->dtypes = o->dtypes ? o->dtypes
                             : (o->nsizes > 0 || o->quick ? DTYPE_BIT(DTYPE_FP32) : DTYPES_FLOAT);
+    run->allocs = o->allocs;
     run->gpu = &r->gpu;
     run->gpu_open = gpu_exec_open;
     run->gpu_recover = gpu_recover_device;

@@ -49,6 +49,10 @@ int gpu_props_get(int device, gpu_props *g, char *why, size_t cap);
  * between two events, in us per launch. 0, or -1 with why. */
 int gpu_launch_us(int n, double *us, char *why, size_t cap);
 
+/* The current device's free and total memory (cudaMemGetInfo, as
+ * torch.cuda.mem_get_info). 0, or -1 with why. */
+int gpu_mem_get(size_t *free_bytes, size_t *total_bytes, char *why, size_t cap);
+
 /* Which flavour this binary was built with: "cuda", "emulator" or "none". */
 extern const char *const GPU_FLAVOUR;
 

@@ -23,6 +23,13 @@ void gpu_probe(int device, gpu_status *st)
 
 void gpu_info_print(FILE *f) { fprintf(f, "gpus:      none: %s\n", WHY); }
 
+int gpu_mem_get(size_t *free_bytes, size_t *total_bytes, char *why, size_t cap)
+{
+    *free_bytes = *total_bytes = 0;
+    snprintf(why, cap, "%s", WHY);
+    return -1;
+}
+
 void gpu_context_lines(char (*lines)[ENV_LINE], int *n, int max)
 {
     if (*n < max) snprintf(lines[(*n)++], ENV_LINE, "gpu_layer: none");

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include "exec.h"
+#include "gpu_alloc.h"
 #include "gpu_mode.h"
 #include "suite.h"
 
@@ -28,6 +29,7 @@ typedef struct gpu_work {
      * end-to-end modes' step s take set k / s mod nsets. */
     void *const *const *sets;
     int nsets;
+    const gpu_alloc *alloc;   /* the device allocator (NULL: the default, cached) */
 } gpu_work;
 
 /* Prepares w in mode m: device and host buffers, streams, inputs uploaded,

@@ -83,14 +83,23 @@ void gpu_info_print(FILE *f)
     for (int d = 0; d < n; d++) {
         struct cudaDeviceProp p;
         size_t fr = 0, tot = 0;
-        if (cudaGetDeviceProperties(&p, d) != cudaSuccess) continue;
-        cudaSetDevice(d);
-        cudaMemGetInfo(&fr, &tot);
+        cudaError_t me;
+        if ((e = cudaGetDeviceProperties(&p, d)) != cudaSuccess) {
+            fprintf(f, "gpu %d:     unusable: cudaGetDeviceProperties: %s\n", d, cudaGetErrorName(e));
+            continue;
+        }
+        me = cudaSetDevice(d);
+        if (me == cudaSuccess) me = cudaMemGetInfo(&fr, &tot);
         fprintf(f, "gpu %d:     %s\n", d, p.name);
         fprintf(f, "  compute capability %d.%d, %d SMs, warp %d, max %d threads/block\n",
                 p.major, p.minor, p.multiProcessorCount, p.warpSize, p.maxThreadsPerBlock);
-        fprintf(f, "  memory %.1f GiB total, %.1f GiB free, bus %d bit, L2 %.1f MiB\n",
-                tot / 1073741824.0, fr / 1073741824.0, attr(cudaDevAttrGlobalMemoryBusWidth, d),
+        /* free and total as cudaMemGetInfo reports them (torch.cuda.mem_get_info) */
+        if (me == cudaSuccess)
+            fprintf(f, "  memory %.1f GiB total, %.1f GiB free (free %zu MiB of %zu MiB)\n",
+                    tot / 1073741824.0, fr / 1073741824.0, fr >> 20, tot >> 20);
+        else
+            fprintf(f, "  memory: unknown (cudaMemGetInfo: %s)\n", cudaGetErrorName(me));
+        fprintf(f, "  bus %d bit, L2 %.1f MiB\n", attr(cudaDevAttrGlobalMemoryBusWidth, d),
                 attr(cudaDevAttrL2CacheSize, d) / 1048576.0);
         fprintf(f, "  clocks: SM %.0f MHz, memory %.0f MHz\n",
                 attr(cudaDevAttrClockRate, d) / 1e3, attr(cudaDevAttrMemoryClockRate, d) / 1e3);
@@ -98,6 +107,14 @@ void gpu_info_print(FILE *f)
                 p.asyncEngineCount, p.sharedMemPerBlock / 1024, p.sharedMemPerBlockOptin / 1024,
                 p.pciDomainID, p.pciBusID, p.pciDeviceID);
     }
+}
+
+int gpu_mem_get(size_t *free_bytes, size_t *total_bytes, char *why, size_t cap)
+{
+    cudaError_t e = cudaMemGetInfo(free_bytes, total_bytes);
+    if (e == cudaSuccess) return 0;
+    snprintf(why, cap, "cudaMemGetInfo: %s (%s)", cudaGetErrorName(e), cudaGetErrorString(e));
+    return -1;
 }
 
 void gpu_context_lines(char (*lines)[ENV_LINE], int *n, int max)

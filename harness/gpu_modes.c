@@ -39,8 +39,10 @@
  * INOUT buffers (a model's weights) and `keep` OUT buffers (its gradients)
  * stay on the device, so every mode times the same work. In a step suite
  * (layout.sets) step s copies in input set s mod sets, in every mode. Pinned allocation is timed apart (alloc_ms);
- * peak_dev_mb counts every device buffer, partials and workspace (library
- * handles' own memory is not counted). The checked run reads outputs where the
+ * every device buffer, partials and workspace come from the case's pool
+ * (gpu_pool.h, of the kind the case names: gpu_alloc.h); peak_dev_mb is its
+ * peak allocated, reserved_dev_mb its peak reserved (library handles' own
+ * memory is not counted). The checked run reads outputs where the
  * mode leaves them: the host copies of the end-to-end modes (so a wrong chunk
  * offset fails), the device buffers of resident mode.
  *
@@ -136,7 +138,14 @@ static int ex_finish(void *p, const measure_result *mr, result_row *row)
 {
     mode_state *st = (mode_state *)p;
     double serial[NSPLIT];
-    row->peak_dev_mb = (double)st->dev_bytes / (1024.0 * 1024.0);
+    row->peak_dev_mb = (double)st->pool.peak_allocated / (1024.0 * 1024.0);
+    row->reserved_dev_mb = (double)st->pool.peak_reserved / (1024.0 * 1024.0);
+    if (st->transient) {   /* a step suite: what its allocator did */
+        size_t used = strlen(row->note);
+        snprintf(row->note + used, sizeof row->note - used,
+                 "%sallocator %s: %d device allocations in %d steps", used ? "; " : "",
+                 st->pool.a->name, st->pool.mallocs, st->steps);
+    }
     if (st->pinned) row->alloc_ms = st->alloc_ms;
     if (st->m->kind == GPU_RESIDENT) {
         row->compute_ms = mr->stats.median;
@@ -188,17 +197,15 @@ static void ex_close(void *p)
     mode_state *st = (mode_state *)p;
     if (!st) return;
     if (st->setup_done && st->w.gpu->teardown) st->w.gpu->teardown(st->w.b, st->w.p);
+    gpu_pool_close(&st->pool);   /* every device buffer; before the streams go */
     for (int k = 0; k < MAX_SETS; k++)
         for (int i = 0; i < NBUF; i++) {
             /* slot k > 0 may alias slot 0 (buffers that do not rotate) */
-            if (st->d[k][i] && (k == 0 || st->d[k][i] != st->d[0][i])) cudaFree(st->d[k][i]);
             if (st->h[k][i] && (k == 0 || st->h[k][i] != st->h[0][i])) {
                 if (st->pinned) cudaFreeHost(st->h[k][i]);
                 else free(st->h[k][i]);
             }
         }
-    for (int i = 0; i < NBUF; i++) cudaFree(st->part[i]);
-    cudaFree(st->ws);
     for (int i = 0; i < MAX_STREAMS; i++) {
         if (st->s[i]) cudaStreamDestroy(st->s[i]);
         if (st->ev_done[i]) cudaEventDestroy(st->ev_done[i]);
@@ -255,9 +262,8 @@ static int alloc_buffers(mode_state *st)
             size_t n = l->buf[i].bytes ? l->buf[i].bytes : 1;
             if (k > 0 && (!per_slot(st, i) || k >= st->dslots)) {
                 st->d[k][i] = st->d[0][i];
-            } else {
-                CUDA_TRY(cudaMalloc(&st->d[k][i], n));
-                st->dev_bytes += n;
+            } else if (gpu_pool_alloc(&st->pool, &st->d[k][i], n, st->s[0])) {
+                goto fail;
             }
             if (!has_host(l->buf[i].role)) continue;
             if (k > 0 && (!per_slot(st, i) || k >= st->hslots)) {
@@ -274,8 +280,9 @@ static int alloc_buffers(mode_state *st)
     if (st->pinned) st->alloc_ms = timer_now_ms() - t0;
     for (int i = 0; i < l->nbufs; i++)
         if (l->buf[i].split == SPLIT_REDUCE && st->chunked) {
-            CUDA_TRY(cudaMalloc(&st->part[i], l->buf[i].bytes * (size_t)st->nstreams));
-            st->dev_bytes += l->buf[i].bytes * (size_t)st->nstreams;
+            if (gpu_pool_alloc(&st->pool, &st->part[i], l->buf[i].bytes * (size_t)st->nstreams,
+                               st->s[0]))
+                goto fail;
         }
     ws = l->workspace;
     if (st->w.gpu->workspace) { /* the backend's own need, for as many chunks as run at once */
@@ -286,10 +293,8 @@ static int alloc_buffers(mode_state *st)
         if (split > need) need = split;
         if (need > ws) ws = (size_t)need;
     }
-    if (ws) {
-        CUDA_TRY(cudaMalloc(&st->ws, ws));
-        st->dev_bytes += ws;
-    }
+    st->ws_bytes = ws;
+    if (ws && gpu_pool_alloc(&st->pool, &st->ws, ws, st->s[0])) goto fail;
     return 0;
 fail:
     return -1;
@@ -405,6 +410,15 @@ int gpu_exec_open(const gpu_mode *m, const gpu_work *w, case_exec *ex, char *ski
         CUDA_TRY(cudaEventCreateWithFlags(&st->ev_computed[i], cudaEventDisableTiming));
     }
     CUDA_TRY(cudaEventCreateWithFlags(&st->ev_shared, cudaEventDisableTiming));
+    st->transient = suite_step_count(w->def) > 0;
+    {
+        int o = gpu_pool_open(&st->pool, w->alloc, skip, skipcap);
+        if (o == 1) {
+            ex_close(st);
+            return 1;
+        }
+        if (o) goto fail;
+    }
     if (alloc_buffers(st) || load_inputs(st)) goto fail;
     if (w->gpu->setup) {
         if (w->gpu->setup(w->b, w->p, st->d[0], (void *)st->s[0])) goto fail;

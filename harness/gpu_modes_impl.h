@@ -8,6 +8,7 @@
 
 #include "gpu_exec.h"
 #include "cuda_check.h"
+#include "gpu_pool.h"
 #include "measure.h"
 
 #define MAX_SETS 8      /* resident rotation sets, or pipeline items */
@@ -38,12 +39,16 @@ typedef struct mode_state {
     int computed[2];          /* ev_computed[k] has been recorded */
     void *d[MAX_SETS][NBUF];  /* device buffers: resident sets, pipeline items */
     void *part[NBUF];         /* REDUCE buffers in streams-N: n partials */
-    void *ws;
+    void *ws;                 /* the workspace */
+    size_t ws_bytes;          /* its size */
+    int transient;            /* a step suite: its step's products are renewed every
+                               * step (step_buf, gpu_alloc.h) */
+    gpu_pool pool;            /* every device buffer of the case */
+    int steps;                /* computes run (a note's count) */
     void *h[MAX_SETS][NBUF];  /* host buffers (pageable or pinned); items in pipeline */
     cudaStream_t s[MAX_STREAMS];
     cudaEvent_t ev[5], ev_shared, ev_done[MAX_STREAMS];
     int copy_engines;
-    size_t dev_bytes;
     double alloc_ms;
     int setup_done;
     double *split[NSPLIT];
@@ -66,6 +71,15 @@ static inline int copied_out(const mode_state *st, int i)
 }
 
 static inline int has_host(buf_role r) { return r != ROLE_SCRATCH; }
+
+/* A step's own products, which a framework frees after the step and
+ * allocates again for the next: scratch and the OUT buffers that stay on the
+ * device (a model's activations and gradients). With the workspace, a step
+ * suite gives them back to its pool and takes them anew before each step. */
+static inline int step_buf(const case_buf *b)
+{
+    return b->role == ROLE_SCRATCH || (b->role == ROLE_OUT && b->keep);
+}
 
 /* The repetition of st's mode (gpu_modes_rep.c): a measure_fn over st. */
 measure_fn gpu_modes_rep_fn(const mode_state *st);

@@ -31,9 +31,35 @@ static void record_split(mode_state *st, double h2d_shared, double h2d_in, doubl
     st->nsplit++;
 }
 
+/* A step suite's step products and workspace given back to the pool and
+ * taken anew (step_buf), in stream order on s, before the step that writes
+ * them: what the allocator kind costs is inside the step's time, and the
+ * last step's stay readable for the check. Slots that alias slot 0 follow. */
+static int renew_step_bufs(mode_state *st, cudaStream_t s)
+{
+    for (int i = 0; i < st->l->nbufs; i++) {
+        void *old = st->d[0][i], *p = NULL;
+        size_t n = st->l->buf[i].bytes ? st->l->buf[i].bytes : 1;
+        if (!step_buf(&st->l->buf[i])) continue;
+        if (gpu_pool_free(&st->pool, old, s)) return -1;
+        st->d[0][i] = NULL;
+        if (gpu_pool_alloc(&st->pool, &p, n, s)) return -1;
+        for (int k = 0; k < MAX_SETS; k++)
+            if (k == 0 || st->d[k][i] == old) st->d[k][i] = p;
+    }
+    if (st->ws) {
+        if (gpu_pool_free(&st->pool, st->ws, s)) return -1;
+        st->ws = NULL;
+        if (gpu_pool_alloc(&st->pool, &st->ws, st->ws_bytes, s)) return -1;
+    }
+    return 0;
+}
+
 /* The suite's compute of chunk c of n on dev (REDUCE buffers: their partial). */
 static int compute(mode_state *st, int c, int n, void *const *dev, cudaStream_t s)
 {
+    st->steps++;
+    if (st->transient && renew_step_bufs(st, s)) return -1;
     return st->w.gpu->compute(st->w.b, st->w.p, c, n, dev, st->ws, (void *)s);
 }
 

@@ -1,6 +1,7 @@
 /* harness/mode.c - every mode by name (mode.h), over the mode tables. */
 #include "mode.h"
 #include "dp_mode.h"
+#include "gpu_alloc.h"
 #include "gpu_mode.h"
 
 #include <stdio.h>
@@ -10,8 +11,16 @@
 
 mode_kind mode_kind_of(const char *name)
 {
+    size_t base;
+    char own[64];
     if (strcmp(name, MODE_HOST) == 0) return MODE_KIND_HOST;
     if (gpu_mode_find(name)) return MODE_KIND_GPU;
+    /* a GPU mode under another allocator (`resident+per-step`, gpu_alloc.h) */
+    if (gpu_alloc_of_mode(name, &base) && base < sizeof own) {
+        memcpy(own, name, base);
+        own[base] = '\0';
+        if (gpu_mode_find(own)) return MODE_KIND_GPU;
+    }
     const dp_mode *dp = dp_mode_find(name);
     if (dp) return dp->workers ? MODE_KIND_WORKERS : MODE_KIND_DP;
     return MODE_KIND_OTHER;

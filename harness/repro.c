@@ -2,6 +2,7 @@
  * here and nowhere else. */
 #define _POSIX_C_SOURCE 200809L
 #include "repro.h"
+#include "gpu_alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,7 +77,13 @@ void repro_case(char *out, size_t cap, const char *env, const char *suite, const
                 const char *extra)
 {
     int has_env = env && *env, has_extra = extra && *extra;
-    snprintf(out, cap, "%s%sbench --suite %s --sizes %s --backend %s%s%s --mode %s --threads %d%s%s",
+    size_t base;
+    /* a GPU mode under another allocator: `resident+per-step` is
+     * `--mode resident --alloc per-step` (gpu_alloc.h) */
+    const gpu_alloc *a = gpu_alloc_of_mode(mode, &base);
+    snprintf(out, cap, "%s%sbench --suite %s --sizes %s --backend %s%s%s --mode %.*s%s%s "
+             "--threads %d%s%s",
              has_env ? env : "", has_env ? " " : "", suite, desc, backend, dtype ? " --dtype " : "",
-             dtype ? dtype : "", mode, threads, has_extra ? " " : "", has_extra ? extra : "");
+             dtype ? dtype : "", (int)base, mode, a ? " --alloc " : "", a ? a->name : "", threads,
+             has_extra ? " " : "", has_extra ? extra : "");
 }

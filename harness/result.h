@@ -31,6 +31,7 @@ typedef struct result_row {
     double h2d_ms, compute_ms, d2h_ms;   /* end-to-end split, GPU modes */
     double overlap_eff;                  /* streams-N: ideal / measured; ddp-overlap: comm hidden, 0..1 */
     double peak_dev_mb;                  /* peak device memory the case used */
+    double reserved_dev_mb;              /* peak device memory its allocator held */
     double alloc_ms;                     /* pinned allocation, timed apart */
     double bytes;                        /* bytes moved per repetition */
     double flops;                        /* floating-point operations per repetition */

@@ -62,7 +62,7 @@ static void gpu_case(runner *r, const suite_entry *e, const case_ref *c, const p
         void *const *sets[MAX_SETS];
         for (int k = 0; k < d->nsets; k++) sets[k] = d->buf[k];
         gpu_work w = {.def = s, .gpu = e->gpu, .b = c->b, .p = p, .l = &d->l,
-                      .host = d->buf[0], .sets = sets, .nsets = d->nsets};
+                      .host = d->buf[0], .sets = sets, .nsets = d->nsets, .alloc = c->alloc};
         o = r->gpu_open(c->gpu, &w, &ex, skip, sizeof skip);
     }
     if (o == 1) {
@@ -306,7 +306,8 @@ static int case_row(run_state *st, const case_ref *c)
         host_case(st, c, d, c->bi == 0 && st->it.baseline && c->dtype == DTYPE_FP32, &row);
     } else if (gpu_mode) {
         gpu_case(r, st->e, c, p, d, &row);
-        if (c->gpu && c->gpu->kind == GPU_RESIDENT) st->resident_sps = row.samples_per_s;
+        if (c->gpu && c->gpu->kind == GPU_RESIDENT && c->alloc == &GPU_ALLOCS[0])
+            st->resident_sps = row.samples_per_s;
     } else if (c->b->dev == DEV_CPU && !backend_present(c->b)) {
         row_skip(&row, "%s", "not found at build time");
     } else if (!d) {

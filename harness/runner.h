@@ -42,6 +42,8 @@ typedef struct runner {
     int nmodes;
     const char *baseline;          /* NULL: each suite's default */
     unsigned dtypes;               /* DTYPE_BIT set (--dtype) among a suite's dtype axis; 0: all */
+    unsigned allocs;               /* the step suites' device allocators (--alloc): bit i
+                                    * for GPU_ALLOCS[i]; 0: the default alone */
     int named_problems;            /* problems were named: no default-sweep limits */
     measure_cfg mcfg;              /* CPU and GPU timing */
     measure_cfg emu_cfg;           /* emulated GPU cases: one run */
@@ -102,6 +104,13 @@ int runner_backends_of(const backend_def *registry, const char *op, const backen
  * reference, the runner's copies, and with gpu the host buffers of the GPU
  * modes): the one memory estimate. */
 double runner_case_bytes(const suite_def *s, const problem *p, double llc_bytes, int gpu);
+
+/* Device bytes GPU backend b's case of p holds in resident mode under the
+ * default allocator (its reserve: every buffer, a step suite's every input
+ * set, the workspace, each rounded as gpu_alloc.h's cached pool rounds):
+ * the one device memory estimate (--max-batch searches over it). */
+double runner_case_dev_bytes(const suite_entry *e, const backend_def *b, const problem *p,
+                             double llc_bytes);
 
 /* Times CPU backend b on p (at p->dtype) through a case's own buffers, input
  * sets, fill and measure loop, unchecked and without a row: the roof probe's

@@ -3,6 +3,7 @@
  * through fp32 staging) and the references; the one memory estimate of them
  * (runner_case_bytes); a CPU backend's case over them. */
 #include "runner_int.h"
+#include "gpu_alloc.h"
 #include "errmsg.h"
 #include "test_hooks.h"
 #include "timer.h"
@@ -48,6 +49,25 @@ double runner_case_bytes(const suite_def *s, const problem *p, double llc_bytes,
         if (gpu) bytes += b * (l.buf[i].role == ROLE_IN && l.sets ? nsets : 1);
     }
     return bytes + second_ref;
+}
+
+double runner_case_dev_bytes(const suite_entry *e, const backend_def *b, const problem *p,
+                             double llc_bytes)
+{
+    case_layout l;
+    double bytes = 0;
+    unsigned long long ws;
+    memset(&l, 0, sizeof l);
+    e->def->layout(p, &l);
+    /* resident mode keeps a step suite's every input set on the device (one
+     * set otherwise: the estimate of the smallest resident case) */
+    int nsets = l.sets ? in_sets(&l, llc_bytes) : 1;
+    for (int i = 0; i < l.nbufs; i++)
+        bytes += (double)GPU_POOL_ROUNDED(l.buf[i].bytes ? l.buf[i].bytes : 1) *
+                 (l.buf[i].role == ROLE_IN ? nsets : 1);
+    ws = l.workspace;
+    if (e->gpu && e->gpu->workspace && e->gpu->workspace(b, p, 1) > ws) ws = e->gpu->workspace(b, p, 1);
+    return bytes + (ws ? (double)GPU_POOL_ROUNDED(ws) : 0);
 }
 
 void *data_alloc(size_t n)

@@ -110,8 +110,16 @@ static void list_modes(case_iter *it)
     for (int m = 0; !s->modes && GPU_MODES[m].name; m++)
         if (gpu_mode_applies(&GPU_MODES[m], suite_step_count(s)) &&
             runner_mode_selected(r, GPU_MODES[m].name))
-            add_mode(it, 1, (case_ref){.kind = CASE_GPU, .mode = GPU_MODES[m].name,
-                                       .gpu = &GPU_MODES[m], .replicas = 1});
+            for (int a = 0; GPU_ALLOCS[a].name; a++) {
+                /* a step suite's allocators (--alloc; none: the default); the
+                 * others run the default alone */
+                unsigned want = suite_step_count(s) && r->allocs ? r->allocs : 1u;
+                char *name = it->mode_names[it->nmodes[1] % CASE_MAX_MODES];
+                if (!(want >> a & 1)) continue;
+                gpu_alloc_mode_name(GPU_MODES[m].name, &GPU_ALLOCS[a], name, sizeof it->mode_names[0]);
+                add_mode(it, 1, (case_ref){.kind = CASE_GPU, .mode = name, .gpu = &GPU_MODES[m],
+                                           .alloc = &GPU_ALLOCS[a], .replicas = 1});
+            }
     it->nsingle[0] = it->nmodes[0];
     it->nsingle[1] = it->nmodes[1];
     for (int m = 0; DP_MODES[m].name; m++) {

@@ -5,7 +5,8 @@
  * dtypes of the suite's dtype axis (fp32 first), then the selected backends
  * (the baseline first), then each backend's modes: a CPU backend's host mode
  * and then its data-parallel modes; a GPU backend's GPU execution modes (or
- * the suite's own) and then its data-parallel modes. The case count and ETA
+ * the suite's own), each under every selected device allocator (a step
+ * suite; the others: the default alone), and then its data-parallel modes. The case count and ETA
  * (runner_count), the "this selection runs nothing" check built on it, and
  * the run itself (runner_run) all walk it; nothing else decides which cases
  * a run has.
@@ -14,6 +15,7 @@
 #define HARNESS_RUNNER_ITER_H
 
 #include "dp_mode.h"
+#include "gpu_alloc.h"
 #include "gpu_mode.h"
 #include "runner.h"
 
@@ -51,6 +53,7 @@ typedef struct case_ref {
     case_kind kind;
     const char *mode;          /* the CSV mode column */
     const gpu_mode *gpu;       /* CASE_GPU: its row */
+    const gpu_alloc *alloc;    /* CASE_GPU: its device allocator (NULL: the default) */
     int own;                   /* CASE_OWN: its index in suite_def.modes */
     const dp_mode *dp;         /* CASE_DP: its row */
     int replicas;              /* the replicas the case runs on */
@@ -68,6 +71,7 @@ typedef struct case_iter {
     dtype_t dts[DTYPE_COUNT];  /* the dtype passes (a suite without the axis: fp32 alone) */
     int ndt;
     case_ref modes[2][CASE_MAX_MODES];   /* [0] a CPU backend's modes, [1] a GPU backend's */
+    char mode_names[CASE_MAX_MODES][48]; /* the mode columns that name an allocator */
     int nmodes[2];
     int nsingle[2];            /* how many of them are one-process modes (the first ones) */
     int pi, di, bi, mi;        /* the next case */

@@ -25,7 +25,7 @@ extern "C" {
     X(SUITE, "suite", STR, suite, "`matmul`, `transfer`, `stream`, `conv`, `train`, `collectives`")                          \
     X(CASE, "case", STR, case_name, "the problem's name: `square-1024`, `mlp-fc1`, `triad-16M`; a conv layer; a train model (`cnn`, `mlp-mom`: one case, a shape per batch)") \
     X(BACKEND, "backend", STR, backend, "a registry name (`bench --list`): `cpu-omp`, `cuda-tiled`, `cublas`, ...") \
-    X(MODE, "mode", STR, mode, "`host` for CPU rows; data-parallel rows (train): `dp-gather`, `ddp`, `ddp-overlap`; GPU rows: `resident`, `sync-pageable`, `sync-pinned`, `async-pageable`, `async-pinned`, `streams-N`, `prefetch-2` (training); transfer rows: direction, memory and sync, e.g. `h2d-pinned-async`") \
+    X(MODE, "mode", STR, mode, "`host` for CPU rows; data-parallel rows (train): `dp-gather`, `ddp`, `ddp-overlap`; GPU rows: `resident`, `sync-pageable`, `sync-pinned`, `async-pageable`, `async-pinned`, `streams-N`, `prefetch-2` (training), each under the default allocator, and on training rows `<mode>+per-step` and `<mode>+async-pool` under another (`--alloc`); transfer rows: direction, memory and sync, e.g. `h2d-pinned-async`") \
     X(DTYPE, "dtype", STR, dtype, "`fp32`, `tf32`, `bf16`, `fp16` (a case key column: `--dtype`), `u8`")                                         \
     X(SHAPE, "shape", STR, shape, "the suite's problem descriptor, the argument that re-runs it: `MxNxK` (matmul), bytes (transfer), elements (stream), `mb…ic…` (conv), `cnn-b64` (train)") \
     X(THREADS, "threads", INT, threads, "CPU threads the backend was given (0 for GPU rows)")       \
@@ -48,7 +48,7 @@ extern "C" {
     X(COMPUTE_MS, "compute_ms", NUM, compute_ms, "GPU rows: compute part of one repetition")       \
     X(D2H_MS, "d2h_ms", NUM, d2h_ms, "end-to-end GPU rows: device-to-host part of one repetition") \
     X(OVERLAP_EFF, "overlap_eff", NUM, overlap_eff, "`streams-N` rows: ideal pipelined time / measured time; `ddp-overlap` rows: the share of a blocking all-reduce hidden behind the backward pass; empty on emulated rows") \
-    X(PEAK_DEV_MB, "peak_dev_mb", NUM, peak_dev_mb, "device memory the case allocated, MiB")      \
+    X(PEAK_DEV_MB, "peak_dev_mb", NUM, peak_dev_mb, "GPU rows: device memory the case's buffers held at once at the peak (bytes asked for, as `torch.cuda.max_memory_allocated`), MiB")      \
     X(ALLOC_MS, "alloc_ms", NUM, alloc_ms, "pinned host allocation time, measured apart from the transfers") \
     X(BYTES, "bytes", NUM, bytes, "bytes moved per repetition (the suite's count: copies, STREAM's bytes; a `d2d` copy counts each byte read and written, 2 × its size, as bandwidthTest and nvbandwidth do, and its note says so)") \
     X(FLOPS, "flops", NUM, flops, "floating-point operations per repetition (2·M·N·K for GEMM)")   \
@@ -82,6 +82,7 @@ extern "C" {
     X(SAMPLES_PER_J, "samples_per_j", NUM, samples_per_j, "training rows: samples (the batch) per joule, `samples_per_s` × the median ÷ `energy_j`; empty where `energy_j` is") \
     X(WORKLOAD, "workload", STR, workload, "the workload key: `<suite>@<version>/<shape>/<dtype>/<mode>/t<threads>/x<replicas>`; two rows (of two runs, two machines) measured the same work only when their keys are equal; a suite's version changes when its work does (`harness/machine.h`)") \
     X(MACHINE, "machine", STR, machine, "the machine the row ran on: `--name`, else `<host>/<class>`, the class being the CPU model and GPU names as a file name (`bench-gate --class`)") \
+    X(RESERVED_DEV_MB, "reserved_dev_mb", NUM, reserved_dev_mb, "GPU rows: device memory the case's allocator held at the peak (as `torch.cuda.max_memory_reserved`: `cached` keeps freed blocks, rounded to 512 B; `per-step` holds what is allocated; `async-pool` its pool's reserve), MiB; the allocator is the mode's `+<alloc>` suffix, `cached` without one") \
     X(TRACE, "trace", STR, trace, "training rows: the loss after each step from the initial parameters (`--steps N` steps, else the checked steps), `;`-separated") \
     X(SAMPLES_MS, "samples_ms", SAMP, samples, "every timed sample, `;`-separated, so statistics can be recomputed (emulated rows: the emulator's host time)")
 

@@ -456,6 +456,7 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const 
                                                           int blockSize, size_t dynamicSMemSize);
 } // inline namespace cudaemu_api
 
+#include "cudaemu/mempool.h" /* cudaMallocAsync, memory pools, device limits */
 #include "cudaemu/texture.h" /* arrays, texture and surface objects */
 
 namespace cudaemu {

@@ -63,7 +63,7 @@ void fill(cudaDeviceProp &p, int d)
     p.maxBlocksPerMultiProcessor = 32;
     p.reservedSharedMemPerBlock = 1024;
     p.hostRegisterSupported = 1;
-    p.memoryPoolsSupported = 0;
+    p.memoryPoolsSupported = 1; /* cudaMallocAsync and pools (mempool.cpp) */
     p.clusterLaunch = 0;
     p.deviceNumaId = -1;
     p.hostNumaId = -1;

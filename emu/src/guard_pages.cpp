@@ -94,7 +94,7 @@ bool guard_page_fault(uintptr_t addr, char *buf, size_t cap)
                           reinterpret_cast<void *>(a.base), size_t(addr - a.base - a.size));
         return true;
     }
-    return false;
+    return freed_block_fault(addr, buf, cap); /* a block freed by cudaFreeAsync */
 }
 
 } // namespace cudaemu

@@ -117,6 +117,8 @@ struct Alloc {
     int device = 0;
     const void *caller = nullptr; /* return address of the allocating call */
     bool array = false;           /* the block of a CUDA array (arrays.cpp) */
+    CUmemPoolHandle_st *pool = nullptr; /* cudaMallocAsync: its pool (mempool.cpp) */
+    bool free_queued = false;     /* cudaFreeAsync queued: a second free is refused */
 };
 
 struct FuncInfo {
@@ -252,6 +254,32 @@ const Alloc *find_alloc(const void *p);
  * for unknown (pageable) memory; false when it overruns an allocation. */
 bool span_ok(const void *p, size_t n, const Alloc **a);
 void device_memory_access(bool open); /* ASan: unpoison (open) / poison device memory */
+/* A fresh block of size bytes of device d (a guarded mapping, or heap memory
+ * under ASan), 0xFF bytes, entered in the table (not counted in
+ * Device::used: the caller accounts for it); the address in *out. */
+cudaError_t new_device_block(size_t size, Alloc::Kind kind, int d, const void *caller,
+                             CUmemPoolHandle_st *pool, void **out);
+/* ASan: poisons (on) or unpoisons [p, p+n) */
+void poison_range(const void *p, size_t n, bool on);
+/* mempool.cpp: the bytes of a or block leaving the table go back to its
+ * pool (still reserved there) or to the device (Device::used). */
+void account_release(const Alloc &a);
+/* mempool.cpp: after a host synchronize with device d: pools keep at most
+ * their release threshold of unused memory. */
+void pools_after_sync(int d);
+/* mempool.cpp: cudaDeviceReset: device d's pools are forgotten (their blocks
+ * go with free_device_memory), its limits back to their defaults. */
+void reset_pools(int d);
+/* mempool.cpp: when addr lies in a block freed by cudaFreeAsync, describes the access. */
+bool freed_block_fault(uintptr_t addr, char *buf, size_t cap);
+/* mempool.cpp: device d's cudaLimitMallocHeapSize (device-side malloc). */
+size_t device_heap_limit(int d);
+/* device_heap.cpp: a kernel of device d has called malloc (the heap's size
+ * is fixed from then on); forget_device_heap frees d's blocks (cudaDeviceReset). */
+bool device_heap_started(int d);
+void forget_device_heap(int d);
+/* The device of the kernel this host thread runs (launch.cpp sets it). */
+inline thread_local int t_kernel_device = 0;
 void free_device_memory(int d);
 /* Guard zones (builds without ASan): canary bytes before and after every
  * cudaMalloc / cudaMallocManaged block.  damaged_guard() describes the first

@@ -141,6 +141,7 @@ cudaError_t launch(const cudaLaunchConfig_t *config, const void *func,
     return ret(enqueue_work(s.get(), [l]() {
         if (process_exiting()) return cudaErrorLaunchFailure; /* as a GPU context's teardown */
         watchdog_begin(l.func);
+        t_kernel_device = l.device; /* device-side malloc's heap */
         cudaError_t e = l.cooperative ? run_cooperative_kernel(l) : run_kernel(l);
         watchdog_end();
         return e;

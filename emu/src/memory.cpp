@@ -111,6 +111,7 @@ void leak_report()
         const Alloc &a = kv.second;
         if (a.kind == Alloc::Symbol) continue; /* a __device__ variable */
         const char *what = a.array ? "a CUDA array (cudaMallocArray)"
+                           : a.kind == Alloc::Device && a.pool ? "device memory (cudaMallocAsync)"
                            : a.kind == Alloc::Device ? "device memory (cudaMalloc)"
                            : a.kind == Alloc::Managed ? "managed memory (cudaMallocManaged)"
                            : a.kind == Alloc::HostAlloc ? "pinned host memory (cudaMallocHost)"
@@ -278,28 +279,8 @@ cudaError_t device_alloc(void **devPtr, size_t size, Alloc::Kind kind, const voi
     if (size == 0) return cudaSuccess;
     Device &d = dev(cur_dev());
     if (size > config().mem_bytes - d.used) return ret(cudaErrorMemoryAllocation);
-    Alloc a;
-    a.kind = kind;
-    if (!kFrontGuard || !map_guarded(a, size)) { /* ASan's exact size, or the heap */
-        const size_t back = kFrontGuard ? ((size + 255) & ~size_t(255)) - size + 256 : 0;
-        if (size > SIZE_MAX - kFrontGuard - back - 256) return ret(cudaErrorMemoryAllocation);
-        char *raw = static_cast<char *>(aligned(kFrontGuard + size + back, 256));
-        if (!raw) return ret(cudaErrorMemoryAllocation);
-        a.base = reinterpret_cast<uintptr_t>(raw + kFrontGuard);
-        a.size = size;
-        a.raw = raw;
-        a.back = a.back_near = back;
-    }
-    char *m = reinterpret_cast<char *>(a.base);
-    std::memset(m, 0xff, size); /* fresh device memory is never zero: 0xFF bytes are NaN */
-    a.device = d.id;
-    a.caller = caller;
-    write_guards(a);
-    st().allocs[a.base] = a;
+    if (cudaError_t e = new_device_block(size, kind, d.id, caller, nullptr, devPtr)) return ret(e);
     d.used += size;
-    if (g_open_depth == 0) poison(a, true);
-    note_allocation();
-    *devPtr = m;
     return cudaSuccess;
 }
 
@@ -347,6 +328,44 @@ bool span_ok(const void *p, size_t n, const Alloc **a)
     if (!*a) return true;
     uintptr_t x = reinterpret_cast<uintptr_t>(p);
     return n <= (*a)->base + (*a)->size - x;
+}
+
+cudaError_t new_device_block(size_t size, Alloc::Kind kind, int d, const void *caller,
+                             CUmemPoolHandle_st *pool, void **out)
+{
+    Alloc a;
+    a.kind = kind;
+    if (!kFrontGuard || !map_guarded(a, size)) { /* ASan's exact size, or the heap */
+        const size_t back = kFrontGuard ? ((size + 255) & ~size_t(255)) - size + 256 : 0;
+        if (size > SIZE_MAX - kFrontGuard - back - 256) return cudaErrorMemoryAllocation;
+        char *raw = static_cast<char *>(aligned(kFrontGuard + size + back, 256));
+        if (!raw) return cudaErrorMemoryAllocation;
+        a.base = reinterpret_cast<uintptr_t>(raw + kFrontGuard);
+        a.size = size;
+        a.raw = raw;
+        a.back = a.back_near = back;
+    }
+    char *m = reinterpret_cast<char *>(a.base);
+    std::memset(m, 0xff, size); /* fresh device memory is never zero: 0xFF bytes are NaN */
+    a.device = d;
+    a.caller = caller;
+    a.pool = pool;
+    write_guards(a);
+    st().allocs[a.base] = a;
+    if (g_open_depth == 0) poison(a, true);
+    note_allocation();
+    *out = m;
+    return cudaSuccess;
+}
+
+void poison_range(const void *p, size_t n, bool on)
+{
+#ifdef CUDAEMU_ASAN
+    if (on) ASAN_POISON_MEMORY_REGION(p, n);
+    else ASAN_UNPOISON_MEMORY_REGION(p, n);
+#else
+    (void)p, (void)n, (void)on;
+#endif
 }
 
 void device_memory_access(bool open)
@@ -406,7 +425,7 @@ void free_device_memory(int d)
         Alloc &a = it->second;
         if (a.device == d && a.kind != Alloc::HostRegistered && a.kind != Alloc::Symbol) {
             poison(a, false);
-            if (a.kind == Alloc::Device || a.kind == Alloc::Managed) dev(d).used -= a.size;
+            if (a.kind == Alloc::Device || a.kind == Alloc::Managed) account_release(a);
             release_block(a);
             it = m.erase(it);
         } else if (a.device == d) {
@@ -471,7 +490,7 @@ cudaError_t cudaFree(void *devPtr)
                "kernel (host code writing past a managed or device block?)", devPtr, n);
     objects_lose_memory(it->second.base, it->second.size, "its memory was freed (cudaFree)");
     poison(it->second, false);
-    dev(d).used -= it->second.size;
+    account_release(it->second);
     release_block(it->second);
     st().allocs.erase(it);
     return ret(dev(d).sticky);

@@ -15,8 +15,9 @@
  * completes when every lane named in its mask has reached it, and then all
  * those lanes exchange at once.  The order in which threads (and blocks) run
  * comes from CUDAEMU_ORDER (fwd, rev, shuffle), so code that relies on an
- * order CUDA does not promise gives different, wrong results.  A thread that
- * returns while others wait at a barrier, a lane waiting for an exited lane,
+ * order CUDA does not promise gives different, wrong results.  Threads that
+ * have returned count as arrived at a block barrier (as on sm_70+).  A lane
+ * waiting for an exited lane,
  * mismatched warp primitives and __trap() end the launch with
  * cudaErrorLaunchFailure (sticky) and a message on stderr; a failing assert()
  * (device_assert.cpp) ends it with cudaErrorAssert and the GPU's message.
@@ -278,6 +279,23 @@ inline void yield(Thread *t) { go_on(t->f, g_check_slices ? nullptr : next_runna
     std::abort();
 }
 
+/* A block barrier completes once every thread of the block has arrived at
+ * it or returned: on sm_70+ exited threads count as arrived at bar.sync
+ * (the PTX ISA), and `if (i >= n) return; ... __syncthreads();` relies on
+ * it.  Releases the waiters; the results stay until the next barrier. */
+void release_barrier_if_complete()
+{
+    Block &b = g_blk;
+    if (b.bar_arrived == 0 || b.bar_arrived + b.ndone != b.n) return;
+    b.res_count = int(b.bar_count);
+    b.res_and = b.bar_and;
+    b.res_or = b.bar_or;
+    b.bar_arrived = 0;
+    ++b.bar_epoch;
+    for (Thread &o : b.threads)
+        if (o.state == AT_BARRIER) o.state = RUNNABLE;
+}
+
 /* Runs the fresh thread at b.pos on this fiber, and after it each following
  * entry of the order (all fresh: this is the first round) as a lazy segment,
  * until one calls a primitive (current() records the segment; true: that
@@ -307,6 +325,7 @@ bool run_fresh()
     if (b.ndone + b.ngrid != b.n) { /* others wait: the round goes on, record them */
         b.dirty = true;
         for (size_t q = b.seg; q < end; ++q) b.threads[o[q]].state = DONE;
+        release_barrier_if_complete();
     }
     return false;
 }
@@ -334,6 +353,7 @@ void fiber_main(fiber::Fiber *f)
             t->mid = false;
             t->state = DONE;
             ++b.ndone;
+            release_barrier_if_complete();
             if (!b.owned) t->f = nullptr;
             if (!g_check_slices) n = next_runnable();
             if (n && !n->f && !b.owned) { /* fresh: run it on f */
@@ -637,17 +657,10 @@ int block_barrier(int op, int pred)
     b.bar_and = b.bar_and && pred != 0;
     b.bar_or = b.bar_or || pred != 0;
     t->state = AT_BARRIER;
-    if (++b.bar_arrived == b.n) {
-        /* Everyone is here: release all; the last arriver yields too so that
-         * the next phase starts in the configured order. */
-        b.res_count = int(b.bar_count);
-        b.res_and = b.bar_and;
-        b.res_or = b.bar_or;
-        b.bar_arrived = 0;
-        ++b.bar_epoch;
-        for (Thread &o : b.threads)
-            if (o.state == AT_BARRIER) o.state = RUNNABLE;
-    }
+    ++b.bar_arrived;
+    /* everyone is here (or has returned): release all; the last arriver
+     * yields too so that the next phase starts in the configured order */
+    release_barrier_if_complete();
     yield(t);
     /* The results stay until the next barrier completes, which needs us. */
     return op == BOP_COUNT ? b.res_count : op == BOP_AND ? b.res_and : b.res_or;

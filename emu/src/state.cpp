@@ -236,6 +236,7 @@ cudaError_t cudaDeviceSynchronize()
     if (cudaError_t e = usable()) return ret(e);
     if (cudaError_t e = capture_check_device_sync(t_dev)) return ret(e);
     sync_device(t_dev);
+    pools_after_sync(t_dev);
     return ret(dev(t_dev).sticky);
 }
 
@@ -245,6 +246,7 @@ cudaError_t cudaDeviceReset()
     if (config().ndev == 0) return ret(cudaErrorNoDevice);
     reset_streams(t_dev);
     free_device_memory(t_dev);
+    reset_pools(t_dev);
     reset_peers(t_dev);
     forget_arrays(t_dev);
     dev(t_dev).sticky = cudaSuccess;

@@ -261,6 +261,7 @@ cudaError_t cudaStreamSynchronize(cudaStream_t h)
     if (!s) return ret(e);
     if ((e = capture_check_stream_sync(s.get()))) return ret(e);
     drain_all(s.get());
+    pools_after_sync(s->device);
     return ret(dev(s->device).sticky);
 }
 
@@ -391,6 +392,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t ev)
     if (!x) return ret(cudaErrorInvalidResourceHandle);
     if (cudaError_t e = capture_check_event_sync(x)) return ret(e);
     if (x->recorded && !x->done) drain(x->stream.get(), x->upto);
+    pools_after_sync(x->device);
     return ret(dev(x->device).sticky);
 }
 

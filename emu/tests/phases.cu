@@ -4,8 +4,11 @@
  * warp primitives, blocks that change between barrier-free and barrier runs.
  *
  *   phases                 values (any CUDAEMU_ORDER): "phases: all checks passed"
- *   phases early-return    thread (0,0,0) returns while the others wait at
- *                          __syncthreads(): the launch fails with that message
+ *   phases early-return    the tail block's last threads return before its
+ *                          barriers: they count as arrived (sm_70+), the
+ *                          survivors' values are checked
+ *   phases divergent-barrier  a thread waits at __syncthreads() while its
+ *                          warp waits for it in a shuffle: the launch fails
  *   phases exited-lane     lane 31 returns, the others shuffle with it
  */
 #include <cuda_runtime.h>
@@ -106,12 +109,31 @@ __global__ void odd_blocks_sync(int *out)
     out[blockIdx.x * 128 + t] = s[0] + t;
 }
 
-__global__ void early_return(int *x)
+/* The tail block's last threads return before the barriers (`if (i >= n)
+ * return;`): on sm_70+ they count as arrived, so the survivors go on. */
+__global__ void early_return(const int *in, int *out, int *counts, int n)
 {
-    if (threadIdx.x == 0 && threadIdx.y == 0) return;
-    x[threadIdx.x] = 1;
+    __shared__ int s[256];
+    const int t = threadIdx.y * blockDim.x + threadIdx.x;
+    const int i = blockIdx.x * 256 + t;
+    if (i >= n) return;
+    s[t] = in[i];
     __syncthreads();
-    x[threadIdx.x] += 1;
+    const int right = t + 1 < 256 && i + 1 < n ? s[t + 1] : 0;
+    const int c = __syncthreads_count(in[i] % 2); /* the survivors' odd inputs */
+    out[i] = s[t] + right;
+    if (t == 0) counts[blockIdx.x] = c;
+}
+
+/* A divergent barrier a GPU hangs on: lane 31 of warp 1 waits at
+ * __syncthreads() while its warp's other lanes wait for it in a shuffle. */
+__global__ void divergent_barrier(int *x)
+{
+    if (threadIdx.x == 63) {
+        __syncthreads();
+        return;
+    }
+    x[threadIdx.x] = __shfl_sync(0xffffffffu, int(threadIdx.x), 31);
 }
 
 __global__ void exited_lane(int *x)
@@ -124,7 +146,7 @@ static int run_failing(const char *mode)
 {
     int *d = nullptr;
     CK(cudaMalloc(&d, 256 * sizeof(int)));
-    if (!std::strcmp(mode, "early-return")) early_return<<<2, dim3(128, 2)>>>(d);
+    if (!std::strcmp(mode, "divergent-barrier")) divergent_barrier<<<1, 64>>>(d);
     else exited_lane<<<1, 64>>>(d);
     CK(cudaGetLastError());
     cudaError_t e = cudaDeviceSynchronize();
@@ -132,8 +154,41 @@ static int run_failing(const char *mode)
     return e == cudaErrorLaunchFailure ? 1 : 0;
 }
 
+/* early_return over n = 2 blocks and 100 more: the survivors' values */
+static int run_early_return()
+{
+    const int n = 2 * 256 + 100, nb = (n + 255) / 256;
+    std::vector<int> in(n), out(n, -1), counts(nb, -1);
+    for (int i = 0; i < n; ++i) in[i] = (i * 37) % 101;
+    int *d_in = nullptr, *d_out = nullptr, *d_counts = nullptr;
+    CK(cudaMalloc(&d_in, n * sizeof(int)));
+    CK(cudaMalloc(&d_out, n * sizeof(int)));
+    CK(cudaMalloc(&d_counts, nb * sizeof(int)));
+    CK(cudaMemcpy(d_in, in.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+    early_return<<<nb, dim3(128, 2)>>>(d_in, d_out, d_counts, n);
+    CK(cudaGetLastError());
+    CK(cudaMemcpy(out.data(), d_out, n * sizeof(int), cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(counts.data(), d_counts, nb * sizeof(int), cudaMemcpyDeviceToHost));
+    int bad = 0;
+    for (int i = 0; i < n; ++i) {
+        const bool last_of_block = i % 256 == 255 || i + 1 == n;
+        bad += out[i] != in[i] + (last_of_block ? 0 : in[i + 1]);
+    }
+    CHECK_EQ_INT(bad, 0);
+    for (int b = 0; b < nb; ++b) {
+        int odd = 0;
+        for (int i = b * 256; i < n && i < (b + 1) * 256; ++i) odd += in[i] % 2;
+        CHECK_EQ_INT(counts[b], odd);
+    }
+    CK(cudaFree(d_in));
+    CK(cudaFree(d_out));
+    CK(cudaFree(d_counts));
+    return test_exit("phases early-return");
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !std::strcmp(argv[1], "early-return")) return run_early_return();
     if (argc > 1) return run_failing(argv[1]);
 
     /* many barrier phases, 3-D blocks, twice (fibers reused) */

@@ -52,6 +52,9 @@
  *     other becomes `static_assert(false, "cudaemu: inline PTX '...' is not
  *     emulated")` at its own line (left alone in a __host__ __device__
  *     function, whose asm may be the host path's).
+ *   malloc(n), free(p) (calls, not declarations nor members)
+ *     become ::cudaemu::detail::device_malloc / device_free: the device heap
+ *     in a kernel (cudaLimitMallocHeapSize), the host's malloc elsewhere.
  *   every statement of a kernel body
  *     is followed by `::cudaemu::detail::yield_point();` (yield_points): where
  *     CUDAEMU_INTERLEAVE=1 may preempt the thread.
@@ -1034,6 +1037,31 @@ struct Translator {
             add_edit(q, qe, "\"" + gcc + "\"", directive);
     }
 
+    /* A call `malloc(` or `free(` at [i, e) (not `x.free(`, `p->malloc(`,
+     * `std::free(`, nor a declaration `void *malloc(`) calls the emulator's
+     * device heap instead: in a kernel it counts against
+     * cudaLimitMallocHeapSize (NULL past it, as a GPU's), elsewhere it is
+     * the host's malloc and free. */
+    void device_heap_call(size_t i, size_t e, bool directive)
+    {
+        const size_t after = skip_space(e);
+        if (after >= L.size() || L[after] != '(') return;
+        size_t pe = i;
+        while (pe > 0 && std::isspace((unsigned char)L[pe - 1])) --pe;
+        if (pe > 0) {
+            const char c = L[pe - 1];
+            if (c == '.' || c == '>' || c == ':' || c == '*' || c == '&' || c == '~') return;
+            if (ident_char(c)) { /* a type before it: a declaration */
+                size_t pb = pe;
+                while (pb > 0 && ident_char(L[pb - 1])) --pb;
+                const std::string prev = L.substr(pb, pe - pb);
+                if (prev != "return" && prev != "else" && prev != "do") return;
+            }
+        }
+        add_edit(i, e, e - i == 6 ? "::cudaemu::detail::device_malloc"
+                                  : "::cudaemu::detail::device_free", directive);
+    }
+
     /* `static __shared__ T x;` (or `__shared__ static`), `__shared__` at
      * [s, e): __shared__ is `static` here already, so the statement's own
      * `static` goes (a repeated `static` is an error in C++). */
@@ -1334,6 +1362,9 @@ struct Translator {
                 if (edit_pass && !directive && (L.compare(i, e - i, "__global__") == 0 ||
                                                 L.compare(i, e - i, "__device__") == 0))
                     device_body(e);
+                if (edit_pass && ((e - i == 6 && L.compare(i, 6, "malloc") == 0) ||
+                                  (e - i == 4 && L.compare(i, 4, "free") == 0)))
+                    device_heap_call(i, e, directive);
                 i = e;
                 continue;
             }

@@ -104,6 +104,7 @@ static int copy_finish(void *p, const measure_result *m, result_row *row)
     }
     if (c->pinned) row->alloc_ms = c->alloc_ms;
     row->peak_dev_mb = (double)c->bytes * (c->d2d ? 2 : 1) / (1024.0 * 1024.0);
+    row->reserved_dev_mb = row->peak_dev_mb;   /* cudaMalloc'd as asked, no pool */
     return 0;
 }
 

@@ -1,7 +1,9 @@
 /* tests/harness/mode_test.c - the test of harness/mode.c: the one view of
  * every mode over the mode tables (host, GPU_MODES, DP_MODES): kinds, the
- * headline modes, chart ranks and the palette the charts are drawn with. */
+ * headline modes, chart ranks and the palette the charts are drawn with;
+ * and a GPU mode under another allocator (`resident+per-step`, gpu_alloc.h). */
 #include "dp_mode.h"
+#include "gpu_alloc.h"
 #include "gpu_mode.h"
 #include "mode.h"
 #include "testutil.h"
@@ -43,6 +45,25 @@ int main(void)
                    mode_rank(DP_MODES[m].name) == 99,
                "%s: a data-parallel (or workers) mode, not coloured", DP_MODES[m].name);
     EXPECT(mode_rank(MODE_HOST) == 0 && mode_at_rank(ngpu + 1) == NULL, "ranks end after the GPU modes");
+    /* every GPU mode under every allocator but the default: a GPU mode, no
+     * headline, not coloured; its name splits back into mode and allocator */
+    for (int m = 0; GPU_MODES[m].name; m++)
+        for (int a = 0; GPU_ALLOCS[a].name; a++) {
+            char n[64];
+            size_t base = 0;
+            gpu_alloc_mode_name(GPU_MODES[m].name, &GPU_ALLOCS[a], n, sizeof n);
+            const gpu_alloc *got = gpu_alloc_of_mode(n, &base);
+            EXPECT(mode_kind_of(n) == MODE_KIND_GPU, "%s: kind", n);
+            EXPECT(base == strlen(GPU_MODES[m].name), "%s: its mode's name is %zu long", n, base);
+            if (a == 0) {
+                EXPECT(strcmp(n, GPU_MODES[m].name) == 0 && !got, "%s: the default keeps the name", n);
+                continue;
+            }
+            EXPECT(got == &GPU_ALLOCS[a], "%s: allocator %s", n, got ? got->name : "none");
+            EXPECT(!mode_is_primary(n) && mode_rank(n) == 99, "%s: no headline, no colour", n);
+        }
+    EXPECT(mode_kind_of("resident+pooled") == MODE_KIND_OTHER && !gpu_alloc_of_mode("resident+pooled", NULL),
+           "an unknown allocator names no mode");
     char pal[512];
     mode_palette(pal, sizeof pal);
     int words = 0;

@@ -26,6 +26,10 @@ int main(void)
                "resident", 4, "--emulate --steps 3");
     expect("full", out, "CUDAEMU_SEED=7 bench --suite conv --sizes mb1ic3ih8oc4kh3 --backend "
            "cuda-lib --dtype bf16 --mode resident --threads 4 --emulate --steps 3");
+    /* a GPU mode under another allocator: its mode and --alloc */
+    repro_case(out, sizeof out, NULL, "train", "mlp-b8", "cuda", NULL, "prefetch-2+per-step", 2, NULL);
+    expect("allocator", out, "bench --suite train --sizes mlp-b8 --backend cuda --mode prefetch-2 "
+           "--alloc per-step --threads 2");
 
     repro_run none = {.device = 0};
     repro_run_parts(&none, env, sizeof env, extra, sizeof extra);

@@ -197,7 +197,7 @@ static void streams_equal_resident(void)
         if (strcmp(BACKENDS[b].op, "gemm") || BACKENDS[b].dev != DEV_GPU ||
             !(BACKENDS[b].dtypes & DTYPE_BIT(DTYPE_FP32)))
             continue; /* the fp32 problem: backends that run fp32 */
-        gpu_work w = {e->def, e->gpu, &BACKENDS[b], &p, &l, host, NULL, 0};
+        gpu_work w = {e->def, e->gpu, &BACKENDS[b], &p, &l, host, NULL, 0, NULL};
         EXPECT(exec_once(gpu_mode_find("resident"), &w, res, cbytes, 2) == 0, "resident: %s",
                err_get());
         for (int m = 0; GPU_MODES[m].name; m++) {
@@ -458,7 +458,7 @@ static void toy_suite(void)
     void *host[LAYOUT_MAX_BUFS] = {0};
     for (int i = 0; i < l.nbufs; i++) host[i] = calloc(1, l.buf[i].bytes);
     toy_fill(&p[0], 0, host);
-    gpu_work w = {&TOY, &TOY_GPU, &TOY_BACKENDS[0], &p[0], &l, host, NULL, 0};
+    gpu_work w = {&TOY, &TOY_GPU, &TOY_BACKENDS[0], &p[0], &l, host, NULL, 0, NULL};
     for (int m = 0; GPU_MODES[m].name; m++) {
         case_exec ex;
         void *out[LAYOUT_MAX_BUFS];

@@ -121,6 +121,11 @@ unsigned long long warp_collective(int op, unsigned mask, unsigned long long val
  * coalesced_threads(): grouped once no thread of the block can run on). */
 unsigned active_mask(unsigned long long site);
 [[noreturn]] void trap();
+/* The translator turns calls of malloc and free into these (src/device_heap.cpp):
+ * in a kernel, the device heap of cudaLimitMallocHeapSize bytes (NULL past
+ * it); elsewhere the host's malloc and free. */
+void *device_malloc(size_t size);
+void device_free(void *p);
 
 template <typename T>
 inline T warp_exchange(int op, unsigned mask, T var, int arg, int width)

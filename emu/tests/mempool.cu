@@ -1,0 +1,227 @@
+/* emu/tests/mempool.cu - stream-ordered allocation and memory pools (#34):
+ * cudaMallocAsync / cudaFreeAsync ordered with the stream's work, the pool
+ * attributes (used and reserved bytes, their high marks, the release
+ * threshold at a synchronize, cudaMemPoolTrimTo), created pools with
+ * maxSize, cudaDeviceSetMemPool, the device memory limit (CUDAEMU_MEM_MB=64
+ * when registered) shared with cudaMalloc, and the device limits
+ * (cudaDeviceSetLimit/GetLimit).  Values asserted throughout.  With the
+ * argument `use-after-free`, a kernel queued after cudaFreeAsync on the same
+ * stream reads the freed block: the launch must fail as an illegal address.
+ */
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "test_util.h"
+
+__global__ void iota_scaled(int *p, int n, int k)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) p[i] = i * k;
+}
+
+__global__ void add_into(int *dst, const int *src, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) dst[i] += src[i];
+}
+
+static uint64_t attr(cudaMemPool_t p, cudaMemPoolAttr a)
+{
+    uint64_t v = ~0ull;
+    CK(cudaMemPoolGetAttribute(p, a, &v));
+    return v;
+}
+
+static int use_after_free()
+{
+    const int n = 1000;
+    cudaStream_t s;
+    CK(cudaStreamCreate(&s));
+    int *a = nullptr, *b = nullptr;
+    CK(cudaMallocAsync(&a, n * sizeof(int), s));
+    CK(cudaMallocAsync(&b, n * sizeof(int), s));
+    iota_scaled<<<(n + 255) / 256, 256, 0, s>>>(a, n, 1);
+    CK(cudaFreeAsync(a, s));
+    add_into<<<(n + 255) / 256, 256, 0, s>>>(b, a, n); /* reads a after its free */
+    cudaError_t e = cudaStreamSynchronize(s);
+    std::printf("use-after-free: %s\n", cudaGetErrorName(e));
+    return e == cudaErrorIllegalAddress ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && std::strcmp(argv[1], "use-after-free") == 0) return use_after_free();
+
+    int dev = 0, supported = 0;
+    CK(cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, dev));
+    CHECK_EQ_INT(supported, 1);
+    size_t free0 = 0, total = 0;
+    CK(cudaMemGetInfo(&free0, &total));
+
+    /* the default pool is the current one; stream-ordered allocate, use, free */
+    cudaMemPool_t def = nullptr, cur = nullptr;
+    CK(cudaDeviceGetDefaultMemPool(&def, dev));
+    CK(cudaDeviceGetMemPool(&cur, dev));
+    CHECK(def != nullptr && def == cur);
+    CHECK_EQ_INT(attr(def, cudaMemPoolAttrReleaseThreshold), 0);
+
+    cudaStream_t s;
+    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    const int n = 3000;
+    const size_t bytes = n * sizeof(int);
+    int *a = nullptr, *b = nullptr;
+    CK(cudaMallocAsync(&a, bytes, s));
+    CK(cudaMallocAsync((void **)&b, bytes, def, s)); /* the C++ overload with a pool */
+    CHECK(a && b && a != b);
+    CHECK_EQ_INT(attr(def, cudaMemPoolAttrUsedMemCurrent), 2 * bytes);
+    CHECK_EQ_INT(attr(def, cudaMemPoolAttrReservedMemCurrent), 2 * bytes);
+    size_t free1 = 0;
+    CK(cudaMemGetInfo(&free1, &total));
+    CHECK_EQ_INT(free0 - free1, 2 * bytes); /* reserved bytes are device memory */
+    iota_scaled<<<(n + 127) / 128, 128, 0, s>>>(a, n, 3);
+    iota_scaled<<<(n + 127) / 128, 128, 0, s>>>(b, n, -1);
+    add_into<<<(n + 127) / 128, 128, 0, s>>>(a, b, n);
+    CK(cudaFreeAsync(b, s));
+    CHECK(cudaFreeAsync(b, s) == cudaErrorInvalidValue); /* already freed */
+    CHECK(cudaFreeAsync(a + 1, s) == cudaErrorInvalidValue);
+    std::vector<int> h(n, -7);
+    CK(cudaMemcpyAsync(h.data(), a, bytes, cudaMemcpyDeviceToHost, s));
+    CK(cudaStreamSynchronize(s));
+    int good = 0;
+    for (int i = 0; i < n; ++i) good += h[i] == 2 * i;
+    CHECK_EQ_INT(good, n);
+    /* threshold 0: the synchronize gave the freed bytes back */
+    CHECK_EQ_INT(attr(def, cudaMemPoolAttrUsedMemCurrent), bytes);
+    CHECK_EQ_INT(attr(def, cudaMemPoolAttrReservedMemCurrent), bytes);
+    CHECK_EQ_INT(attr(def, cudaMemPoolAttrUsedMemHigh), 2 * bytes);
+    CHECK_EQ_INT(attr(def, cudaMemPoolAttrReservedMemHigh), 2 * bytes);
+    CK(cudaFreeAsync(a, s));
+    CK(cudaStreamSynchronize(s));
+    CHECK_EQ_INT(attr(def, cudaMemPoolAttrUsedMemCurrent), 0);
+    CHECK_EQ_INT(attr(def, cudaMemPoolAttrReservedMemCurrent), 0);
+    size_t free2 = 0;
+    CK(cudaMemGetInfo(&free2, &total));
+    CHECK_EQ_INT(free2, free0);
+
+    /* high marks reset to the current value; a non-zero value is refused */
+    uint64_t zero = 0, one = 1;
+    CK(cudaMemPoolSetAttribute(def, cudaMemPoolAttrUsedMemHigh, &zero));
+    CK(cudaMemPoolSetAttribute(def, cudaMemPoolAttrReservedMemHigh, &zero));
+    CHECK_EQ_INT(attr(def, cudaMemPoolAttrUsedMemHigh), 0);
+    CHECK_EQ_INT(attr(def, cudaMemPoolAttrReservedMemHigh), 0);
+    CHECK(cudaMemPoolSetAttribute(def, cudaMemPoolAttrUsedMemHigh, &one) == cudaErrorInvalidValue);
+    CHECK(cudaMemPoolSetAttribute(def, cudaMemPoolAttrUsedMemCurrent, &zero) ==
+          cudaErrorInvalidValue); /* read-only */
+    CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+
+    /* a threshold keeps freed bytes reserved across synchronizes; a new
+     * allocation takes them instead of reserving more; TrimTo gives them back */
+    uint64_t keep = 1ull << 20;
+    CK(cudaMemPoolSetAttribute(def, cudaMemPoolAttrReleaseThreshold, &keep));
+    CHECK_EQ_INT(attr(def, cudaMemPoolAttrReleaseThreshold), keep);
+    const size_t big = 3 << 20; /* above the threshold */
+    void *p = nullptr, *q = nullptr;
+    CK(cudaMallocAsync(&p, 4096, s));
+    CK(cudaFreeAsync(p, s));
+    CK(cudaDeviceSynchronize());
+    CHECK_EQ_INT(attr(def, cudaMemPoolAttrReservedMemCurrent), 4096);
+    CK(cudaMallocAsync(&q, 1024, s));
+    CHECK_EQ_INT(attr(def, cudaMemPoolAttrReservedMemCurrent), 4096);
+    CHECK_EQ_INT(attr(def, cudaMemPoolAttrUsedMemCurrent), 1024);
+    CK(cudaMallocAsync(&p, big, s));
+    CHECK_EQ_INT(attr(def, cudaMemPoolAttrReservedMemCurrent), big + 1024);
+    CK(cudaFreeAsync(p, s));
+    CK(cudaFreeAsync(q, s));
+    cudaEvent_t ev;
+    CK(cudaEventCreate(&ev));
+    CK(cudaEventRecord(ev, s));
+    CK(cudaEventSynchronize(ev)); /* trims to the threshold */
+    CHECK_EQ_INT(attr(def, cudaMemPoolAttrReservedMemCurrent), keep);
+    CK(cudaMemPoolTrimTo(def, 4096));
+    CHECK_EQ_INT(attr(def, cudaMemPoolAttrReservedMemCurrent), 4096);
+    CK(cudaMemPoolTrimTo(def, 0));
+    CHECK_EQ_INT(attr(def, cudaMemPoolAttrReservedMemCurrent), 0);
+
+    /* a created pool: maxSize bounds it; it becomes the device's pool */
+    cudaMemPoolProps props;
+    std::memset(&props, 0, sizeof props);
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = dev;
+    props.maxSize = 1 << 20;
+    cudaMemPool_t mine = nullptr;
+    CK(cudaMemPoolCreate(&mine, &props));
+    int *c = nullptr;
+    CK(cudaMallocFromPoolAsync(&c, 512 << 10, mine, s));
+    void *over = &over;
+    CHECK(cudaMallocFromPoolAsync(&over, 600 << 10, mine, s) == cudaErrorMemoryAllocation);
+    CHECK(over == nullptr);
+    CHECK(cudaMallocAsync(&over, 0, s) == cudaErrorInvalidValue);
+    CK(cudaDeviceSetMemPool(dev, mine));
+    CK(cudaDeviceGetMemPool(&cur, dev));
+    CHECK(cur == mine);
+    int *d = nullptr;
+    CK(cudaMallocAsync(&d, 256 << 10, s)); /* from the current pool: mine */
+    CHECK_EQ_INT(attr(mine, cudaMemPoolAttrUsedMemCurrent), 768 << 10);
+    CHECK_EQ_INT(attr(def, cudaMemPoolAttrUsedMemCurrent), 0);
+    cudaMemAccessFlags fl = cudaMemAccessFlagsProtNone;
+    cudaMemLocation loc = {cudaMemLocationTypeDevice, dev};
+    CK(cudaMemPoolGetAccess(&fl, mine, &loc));
+    CHECK_EQ_INT(fl, cudaMemAccessFlagsProtReadWrite);
+    iota_scaled<<<2, 128, 0, s>>>(d, 256, 5);
+    CK(cudaMemcpyAsync(h.data(), d, 256 * sizeof(int), cudaMemcpyDeviceToHost, s));
+    CK(cudaFreeAsync(d, s));
+    CK(cudaStreamSynchronize(s));
+    CHECK_EQ_INT(h[255], 255 * 5);
+    /* destroying the current pool makes the default current again; the pool
+     * lives on until its last block (c, freed by cudaFree) goes */
+    CK(cudaMemPoolDestroy(mine));
+    CK(cudaDeviceGetMemPool(&cur, dev));
+    CHECK(cur == def);
+    CHECK(cudaMemPoolGetAttribute(mine, cudaMemPoolAttrUsedMemCurrent, &one) ==
+          cudaErrorInvalidValue);
+    CHECK(cudaMemPoolDestroy(def) == cudaErrorInvalidValue); /* a default pool stays */
+    CK(cudaFree(c));
+    size_t free3 = 0;
+    CK(cudaMemGetInfo(&free3, &total));
+    CHECK_EQ_INT(free3, free0);
+
+    /* the device memory limit: pools and cudaMalloc share it; a pool's
+     * unused reserved bytes are given back when an allocation needs them */
+    CHECK(total == 64u << 20); /* CUDAEMU_MEM_MB=64 in the registration */
+    uint64_t all = ~0ull;
+    CK(cudaMemPoolSetAttribute(def, cudaMemPoolAttrReleaseThreshold, &all));
+    void *x = nullptr, *y = nullptr;
+    CK(cudaMallocAsync(&x, 40 << 20, s));
+    CHECK(cudaMalloc(&y, 40 << 20) == cudaErrorMemoryAllocation);
+    CK(cudaFreeAsync(x, s));
+    CK(cudaStreamSynchronize(s));
+    CHECK_EQ_INT(attr(def, cudaMemPoolAttrReservedMemCurrent), 40 << 20); /* kept */
+    props.maxSize = 0; /* no bound of its own */
+    CK(cudaMemPoolCreate(&mine, &props));
+    CK(cudaMallocFromPoolAsync(&y, 40 << 20, mine, s)); /* takes def's unused bytes */
+    CHECK_EQ_INT(attr(def, cudaMemPoolAttrReservedMemCurrent), 0);
+    CHECK(cudaMallocAsync(&x, 30 << 20, s) == cudaErrorMemoryAllocation);
+    CK(cudaFreeAsync(y, s));
+    CK(cudaStreamSynchronize(s));
+    CK(cudaMemPoolDestroy(mine));
+    CK(cudaMemGetInfo(&free3, &total));
+    CHECK_EQ_INT(free3, free0);
+
+    /* device limits: the malloc heap defaults to 8 MiB, as CUDA's */
+    size_t lim = 0;
+    CK(cudaDeviceGetLimit(&lim, cudaLimitMallocHeapSize));
+    CHECK_EQ_INT(lim, 8 << 20);
+    CK(cudaDeviceSetLimit(cudaLimitMallocHeapSize, 1 << 20));
+    CK(cudaDeviceGetLimit(&lim, cudaLimitMallocHeapSize));
+    CHECK_EQ_INT(lim, 1 << 20);
+    CHECK(cudaDeviceSetLimit((cudaLimit)99, 1) == cudaErrorUnsupportedLimit);
+
+    CK(cudaEventDestroy(ev));
+    CK(cudaStreamDestroy(s));
+    return test_exit("mempool");
+}
