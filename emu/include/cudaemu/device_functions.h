@@ -256,12 +256,25 @@ inline float atomicExch(float *a, float v) { float o = *a; *a = v; return o; }
 inline unsigned atomicInc(unsigned *a, unsigned lim) { unsigned o = *a; *a = (o >= lim) ? 0 : o + 1; return o; }
 inline unsigned atomicDec(unsigned *a, unsigned lim)
 { unsigned o = *a; *a = (o == 0 || o > lim) ? lim : o - 1; return o; }
-template <typename T, typename U> inline T atomicAdd_block(T *a, U v) { return atomicAdd(a, (T)v); }
-template <typename T, typename U> inline T atomicAdd_system(T *a, U v) { return atomicAdd(a, (T)v); }
-template <typename T, typename U> inline T atomicMax_block(T *a, U v) { return atomicMax(a, (T)v); }
-template <typename T, typename U> inline T atomicMin_block(T *a, U v) { return atomicMin(a, (T)v); }
-template <typename T, typename U> inline T atomicExch_block(T *a, U v) { return atomicExch(a, (T)v); }
+/* The block- and system-scope forms: every atomic is atomic at every scope
+ * here (no fiber switch inside one, one host thread runs the kernels), so
+ * each takes the types of its plain form (half types too, through ADL). */
+#define CUDAEMU_ATOMIC_SCOPED(op)                                                          \
+    template <typename T, typename U> inline T op##_block(T *a, U v) { return op(a, (T)v); } \
+    template <typename T, typename U> inline T op##_system(T *a, U v) { return op(a, (T)v); }
+CUDAEMU_ATOMIC_SCOPED(atomicAdd)
+CUDAEMU_ATOMIC_SCOPED(atomicSub)
+CUDAEMU_ATOMIC_SCOPED(atomicExch)
+CUDAEMU_ATOMIC_SCOPED(atomicMin)
+CUDAEMU_ATOMIC_SCOPED(atomicMax)
+CUDAEMU_ATOMIC_SCOPED(atomicInc)
+CUDAEMU_ATOMIC_SCOPED(atomicDec)
+CUDAEMU_ATOMIC_SCOPED(atomicAnd)
+CUDAEMU_ATOMIC_SCOPED(atomicOr)
+CUDAEMU_ATOMIC_SCOPED(atomicXor)
+#undef CUDAEMU_ATOMIC_SCOPED
 template <typename T, typename U> inline T atomicCAS_block(T *a, U c, U v) { return atomicCAS(a, (T)c, (T)v); }
+template <typename T, typename U> inline T atomicCAS_system(T *a, U c, U v) { return atomicCAS(a, (T)c, (T)v); }
 
 /* ---- cached / streaming loads and stores -------------------------------- */
 template <typename T> inline T __ldg(const T *p) { return *p; }
