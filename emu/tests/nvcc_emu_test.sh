@@ -119,6 +119,11 @@ err=$("$nvcc_emu" -c "$src/driver_refused.cu" -o driver_refused.o 2>&1)
 [ $? -ne 0 ] || bad "driver_refused.cu compiled"
 printf '%s\n' "$err" | grep -q "error: static assertion failed: cudaemu: cuModuleLoad (CUDA driver API) is not emulated" ||
     { echo "$err"; bad "no 'cuModuleLoad (CUDA driver API) is not emulated' line"; }
+# conditional graph nodes (and graph memory nodes) stop the compile by name
+err=$("$nvcc_emu" -c "$src/graph_refused.cu" -o graph_refused.o 2>&1)
+[ $? -ne 0 ] || bad "graph_refused.cu compiled"
+printf '%s\n' "$err" | grep -q "error: static assertion failed: cudaemu: cudaGraphConditionalHandleCreate (conditional graph nodes) is not emulated" ||
+    { echo "$err"; bad "no 'cudaGraphConditionalHandleCreate (conditional graph nodes) is not emulated' line"; }
 
 # installed: bin/nvcc-emu next to lib/libcudaemu.a and include/cudaemu/
 if cmake --install "$build" --prefix "$work/prefix" >install.log 2>&1; then
