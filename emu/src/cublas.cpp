@@ -165,6 +165,18 @@ Rounding rounding_for(cublasContext *h, cublasComputeType_t ct)
     }
 }
 
+/* The memory a batch of matrices of `one` elements of `size` bytes, `stride`
+ * elements apart, covers: from the lowest matrix (the last one for a
+ * negative stride) to the highest. */
+Operand batch_operand(const char *name, const void *p, size_t one, long long stride, int batch,
+                      size_t size)
+{
+    if (one == 0) return Operand{name, p, 0};
+    const long long reach = (long long)(batch - 1) * stride;
+    const char *lo = static_cast<const char *>(p) + (reach < 0 ? reach * (long long)size : 0);
+    return Operand{name, lo, (size_t(reach < 0 ? -reach : reach) + one) * size};
+}
+
 cublasStatus_t strided(cublasContext *h, const char *fname, cublasOperation_t ta,
                        cublasOperation_t tb, int m, int n, int k, const float *alpha,
                        const float *A, int lda, long long sA, const float *B, int ldb,
@@ -175,18 +187,12 @@ cublasStatus_t strided(cublasContext *h, const char *fname, cublasOperation_t ta
     if (batch < 0 || !alpha || !beta) return CUBLAS_STATUS_INVALID_VALUE;
     if (m == 0 || n == 0 || batch == 0) return CUBLAS_STATUS_SUCCESS;
     Scalar al = scalar(h, alpha), be = scalar(h, beta);
-    /* the memory a batch of matrices of `one` elements covers: from the
-     * lowest matrix (the last one for a negative stride) to the highest */
-    auto operand = [batch](const char *name, const float *p, size_t one, long long stride) {
-        if (one == 0) return Operand{name, p, 0};
-        const long long reach = (long long)(batch - 1) * stride;
-        return Operand{name, reach < 0 ? p + reach : p,
-                       (size_t(reach < 0 ? -reach : reach) + one) * 4};
-    };
     size_t ea = ta == CUBLAS_OP_N ? extent(m, k, lda) : extent(k, m, lda);
     size_t eb = tb == CUBLAS_OP_N ? extent(k, n, ldb) : extent(n, k, ldb);
     size_t ec = extent(m, n, ldc);
-    return queue(h, fname, {operand("A", A, ea, sA), operand("B", B, eb, sB), operand("C", C, ec, sC)},
+    return queue(h, fname,
+                 {batch_operand("A", A, ea, sA, batch, 4), batch_operand("B", B, eb, sB, batch, 4),
+                  batch_operand("C", C, ec, sC, batch, 4)},
                  [=]() {
                      float a = al.get(), b = be.get();
                      for (int i = 0; i < batch; ++i)
@@ -304,13 +310,14 @@ void gemm_split16(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int 
  * for a 16-bit C where reduced-precision reduction is allowed and split_k
  * splits the shape, gemm_split16. Only C's m x n elements are written (its
  * padding rows stay). */
-cublasStatus_t gemm_ex16(cublasContext *h, cublasOperation_t ta, cublasOperation_t tb, int m,
-                         int n, int k, const float *alpha, const uint16_t *A, int lda,
-                         const uint16_t *B, int ldb, const float *beta, void *C, int ldc,
-                         Fmt16 f, const Fmt16 *cf, cublasComputeType_t ct)
+cublasStatus_t gemm_ex16(cublasContext *h, const char *fname, cublasOperation_t ta,
+                         cublasOperation_t tb, int m, int n, int k, const float *alpha,
+                         const uint16_t *A0, int lda, long long sA, const uint16_t *B0, int ldb,
+                         long long sB, const float *beta, void *C0, int ldc, long long sC,
+                         int batch, Fmt16 f, const Fmt16 *cf, cublasComputeType_t ct)
 {
-    if (!alpha || !beta) return CUBLAS_STATUS_INVALID_VALUE;
-    if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
+    if (!alpha || !beta || batch < 0) return CUBLAS_STATUS_INVALID_VALUE;
+    if (m == 0 || n == 0 || batch == 0) return CUBLAS_STATUS_SUCCESS;
     Scalar al = scalar(h, alpha), be = scalar(h, beta);
     const size_t ea = ta == CUBLAS_OP_N ? extent(m, k, lda) : extent(k, m, lda);
     const size_t eb = tb == CUBLAS_OP_N ? extent(k, n, ldb) : extent(n, k, ldb);
@@ -318,18 +325,22 @@ cublasStatus_t gemm_ex16(cublasContext *h, cublasOperation_t ta, cublasOperation
     const Fmt16 cfmt = cf ? *cf : Fmt16{};
     const bool c16 = cf != nullptr;
     const int splits = c16 && reduced_reduction(h, ct) ? split_k(m, n, k) : 1;
-    return queue(h, "cublasGemmEx",
-                 {Operand{"A", A, ea * 2}, Operand{"B", B, eb * 2},
-                  Operand{"C", C, ec * (c16 ? 2 : 4)}},
+    const size_t csize = c16 ? 2 : 4;
+    return queue(h, fname,
+                 {batch_operand("A", A0, ea, sA, batch, 2), batch_operand("B", B0, eb, sB, batch, 2),
+                  batch_operand("C", C0, ec, sC, batch, csize)},
                  [=]() {
                      const float a = al.get(), b = be.get();
+                     for (int bi = 0; bi < batch; ++bi) { /* the matrices in order */
+                     const uint16_t *A = A0 + bi * sA, *B = B0 + bi * sB;
+                     void *C = static_cast<char *>(C0) + bi * sC * (long long)csize;
                      std::vector<float> fa(ea), fb(eb), fc;
                      for (size_t i = 0; i < ea; ++i) fa[i] = f.get(A, i);
                      for (size_t i = 0; i < eb; ++i) fb[i] = f.get(B, i);
                      if (splits > 1) {
                          gemm_split16(ta, tb, m, n, k, splits, a, fa.data(), lda, fb.data(), ldb,
                                       b, C, ldc, cfmt);
-                         return;
+                         continue;
                      }
                      float *c = static_cast<float *>(C);
                      if (c16) {
@@ -347,8 +358,54 @@ cublasStatus_t gemm_ex16(cublasContext *h, cublasOperation_t ta, cublasOperation
                                  const size_t at = size_t(j) * size_t(ldc) + size_t(i);
                                  cfmt.set(static_cast<uint16_t *>(C), at, fc[at]);
                              }
+                     }
                  },
                  false);
+}
+
+/* cublasGemmEx and cublasGemmStridedBatchedEx (batch matrices, each operand's
+ * strides apart, computed in order). */
+cublasStatus_t gemm_ex(cublasContext *h, const char *fname, cublasOperation_t ta,
+                       cublasOperation_t tb, int m, int n, int k, const void *alpha, const void *A,
+                       cudaDataType Atype, int lda, long long sA, const void *B, cudaDataType Btype,
+                       int ldb, long long sB, const void *beta, void *C, cudaDataType Ctype, int ldc,
+                       long long sC, int batch, cublasComputeType_t ct, cublasGemmAlgo_t algo)
+{
+    CUDAEMU_LOCK;
+    if (cublasStatus_t s = check_handle(h)) return s;
+    if (cublasStatus_t s = gemm_args(ta, tb, m, n, k, lda, ldb, ldc)) return s;
+    if (!((algo >= CUBLAS_GEMM_DEFAULT && algo <= CUBLAS_GEMM_ALGO23) ||
+          (algo >= CUBLAS_GEMM_DEFAULT_TENSOR_OP && algo <= CUBLAS_GEMM_ALGO15_TENSOR_OP)))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    /* cuBLAS's table: fp32 data with any fp32 compute type; fp16 or bf16 A and
+     * B, C of the same type or fp32, with CUBLAS_COMPUTE_32F(_PEDANTIC) */
+    const bool c32 = ct == CUBLAS_COMPUTE_32F || ct == CUBLAS_COMPUTE_32F_PEDANTIC;
+    const bool f32 = c32 || ct == CUBLAS_COMPUTE_32F_FAST_TF32 ||
+                     ct == CUBLAS_COMPUTE_32F_FAST_16F || ct == CUBLAS_COMPUTE_32F_FAST_16BF;
+    const bool half16 = Atype == CUDA_R_16F && Btype == CUDA_R_16F &&
+                        (Ctype == CUDA_R_16F || Ctype == CUDA_R_32F);
+    const bool bf16 = Atype == CUDA_R_16BF && Btype == CUDA_R_16BF &&
+                      (Ctype == CUDA_R_16BF || Ctype == CUDA_R_32F);
+    if (c32 && (half16 || bf16)) {
+        const Fmt16 f = half16 ? FP16 : BF16_FMT;
+        return gemm_ex16(h, fname, ta, tb, m, n, k, static_cast<const float *>(alpha),
+                         static_cast<const uint16_t *>(A), lda, sA,
+                         static_cast<const uint16_t *>(B), ldb, sB,
+                         static_cast<const float *>(beta), C, ldc, sC, batch, f,
+                         Ctype == CUDA_R_32F ? nullptr : &f, ct);
+    }
+    if (!f32 || Atype != CUDA_R_32F || Btype != CUDA_R_32F || Ctype != CUDA_R_32F) {
+        report("%s: Atype %s, Btype %s, Ctype %s with %s is not emulated (fp32 data "
+               "with a 32F compute type, or CUDA_R_16F / CUDA_R_16BF A and B with C of the same "
+               "type or CUDA_R_32F and CUBLAS_COMPUTE_32F(_PEDANTIC), are)",
+               fname, data_type_name(Atype), data_type_name(Btype), data_type_name(Ctype),
+               compute_type_name(ct));
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
+    return strided(h, fname, ta, tb, m, n, k, static_cast<const float *>(alpha),
+                   static_cast<const float *>(A), lda, sA, static_cast<const float *>(B), ldb, sB,
+                   static_cast<const float *>(beta), static_cast<float *>(C), ldc, sC, batch,
+                   rounding_for(h, ct));
 }
 
 } // namespace
@@ -508,40 +565,22 @@ cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t ta, cublasOperat
                             void *C, cudaDataType Ctype, int ldc, cublasComputeType_t ct,
                             cublasGemmAlgo_t algo)
 {
-    CUDAEMU_LOCK;
-    if (cublasStatus_t s = check_handle(h)) return s;
-    if (cublasStatus_t s = gemm_args(ta, tb, m, n, k, lda, ldb, ldc)) return s;
-    if (!((algo >= CUBLAS_GEMM_DEFAULT && algo <= CUBLAS_GEMM_ALGO23) ||
-          (algo >= CUBLAS_GEMM_DEFAULT_TENSOR_OP && algo <= CUBLAS_GEMM_ALGO15_TENSOR_OP)))
-        return CUBLAS_STATUS_INVALID_VALUE;
-    /* cuBLAS's table: fp32 data with any fp32 compute type; fp16 or bf16 A and
-     * B, C of the same type or fp32, with CUBLAS_COMPUTE_32F(_PEDANTIC) */
-    const bool c32 = ct == CUBLAS_COMPUTE_32F || ct == CUBLAS_COMPUTE_32F_PEDANTIC;
-    const bool f32 = c32 || ct == CUBLAS_COMPUTE_32F_FAST_TF32 ||
-                     ct == CUBLAS_COMPUTE_32F_FAST_16F || ct == CUBLAS_COMPUTE_32F_FAST_16BF;
-    const bool half16 = Atype == CUDA_R_16F && Btype == CUDA_R_16F &&
-                        (Ctype == CUDA_R_16F || Ctype == CUDA_R_32F);
-    const bool bf16 = Atype == CUDA_R_16BF && Btype == CUDA_R_16BF &&
-                      (Ctype == CUDA_R_16BF || Ctype == CUDA_R_32F);
-    if (c32 && (half16 || bf16)) {
-        const Fmt16 f = half16 ? FP16 : BF16_FMT;
-        return gemm_ex16(h, ta, tb, m, n, k, static_cast<const float *>(alpha),
-                         static_cast<const uint16_t *>(A), lda, static_cast<const uint16_t *>(B),
-                         ldb, static_cast<const float *>(beta), C, ldc, f,
-                         Ctype == CUDA_R_32F ? nullptr : &f, ct);
-    }
-    if (!f32 || Atype != CUDA_R_32F || Btype != CUDA_R_32F || Ctype != CUDA_R_32F) {
-        report("cublasGemmEx: Atype %s, Btype %s, Ctype %s with %s is not emulated (fp32 data "
-               "with a 32F compute type, or CUDA_R_16F / CUDA_R_16BF A and B with C of the same "
-               "type or CUDA_R_32F and CUBLAS_COMPUTE_32F(_PEDANTIC), are)",
-               data_type_name(Atype), data_type_name(Btype), data_type_name(Ctype),
-               compute_type_name(ct));
-        return CUBLAS_STATUS_NOT_SUPPORTED;
-    }
-    return strided(h, "cublasGemmEx", ta, tb, m, n, k, static_cast<const float *>(alpha),
-                   static_cast<const float *>(A), lda, 0, static_cast<const float *>(B), ldb, 0,
-                   static_cast<const float *>(beta), static_cast<float *>(C), ldc, 0, 1,
-                   rounding_for(h, ct));
+    return gemm_ex(h, "cublasGemmEx", ta, tb, m, n, k, alpha, A, Atype, lda, 0, B, Btype, ldb, 0,
+                   beta, C, Ctype, ldc, 0, 1, ct, algo);
+}
+
+cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t h, cublasOperation_t ta,
+                                          cublasOperation_t tb, int m, int n, int k,
+                                          const void *alpha, const void *A, cudaDataType Atype,
+                                          int lda, long long int strideA, const void *B,
+                                          cudaDataType Btype, int ldb, long long int strideB,
+                                          const void *beta, void *C, cudaDataType Ctype, int ldc,
+                                          long long int strideC, int batchCount,
+                                          cublasComputeType_t ct, cublasGemmAlgo_t algo)
+{
+    return gemm_ex(h, "cublasGemmStridedBatchedEx", ta, tb, m, n, k, alpha, A, Atype, lda,
+                   strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, ct,
+                   algo);
 }
 
 cublasStatus_t cublasSaxpy(cublasHandle_t h, int n, const float *alpha, const float *x, int incx,

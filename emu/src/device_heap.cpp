@@ -26,8 +26,10 @@ struct Heap {
     bool started = false; /* a kernel allocated: the limit is fixed */
 };
 
-std::map<int, Heap> g_heaps;
-std::map<void *, std::pair<int, size_t>> g_blocks; /* block -> device, counted bytes */
+/* never destroyed (as st()): a kernel's blocks stay reachable at exit, as
+ * on a GPU until the context goes (LeakSanitizer does not list them) */
+std::map<int, Heap> &g_heaps = *new std::map<int, Heap>;
+std::map<void *, std::pair<int, size_t>> &g_blocks = *new std::map<void *, std::pair<int, size_t>>;
 
 } // namespace
 

@@ -63,9 +63,12 @@ struct Freed {
     size_t size = 0;
 };
 
-std::map<CUmemPoolHandle_st *, std::unique_ptr<CUmemPoolHandle_st>> g_pools;
-std::vector<PerDevice> g_dev;
-std::deque<Freed> g_freed;
+/* never destroyed (as st()): blocks they hold stay reachable at exit, for
+ * LeakSanitizer too */
+std::map<CUmemPoolHandle_st *, std::unique_ptr<CUmemPoolHandle_st>> &g_pools =
+    *new std::map<CUmemPoolHandle_st *, std::unique_ptr<CUmemPoolHandle_st>>;
+std::vector<PerDevice> &g_dev = *new std::vector<PerDevice>;
+std::deque<Freed> &g_freed = *new std::deque<Freed>;
 
 /* Unmaps (or frees) the oldest kept freed blocks until `keep` are left. */
 void release_kept(size_t keep)

@@ -5,7 +5,7 @@
  * a kernel body, __align__(16) unsigned char in a template kernel used with
  * two types, and at namespace scope).  A launch queues on its stream and its
  * error lands in cudaGetLastError(); comments and strings holding <<< are left
- * alone; __LINE__ and __FILE__ are the original file's.
+ * alone; __LINE__ and __FILE__ are the original file's; a class's own free.
  */
 #include <cuda_runtime.h>
 
@@ -196,5 +196,15 @@ int main()
     CK(cudaFree(y));
     CK(cudaFree(di));
     CK(cudaFree(dio));
+    /* A class's own free, called unqualified: the translator leaves a unit
+     * that declares a malloc or free of its own alone (it would call the
+     * device heap's free otherwise, which takes a pointer: no compile). */
+    struct Slab {
+        int n = 10;
+        void free(int k) { n -= k; }
+        void drop() { free(3); }
+    } slab;
+    slab.drop();
+    CHECK_EQ_INT(slab.n, 7);
     return test_exit("chevron");
 }

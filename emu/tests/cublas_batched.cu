@@ -1,5 +1,6 @@
 /* emu/tests/cublas_batched.cu - cublasSgemmStridedBatched, as the training
- * tables' gemm_batched calls it (kernels/gemm_cublas.cu) and beyond.
+ * tables' gemm_batched calls it (kernels/gemm_cublas.cu) and beyond, and
+ * cublasGemmStridedBatchedEx (fp32, and fp16 A, B, C) on the same batches.
  *
  * Values against a double reference for all four transpose pairs, batches
  * with gaps between the matrices (which must stay untouched), a shared B
@@ -13,6 +14,7 @@
  * runs, as a GPU's illegal address does.
  */
 #include <cublas_v2.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -93,15 +95,21 @@ static double batch_error(cublasOperation_t ta, cublasOperation_t tb, int m, int
 /* One batched product on stream s, checked: C = alpha op(A) op(B) + beta C. */
 static void batched_case(cublasHandle_t h, cudaStream_t s, cublasOperation_t ta,
                          cublasOperation_t tb, int m, int n, int k, const Batch &A,
-                         const Batch &B, Batch C, float alpha, float beta, const char *what)
+                         const Batch &B, Batch C, float alpha, float beta, const char *what,
+                         bool ex = false)
 {
     if (beta == 0.0f)
         for (size_t i = 0; i < C.v.size(); ++i)
             if (C.member(i)) C.v[i] = NAN; /* not read when beta is 0 */
     float *dA = A.dev(), *dB = B.dev(), *dC = C.dev();
     CB(cublasSetStream(h, s));
-    CB(cublasSgemmStridedBatched(h, ta, tb, m, n, k, &alpha, dA, A.ld, A.stride, dB, B.ld,
-                                 B.stride, &beta, dC, C.ld, C.stride, C.count));
+    if (ex) /* cublasGemmStridedBatchedEx with fp32 data */
+        CB(cublasGemmStridedBatchedEx(h, ta, tb, m, n, k, &alpha, dA, CUDA_R_32F, A.ld, A.stride,
+                                      dB, CUDA_R_32F, B.ld, B.stride, &beta, dC, CUDA_R_32F, C.ld,
+                                      C.stride, C.count, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    else
+        CB(cublasSgemmStridedBatched(h, ta, tb, m, n, k, &alpha, dA, A.ld, A.stride, dB, B.ld,
+                                     B.stride, &beta, dC, C.ld, C.stride, C.count));
     std::vector<float> out(C.v.size());
     CK(cudaStreamSynchronize(s));
     CK(cudaMemcpy(out.data(), dC, out.size() * 4, cudaMemcpyDeviceToHost));
@@ -109,6 +117,46 @@ static void batched_case(cublasHandle_t h, cudaStream_t s, cublasOperation_t ta,
     std::printf("%-34s %c%c: relative error %.3g\n", what, ta == CUBLAS_OP_N ? 'N' : 'T',
                 tb == CUBLAS_OP_N ? 'N' : 'T', e);
     CHECK(e < 1e-6);
+    CK(cudaFree(dA));
+    CK(cudaFree(dB));
+    CK(cudaFree(dC));
+}
+
+/* cublasGemmStridedBatchedEx with fp16 A, B and C (fp32 compute): the
+ * inputs rounded to half first (so the double reference sees the same
+ * values), the result within half's rounding of the reference. */
+static void batched_case_half(cublasHandle_t h, cudaStream_t s, cublasOperation_t ta,
+                              cublasOperation_t tb, int m, int n, int k, Batch A, Batch B,
+                              Batch C, float alpha, float beta)
+{
+    std::vector<__half> ha, hb, hc;
+    for (Batch *x : {&A, &B, &C}) {
+        std::vector<__half> &hx = x == &A ? ha : x == &B ? hb : hc;
+        for (float &v : x->v) {
+            hx.push_back(__float2half(v));
+            v = __half2float(hx.back());
+        }
+    }
+    __half *dA, *dB, *dC;
+    CK(cudaMalloc(&dA, ha.size() * 2));
+    CK(cudaMalloc(&dB, hb.size() * 2));
+    CK(cudaMalloc(&dC, hc.size() * 2));
+    CK(cudaMemcpy(dA, ha.data(), ha.size() * 2, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dB, hb.data(), hb.size() * 2, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dC, hc.data(), hc.size() * 2, cudaMemcpyHostToDevice));
+    CK(cudaDeviceSynchronize());
+    CB(cublasSetStream(h, s));
+    CB(cublasGemmStridedBatchedEx(h, ta, tb, m, n, k, &alpha, dA, CUDA_R_16F, A.ld, A.stride, dB,
+                                  CUDA_R_16F, B.ld, B.stride, &beta, dC, CUDA_R_16F, C.ld,
+                                  C.stride, C.count, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    CK(cudaStreamSynchronize(s));
+    CK(cudaMemcpy(hc.data(), dC, hc.size() * 2, cudaMemcpyDeviceToHost));
+    std::vector<float> out(hc.size());
+    for (size_t i = 0; i < hc.size(); ++i) out[i] = __half2float(hc[i]);
+    const double e = batch_error(ta, tb, m, n, k, alpha, A, B, beta, C, out);
+    std::printf("%-34s %c%c: relative error %.3g\n", "GemmStridedBatchedEx fp16",
+                ta == CUBLAS_OP_N ? 'N' : 'T', tb == CUBLAS_OP_N ? 'N' : 'T', e);
+    CHECK(e < 1.0 / 1024); /* one rounding to half (2^-11), relative to the terms */
     CK(cudaFree(dA));
     CK(cudaFree(dB));
     CK(cudaFree(dC));
@@ -132,6 +180,9 @@ int main()
             Batch C(m, n, m + 4, (long long)(m + 4) * n + 3, batch);
             batched_case(h, s, ta, tb, m, n, k, A, B, C, 1.5f, -0.5f, "gaps");
             batched_case(h, s, ta, tb, m, n, k, A, B, C, 1.0f, 0.0f, "gaps, beta 0 on NaN");
+            batched_case(h, s, ta, tb, m, n, k, A, B, C, 1.5f, -0.5f, "GemmStridedBatchedEx fp32",
+                         true);
+            batched_case_half(h, s, ta, tb, m, n, k, A, B, C, 1.5f, -0.5f);
             Batch B1(br, bc, br, 0, batch); /* one B for the whole batch */
             batched_case(h, s, ta, tb, m, n, k, A, B1, C, 0.75f, 0.25f, "shared B (stride 0)");
         }

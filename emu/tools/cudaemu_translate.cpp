@@ -54,7 +54,9 @@
  *     function, whose asm may be the host path's).
  *   malloc(n), free(p) (calls, not declarations nor members)
  *     become ::cudaemu::detail::device_malloc / device_free: the device heap
- *     in a kernel (cudaLimitMallocHeapSize), the host's malloc elsewhere.
+ *     in a kernel (cudaLimitMallocHeapSize), the host's malloc elsewhere;
+ *     not in a file that declares a function of either name itself (a
+ *     class's free member called unqualified).
  *   every statement of a kernel body
  *     is followed by `::cudaemu::detail::yield_point();` (yield_points): where
  *     CUDAEMU_INTERLEAVE=1 may preempt the thread.
@@ -120,6 +122,7 @@ struct Translator {
     const KernelTable *kernels = nullptr;
     const std::set<std::string> *host_named = nullptr; /* kernels' names also given to host functions */
     bool failed = false;
+    bool own_heap_names = false; /* the unit declares a function malloc or free */
 
     void splice()
     {
@@ -1055,7 +1058,10 @@ struct Translator {
                 size_t pb = pe;
                 while (pb > 0 && ident_char(L[pb - 1])) --pb;
                 const std::string prev = L.substr(pb, pe - pb);
-                if (prev != "return" && prev != "else" && prev != "do") return;
+                if (prev != "return" && prev != "else" && prev != "do") {
+                    own_heap_names = true; /* the unit's own malloc or free (a member?) */
+                    return;
+                }
             }
         }
         add_edit(i, e, e - i == 6 ? "::cudaemu::detail::device_malloc"
@@ -1395,6 +1401,12 @@ struct Translator {
             }
             ++i;
         }
+        if (edit_pass && own_heap_names) /* its calls may mean its own: leave them all */
+            edits.erase(std::remove_if(edits.begin(), edits.end(),
+                                       [](const Edit &e) {
+                                           return e.text.compare(0, 26, "::cudaemu::detail::device_") == 0;
+                                       }),
+                        edits.end());
     }
 
     /* The translated text; the root .cu first gets cuda_runtime.h, as nvcc. */

@@ -260,12 +260,25 @@ inline float atomicExch(float *a, float v) { float o = *a; *a = v; return o; }
 inline unsigned atomicInc(unsigned *a, unsigned lim) { unsigned o = *a; *a = (o >= lim) ? 0 : o + 1; return o; }
 inline unsigned atomicDec(unsigned *a, unsigned lim)
 { unsigned o = *a; *a = (o == 0 || o > lim) ? lim : o - 1; return o; }
-template <typename T, typename U> inline T atomicAdd_block(T *a, U v) { return atomicAdd(a, (T)v); }
-template <typename T, typename U> inline T atomicAdd_system(T *a, U v) { return atomicAdd(a, (T)v); }
-template <typename T, typename U> inline T atomicMax_block(T *a, U v) { return atomicMax(a, (T)v); }
-template <typename T, typename U> inline T atomicMin_block(T *a, U v) { return atomicMin(a, (T)v); }
-template <typename T, typename U> inline T atomicExch_block(T *a, U v) { return atomicExch(a, (T)v); }
+/* The block- and system-scope forms: every atomic is atomic at every scope
+ * here (no fiber switch inside one, one host thread runs the kernels), so
+ * each takes the types of its plain form (half types too, through ADL). */
+#define CUDAEMU_ATOMIC_SCOPED(op)                                                          \
+    template <typename T, typename U> inline T op##_block(T *a, U v) { return op(a, (T)v); } \
+    template <typename T, typename U> inline T op##_system(T *a, U v) { return op(a, (T)v); }
+CUDAEMU_ATOMIC_SCOPED(atomicAdd)
+CUDAEMU_ATOMIC_SCOPED(atomicSub)
+CUDAEMU_ATOMIC_SCOPED(atomicExch)
+CUDAEMU_ATOMIC_SCOPED(atomicMin)
+CUDAEMU_ATOMIC_SCOPED(atomicMax)
+CUDAEMU_ATOMIC_SCOPED(atomicInc)
+CUDAEMU_ATOMIC_SCOPED(atomicDec)
+CUDAEMU_ATOMIC_SCOPED(atomicAnd)
+CUDAEMU_ATOMIC_SCOPED(atomicOr)
+CUDAEMU_ATOMIC_SCOPED(atomicXor)
+#undef CUDAEMU_ATOMIC_SCOPED
 template <typename T, typename U> inline T atomicCAS_block(T *a, U c, U v) { return atomicCAS(a, (T)c, (T)v); }
+template <typename T, typename U> inline T atomicCAS_system(T *a, U c, U v) { return atomicCAS(a, (T)c, (T)v); }
 
 /* ---- cached / streaming loads and stores -------------------------------- */
 template <typename T> inline T __ldg(const T *p) { return *p; }
@@ -342,17 +355,6 @@ inline float rsqrtf(float x) { return 1.0f / ::sqrtf(x); }
 inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
 inline float rcbrtf(float x) { return 1.0f / ::cbrtf(x); }
 inline float __saturatef(float x) { return x != x ? 0.0f : (x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x)); }
-inline float __frcp_rn(float x) { return 1.0f / x; }
-inline float __fsqrt_rn(float x) { return ::sqrtf(x); }
-inline float __frsqrt_rn(float x) { return 1.0f / ::sqrtf(x); }
-inline float __fadd_rn(float a, float b) { return a + b; }
-inline float __fsub_rn(float a, float b) { return a - b; }
-inline float __fmul_rn(float a, float b) { return a * b; }
-inline float __fdiv_rn(float a, float b) { return a / b; }
-inline float __fmaf_rn(float a, float b, float c) { return ::fmaf(a, b, c); }
-inline double __dadd_rn(double a, double b) { return a + b; }
-inline double __dmul_rn(double a, double b) { return a * b; }
-inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
 
 namespace cudaemu {
 namespace detail {
@@ -376,21 +378,7 @@ template <typename To, typename From> inline To bit_cast(From f)
 } // namespace detail
 } // namespace cudaemu
 
-inline int __float2int_rn(float x) { return cudaemu::detail::cvt_sat<int>(::rintf(x)); }
-inline int __float2int_rz(float x) { return cudaemu::detail::cvt_sat<int>(::truncf(x)); }
-inline int __float2int_rd(float x) { return cudaemu::detail::cvt_sat<int>(::floorf(x)); }
-inline int __float2int_ru(float x) { return cudaemu::detail::cvt_sat<int>(::ceilf(x)); }
-inline unsigned __float2uint_rn(float x) { return cudaemu::detail::cvt_sat<unsigned>(::rintf(x)); }
-inline unsigned __float2uint_rz(float x) { return cudaemu::detail::cvt_sat<unsigned>(::truncf(x)); }
-inline long long __float2ll_rn(float x) { return cudaemu::detail::cvt_sat<long long>(::rintf(x)); }
-inline long long __float2ll_rz(float x) { return cudaemu::detail::cvt_sat<long long>(::truncf(x)); }
-inline int __double2int_rn(double x) { return cudaemu::detail::cvt_sat<int>(std::rint(x)); }
-inline int __double2int_rz(double x) { return cudaemu::detail::cvt_sat<int>(std::trunc(x)); }
-inline float __double2float_rn(double x) { return (float)x; }
-inline float __int2float_rn(int x) { return (float)x; }
-inline float __uint2float_rn(unsigned x) { return (float)x; }
-inline float __ll2float_rn(long long x) { return (float)x; }
-inline double __int2double_rn(int x) { return (double)x; }
+#include "cudaemu/rounding.h" /* __fadd_rz, __dmul_ru, __float2int_rd, __int2float_ru, ... */
 inline int __float_as_int(float x) { return cudaemu::detail::bit_cast<int>(x); }
 inline unsigned __float_as_uint(float x) { return cudaemu::detail::bit_cast<unsigned>(x); }
 inline float __int_as_float(int x) { return cudaemu::detail::bit_cast<float>(x); }

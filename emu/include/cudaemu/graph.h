@@ -233,6 +233,27 @@ cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream,
                                      const cudaGraphEdgeData **edgeData_out = 0,
                                      size_t *numDependencies_out = 0);
 cudaError_t cudaThreadExchangeStreamCaptureMode(cudaStreamCaptureMode *mode);
+
+/* Not emulated yet: graph memory nodes and conditional nodes stop the
+ * compile where they are called, naming the call (cudaMallocAsync and
+ * cudaFreeAsync on a capturing stream fail at run time instead). */
+typedef unsigned long long cudaGraphConditionalHandle;
+template <class... A> struct cudaemu_graph_refused { static constexpr bool no = false; };
+#define CUDAEMU_GRAPH_REFUSED(fn, what)                                                     \
+    template <class... A> cudaError_t fn(A...)                                              \
+    {                                                                                       \
+        static_assert(cudaemu_graph_refused<A...>::no, "cudaemu: " #fn " (" what ") is not emulated"); \
+        return cudaErrorNotSupported;                                                       \
+    }
+CUDAEMU_GRAPH_REFUSED(cudaGraphAddMemAllocNode, "graph memory nodes")
+CUDAEMU_GRAPH_REFUSED(cudaGraphAddMemFreeNode, "graph memory nodes")
+CUDAEMU_GRAPH_REFUSED(cudaGraphMemAllocNodeGetParams, "graph memory nodes")
+CUDAEMU_GRAPH_REFUSED(cudaGraphMemFreeNodeGetParams, "graph memory nodes")
+CUDAEMU_GRAPH_REFUSED(cudaDeviceGraphMemTrim, "graph memory nodes")
+CUDAEMU_GRAPH_REFUSED(cudaGraphConditionalHandleCreate, "conditional graph nodes")
+CUDAEMU_GRAPH_REFUSED(cudaGraphSetConditional, "conditional graph nodes")
+CUDAEMU_GRAPH_REFUSED(cudaGraphAddNode, "cudaGraphNodeParams: conditional and memory nodes")
+#undef CUDAEMU_GRAPH_REFUSED
 } // inline namespace cudaemu_api
 
 #endif
