@@ -19,7 +19,7 @@ args=(--suite matmul --sizes 96 --backend cpu-naive,cpu-omp --baseline cpu-naive
 # A disturbed row (CTest's neighbours) makes the case AMBIGUOUS, and a noisy
 # one (MADs wider than the drop) `same`: up to 4 attempts for a SLOWER one,
 # on which the drop and the failed gate are asserted; after 4 noisy ones the
-# drop must still show (the verdict logic itself: gate.synthetic).
+# drop must still show in one of them (the verdict rules: gate.synthetic).
 for attempt in 1 2 3 4; do
   rm -rf "$work/base" "$work/slow" "$work/mine" "$work/other"
   "$bench" "${args[@]}" --out "$work/base" >/dev/null 2>&1 || fail "baseline run"
@@ -30,6 +30,8 @@ for attempt in 1 2 3 4; do
   BENCH_PLANT_SLOW=cpu-omp "$bench" "${args[@]}" --out "$work/slow" >/dev/null 2>&1 || fail "planted run"
   out=$("$gate" "$work/slow/results.csv" --baselines "$work/mine" 2>&1); rc=$?
   line=$(grep '96x96x96/cpu-omp/fp32/host' <<<"$out")
+  c=$(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /%$/) { sub(/%/, "", $i); print $i; exit } }' <<<"$line")
+  best=$(awk -v c="$c" -v b="${best:-}" 'BEGIN { print (b == "" || (c != "" && c + 0 < b + 0)) ? c : b }')
   grep -q 'SLOWER' <<<"$line" && break
 done
 head -1 <<<"$out" | grep -q "baseline $work/mine/$cls.csv (this machine's class: $cls)" \
@@ -42,10 +44,10 @@ if grep -q 'SLOWER' <<<"$line"; then
 elif grep -q 'AMBIGUOUS' <<<"$line"; then
   [ "$rc" -eq 3 ] || fail "an AMBIGUOUS case must exit 3: rc $rc: $out"
   echo "gate real: disturbed in every attempt: AMBIGUOUS (exit 3) checked" >&2
-else
-  awk -v c="$change" 'BEGIN { exit !(c != "" && c <= -30) }' \
-    || fail "a planted 2x slowdown should drop cpu-omp's speedup by ~50%, got '$change': $out"
-  echo "gate real: the drop ($change%) stayed within the rows' noise in every attempt" >&2
+else   # the largest drop of the attempts: noise both ways around the plant's -50%
+  awk -v c="$best" 'BEGIN { exit !(c != "" && c <= -30) }' \
+    || fail "a planted 2x slowdown should drop cpu-omp's speedup by ~50%, at best '$best': $out"
+  echo "gate real: the drop (at best $best%) stayed within the rows' noise in every attempt" >&2
 fi
 
 out=$("$gate" "$work/slow/results.csv" --baselines "$work/other" 2>&1); rc=$?
