@@ -457,6 +457,34 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const 
 } // inline namespace cudaemu_api
 
 #include "cudaemu/mempool.h" /* cudaMallocAsync, memory pools, device limits */
+
+/* Managed memory hints (memory.cpp). Every byte is host memory here, so a
+ * prefetch moves nothing and advice changes no result: both check what CUDA
+ * checks (a range inside one cudaMallocManaged allocation, a valid location,
+ * flags 0, the stream) and return its errors; a prefetch is ordered on its
+ * stream like any work. CUDA 13's forms take a cudaMemLocation; the forms
+ * before it (a device number, cudaCpuDeviceId for the host), which the
+ * tutorials use, are accepted too. */
+#define cudaCpuDeviceId ((int)-1)
+#define cudaInvalidDeviceId ((int)-2)
+enum cudaMemoryAdvise : int {
+    cudaMemAdviseSetReadMostly = 1,
+    cudaMemAdviseUnsetReadMostly = 2,
+    cudaMemAdviseSetPreferredLocation = 3,
+    cudaMemAdviseUnsetPreferredLocation = 4,
+    cudaMemAdviseSetAccessedBy = 5,
+    cudaMemAdviseUnsetAccessedBy = 6
+};
+inline namespace cudaemu_api {
+cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, struct cudaMemLocation location,
+                                 unsigned int flags, cudaStream_t stream = 0);
+cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, int dstDevice,
+                                 cudaStream_t stream = 0);
+cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice,
+                          struct cudaMemLocation location);
+cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice,
+                          int device);
+} // inline namespace cudaemu_api
 #include "cudaemu/texture.h" /* arrays, texture and surface objects */
 
 namespace cudaemu {
