@@ -6,9 +6,12 @@
  * (position / 4, subsequence)).  Integers and uniforms are bit for bit those
  * of cuRAND; normals use cuRAND's Box-Muller on the same integers with the
  * host's sinf/logf, so they may differ from a GPU's in the last bits (see
- * emu/README.md, *cuRAND*).  The XORWOW jump matrices live in
+ * emu/README.md, *cuRAND*).  MRG32k3a is L'Ecuyer's combined multiple
+ * recursive generator (Operations Research 47(1), 1999) with cuRAND's
+ * seeding, output scaling and jumps (subsequences 2^76 values apart,
+ * sequences 2^127).  The XORWOW and MRG32k3a jump matrices live in
  * emu/src/curand.cpp (computed once per process, then cached).
- * MRG32k3a and MTGP32 are not emulated: using their states stops the compile.
+ * MTGP32 and Sobol are not emulated: using their states stops the compile.
  */
 #ifndef CUDAEMU_CURAND_KERNEL_H
 #define CUDAEMU_CURAND_KERNEL_H
@@ -45,8 +48,7 @@ struct curandStatePhilox4_32_10 {
 };
 typedef struct curandStatePhilox4_32_10 curandStatePhilox4_32_10_t;
 
-/* not emulated: declared (MRG32k3a with cuRAND's layout) so that code naming
- * and allocating them compiles until it calls curand_init on them */
+/* MRG32k3a: the two components' last three values (cuRAND's layout) */
 struct curandStateMRG32k3a {
     unsigned int s1[3], s2[3];
     int boxmuller_flag;
@@ -55,6 +57,7 @@ struct curandStateMRG32k3a {
     double boxmuller_extra_double;
 };
 typedef struct curandStateMRG32k3a curandStateMRG32k3a_t;
+/* not emulated: declared so that code naming it compiles until it calls curand_init */
 struct curandStateMtgp32;
 typedef struct curandStateMtgp32 curandStateMtgp32_t;
 
@@ -63,6 +66,18 @@ namespace curand_detail {
 /* v = J^n v, J the XORWOW step on its 160 state bits (d aside), in units of
  * 2^log2_unit steps: 0 for skipahead, 67 for skipahead_sequence (emu/src/curand.cpp) */
 void xorwow_jump(unsigned int v[5], unsigned long long n, int log2_unit);
+/* (s1, s2) = (A1^k s1 mod m1, A2^k s2 mod m2), k = n 2^log2_unit, A1 and A2
+ * the two components' step matrices; log2_unit 0 (skipahead), 76
+ * (skipahead_subsequence) or 127 (skipahead_sequence) (emu/src/curand.cpp) */
+void mrg32k3a_jump(unsigned int s1[3], unsigned int s2[3], unsigned long long n, int log2_unit);
+
+/* MRG32k3a's moduli and multipliers (the a13 and a23 terms negated) */
+constexpr unsigned long long mrg_m1 = 4294967087ull, mrg_m2 = 4294944443ull;
+constexpr unsigned long long mrg_a12 = 1403580, mrg_a13n = 810728;
+constexpr unsigned long long mrg_a21 = 527612, mrg_a23n = 1370589;
+/* 1 / (m1 + 1) rounded, cuRAND's scale to (0, 1]; and its scale to 32 bits */
+constexpr double mrg_norm = 2.3283065498378288e-10;
+constexpr double mrg_bits_norm = 1.000000048662;
 
 constexpr float two_pow_m32 = 0x1p-32f;
 constexpr double two_pow_m32_d = 0x1p-32;
@@ -121,11 +136,20 @@ inline void add64(unsigned int &lo, unsigned int &hi, unsigned long long n)
     hi = (unsigned int)(v >> 32);
 }
 
+/* curand_init's last step: no normal kept for the next call */
+template <class S> inline void no_kept_normal(S *state)
+{
+    state->boxmuller_flag = 0;
+    state->boxmuller_flag_double = 0;
+    state->boxmuller_extra = 0.f;
+    state->boxmuller_extra_double = 0.;
+}
+
 /* a state type the emulator lacks: stops the compile where it is used */
 template <class S> struct not_emulated {
-    static_assert(sizeof(S *) == 0, "cudaemu: this cuRAND generator's device API (MRG32k3a, "
-                                    "MTGP32, Sobol) is not emulated: use curandState_t (XORWOW) "
-                                    "or curandStatePhilox4_32_10_t");
+    static_assert(sizeof(S *) == 0, "cudaemu: this cuRAND generator's device API (MTGP32, "
+                                    "Sobol) is not emulated: use curandState_t (XORWOW), "
+                                    "curandStatePhilox4_32_10_t or curandStateMRG32k3a_t");
     using type = void;
 };
 template <class S> using refuse = typename not_emulated<S>::type;
@@ -174,10 +198,7 @@ __forceinline__ __device__ void curand_init(unsigned long long seed, unsigned lo
     state->v[4] = 5783321u + t0;
     skipahead_sequence(subsequence, state);
     skipahead(offset, state);
-    state->boxmuller_flag = 0;
-    state->boxmuller_flag_double = 0;
-    state->boxmuller_extra = 0.f;
-    state->boxmuller_extra_double = 0.;
+    ::cudaemu::curand_detail::no_kept_normal(state);
 }
 
 /* ---- Philox4x32-10 ---- */
@@ -208,10 +229,7 @@ __forceinline__ __device__ void curand_init(unsigned long long seed, unsigned lo
     state->ctr = make_uint4(0, 0, 0, 0);
     state->key = make_uint2((unsigned int)seed, (unsigned int)(seed >> 32));
     state->STATE = 0;
-    state->boxmuller_flag = 0;
-    state->boxmuller_flag_double = 0;
-    state->boxmuller_extra = 0.f;
-    state->boxmuller_extra_double = 0.;
+    ::cudaemu::curand_detail::no_kept_normal(state);
     skipahead_sequence(subsequence, state);
     skipahead(offset, state);
 }
@@ -239,11 +257,107 @@ __forceinline__ __device__ uint4 curand4(curandStatePhilox4_32_10_t *state)
     return r;
 }
 
-/* ---- distributions, the same for both generators where cuRAND's are ---- */
+/* ---- MRG32k3a ---- */
+
+namespace cudaemu {
+namespace curand_detail {
+/* one step of both components; the combined value (x1 - x2) mod m1 in [1, m1] */
+inline unsigned long long mrg32k3a_next(curandStateMRG32k3a_t *state)
+{
+    unsigned int *s1 = state->s1, *s2 = state->s2;
+    /* a12 s1[1] - a13 s1[0] and a21 s2[2] - a23 s2[0], kept nonnegative */
+    const unsigned long long p1 = (mrg_a12 * s1[1] + mrg_a13n * (mrg_m1 - s1[0])) % mrg_m1;
+    const unsigned long long p2 = (mrg_a21 * s2[2] + mrg_a23n * (mrg_m2 - s2[0])) % mrg_m2;
+    s1[0] = s1[1];
+    s1[1] = s1[2];
+    s1[2] = (unsigned int)p1;
+    s2[0] = s2[1];
+    s2[1] = s2[2];
+    s2[2] = (unsigned int)p2;
+    return p1 > p2 ? p1 - p2 : p1 + mrg_m1 - p2;
+}
+} // namespace curand_detail
+} // namespace cudaemu
+
+__forceinline__ __device__ unsigned int curand(curandStateMRG32k3a_t *state)
+{
+    using namespace ::cudaemu::curand_detail;
+    return (unsigned int)((double)mrg32k3a_next(state) * mrg_bits_norm);
+}
+
+__forceinline__ __device__ void skipahead(unsigned long long n, curandStateMRG32k3a_t *state)
+{
+    ::cudaemu::curand_detail::mrg32k3a_jump(state->s1, state->s2, n, 0);
+}
+
+/* n subsequences of 2^76 values */
+__forceinline__ __device__ void skipahead_subsequence(unsigned long long n,
+                                                      curandStateMRG32k3a_t *state)
+{
+    ::cudaemu::curand_detail::mrg32k3a_jump(state->s1, state->s2, n, 76);
+}
+
+/* n sequences of 2^127 values */
+__forceinline__ __device__ void skipahead_sequence(unsigned long long n, curandStateMRG32k3a_t *state)
+{
+    ::cudaemu::curand_detail::mrg32k3a_jump(state->s1, state->s2, n, 127);
+}
+
+/* cuRAND's seeding: every word 12345 (the published start) for seed 0, else
+ * multiplied by the seed's salted halves; then subsequence, then offset */
+__forceinline__ __device__ void curand_init(unsigned long long seed, unsigned long long subsequence,
+                                            unsigned long long offset, curandStateMRG32k3a_t *state)
+{
+    using namespace ::cudaemu::curand_detail;
+    const unsigned long long x1 = (unsigned int)seed ^ 0x55555555u;
+    const unsigned long long x2 = (unsigned int)(seed >> 32) ^ 0xAAAAAAAAu;
+    const unsigned long long f1[3] = {x1, x2, x1}, f2[3] = {x2, x1, x2};
+    for (int i = 0; i < 3; i++) {
+        state->s1[i] = seed ? (unsigned int)(f1[i] * 12345u % mrg_m1) : 12345u;
+        state->s2[i] = seed ? (unsigned int)(f2[i] * 12345u % mrg_m2) : 12345u;
+    }
+    skipahead_subsequence(subsequence, state);
+    skipahead(offset, state);
+    ::cudaemu::curand_detail::no_kept_normal(state);
+}
+
+/* the combined value scaled to (0, 1] (1 included), in float or double */
+__forceinline__ __device__ float curand_uniform(curandStateMRG32k3a_t *state)
+{
+    using namespace ::cudaemu::curand_detail;
+    return (float)((double)mrg32k3a_next(state) * mrg_norm);
+}
+
+__forceinline__ __device__ double curand_uniform_double(curandStateMRG32k3a_t *state)
+{
+    using namespace ::cudaemu::curand_detail;
+    return (double)mrg32k3a_next(state) * mrg_norm;
+}
+
+/* MRG32k3a's Box-Muller works on two uniforms, not on two integers */
+__forceinline__ __device__ float2 curand_normal2(curandStateMRG32k3a_t *state)
+{
+    const float u = curand_uniform(state);
+    const float v = curand_uniform(state) * ::cudaemu::curand_detail::two_pi_f;
+    const float s = sqrtf(-2.0f * logf(u));
+    return make_float2(sinf(v) * s, cosf(v) * s);
+}
+
+__forceinline__ __device__ double2 curand_normal2_double(curandStateMRG32k3a_t *state)
+{
+    const double u = curand_uniform_double(state);
+    const double v = curand_uniform_double(state) * 2.0; /* (0, 2]: v pi */
+    const double s = sqrt(-2.0 * log(u));
+    using ::cudaemu::curand_detail::pi_d;
+    return make_double2(sin(v * pi_d) * s, cos(v * pi_d) * s);
+}
+
+/* ---- distributions, the same for every generator where cuRAND's are ---- */
 
 template <class S> struct cudaemu_curand_is_emulated : std::false_type {};
 template <> struct cudaemu_curand_is_emulated<curandStateXORWOW_t> : std::true_type {};
 template <> struct cudaemu_curand_is_emulated<curandStatePhilox4_32_10_t> : std::true_type {};
+template <> struct cudaemu_curand_is_emulated<curandStateMRG32k3a_t> : std::true_type {};
 #define CUDAEMU_CURAND_STATE(S)                                                                   \
     template <class S, std::enable_if_t<cudaemu_curand_is_emulated<S>::value, int> = 0>
 

@@ -1,6 +1,7 @@
 /* emu/src/curand.cpp - cuRAND for the CUDA host emulator: the XORWOW jump
- * (GF(2) matrix powers, computed once when the program starts) that
- * curand_init and skipahead use, and the host API of curand.h.
+ * (GF(2) matrix powers) and the MRG32k3a jump (3x3 matrix powers modulo m1
+ * and m2), computed once when the program starts, that curand_init and
+ * skipahead use, and the host API of curand.h.
  *
  * The host API's generators produce cuRAND's default ordering, computed with
  * the device API of curand_kernel.h (one definition of each generator):
@@ -12,7 +13,9 @@
  * counted as single values.  Philox: unit u = g / 4 (integers, floats, float
  * normals) is counter block u / 65536 of subsequence u % 65536; doubles
  * come four from two blocks: unit u = g / 4 is blocks 2 (u / 65536) and the
- * next of subsequence u % 65536.  Checked against libcurand's host
+ * next of subsequence u % 65536.  MRG32k3a as XORWOW with 81920
+ * subsequences, a draw one value (integers, floats, doubles) or two (a
+ * normal pair, float or double).  Checked against libcurand's host
  * generators once: which results are bit for bit theirs is in
  * emu/README.md, *cuRAND*.
  */
@@ -109,7 +112,78 @@ const Tables &tables()
  * call curand_init would wait for it forever */
 [[maybe_unused]] const Tables &startup_tables = tables();
 
+/* ---- the MRG32k3a jump ---- */
+
+using Mat3 = unsigned long long[3][3];
+
+/* c = a b mod m (entries below m < 2^32: each product fits in 64 bits) */
+void mul3(const Mat3 &a, const Mat3 &b, Mat3 &c, unsigned long long m)
+{
+    Mat3 r;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            unsigned long long sum = 0;
+            for (int k = 0; k < 3; k++) sum = (sum + a[i][k] * b[k][j] % m) % m;
+            r[i][j] = sum;
+        }
+    std::memcpy(c, r, sizeof r);
+}
+
+/* pow[c][u][i] = A_c^(2^(i + unit_u)): component c (0: m1, 1: m2), unit
+ * u (0, 76, 127); a jump by n is one product per set bit of n */
+struct MrgTables {
+    Mat3 pow[2][3][64];
+};
+constexpr int mrg_units[3] = {0, 76, 127};
+
+const MrgTables &mrg_tables()
+{
+    static const MrgTables *t = [] {
+        auto *tab = new MrgTables;
+        /* the steps: s[2] becomes a12 s[1] - a13 s[0] (a21 s[2] - a23 s[0]) */
+        const unsigned long long m[2] = {mrg_m1, mrg_m2};
+        const Mat3 step[2] = {{{0, 1, 0}, {0, 0, 1}, {mrg_m1 - mrg_a13n, mrg_a12, 0}},
+                              {{0, 1, 0}, {0, 0, 1}, {mrg_m2 - mrg_a23n, 0, mrg_a21}}};
+        for (int c = 0; c < 2; c++) {
+            Mat3 p;
+            std::memcpy(p, step[c], sizeof p);
+            for (int e = 0; e < 127 + 64; e++) { /* p = A^(2^e) */
+                for (int u = 0; u < 3; u++)
+                    if (e >= mrg_units[u] && e < mrg_units[u] + 64)
+                        std::memcpy(tab->pow[c][u][e - mrg_units[u]], p, sizeof p);
+                mul3(p, p, p, m[c]);
+            }
+        }
+        return tab;
+    }();
+    return *t;
+}
+
+[[maybe_unused]] const MrgTables &startup_mrg_tables = mrg_tables();
+
+/* s = P s mod m */
+void apply3(const Mat3 &p, unsigned int s[3], unsigned long long m)
+{
+    unsigned long long r[3];
+    for (int i = 0; i < 3; i++) {
+        r[i] = 0;
+        for (int k = 0; k < 3; k++) r[i] = (r[i] + p[i][k] * s[k] % m) % m;
+    }
+    for (int i = 0; i < 3; i++) s[i] = (unsigned int)r[i];
+}
+
 } // namespace
+
+void mrg32k3a_jump(unsigned int s1[3], unsigned int s2[3], unsigned long long n, int log2_unit)
+{
+    const MrgTables &t = mrg_tables(); /* built already (startup_mrg_tables) */
+    const int u = log2_unit == 127 ? 2 : log2_unit == 76 ? 1 : 0;
+    for (int i = 0; n; i++, n >>= 1)
+        if (n & 1) {
+            apply3(t.pow[0][u][i], s1, mrg_m1);
+            apply3(t.pow[1][u][i], s2, mrg_m2);
+        }
+}
 
 void xorwow_jump(unsigned int v[5], unsigned long long n, int log2_unit)
 {
@@ -176,7 +250,7 @@ struct Run {
         }
     }
 
-    /* the results of a unit of 32-bit values x (1, 2 or 4 of them) from result g0 on */
+    /* the results of Philox's unit of four 32-bit values x from result g0 on */
     void unit(unsigned long long g0, const unsigned int *x, int count) const
     {
         using namespace curand_detail;
@@ -190,29 +264,40 @@ struct Run {
             break;
         case Dist::Normal:
         case Dist::LogNormal:
-            for (int k = 0; k + 1 < count; k += 2) {
-                const float2 v = box_muller(x[k], x[k + 1]);
-                put(g0 + k, v.x, 0);
-                put(g0 + k + 1, v.y, 0);
-            }
+            for (int k = 0; k + 1 < count; k += 2) put_pair(g0 + k, box_muller(x[k], x[k + 1]));
             break;
         case Dist::NormalDouble:
-        case Dist::LogNormalDouble: {
-            const double2 v = box_muller_double(x[0], x[1], x[2], x[3]);
-            put(g0, v.x, 0);
-            put(g0 + 1, v.y, 0);
-            break;
-        }
+        case Dist::LogNormalDouble: put_pair(g0, box_muller_double(x[0], x[1], x[2], x[3])); break;
         }
     }
 
-    void xorwow() const
+    /* one draw from state st: the results g0 (and g0 + 1 for a pair) */
+    template <class S> void draw(S *st, unsigned long long g0) const
     {
-        /* a draw: w 32-bit values giving r results */
-        const int w = dist == Dist::U32 || dist == Dist::Uniform ? 1
-                    : dist == Dist::NormalDouble || dist == Dist::LogNormalDouble ? 4 : 2;
-        const int r = w == 1 || dist == Dist::UniformDouble ? 1 : 2;
-        const unsigned long long T = 4096, u_lo = offset / r, u_hi = (offset + n - 1) / r;
+        switch (dist) {
+        case Dist::U32: put(g0, 0, curand(st)); break;
+        case Dist::Uniform: put(g0, curand_uniform(st), 0); break;
+        case Dist::UniformDouble: put(g0, curand_uniform_double(st), 0); break;
+        case Dist::Normal:
+        case Dist::LogNormal: put_pair(g0, curand_normal2(st)); break;
+        case Dist::NormalDouble:
+        case Dist::LogNormalDouble: put_pair(g0, curand_normal2_double(st)); break;
+        }
+    }
+
+    /* a normal pair (float2 or double2): the results g0 and g0 + 1 */
+    template <class V> void put_pair(unsigned long long g0, const V &v) const
+    {
+        put(g0, v.x, 0);
+        put(g0 + 1, v.y, 0);
+    }
+
+    /* XORWOW and MRG32k3a: draw u (a single result, or a normal pair) is
+     * made by subsequence u % T, a draw taking w of its values */
+    template <class S> void by_subsequence(unsigned long long T, int w) const
+    {
+        const int r = dist == Dist::U32 || dist == Dist::Uniform || dist == Dist::UniformDouble ? 1 : 2;
+        const unsigned long long u_lo = offset / r, u_hi = (offset + n - 1) / r;
         const unsigned long long threads = std::min(T, u_hi - u_lo + 1);
         /* before(m, t): how many of the indices 0 .. m - 1 fall to thread t */
         auto before = [T](unsigned long long m, unsigned long long t) {
@@ -223,13 +308,9 @@ struct Run {
             /* the thread's state starts where its results before the offset
              * end, as if they were single values; then w values per draw */
             const unsigned long long p = before(offset, t), q = before(u_lo, t);
-            curandStateXORWOW_t s;
+            S s;
             curand_init(seed, t, p + w * (u0 / T - q), &s);
-            for (unsigned long long u = u0; u <= u_hi; u += T) {
-                unsigned int x[4];
-                for (int i = 0; i < w; i++) x[i] = curand(&s);
-                unit(u * r, x, w); /* the thread's next draw follows at once */
-            }
+            for (unsigned long long u = u0; u <= u_hi; u += T) draw(&s, u * r);
         }
     }
 
@@ -252,10 +333,13 @@ struct Run {
     void operator()() const
     {
         if (!n) return;
+        const bool one = dist == Dist::U32 || dist == Dist::Uniform;
         if (type == CURAND_RNG_PSEUDO_PHILOX4_32_10)
             philox();
-        else
-            xorwow();
+        else if (type == CURAND_RNG_PSEUDO_MRG32K3A) /* a double is one value */
+            by_subsequence<curandStateMRG32k3a_t>(81920, one || dist == Dist::UniformDouble ? 1 : 2);
+        else /* a double is two values */
+            by_subsequence<curandStateXORWOW_t>(4096, one ? 1 : is_double(dist) && dist != Dist::UniformDouble ? 4 : 2);
     }
 };
 
@@ -264,9 +348,10 @@ curandStatus_t create(curandGenerator_t *g, curandRngType_t type, bool host)
     CUDAEMU_LOCK;
     if (!g) return CURAND_STATUS_NOT_INITIALIZED;
     if (type == CURAND_RNG_PSEUDO_DEFAULT) type = CURAND_RNG_PSEUDO_XORWOW;
-    if (type != CURAND_RNG_PSEUDO_XORWOW && type != CURAND_RNG_PSEUDO_PHILOX4_32_10) {
-        report("curandCreateGenerator%s: generator type %d is not emulated (XORWOW and "
-               "PHILOX4_32_10 are)", host ? "Host" : "", (int)type);
+    if (type != CURAND_RNG_PSEUDO_XORWOW && type != CURAND_RNG_PSEUDO_PHILOX4_32_10 &&
+        type != CURAND_RNG_PSEUDO_MRG32K3A) {
+        report("curandCreateGenerator%s: generator type %d is not emulated (XORWOW, "
+               "MRG32K3A and PHILOX4_32_10 are)", host ? "Host" : "", (int)type);
         return CURAND_STATUS_TYPE_ERROR;
     }
     if (!host && usable() != cudaSuccess) return CURAND_STATUS_INITIALIZATION_FAILED;

@@ -194,7 +194,7 @@ int main()
     /* errors */
     CHECK_EQ_INT(curandGenerateNormal(g, df, 3, 0.0f, 1.0f), CURAND_STATUS_LENGTH_NOT_MULTIPLE);
     curandGenerator_t m = nullptr;
-    CHECK_EQ_INT(curandCreateGenerator(&m, CURAND_RNG_PSEUDO_MRG32K3A), CURAND_STATUS_TYPE_ERROR);
+    CHECK_EQ_INT(curandCreateGenerator(&m, CURAND_RNG_PSEUDO_MTGP32), CURAND_STATUS_TYPE_ERROR);
     CHECK_EQ_INT(curandGenerate(nullptr, du, 4), CURAND_STATUS_NOT_INITIALIZED);
     CHECK_EQ_INT(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_BEST), CURAND_STATUS_SUCCESS);
     CR(curandDestroyGenerator(h));
