@@ -82,7 +82,7 @@ function forwards(n) {
 # public headers of what they provide forward to them; the rest are stubs
 function subset(n) {
     sub(/^cccl\//, "", n)
-    if (n ~ /^thrust\/(device_vector|host_vector|device_ptr|device_reference|device_malloc|device_free|memory|execution_policy|functional|fill|sequence|copy|transform|reduce|transform_reduce|inner_product|count|find|extrema|sort|scan|for_each|gather|scatter|unique|remove|equal|generate|tabulate|logical|adjacent_difference|binary_search|pair|tuple|random|system_error)\.h$/ ||
+    if (n ~ /^thrust\/(device_vector|host_vector|device_ptr|device_reference|device_malloc|device_free|memory|execution_policy|functional|fill|sequence|copy|transform|reduce|transform_reduce|inner_product|count|find|extrema|sort|scan|for_each|gather|scatter|unique|remove|equal|generate|tabulate|logical|adjacent_difference|binary_search|pair|tuple|random|system_error|merge|set_operations|partition|transform_scan)\.h$/ ||
         n ~ /^thrust\/iterator\/(counting|constant|transform|zip|permutation|discard)_iterator\.h$/ ||
         n == "thrust/system/cuda/execution_policy.h")
         return "cudaemu/thrust.h"

@@ -300,3 +300,5 @@ CUDAEMU_THRUST_BOUND(lower_bound)
 CUDAEMU_THRUST_BOUND(upper_bound)
 #undef CUDAEMU_THRUST_BOUND
 } // namespace thrust
+
+#include "cudaemu/thrust_algorithm3.h"
