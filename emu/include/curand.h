@@ -1,6 +1,7 @@
 /* emu/include/curand.h - cuRAND's host API for the CUDA host emulator.
  *
- * Generators XORWOW (the default) and Philox4x32-10, on the device (each
+ * Generators XORWOW (the default), Philox4x32-10, MRG32k3a and Sobol32
+ * (integers and uniforms, up to 21 dimensions), on the device (each
  * call queued on the generator's stream, computed when the stream drains) or
  * on the host (curandCreateGeneratorHost: computed in the call), in cuRAND's
  * default ordering, so the integers and uniforms are those of cuRAND
@@ -76,6 +77,8 @@ typedef enum curandDirectionVectorSet : int {
 struct curandGenerator_st;
 typedef struct curandGenerator_st *curandGenerator_t;
 
+typedef unsigned int curandDirectionVectors32_t[32];
+
 inline namespace cudaemu_api {
 
 curandStatus_t curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type);
@@ -87,6 +90,9 @@ curandStatus_t curandSetStream(curandGenerator_t generator, cudaStream_t stream)
 curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator,
                                                   unsigned long long seed);
 curandStatus_t curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset);
+/* Sobol32: 1 to 21 dimensions (cuRAND's 20 000: the emulator's direction numbers stop at 21) */
+curandStatus_t curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator,
+                                                       unsigned int num_dimensions);
 curandStatus_t curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order);
 /* the seeds are set up lazily by the first generate: a no-op that checks the handle */
 curandStatus_t curandGenerateSeeds(curandGenerator_t generator);
@@ -104,6 +110,16 @@ curandStatus_t curandGenerateLogNormal(curandGenerator_t generator, float *outpu
                                        float mean, float stddev);
 curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr,
                                              size_t n, double mean, double stddev);
+
+/* the device API's Sobol tables: refused where called (emu/README.md, *cuRAND*) */
+template <class V> curandStatus_t curandGetDirectionVectors32(V **, curandDirectionVectorSet_t)
+{
+    static_assert(sizeof(V *) == 0, "cudaemu: curandGetDirectionVectors32 (cuRAND's device Sobol) is "
+                                    "not emulated: the emulator has direction numbers for 21 of "
+                                    "cuRAND's 20 000 dimensions, and a kernel may read any of them; "
+                                    "the host API's CURAND_RNG_QUASI_SOBOL32 has the 21");
+    return CURAND_STATUS_TYPE_ERROR;
+}
 
 } // inline namespace cudaemu_api
 

@@ -57,9 +57,11 @@ struct curandStateMRG32k3a {
     double boxmuller_extra_double;
 };
 typedef struct curandStateMRG32k3a curandStateMRG32k3a_t;
-/* not emulated: declared so that code naming it compiles until it calls curand_init */
+/* not emulated: declared so that code naming them compiles until it calls curand_init */
 struct curandStateMtgp32;
 typedef struct curandStateMtgp32 curandStateMtgp32_t;
+struct curandStateSobol32;
+typedef struct curandStateSobol32 curandStateSobol32_t;
 
 namespace cudaemu {
 namespace curand_detail {
@@ -497,6 +499,11 @@ CUDAEMU_CURAND_STATE(S) __device__ unsigned int curand_poisson(S *state, double 
 template <class S, std::enable_if_t<!cudaemu_curand_is_emulated<S>::value, int> = 0>
 ::cudaemu::curand_detail::refuse<S> curand_init(unsigned long long, unsigned long long,
                                                 unsigned long long, S *)
+{
+}
+/* Sobol's (direction vectors, offset, state) */
+template <class S>
+::cudaemu::curand_detail::refuse<S> curand_init(curandDirectionVectors32_t, unsigned long long, S *)
 {
 }
 #undef CUDAEMU_CURAND_STATE

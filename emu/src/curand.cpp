@@ -19,6 +19,7 @@
  * generators once: which results are bit for bit theirs is in
  * emu/README.md, *cuRAND*.
  */
+#include "curand_sobol.h"
 #include "internal.h"
 
 #include <curand_kernel.h>
@@ -28,6 +29,7 @@
 #include <cstring>
 #include <memory>
 #include <set>
+#include <vector>
 
 /* ---- the XORWOW jump ---- */
 
@@ -204,7 +206,8 @@ struct curandGenerator_st {
     bool host; /* curandCreateGeneratorHost: results in host memory, made in the call */
     int device;
     cudaStream_t stream = nullptr;
-    unsigned long long seed = 0, offset = 0;
+    unsigned long long seed = 0, offset = 0; /* quasi-random: the offset counts points */
+    unsigned dims = 1;                       /* quasi-random: the dimensions */
 };
 
 namespace cudaemu {
@@ -231,6 +234,7 @@ struct Run {
     void *out;
     size_t n;
     double mean, stddev;
+    unsigned dims;
 
     /* stores value (result g of the run) if it falls in [offset, offset + n) */
     void put(unsigned long long g, double value, unsigned int bits) const
@@ -314,6 +318,20 @@ struct Run {
         }
     }
 
+    /* Sobol: n / dims points from point offset on, dimension after dimension */
+    void sobol() const
+    {
+        const size_t per = n / dims;
+        std::vector<unsigned int> x(per);
+        for (unsigned d = 0; d < dims; d++) {
+            curand_detail::sobol32(d, offset, per, x.data());
+            for (size_t i = 0; i < per; i++)
+                put(offset + d * per + i,
+                    dist == Dist::Uniform ? curand_detail::uniform(x[i]) : curand_detail::uniform_double_lq(x[i]),
+                    x[i]);
+        }
+    }
+
     void philox() const
     {
         /* a unit: 4 results of one counter block, or 4 doubles of two */
@@ -334,7 +352,9 @@ struct Run {
     {
         if (!n) return;
         const bool one = dist == Dist::U32 || dist == Dist::Uniform;
-        if (type == CURAND_RNG_PSEUDO_PHILOX4_32_10)
+        if (type == CURAND_RNG_QUASI_SOBOL32)
+            sobol();
+        else if (type == CURAND_RNG_PSEUDO_PHILOX4_32_10)
             philox();
         else if (type == CURAND_RNG_PSEUDO_MRG32K3A) /* a double is one value */
             by_subsequence<curandStateMRG32k3a_t>(81920, one || dist == Dist::UniformDouble ? 1 : 2);
@@ -348,10 +368,11 @@ curandStatus_t create(curandGenerator_t *g, curandRngType_t type, bool host)
     CUDAEMU_LOCK;
     if (!g) return CURAND_STATUS_NOT_INITIALIZED;
     if (type == CURAND_RNG_PSEUDO_DEFAULT) type = CURAND_RNG_PSEUDO_XORWOW;
+    if (type == CURAND_RNG_QUASI_DEFAULT) type = CURAND_RNG_QUASI_SOBOL32;
     if (type != CURAND_RNG_PSEUDO_XORWOW && type != CURAND_RNG_PSEUDO_PHILOX4_32_10 &&
-        type != CURAND_RNG_PSEUDO_MRG32K3A) {
+        type != CURAND_RNG_PSEUDO_MRG32K3A && type != CURAND_RNG_QUASI_SOBOL32) {
         report("curandCreateGenerator%s: generator type %d is not emulated (XORWOW, "
-               "MRG32K3A and PHILOX4_32_10 are)", host ? "Host" : "", (int)type);
+               "MRG32K3A, PHILOX4_32_10 and SOBOL32 are)", host ? "Host" : "", (int)type);
         return CURAND_STATUS_TYPE_ERROR;
     }
     if (!host && usable() != cudaSuccess) return CURAND_STATUS_INITIALIZATION_FAILED;
@@ -362,6 +383,7 @@ curandStatus_t create(curandGenerator_t *g, curandRngType_t type, bool host)
 }
 
 bool live(curandGenerator_t g) { return g && generators().count(g); }
+bool quasi(curandGenerator_t g) { return g->type == CURAND_RNG_QUASI_SOBOL32; }
 
 curandStatus_t generate(curandGenerator_t g, const char *fname, Dist dist, void *out, size_t n,
                         double mean, double stddev)
@@ -370,9 +392,14 @@ curandStatus_t generate(curandGenerator_t g, const char *fname, Dist dist, void 
     if (!live(g)) return CURAND_STATUS_NOT_INITIALIZED;
     const bool normal = dist == Dist::Normal || dist == Dist::NormalDouble ||
                         dist == Dist::LogNormal || dist == Dist::LogNormalDouble;
-    if (normal && n % 2) return CURAND_STATUS_LENGTH_NOT_MULTIPLE;
-    const Run run{g->type, g->seed, g->offset, dist, out, n, mean, stddev};
-    g->offset += n;
+    if (quasi(g) && normal) {
+        report("%s: Sobol normals (cuRAND's inverse normal CDF) are not emulated: integers and "
+               "uniforms are", fname);
+        return CURAND_STATUS_TYPE_ERROR;
+    }
+    if ((normal && n % 2) || n % g->dims) return CURAND_STATUS_LENGTH_NOT_MULTIPLE;
+    const Run run{g->type, g->seed, g->offset, dist, out, n, mean, stddev, g->dims};
+    g->offset += n / g->dims;
     if (g->host) {
         run();
         return CURAND_STATUS_SUCCESS;
@@ -440,7 +467,26 @@ curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t g, unsigned 
 {
     CUDAEMU_LOCK;
     if (!cudaemu::live(g)) return CURAND_STATUS_NOT_INITIALIZED;
+    if (cudaemu::quasi(g)) return CURAND_STATUS_TYPE_ERROR; /* as libcurand */
     g->seed = seed;
+    return CURAND_STATUS_SUCCESS;
+}
+
+/* 1 to 20 000 dimensions in cuRAND; the emulator's direction numbers cover
+ * the first 21 (src/curand_sobol.cpp): more is a line and OUT_OF_RANGE */
+curandStatus_t curandSetQuasiRandomGeneratorDimensions(curandGenerator_t g, unsigned int num_dimensions)
+{
+    CUDAEMU_LOCK;
+    if (!cudaemu::live(g)) return CURAND_STATUS_NOT_INITIALIZED;
+    if (!cudaemu::quasi(g)) return CURAND_STATUS_TYPE_ERROR;
+    if (num_dimensions < 1 || num_dimensions > 20000) return CURAND_STATUS_OUT_OF_RANGE;
+    if (num_dimensions > cudaemu::curand_detail::sobol_dims) {
+        cudaemu::report("curandSetQuasiRandomGeneratorDimensions: %u dimensions: the emulator has "
+                        "Sobol direction numbers for %u", num_dimensions,
+                        cudaemu::curand_detail::sobol_dims);
+        return CURAND_STATUS_OUT_OF_RANGE;
+    }
+    g->dims = num_dimensions;
     return CURAND_STATUS_SUCCESS;
 }
 
@@ -459,6 +505,8 @@ curandStatus_t curandSetGeneratorOrdering(curandGenerator_t g, curandOrdering_t 
 {
     CUDAEMU_LOCK;
     if (!cudaemu::live(g)) return CURAND_STATUS_NOT_INITIALIZED;
+    if (cudaemu::quasi(g))
+        return order == CURAND_ORDERING_QUASI_DEFAULT ? CURAND_STATUS_SUCCESS : CURAND_STATUS_OUT_OF_RANGE;
     if (order == CURAND_ORDERING_PSEUDO_DEFAULT || order == CURAND_ORDERING_PSEUDO_BEST ||
         order == CURAND_ORDERING_PSEUDO_DYNAMIC)
         return CURAND_STATUS_SUCCESS;
