@@ -755,7 +755,7 @@ inline cudaError_t cudaGetSymbolSize(size_t *size, const T &symbol)
  * checks ("racecheck", "initcheck" or both, comma-separated) of a unit
  * compiled with -fsanitize=thread, whose accesses src/sanitize.cpp sees. */
 #if defined(CUDAEMU_SANITIZE) && !defined(__SANITIZE_THREAD__)
-#error "cudaemu: CUDAEMU_SANITIZE needs the unit compiled with -fsanitize=thread (nvcc-emu --sanitize=...)"
+#error "CUDAEMU_SANITIZE (racecheck, initcheck) needs the unit compiled with -fsanitize=thread (nvcc-emu --sanitize=...)"
 #endif
 #if defined(CUDAEMU_USER_BUILD) || defined(CUDAEMU_SANITIZE)
 #ifdef CUDAEMU_USER_BUILD
