@@ -748,4 +748,32 @@ inline cudaError_t cudaGetSymbolSize(size_t *size, const T &symbol)
 /* graphs and stream capture (after the launch templates their kernel nodes use) */
 #include "cudaemu/graph.h"
 
+/* How the program was built, said by every unit that includes this header
+ * (emu/README.md, "Races and uninitialised memory"): nvcc-emu defines
+ * CUDAEMU_USER_BUILD (fresh device memory is zero, as GPUs give in practice;
+ * racecheck and initcheck reports are warnings); CUDAEMU_SANITIZE names the
+ * checks ("racecheck", "initcheck" or both, comma-separated) of a unit
+ * compiled with -fsanitize=thread, whose accesses src/sanitize.cpp sees. */
+#if defined(CUDAEMU_SANITIZE) && !defined(__SANITIZE_THREAD__)
+#error "CUDAEMU_SANITIZE (racecheck, initcheck) needs the unit compiled with -fsanitize=thread (nvcc-emu --sanitize=...)"
+#endif
+#if defined(CUDAEMU_USER_BUILD) || defined(CUDAEMU_SANITIZE)
+#ifdef CUDAEMU_USER_BUILD
+#define CUDAEMU_BUILD_USER_ 1
+#else
+#define CUDAEMU_BUILD_USER_ 0
+#endif
+#ifdef CUDAEMU_SANITIZE
+#define CUDAEMU_BUILD_SANITIZE_ CUDAEMU_SANITIZE
+#else
+#define CUDAEMU_BUILD_SANITIZE_ nullptr
+#endif
+namespace cudaemu {
+namespace detail {
+void note_build(int user_build, const char *sanitize);
+[[maybe_unused]] static const int build_noted_ = (note_build(CUDAEMU_BUILD_USER_, CUDAEMU_BUILD_SANITIZE_), 0);
+} // namespace detail
+} // namespace cudaemu
+#endif
+
 #endif

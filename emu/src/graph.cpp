@@ -326,6 +326,7 @@ cudaError_t memset_body(const cudaMemsetParams *p, std::vector<Op> &ops)
                         std::memcpy(dst + r * pitch + i * 4, &v, 4);
                     }
                 }
+            for (size_t r = 0; r < height; ++r) sanitize_written(dst + r * pitch, width * es);
             return cudaSuccess;
         };
     }

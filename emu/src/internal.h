@@ -52,6 +52,7 @@ struct Config {
     int kernel_timeout_s = 300;   /* CUDAEMU_KERNEL_TIMEOUT_S: the kernel watchdog, 0 = off */
     bool pageable_late = false;   /* CUDAEMU_PAGEABLE_LATE=1: a pageable H2D cudaMemcpy lands later */
     bool interleave = false;      /* CUDAEMU_INTERLEAVE=1: blocks of a launch run interleaved */
+    int fresh = -1;               /* CUDAEMU_FRESH=zero|nan: the byte of fresh memory; -1: by the build */
 };
 const Config &config();
 std::mt19937_64 &rng();
@@ -119,6 +120,8 @@ struct Alloc {
     bool array = false;           /* the block of a CUDA array (arrays.cpp) */
     CUmemPoolHandle_st *pool = nullptr; /* cudaMallocAsync: its pool (mempool.cpp) */
     bool free_queued = false;     /* cudaFreeAsync queued: a second free is refused */
+    /* initcheck (sanitize.cpp): 1 for every byte written since allocation; null: not tracked */
+    std::shared_ptr<std::vector<unsigned char>> written;
 };
 
 struct FuncInfo {
@@ -434,6 +437,28 @@ enum class KernelStop { None, Slice, Timeout, Exit };
  * (cudaErrorLaunchTimeout / cudaErrorLaunchFailure, a line naming the
  * threads) and do not return.  Elsewhere it returns at once. */
 void kernel_stop(KernelStop why);
+
+/* ---- racecheck, initcheck and fresh memory (sanitize.cpp) ---- */
+/* The byte fresh device and pinned memory is filled with: CUDAEMU_FRESH, else
+ * 0x00 in programs built by nvcc-emu (as GPUs give in practice), else 0xFF (NaN). */
+unsigned char fresh_byte();
+bool initcheck_on();
+/* initcheck: a's map of written bytes (all unwritten), or null when not tracked. */
+std::shared_ptr<std::vector<unsigned char>> new_written_map(const Alloc &a);
+/* initcheck: [p, p+n) written by a copy, memset or library call. */
+void sanitize_written(const void *p, size_t n);
+/* initcheck: a copy (`call`) reads [p, p+n): unwritten device bytes are reported. */
+void sanitize_copy_read(const void *p, size_t n, const char *call);
+/* Around every kernel run (launch.cpp); end returns e, or cudaErrorLaunchFailure
+ * when bench's own build reported a hazard or an uninitialized read. */
+void sanitize_launch_begin(const Launch &l);
+cudaError_t sanitize_launch_end(cudaError_t e);
+/* scheduler.cpp: a warp primitive over mask completed in warp warp_base / 32. */
+void sanitize_warp_sync(uint32_t warp_base, unsigned mask);
+/* True while this host thread runs a CUDA thread's own code (not a primitive). */
+bool in_user_kernel_code();
+/* memory.cpp: what a block is, for messages ("device memory (cudaMalloc)", ...). */
+const char *alloc_what(const Alloc &a);
 
 /* ---- fibers (fiber.cpp) ---- */
 namespace fiber {

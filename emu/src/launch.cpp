@@ -142,7 +142,9 @@ cudaError_t launch(const cudaLaunchConfig_t *config, const void *func,
         if (process_exiting()) return cudaErrorLaunchFailure; /* as a GPU context's teardown */
         watchdog_begin(l.func);
         t_kernel_device = l.device; /* device-side malloc's heap */
+        sanitize_launch_begin(l);
         cudaError_t e = l.cooperative ? run_cooperative_kernel(l) : run_kernel(l);
+        e = sanitize_launch_end(e);
         watchdog_end();
         return e;
     }));

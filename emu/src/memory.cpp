@@ -110,12 +110,7 @@ void leak_report()
     for (const auto &kv : s.allocs) {
         const Alloc &a = kv.second;
         if (a.kind == Alloc::Symbol) continue; /* a __device__ variable */
-        const char *what = a.array ? "a CUDA array (cudaMallocArray)"
-                           : a.kind == Alloc::Device && a.pool ? "device memory (cudaMallocAsync)"
-                           : a.kind == Alloc::Device ? "device memory (cudaMalloc)"
-                           : a.kind == Alloc::Managed ? "managed memory (cudaMallocManaged)"
-                           : a.kind == Alloc::HostAlloc ? "pinned host memory (cudaMallocHost)"
-                                                        : "registered host memory (cudaHostRegister)";
+        const char *what = alloc_what(a);
         std::string where = code_location(a.caller);
         if (!where.empty()) where = ", allocated at " + where;
         std::fprintf(stderr, "cudaemu: leak: %zu bytes of %s at %p on device %d%s\n", a.size,
@@ -127,6 +122,20 @@ void leak_report()
         std::fprintf(stderr, "cudaemu: %zu block(s), %zu bytes never freed "
                      "(CUDAEMU_LEAKS=0 silences this report)\n", n, bytes);
 }
+
+} // namespace
+
+const char *alloc_what(const Alloc &a)
+{
+    return a.array ? "a CUDA array (cudaMallocArray)"
+           : a.kind == Alloc::Device && a.pool ? "device memory (cudaMallocAsync)"
+           : a.kind == Alloc::Device ? "device memory (cudaMalloc)"
+           : a.kind == Alloc::Managed ? "managed memory (cudaMallocManaged)"
+           : a.kind == Alloc::HostAlloc ? "pinned host memory (cudaMallocHost)"
+                                        : "registered host memory (cudaHostRegister)";
+}
+
+namespace {
 
 void note_allocation()
 {
@@ -195,6 +204,14 @@ cudaError_t check_copy(void *dst, const void *src, size_t dn, size_t sn, cudaMem
     return ok ? cudaSuccess : cudaErrorInvalidValue;
 }
 
+/* The bytes of a copy (`call`) move, as initcheck sees them (sanitize.cpp). */
+void move_bytes(char *to, const char *from, size_t n, const char *call)
+{
+    sanitize_copy_read(from, n, call);
+    std::memmove(to, from, n);
+    sanitize_written(to, n);
+}
+
 /* Shared body of the 1D and 2D copies. */
 cudaError_t copy(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                  size_t height, cudaMemcpyKind kind, cudaStream_t stream, bool async)
@@ -230,7 +247,7 @@ cudaError_t copy(void *dst, size_t dpitch, const void *src, size_t spitch, size_
     char *to = static_cast<char *>(dst);
     auto fn = [to, dpitch, from, from_pitch, width, height, snap]() {
         for (size_t r = 0; r < height; ++r)
-            std::memmove(to + r * dpitch, from + r * from_pitch, width);
+            move_bytes(to + r * dpitch, from + r * from_pitch, width, "cudaMemcpy");
         return cudaSuccess;
     };
     bool wait;
@@ -261,7 +278,10 @@ cudaError_t set(void *ptr, size_t pitch, int value, size_t width, size_t height,
     if (!s) return ret(se);
     char *p = static_cast<char *>(ptr);
     auto fn = [p, pitch, value, width, height]() {
-        for (size_t r = 0; r < height; ++r) std::memset(p + r * pitch, value, width);
+        for (size_t r = 0; r < height; ++r) {
+            std::memset(p + r * pitch, value, width);
+            sanitize_written(p + r * pitch, width);
+        }
         return cudaSuccess;
     };
     const bool dev_like = a->kind != Alloc::HostAlloc && a->kind != Alloc::HostRegistered;
@@ -296,7 +316,7 @@ cudaError_t host_alloc(void **p, size_t size, unsigned flags, const void *caller
     if (size == 0) return cudaSuccess;
     void *m = aligned(size, 4096);
     if (!m) return ret(cudaErrorMemoryAllocation);
-    std::memset(m, 0xff, size);
+    std::memset(m, fresh_byte(), size);
     Alloc a;
     a.kind = Alloc::HostAlloc;
     a.raw = static_cast<char *>(m);
@@ -346,10 +366,11 @@ cudaError_t new_device_block(size_t size, Alloc::Kind kind, int d, const void *c
         a.back = a.back_near = back;
     }
     char *m = reinterpret_cast<char *>(a.base);
-    std::memset(m, 0xff, size); /* fresh device memory is never zero: 0xFF bytes are NaN */
+    std::memset(m, fresh_byte(), size); /* 0xFF bytes (NaN) or zero: sanitize.cpp */
     a.device = d;
     a.caller = caller;
     a.pool = pool;
+    a.written = new_written_map(a);
     write_guards(a);
     st().allocs[a.base] = a;
     if (g_open_depth == 0) poison(a, true);
@@ -824,7 +845,7 @@ cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDev
     char *to = static_cast<char *>(dst);
     const char *from = static_cast<const char *>(src);
     return ret(submit(dev(cur_dev()).legacy.get(), [to, from, count]() {
-        std::memmove(to, from, count);
+        move_bytes(to, from, count, "cudaMemcpyPeer");
         return cudaSuccess;
     }, true));
 }
@@ -842,7 +863,7 @@ cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int s
     char *to = static_cast<char *>(dst);
     const char *from = static_cast<const char *>(src);
     return ret(submit(s.get(), [to, from, count]() {
-        std::memmove(to, from, count);
+        move_bytes(to, from, count, "cudaMemcpyPeerAsync");
         return cudaSuccess;
     }, false));
 }

@@ -376,6 +376,9 @@ void perform(const Coll &c)
             if (n) std::memcpy(c.parts[r].recv, tmp.data() + r * n * es, n * es);
         break;
     }
+    /* initcheck: what the ranks received is written (sanitize.cpp) */
+    for (size_t r = 0; r < N; ++r)
+        sanitize_written(c.parts[r].recv, (c.kind == Kind::AllGather ? N : 1) * n * es);
 }
 
 /* ---- meeting of the ranks ---- */

@@ -444,6 +444,7 @@ void complete(Group &g, uint32_t warp_base)
         }
     }
     g.active = false;
+    sanitize_warp_sync(warp_base, m); /* racecheck: the lanes of m are ordered */
 }
 
 /* Why is nothing runnable?  Describe the first stuck thread. */
@@ -866,6 +867,8 @@ void kernel_fault_code(cudaError_t code, const char *fmt, ...)
 }
 
 bool in_kernel_code() { return t_on_fiber && g_blk.cur; }
+
+bool in_user_kernel_code() { return t_on_fiber && t_user; }
 
 void kernel_stop(KernelStop why)
 {

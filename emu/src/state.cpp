@@ -82,6 +82,11 @@ Config load_config()
     c.kernel_timeout_s = int(env_long("CUDAEMU_KERNEL_TIMEOUT_S", 300, 0, 86400 * 365));
     c.pageable_late = env_long("CUDAEMU_PAGEABLE_LATE", 0, 0, 1) != 0;
     c.interleave = env_long("CUDAEMU_INTERLEAVE", 0, 0, 1) != 0;
+    if (const char *f = std::getenv("CUDAEMU_FRESH")) {
+        if (!std::strcmp(f, "zero")) c.fresh = 0x00;
+        else if (!std::strcmp(f, "nan")) c.fresh = 0xff;
+        else if (*f) std::fprintf(stderr, "cudaemu: ignoring CUDAEMU_FRESH=%s (zero or nan)\n", f);
+    }
     return c;
 }
 

@@ -47,6 +47,28 @@ fi
 "$nvcc_emu" "${extra[@]}" -DSCALE=1 -I "$src/inc" "$src/app.cu" "$src/part.cu" -o app2 &&
     [ "$(./app2 | sed -n 1p)" = "sums 8256 24640" ] || bad "two .cu inputs in one command"
 
+# fresh device memory in a user's program is zero, as GPUs give in practice
+# (CUDAEMU_FRESH=nan: 0xFF bytes, bench's default); --sanitize=initcheck
+# names the read of bytes nothing wrote as a warning and the program goes on
+if "$nvcc_emu" "${extra[@]}" --sanitize=initcheck "$src/fresh.cu" -o fresh; then
+    out=$(./fresh 2>fresh.err)
+    rc=$?
+    cat fresh.err
+    [ "$rc" -eq 0 ] && [ "$out" = "sum 36" ] || bad "fresh.cu: rc=$rc, '$out' (not zero-filled?)"
+    grep -Eq "^cudaemu: initcheck: kernel row_sums, block \(0,0,0\), thread \([0-6],0,0\) .* read of uninitialized device memory .* of the 256-byte device memory \(cudaMalloc\) block" fresh.err ||
+        bad "fresh.cu --sanitize=initcheck: no initcheck warning naming row_sums and the block"
+    # row r of 8 reads 7 - r entries nothing wrote: 8 * 7 / 2 in all
+    grep -q "^cudaemu: initcheck ERROR SUMMARY: $((8 * 7 / 2)) error(s)" fresh.err ||
+        bad "fresh.cu --sanitize=initcheck: no summary of 28 uninitialized reads"
+    out=$(CUDAEMU_FRESH=nan ./fresh 2>/dev/null)
+    case $out in "sum -nan"|"sum nan") ;; *) bad "fresh.cu with CUDAEMU_FRESH=nan: '$out'" ;; esac
+else
+    bad "nvcc-emu --sanitize=initcheck fresh.cu failed"
+fi
+err=$("$nvcc_emu" --sanitize=memcheck "$src/fresh.cu" -o never 2>&1 >/dev/null)
+[ $? -eq 2 ] && case $err in *--sanitize=memcheck*) true ;; *) false ;; esac ||
+    bad "--sanitize=memcheck: not refused by name: $err"
+
 # a bad flag: one line, exit 2
 err=$("$nvcc_emu" --no-such-flag "$src/app.cu" -o never 2>&1 >/dev/null)
 rc=$?

@@ -225,40 +225,47 @@ inline unsigned __reduce_xor_sync(unsigned mask, unsigned v)
 { return (unsigned)cudaemu::detail::warp_collective(cudaemu::detail::WOP_RXOR, mask, v, 0, 32); }
 
 /* ---- atomics (no fiber switch can happen inside one) -------------------- */
-inline int atomicAdd(int *a, int v) { int o = *a; *a = (int)((unsigned)o + (unsigned)v); return o; }
-inline unsigned atomicAdd(unsigned *a, unsigned v) { unsigned o = *a; *a = o + v; return o; }
-inline unsigned long long atomicAdd(unsigned long long *a, unsigned long long v)
+/* Not instrumented in a racecheck/initcheck build (-fsanitize=thread:
+ * src/sanitize.cpp): racecheck does not report atomics, as compute-sanitizer's. */
+#if defined(__SANITIZE_THREAD__)
+#define CUDAEMU_ATOMIC_FN __attribute__((no_sanitize("thread"))) inline
+#else
+#define CUDAEMU_ATOMIC_FN inline
+#endif
+CUDAEMU_ATOMIC_FN int atomicAdd(int *a, int v) { int o = *a; *a = (int)((unsigned)o + (unsigned)v); return o; }
+CUDAEMU_ATOMIC_FN unsigned atomicAdd(unsigned *a, unsigned v) { unsigned o = *a; *a = o + v; return o; }
+CUDAEMU_ATOMIC_FN unsigned long long atomicAdd(unsigned long long *a, unsigned long long v)
 { unsigned long long o = *a; *a = o + v; return o; }
-inline float atomicAdd(float *a, float v) { float o = *a; *a = o + v; return o; }
-inline double atomicAdd(double *a, double v) { double o = *a; *a = o + v; return o; }
-inline float2 atomicAdd(float2 *a, float2 v) { float2 o = *a; a->x += v.x; a->y += v.y; return o; }
-inline float4 atomicAdd(float4 *a, float4 v)
+CUDAEMU_ATOMIC_FN float atomicAdd(float *a, float v) { float o = *a; *a = o + v; return o; }
+CUDAEMU_ATOMIC_FN double atomicAdd(double *a, double v) { double o = *a; *a = o + v; return o; }
+CUDAEMU_ATOMIC_FN float2 atomicAdd(float2 *a, float2 v) { float2 o = *a; a->x += v.x; a->y += v.y; return o; }
+CUDAEMU_ATOMIC_FN float4 atomicAdd(float4 *a, float4 v)
 { float4 o = *a; a->x += v.x; a->y += v.y; a->z += v.z; a->w += v.w; return o; }
-inline int atomicSub(int *a, int v) { int o = *a; *a = (int)((unsigned)o - (unsigned)v); return o; }
-inline unsigned atomicSub(unsigned *a, unsigned v) { unsigned o = *a; *a = o - v; return o; }
+CUDAEMU_ATOMIC_FN int atomicSub(int *a, int v) { int o = *a; *a = (int)((unsigned)o - (unsigned)v); return o; }
+CUDAEMU_ATOMIC_FN unsigned atomicSub(unsigned *a, unsigned v) { unsigned o = *a; *a = o - v; return o; }
 #define CUDAEMU_ATOMIC_MINMAX(T)                                               \
-    inline T atomicMin(T *a, T v) { T o = *a; if (v < o) *a = v; return o; }   \
-    inline T atomicMax(T *a, T v) { T o = *a; if (v > o) *a = v; return o; }
+    CUDAEMU_ATOMIC_FN T atomicMin(T *a, T v) { T o = *a; if (v < o) *a = v; return o; }   \
+    CUDAEMU_ATOMIC_FN T atomicMax(T *a, T v) { T o = *a; if (v > o) *a = v; return o; }
 CUDAEMU_ATOMIC_MINMAX(int)
 CUDAEMU_ATOMIC_MINMAX(unsigned)
 CUDAEMU_ATOMIC_MINMAX(long long)
 CUDAEMU_ATOMIC_MINMAX(unsigned long long)
 #undef CUDAEMU_ATOMIC_MINMAX
 #define CUDAEMU_ATOMIC_BITS(T)                                                 \
-    inline T atomicExch(T *a, T v) { T o = *a; *a = v; return o; }             \
-    inline T atomicCAS(T *a, T cmp, T v) { T o = *a; if (o == cmp) *a = v; return o; } \
-    inline T atomicAnd(T *a, T v) { T o = *a; *a = o & v; return o; }          \
-    inline T atomicOr(T *a, T v) { T o = *a; *a = o | v; return o; }           \
-    inline T atomicXor(T *a, T v) { T o = *a; *a = o ^ v; return o; }
+    CUDAEMU_ATOMIC_FN T atomicExch(T *a, T v) { T o = *a; *a = v; return o; }             \
+    CUDAEMU_ATOMIC_FN T atomicCAS(T *a, T cmp, T v) { T o = *a; if (o == cmp) *a = v; return o; } \
+    CUDAEMU_ATOMIC_FN T atomicAnd(T *a, T v) { T o = *a; *a = o & v; return o; }          \
+    CUDAEMU_ATOMIC_FN T atomicOr(T *a, T v) { T o = *a; *a = o | v; return o; }           \
+    CUDAEMU_ATOMIC_FN T atomicXor(T *a, T v) { T o = *a; *a = o ^ v; return o; }
 CUDAEMU_ATOMIC_BITS(int)
 CUDAEMU_ATOMIC_BITS(unsigned)
 CUDAEMU_ATOMIC_BITS(unsigned long long)
 #undef CUDAEMU_ATOMIC_BITS
-inline unsigned short atomicCAS(unsigned short *a, unsigned short cmp, unsigned short v)
+CUDAEMU_ATOMIC_FN unsigned short atomicCAS(unsigned short *a, unsigned short cmp, unsigned short v)
 { unsigned short o = *a; if (o == cmp) *a = v; return o; }
-inline float atomicExch(float *a, float v) { float o = *a; *a = v; return o; }
-inline unsigned atomicInc(unsigned *a, unsigned lim) { unsigned o = *a; *a = (o >= lim) ? 0 : o + 1; return o; }
-inline unsigned atomicDec(unsigned *a, unsigned lim)
+CUDAEMU_ATOMIC_FN float atomicExch(float *a, float v) { float o = *a; *a = v; return o; }
+CUDAEMU_ATOMIC_FN unsigned atomicInc(unsigned *a, unsigned lim) { unsigned o = *a; *a = (o >= lim) ? 0 : o + 1; return o; }
+CUDAEMU_ATOMIC_FN unsigned atomicDec(unsigned *a, unsigned lim)
 { unsigned o = *a; *a = (o == 0 || o > lim) ? lim : o - 1; return o; }
 /* The block- and system-scope forms: every atomic is atomic at every scope
  * here (no fiber switch inside one, one host thread runs the kernels), so

@@ -288,8 +288,8 @@ inline CUDAEMU_H2 __hisnan2(const CUDAEMU_H2 a)
 }
 
 /* ---- atomics (plain read-modify-write, as device_functions.h's) ---------- */
-inline CUDAEMU_H atomicAdd(CUDAEMU_H *p, const CUDAEMU_H v) { const CUDAEMU_H o = *p; *p = __hadd(o, v); return o; }
-inline CUDAEMU_H2 atomicAdd(CUDAEMU_H2 *p, const CUDAEMU_H2 v) { const CUDAEMU_H2 o = *p; *p = __hadd2(o, v); return o; }
+CUDAEMU_ATOMIC_FN CUDAEMU_H atomicAdd(CUDAEMU_H *p, const CUDAEMU_H v) { const CUDAEMU_H o = *p; *p = __hadd(o, v); return o; }
+CUDAEMU_ATOMIC_FN CUDAEMU_H2 atomicAdd(CUDAEMU_H2 *p, const CUDAEMU_H2 v) { const CUDAEMU_H2 o = *p; *p = __hadd2(o, v); return o; }
 
 /* ---- operators ----------------------------------------------------------- */
 #if CUDAEMU_HOPS
