@@ -119,6 +119,7 @@ struct Alloc {
     bool array = false;           /* the block of a CUDA array (arrays.cpp) */
     CUmemPoolHandle_st *pool = nullptr; /* cudaMallocAsync: its pool (mempool.cpp) */
     bool free_queued = false;     /* cudaFreeAsync queued: a second free is refused */
+    unsigned host_flags = 0;      /* cudaHostAlloc's flags (cudaHostGetFlags) */
 };
 
 struct FuncInfo {
@@ -145,6 +146,8 @@ struct Device {
     std::shared_ptr<CUstream_st> legacy, per_thread;
     std::vector<std::shared_ptr<CUstream_st>> streams; /* user streams, creation order */
     unsigned flags = 0;  /* cudaSetDeviceFlags (device_ext.cpp) */
+    int cache_config = 0; /* cudaDeviceSetCacheConfig (runtime_more.cpp) */
+    int bank_config = 0;  /* cudaDeviceSetSharedMemConfig */
     uint64_t peers = 0;  /* bit p: peer access to device p enabled (device_ext.cpp) */
 };
 
