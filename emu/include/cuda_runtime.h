@@ -691,6 +691,7 @@ inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *minGridSize, int *blo
         blockSizeLimit);
 }
 
+
 /* __constant__ / __device__ variables are ordinary globals under the emulator. */
 template <class T>
 inline cudaError_t cudaMemcpyToSymbol(const T &symbol, const void *src, size_t count,
@@ -744,6 +745,7 @@ inline cudaError_t cudaGetSymbolSize(size_t *size, const T &symbol)
     return cudaSuccess;
 }
 } // inline namespace cudaemu_api
+#include "cudaemu/runtime_more.h" /* cache/bank configs, PCI ids, stream ids, ... */
 
 /* graphs and stream capture (after the launch templates their kernel nodes use) */
 #include "cudaemu/graph.h"

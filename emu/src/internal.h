@@ -122,6 +122,7 @@ struct Alloc {
     bool free_queued = false;     /* cudaFreeAsync queued: a second free is refused */
     /* initcheck (sanitize.cpp): 1 for every byte written since allocation; null: not tracked */
     std::shared_ptr<std::vector<unsigned char>> written;
+    unsigned host_flags = 0;      /* cudaHostAlloc's flags (cudaHostGetFlags) */
 };
 
 struct FuncInfo {
@@ -148,6 +149,8 @@ struct Device {
     std::shared_ptr<CUstream_st> legacy, per_thread;
     std::vector<std::shared_ptr<CUstream_st>> streams; /* user streams, creation order */
     unsigned flags = 0;  /* cudaSetDeviceFlags (device_ext.cpp) */
+    int cache_config = 0; /* cudaDeviceSetCacheConfig (runtime_more.cpp) */
+    int bank_config = 0;  /* cudaDeviceSetSharedMemConfig */
     uint64_t peers = 0;  /* bit p: peer access to device p enabled (device_ext.cpp) */
 };
 

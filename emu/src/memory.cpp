@@ -319,6 +319,7 @@ cudaError_t host_alloc(void **p, size_t size, unsigned flags, const void *caller
     std::memset(m, fresh_byte(), size);
     Alloc a;
     a.kind = Alloc::HostAlloc;
+    a.host_flags = flags;
     a.raw = static_cast<char *>(m);
     a.base = reinterpret_cast<uintptr_t>(m);
     a.size = size;

@@ -102,11 +102,13 @@ err=$("$nvcc_emu" -c "$src/curand_mrg.cu" -o curand_mrg.o 2>&1)
 [ "$(printf '%s\n' "$err" | grep -c "error: static assertion failed: cudaemu: this cuRAND generator's device API")" -eq 1 ] ||
     { echo "$err"; bad "no single 'cuRAND generator ... not emulated' line"; }
 
-# --version: one line saying it is cudaemu, exit 0
+# --version: CMake's line, then lines saying it is cudaemu with nvcc's
+# "release X.Y, VX.Y.Z", exit 0
 ver=$("$nvcc_emu" --version 2>&1)
 rc=$?
-[ "$rc" -eq 0 ] && [ "$(printf '%s\n' "$ver" | wc -l)" -eq 1 ] &&
-    case $ver in *cudaemu*release*) true ;; *) false ;; esac || bad "--version: rc=$rc: $ver"
+[ "$rc" -eq 0 ] && [ "$(printf '%s\n' "$ver" | wc -l)" -eq 3 ] &&
+    printf '%s\n' "$ver" | sed -n 2p | grep -q "cudaemu.*release [0-9]*\.[0-9], V[0-9]*\.[0-9]\.[0-9]" ||
+    bad "--version: rc=$rc: $ver"
 
 # nvcc's options for device code, nvcc's steps and the toolkit's libraries:
 # separate compilation (-dc, a kernel and a __device__ function of one file
@@ -142,6 +144,44 @@ refused "nvcc-emu: --default-stream per-thread: not emulated: stream 0 stays the
 refused "nvcc-emu: -m32: 32-bit host code is not supported (nvcc dropped it too)" -m32
 refused "nvcc-emu: -ptx: asks for device code or nvcc's intermediate files; the emulator has none" -ptx
 refused "nvcc-emu: -rdc maybe: not true or false" -rdc maybe
+refused "nvcc-emu: -shared: the emulator library is static and not position-independent: link the program" -shared
+# make dependencies (CMake passes -MD -MT -MF): the original sources and
+# their headers, never a translated temporary copy
+"$nvcc_emu" -M -MT app.o -DSCALE=3 -I "$src/inc" "$src/app.cu" >deps.out 2>deps.err ||
+    { cat deps.err; bad "-M failed"; }
+grep -q "^app.o: .*app.cu" deps.out && grep -q "inc/" deps.out && ! grep -q "nvcc-emu\." deps.out ||
+    { cat deps.out; bad "-M: not 'app.o: .../app.cu' with its inc/ header and no temporary copy"; }
+"$nvcc_emu" "${extra[@]}" -MD -MT part.o -MF part.d -c -I "$src/inc" "$src/part.cu" -o part2.o ||
+    bad "-MD -MF -c failed"
+[ -f part2.o ] && grep -q "^part.o: .*part.cu" part.d || bad "-MD -MF: no object or no part.d naming part.cu"
+# --options-file: words quoted as a shell quotes them, then the command line
+printf '%s\n' "-DSCALE=3 '-I$src/inc'" "-Xcompiler -Wall" >opts.txt
+"$nvcc_emu" "${extra[@]}" --options-file opts.txt "$src/app.cu" part.o -o app_optf &&
+    [ "$(./app_optf | sed -n 1p)" = "sums 24768 73920" ] || bad "--options-file: the program or its sums"
+printf '%s\n' "-DSCALE='3" >opts_bad.txt
+got=$("$nvcc_emu" --options-file opts_bad.txt "$src/app.cu" -o never 2>&1); rc=$?
+[ "$rc" -eq 2 ] && [ "$got" = "nvcc-emu: --options-file opts_bad.txt: unbalanced quotes or an unreadable file" ] ||
+    bad "--options-file with an open quote: rc=$rc '$got'"
+# -v names an emulated toolkit root and the link launcher (what CMake reads:
+# emu.nvcc_emu_cmake builds a project with it)
+err=$(CUDAEMU_CACHE=$work/cache "$nvcc_emu" "${extra[@]}" -v -DSCALE=3 -I "$src/inc" "$src/app.cu" part.o -o app_v 2>&1)
+top=$(printf '%s\n' "$err" | sed -n 's/^#\$ TOP=//p')
+[ -n "$top" ] && [ -f "$top/include/cuda_runtime.h" ] && [ -f "$top/lib64/libcudart.a" ] ||
+    bad "-v: no TOP line naming a folder with include/cuda_runtime.h and lib64/libcudart.a: '$top'"
+printf '%s\n' "$err" | grep -q "^#\$ .*/cudaemu-ld .*-L$top/lib64" || bad "-v: no cudaemu-ld line with -L$top/lib64"
+printf '%s\n' "$err" | grep -q -- "-arch compute_[0-9]" || bad "-v: no '-arch compute_N' (CMake's default architecture)"
+"$nvcc_emu" --version | head -1 | grep -q "nvcc: NVIDIA (R) Cuda compiler driver" ||
+    bad "--version: its first line is not the one CMake matches"
+# cudaemu-ld: toolkit libraries dropped, by -l and by path, also inside a
+# response file; others linked; one the emulator lacks refused by name
+"$nvcc_emu" "${extra[@]}" -c -I "$src/inc" -DSCALE=3 "$src/app.cu" -o app_ld.o || bad "-c app.cu failed"
+printf '%s\n' "/usr/local/cuda/lib64/libcudart.so" "$top/lib64/libcublas.a" >libs.rsp
+"$top/bin/cudaemu-ld" "${extra[@]}" app_ld.o part.o -o app_ld -lcudart /opt/cuda/lib64/libcublasLt.so.13 \
+    @libs.rsp -lm || bad "cudaemu-ld failed"
+[ -x app_ld ] && [ "$(./app_ld | sed -n 1p)" = "sums 24768 73920" ] || bad "cudaemu-ld: the program or its sums"
+got=$("$top/bin/cudaemu-ld" app_ld.o part.o -o never /usr/local/cuda/lib64/libcufft.so 2>&1); rc=$?
+[ "$rc" -eq 2 ] && [ "$got" = "nvcc-emu: -lcufft: cuFFT is not emulated" ] && [ ! -e never ] ||
+    bad "cudaemu-ld with libcufft.so: rc=$rc '$got'"
 # <cuda.h>: a driver call the emulator lacks stops the compile by name
 err=$("$nvcc_emu" -c "$src/driver_refused.cu" -o driver_refused.o 2>&1)
 [ $? -ne 0 ] || bad "driver_refused.cu compiled"
