@@ -272,9 +272,9 @@ bool freed_block_fault(uintptr_t addr, char *buf, size_t cap)
     return false;
 }
 
-size_t device_heap_limit(int d)
+size_t device_limit(int d, cudaLimit limit)
 {
-    return per_device(d).limit[cudaLimitMallocHeapSize];
+    return per_device(d).limit[int(limit)];
 }
 
 } // namespace cudaemu
