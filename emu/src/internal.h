@@ -104,6 +104,8 @@ struct CUevent_st {
 
 namespace cudaemu {
 
+struct ManagedHints; /* managed_hints.cpp: advice and prefetches, page by page */
+
 struct Alloc {
     /* Symbol: a __device__ variable whose address cudaGetSymbolAddress gave out */
     enum Kind { Device, HostAlloc, HostRegistered, Managed, Symbol } kind = Device;
@@ -119,6 +121,7 @@ struct Alloc {
     bool array = false;           /* the block of a CUDA array (arrays.cpp) */
     CUmemPoolHandle_st *pool = nullptr; /* cudaMallocAsync: its pool (mempool.cpp) */
     bool free_queued = false;     /* cudaFreeAsync queued: a second free is refused */
+    std::shared_ptr<ManagedHints> hints; /* Managed: made by the first advice or prefetch */
 };
 
 struct FuncInfo {
