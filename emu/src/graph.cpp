@@ -36,38 +36,11 @@
 #include <set>
 #include <thread>
 
-using cudaemu::Op;
-
-struct CUgraph_st;
-
-struct CUgraphNode_st {
-    int type = cudaGraphNodeTypeEmpty;  /* a cudaGraphNodeType, or kCaptured */
-    CUgraph_st *graph = nullptr;
-    std::vector<Op> ops;                /* what the node queues, in order */
-    std::vector<CUgraphNode_st *> deps; /* the nodes it waits for */
-    std::unique_ptr<CUgraph_st> child;  /* cudaGraphNodeTypeGraph: its own copy */
-    std::map<int, cudaLaunchAttributeValue> attrs; /* a kernel node's hints (access policy) */
-};
-
-struct CUgraph_st {
-    std::vector<std::unique_ptr<CUgraphNode_st>> nodes; /* creation order */
-};
-
-struct CUgraphExec_st {
-    struct Node {
-        int type = cudaGraphNodeTypeEmpty;
-        std::vector<Op> ops;
-        std::vector<uint32_t> deps;
-        std::unique_ptr<CUgraphExec_st> child;
-        const CUgraphNode_st *origin = nullptr; /* for cudaGraphExec*SetParams */
-    };
-    std::vector<Node> nodes;
-};
+#include "graph_internal.h"
 
 namespace cudaemu {
 namespace {
 
-constexpr int kCaptured = -1; /* a node made by stream capture: its kind is not kept */
 
 struct StreamCap {
     std::shared_ptr<CUstream_st> stream;     /* kept alive while it captures */
@@ -479,6 +452,14 @@ cudaError_t add_dependencies(cudaGraph_t graph, const cudaGraphNode_t *from,
 }
 
 } // namespace
+
+CUgraph_st *find_graph(cudaGraph_t g) { return graph_of(g); }
+
+CUgraphExec_st *find_exec(cudaGraphExec_t x)
+{
+    auto it = reg().execs.find(x);
+    return it == reg().execs.end() ? nullptr : it->second.get();
+}
 
 /* ---- the hooks of streams.cpp, state.cpp and memory.cpp ---- */
 

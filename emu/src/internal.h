@@ -63,6 +63,7 @@ void reshuffle(std::vector<uint32_t> &v);
 struct Op {
     enum Kind { Work, Record, Wait } kind = Work;
     std::function<cudaError_t()> work;     /* Work: kernel, copy, memset, cuBLAS, host fn */
+    const void *kernel = nullptr;          /* Work: the kernel it launches (graph updates) */
     bool after_failure = false;            /* Work that runs after a sticky error too */
     std::shared_ptr<CUevent_st> event;     /* Record */
     uint64_t gen = 0;                      /* Record: which recording of the event */

@@ -142,10 +142,13 @@ cudaError_t launch(const cudaLaunchConfig_t *config, const void *func,
     l.device = in_device ? t_kernel_device : s->device;
     l.cooperative = cooperative;
     if (in_device) return device_launch(l, config->stream);
-    return ret(enqueue_work(s.get(), [l]() {
+    Op op;
+    op.kernel = func;
+    op.work = [l]() {
         if (process_exiting()) return cudaErrorLaunchFailure; /* as a GPU context's teardown */
         return run_grid(l, 0);
-    }));
+    };
+    return ret(enqueue(s.get(), std::move(op)));
 }
 
 } // namespace detail
