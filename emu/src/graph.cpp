@@ -746,6 +746,44 @@ cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cudaGraph_t 
     return e;
 }
 
+/* A graph memory node is what cudaMallocFromPoolAsync / cudaFreeAsync
+ * queue in stream capture (mempool.cpp): the block is made now, at a fixed
+ * address, and lives as long as the graph, its copies and executable graphs. */
+cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                     const cudaGraphNode_t *pDependencies, size_t numDependencies,
+                                     cudaMemAllocNodeParams *nodeParams)
+{
+    return add_node(pGraphNode, graph, pDependencies, numDependencies, cudaGraphNodeTypeMemAlloc,
+                    [&](std::vector<Op> &ops) -> cudaError_t {
+                        if (!nodeParams || nodeParams->bytesize == 0 ||
+                            (nodeParams->accessDescCount && !nodeParams->accessDescs))
+                            return cudaErrorInvalidValue;
+                        const cudaMemPoolProps &p = nodeParams->poolProps;
+                        if (p.allocType != cudaMemAllocationTypePinned ||
+                            p.location.type != cudaMemLocationTypeDevice)
+                            return cudaErrorInvalidValue;
+                        if (p.location.id < 0 || p.location.id >= config().ndev)
+                            return cudaErrorInvalidDevice;
+                        cudaMemPool_t pool;
+                        if (cudaError_t e = cudaDeviceGetDefaultMemPool(&pool, p.location.id))
+                            return e;
+                        return record(ops, [&] {
+                            return cudaMallocFromPoolAsync(&nodeParams->dptr, nodeParams->bytesize,
+                                                           pool, 0);
+                        });
+                    });
+}
+
+cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                    const cudaGraphNode_t *pDependencies, size_t numDependencies,
+                                    void *dptr)
+{
+    return add_node(pGraphNode, graph, pDependencies, numDependencies, cudaGraphNodeTypeMemFree,
+                    [&](std::vector<Op> &ops) {
+                        return record(ops, [&] { return cudaFreeAsync(dptr, 0); });
+                    });
+}
+
 cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
                                   const cudaGraphNode_t *pDependencies, size_t numDependencies)
 {

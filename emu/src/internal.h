@@ -122,6 +122,7 @@ struct Alloc {
     bool array = false;           /* the block of a CUDA array (arrays.cpp) */
     CUmemPoolHandle_st *pool = nullptr; /* cudaMallocAsync: its pool (mempool.cpp) */
     bool free_queued = false;     /* cudaFreeAsync queued: a second free is refused */
+    bool graph_owned = false;     /* a graph's allocation node made it (mempool.cpp) */
     std::shared_ptr<ManagedHints> hints; /* Managed: made by the first advice or prefetch */
 };
 

@@ -483,6 +483,7 @@ cudaError_t cudaFree(void *devPtr)
     sync_device(d); /* cudaFree synchronizes: queued work may still use the block */
     it = st().allocs.find(reinterpret_cast<uintptr_t>(devPtr));
     if (it == st().allocs.end()) return ret(cudaErrorInvalidValue);
+    if (it->second.graph_owned) return ret(dev(d).sticky); /* it lives with its graph */
     long long first = 0;
     size_t n = 0;
     if (dev(d).sticky == cudaSuccess && guard_damage(it->second, true, &first, &n))
