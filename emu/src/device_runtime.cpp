@@ -116,6 +116,7 @@ DevStream *device_stream(Grid &g, cudaStream_t h)
 
 cudaError_t run_grid(const Launch &l, int depth)
 {
+    if (process_exiting()) return cudaErrorLaunchFailure; /* as a GPU context's teardown */
     Grid g;
     g.depth = depth;
     g.device = l.device;

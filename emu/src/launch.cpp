@@ -144,10 +144,7 @@ cudaError_t launch(const cudaLaunchConfig_t *config, const void *func,
     if (in_device) return device_launch(l, config->stream);
     Op op;
     op.kernel = func;
-    op.work = [l]() {
-        if (process_exiting()) return cudaErrorLaunchFailure; /* as a GPU context's teardown */
-        return run_grid(l, 0);
-    };
+    op.work = [l]() { return run_grid(l, 0); };
     return ret(enqueue(s.get(), std::move(op)));
 }
 
