@@ -155,12 +155,12 @@ static cudaGraph_t chain(float *x, float a, float b, bool moved, cudaGraphNode_t
     void *p1[] = {&x, &n, &a, &b};
     void *p2[] = {&x, &n};
     cudaKernelNodeParams k1 = {}, k2 = {};
-    k1.func = axpb;
+    k1.func = (void *)axpb;
     k1.gridDim = dim3((N + 127) / 128);
     k1.blockDim = dim3(128);
     k1.kernelParams = p1;
     k2 = k1;
-    k2.func = square;
+    k2.func = (void *)square;
     k2.kernelParams = p2;
     CK(cudaGraphAddKernelNode(&nodes[0], g, nullptr, 0, &k1));
     CK(cudaGraphAddKernelNode(&nodes[1], g, &nodes[0], 1, &k2));

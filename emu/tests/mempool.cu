@@ -126,12 +126,12 @@ static void graph_by_hand(int *out, int launches, int dev)
     void *a1[] = {&tmp, &n, &k};
     void *a2[] = {&out, &tmp, &n};
     cudaKernelNodeParams kp = {};
-    kp.func = iota_scaled;
+    kp.func = (void *)iota_scaled;
     kp.gridDim = dim3((GN + 127) / 128);
     kp.blockDim = dim3(128);
     kp.kernelParams = a1;
     CK(cudaGraphAddKernelNode(&k1, g, &alloc, 1, &kp));
-    kp.func = add_into;
+    kp.func = (void *)add_into;
     kp.kernelParams = a2;
     CK(cudaGraphAddKernelNode(&k2, g, &k1, 1, &kp));
     CK(cudaGraphAddMemFreeNode(&fr, g, &k2, 1, tmp));
