@@ -78,6 +78,9 @@ typedef void (CUDART_CB *cudaStreamCallback_t)(cudaStream_t stream, cudaError_t 
 
 #define cudaStreamLegacy ((cudaStream_t)0x1)
 #define cudaStreamPerThread ((cudaStream_t)0x2)
+/* the device runtime's per-grid streams (dynamic parallelism) */
+#define cudaStreamTailLaunch ((cudaStream_t)0x3)
+#define cudaStreamFireAndForget ((cudaStream_t)0x4)
 #define cudaHostAllocDefault 0x00
 #define cudaHostAllocPortable 0x01
 #define cudaHostAllocMapped 0x02
@@ -458,13 +461,14 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const 
 
 #include "cudaemu/mempool.h" /* cudaMallocAsync, memory pools, device limits */
 
-/* Managed memory hints (memory.cpp). Every byte is host memory here, so a
+/* Managed memory hints (managed_hints.cpp). Every byte is host memory here, so a
  * prefetch moves nothing and advice changes no result: both check what CUDA
  * checks (a range inside one cudaMallocManaged allocation, a valid location,
  * flags 0, the stream) and return its errors; a prefetch is ordered on its
  * stream like any work. CUDA 13's forms take a cudaMemLocation; the forms
  * before it (a device number, cudaCpuDeviceId for the host), which the
- * tutorials use, are accepted too. */
+ * tutorials use, are accepted too.  Both are recorded page by page, and
+ * cudaMemRangeGetAttribute(s) read them back as CUDA documents. */
 #define cudaCpuDeviceId ((int)-1)
 #define cudaInvalidDeviceId ((int)-2)
 enum cudaMemoryAdvise : int {
@@ -475,6 +479,16 @@ enum cudaMemoryAdvise : int {
     cudaMemAdviseSetAccessedBy = 5,
     cudaMemAdviseUnsetAccessedBy = 6
 };
+enum cudaMemRangeAttribute : int {
+    cudaMemRangeAttributeReadMostly = 1,
+    cudaMemRangeAttributePreferredLocation = 2,
+    cudaMemRangeAttributeAccessedBy = 3,
+    cudaMemRangeAttributeLastPrefetchLocation = 4,
+    cudaMemRangeAttributePreferredLocationType = 5,
+    cudaMemRangeAttributePreferredLocationId = 6,
+    cudaMemRangeAttributeLastPrefetchLocationType = 7,
+    cudaMemRangeAttributeLastPrefetchLocationId = 8
+};
 inline namespace cudaemu_api {
 cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, struct cudaMemLocation location,
                                  unsigned int flags, cudaStream_t stream = 0);
@@ -484,6 +498,12 @@ cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvis
                           struct cudaMemLocation location);
 cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice,
                           int device);
+cudaError_t cudaMemRangeGetAttribute(void *data, size_t dataSize,
+                                     enum cudaMemRangeAttribute attribute, const void *devPtr,
+                                     size_t count);
+cudaError_t cudaMemRangeGetAttributes(void **data, size_t *dataSizes,
+                                      enum cudaMemRangeAttribute *attributes,
+                                      size_t numAttributes, const void *devPtr, size_t count);
 } // inline namespace cudaemu_api
 #include "cudaemu/texture.h" /* arrays, texture and surface objects */
 

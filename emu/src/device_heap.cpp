@@ -62,7 +62,7 @@ void *device_malloc(size_t size)
     Heap &h = g_heaps[d];
     h.started = true;
     const size_t n = (size + 15) & ~size_t(15);
-    if (size == 0 || n < size || n > device_heap_limit(d) - std::min(h.used, device_heap_limit(d)))
+    if (size == 0 || n < size || n > device_limit(d, cudaLimitMallocHeapSize) - std::min(h.used, device_limit(d, cudaLimitMallocHeapSize)))
         return nullptr;
     void *p = std::aligned_alloc(16, n);
     if (!p) return nullptr;

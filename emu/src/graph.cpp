@@ -36,38 +36,11 @@
 #include <set>
 #include <thread>
 
-using cudaemu::Op;
-
-struct CUgraph_st;
-
-struct CUgraphNode_st {
-    int type = cudaGraphNodeTypeEmpty;  /* a cudaGraphNodeType, or kCaptured */
-    CUgraph_st *graph = nullptr;
-    std::vector<Op> ops;                /* what the node queues, in order */
-    std::vector<CUgraphNode_st *> deps; /* the nodes it waits for */
-    std::unique_ptr<CUgraph_st> child;  /* cudaGraphNodeTypeGraph: its own copy */
-    std::map<int, cudaLaunchAttributeValue> attrs; /* a kernel node's hints (access policy) */
-};
-
-struct CUgraph_st {
-    std::vector<std::unique_ptr<CUgraphNode_st>> nodes; /* creation order */
-};
-
-struct CUgraphExec_st {
-    struct Node {
-        int type = cudaGraphNodeTypeEmpty;
-        std::vector<Op> ops;
-        std::vector<uint32_t> deps;
-        std::unique_ptr<CUgraphExec_st> child;
-        const CUgraphNode_st *origin = nullptr; /* for cudaGraphExec*SetParams */
-    };
-    std::vector<Node> nodes;
-};
+#include "graph_internal.h"
 
 namespace cudaemu {
 namespace {
 
-constexpr int kCaptured = -1; /* a node made by stream capture: its kind is not kept */
 
 struct StreamCap {
     std::shared_ptr<CUstream_st> stream;     /* kept alive while it captures */
@@ -481,6 +454,14 @@ cudaError_t add_dependencies(cudaGraph_t graph, const cudaGraphNode_t *from,
 
 } // namespace
 
+CUgraph_st *find_graph(cudaGraph_t g) { return graph_of(g); }
+
+CUgraphExec_st *find_exec(cudaGraphExec_t x)
+{
+    auto it = reg().execs.find(x);
+    return it == reg().execs.end() ? nullptr : it->second.get();
+}
+
 /* ---- the hooks of streams.cpp, state.cpp and memory.cpp ---- */
 
 bool capturing(const CUstream_st *s) { return t_sink || capture_of(s); }
@@ -764,6 +745,44 @@ cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cudaGraph_t 
         clone_into((*pGraphNode)->child.get(), *child);
     }
     return e;
+}
+
+/* A graph memory node is what cudaMallocFromPoolAsync / cudaFreeAsync
+ * queue in stream capture (mempool.cpp): the block is made now, at a fixed
+ * address, and lives as long as the graph, its copies and executable graphs. */
+cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                     const cudaGraphNode_t *pDependencies, size_t numDependencies,
+                                     cudaMemAllocNodeParams *nodeParams)
+{
+    return add_node(pGraphNode, graph, pDependencies, numDependencies, cudaGraphNodeTypeMemAlloc,
+                    [&](std::vector<Op> &ops) -> cudaError_t {
+                        if (!nodeParams || nodeParams->bytesize == 0 ||
+                            (nodeParams->accessDescCount && !nodeParams->accessDescs))
+                            return cudaErrorInvalidValue;
+                        const cudaMemPoolProps &p = nodeParams->poolProps;
+                        if (p.allocType != cudaMemAllocationTypePinned ||
+                            p.location.type != cudaMemLocationTypeDevice)
+                            return cudaErrorInvalidValue;
+                        if (p.location.id < 0 || p.location.id >= config().ndev)
+                            return cudaErrorInvalidDevice;
+                        cudaMemPool_t pool;
+                        if (cudaError_t e = cudaDeviceGetDefaultMemPool(&pool, p.location.id))
+                            return e;
+                        return record(ops, [&] {
+                            return cudaMallocFromPoolAsync(&nodeParams->dptr, nodeParams->bytesize,
+                                                           pool, 0);
+                        });
+                    });
+}
+
+cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                    const cudaGraphNode_t *pDependencies, size_t numDependencies,
+                                    void *dptr)
+{
+    return add_node(pGraphNode, graph, pDependencies, numDependencies, cudaGraphNodeTypeMemFree,
+                    [&](std::vector<Op> &ops) {
+                        return record(ops, [&] { return cudaFreeAsync(dptr, 0); });
+                    });
 }
 
 cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,

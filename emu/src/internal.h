@@ -64,6 +64,7 @@ void reshuffle(std::vector<uint32_t> &v);
 struct Op {
     enum Kind { Work, Record, Wait } kind = Work;
     std::function<cudaError_t()> work;     /* Work: kernel, copy, memset, cuBLAS, host fn */
+    const void *kernel = nullptr;          /* Work: the kernel it launches (graph updates) */
     bool after_failure = false;            /* Work that runs after a sticky error too */
     std::shared_ptr<CUevent_st> event;     /* Record */
     uint64_t gen = 0;                      /* Record: which recording of the event */
@@ -105,6 +106,8 @@ struct CUevent_st {
 
 namespace cudaemu {
 
+struct ManagedHints; /* managed_hints.cpp: advice and prefetches, page by page */
+
 struct Alloc {
     /* Symbol: a __device__ variable whose address cudaGetSymbolAddress gave out */
     enum Kind { Device, HostAlloc, HostRegistered, Managed, Symbol } kind = Device;
@@ -123,6 +126,8 @@ struct Alloc {
     /* initcheck (sanitize.cpp): 1 for every byte written since allocation; null: not tracked */
     std::shared_ptr<std::vector<unsigned char>> written;
     unsigned host_flags = 0;      /* cudaHostAlloc's flags (cudaHostGetFlags) */
+    bool graph_owned = false;     /* a graph's allocation node made it (mempool.cpp) */
+    std::shared_ptr<ManagedHints> hints; /* Managed: made by the first advice or prefetch */
 };
 
 struct FuncInfo {
@@ -278,8 +283,8 @@ void pools_after_sync(int d);
 void reset_pools(int d);
 /* mempool.cpp: when addr lies in a block freed by cudaFreeAsync, describes the access. */
 bool freed_block_fault(uintptr_t addr, char *buf, size_t cap);
-/* mempool.cpp: device d's cudaLimitMallocHeapSize (device-side malloc). */
-size_t device_heap_limit(int d);
+/* mempool.cpp: device d's value of a cudaLimit (cudaDeviceSetLimit). */
+size_t device_limit(int d, cudaLimit limit);
 /* device_heap.cpp: a kernel of device d has called malloc (the heap's size
  * is fixed from then on); forget_device_heap frees d's blocks (cudaDeviceReset). */
 bool device_heap_started(int d);
@@ -393,6 +398,21 @@ struct Launch {
     bool cooperative = false; /* every block resident: grid_group::sync() works */
 };
 cudaError_t run_kernel(const Launch &l);
+/* device_runtime.cpp (dynamic parallelism): runs grid l at nesting depth
+ * `depth` (0: launched by the host), then the child grids its threads
+ * launched, each complete with its own, then its tail launches. */
+cudaError_t run_grid(const Launch &l, int depth);
+/* From launch() in a kernel fiber: records the checked child launch l on the
+ * running grid (device stream `stream`); its error, also the CUDA thread's. */
+cudaError_t device_launch(const Launch &l, cudaStream_t stream);
+/* In a kernel fiber (true; false elsewhere, nothing done): device_ret keeps
+ * a non-zero e as the CUDA thread's last error; device_last_error reads it
+ * (take: and clears it, as cudaGetLastError); device_stream_create/destroy
+ * are cudaStreamCreateWithFlags/cudaStreamDestroy of a device stream. */
+bool device_ret(cudaError_t e);
+bool device_last_error(bool take, cudaError_t *e);
+bool device_stream_create(cudaStream_t *p, unsigned flags, cudaError_t *e);
+bool device_stream_destroy(cudaStream_t h, cudaError_t *e);
 /* scheduler_coop.h: a cooperative launch (launch.cpp has checked its size) */
 cudaError_t run_cooperative_kernel(const Launch &l);
 /* launch.cpp: the emulated occupancy, blocks of blockSize threads per SM */

@@ -14,6 +14,8 @@
  * A cooperative launch (cudaLaunchAttributeCooperative, as
  * cudaLaunchCooperativeKernel sets it) must fit on the emulated device at
  * once, max_active_blocks x SMs blocks, else cudaErrorCooperativeLaunchTooLarge.
+ * A launch from device code (dynamic parallelism) is checked the same way and
+ * then recorded on the running grid (device_runtime.cpp).
  */
 #include "internal.h"
 
@@ -126,9 +128,10 @@ cudaError_t launch(const cudaLaunchConfig_t *config, const void *func,
                              uint64_t(kSmCount);
         if (blocks > fit) return ret(cudaErrorCooperativeLaunchTooLarge);
     }
+    const bool in_device = in_kernel_code(); /* dynamic parallelism */
     cudaError_t se = cudaSuccess;
-    auto s = stream_of(config->stream, &se);
-    if (!s) return ret(se);
+    auto s = in_device ? nullptr : stream_of(config->stream, &se);
+    if (!s && !in_device) return ret(se);
 
     Launch l;
     l.call = std::shared_ptr<KernelCall>(std::move(call));
@@ -136,18 +139,13 @@ cudaError_t launch(const cudaLaunchConfig_t *config, const void *func,
     l.grid = g;
     l.block = b;
     l.smem = config->dynamicSmemBytes;
-    l.device = s->device;
+    l.device = in_device ? t_kernel_device : s->device;
     l.cooperative = cooperative;
-    return ret(enqueue_work(s.get(), [l]() {
-        if (process_exiting()) return cudaErrorLaunchFailure; /* as a GPU context's teardown */
-        watchdog_begin(l.func);
-        t_kernel_device = l.device; /* device-side malloc's heap */
-        sanitize_launch_begin(l);
-        cudaError_t e = l.cooperative ? run_cooperative_kernel(l) : run_kernel(l);
-        e = sanitize_launch_end(e);
-        watchdog_end();
-        return e;
-    }));
+    if (in_device) return device_launch(l, config->stream);
+    Op op;
+    op.kernel = func;
+    op.work = [l]() { return run_grid(l, 0); };
+    return ret(enqueue(s.get(), std::move(op)));
 }
 
 } // namespace detail

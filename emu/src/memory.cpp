@@ -505,6 +505,7 @@ cudaError_t cudaFree(void *devPtr)
     sync_device(d); /* cudaFree synchronizes: queued work may still use the block */
     it = st().allocs.find(reinterpret_cast<uintptr_t>(devPtr));
     if (it == st().allocs.end()) return ret(cudaErrorInvalidValue);
+    if (it->second.graph_owned) return ret(dev(d).sticky); /* it lives with its graph */
     long long first = 0;
     size_t n = 0;
     if (dev(d).sticky == cudaSuccess && guard_damage(it->second, true, &first, &n))
@@ -647,75 +648,6 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t 
 cudaError_t cudaMemset(void *devPtr, int value, size_t count)
 {
     return set(devPtr, count, value, count, 1, 0, false);
-}
-
-/* The range of a prefetch or an advice: inside one managed allocation. */
-static cudaError_t managed_range(const void *p, size_t count)
-{
-    const Alloc *a = nullptr;
-    if (!p || count == 0 || !span_ok(p, count, &a) || !a || a->kind != Alloc::Managed)
-        return cudaErrorInvalidValue;
-    return cudaSuccess;
-}
-
-/* A location a managed range may go to: a visible device or the host. */
-static cudaError_t location_ok(const cudaMemLocation &l)
-{
-    switch (l.type) {
-    case cudaMemLocationTypeDevice:
-        return l.id >= 0 && l.id < config().ndev ? cudaSuccess : cudaErrorInvalidDevice;
-    case cudaMemLocationTypeHost:
-    case cudaMemLocationTypeHostNumaCurrent: return cudaSuccess;
-    case cudaMemLocationTypeHostNuma: return l.id >= 0 ? cudaSuccess : cudaErrorInvalidValue;
-    default: return cudaErrorInvalidValue;
-    }
-}
-
-static cudaMemLocation location_of(int device)
-{
-    cudaMemLocation l;
-    l.type = device == cudaCpuDeviceId ? cudaMemLocationTypeHost : cudaMemLocationTypeDevice;
-    l.id = device == cudaCpuDeviceId ? 0 : device;
-    return l;
-}
-
-cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, cudaMemLocation location,
-                                 unsigned int flags, cudaStream_t stream)
-{
-    CUDAEMU_LOCK;
-    if (cudaError_t e = usable()) return ret(e);
-    if (cudaError_t e = managed_range(devPtr, count)) return ret(e);
-    if (cudaError_t e = location_ok(location)) return ret(e);
-    if (flags != 0) return ret(cudaErrorInvalidValue);
-    cudaError_t se = cudaSuccess;
-    auto s = stream_of(stream, &se);
-    if (!s) return ret(se);
-    return ret(submit(s.get(), [] { return cudaSuccess; }, false)); /* in stream order */
-}
-
-cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, int dstDevice,
-                                 cudaStream_t stream)
-{
-    return cudaMemPrefetchAsync(devPtr, count, location_of(dstDevice), 0, stream);
-}
-
-cudaError_t cudaMemAdvise(const void *devPtr, size_t count, cudaMemoryAdvise advice,
-                          cudaMemLocation location)
-{
-    CUDAEMU_LOCK;
-    if (cudaError_t e = usable()) return ret(e);
-    if (cudaError_t e = managed_range(devPtr, count)) return ret(e);
-    if (advice < cudaMemAdviseSetReadMostly || advice > cudaMemAdviseUnsetAccessedBy)
-        return ret(cudaErrorInvalidValue);
-    /* read-mostly takes no location; the others name one */
-    if (advice != cudaMemAdviseSetReadMostly && advice != cudaMemAdviseUnsetReadMostly)
-        if (cudaError_t e = location_ok(location)) return ret(e);
-    return cudaSuccess;
-}
-
-cudaError_t cudaMemAdvise(const void *devPtr, size_t count, cudaMemoryAdvise advice, int device)
-{
-    return cudaMemAdvise(devPtr, count, advice, location_of(device));
 }
 
 cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream)

@@ -19,6 +19,12 @@
  * sticky cudaErrorIllegalAddress and a line naming the freed block (through
  * the fault handler, freed_block_fault).  The last kFreedKept freed blocks
  * are kept so; older ones are unmapped.
+ *
+ * In stream capture (or a graph memory node being made) an allocation is a
+ * graph's allocation node: the block is made at the call and lives as long
+ * as something holds the node's work (the graph, its clones and executable
+ * graphs, queued launches); frees of it, in the graph or outside, release
+ * nothing earlier.
  */
 #include "internal.h"
 
@@ -176,6 +182,8 @@ bool take(CUmemPoolHandle_st *p, size_t n)
     return true;
 }
 
+void finish_free(uintptr_t base);
+
 cudaError_t pool_alloc(void **ptr, size_t size, CUmemPoolHandle_st *pool, cudaStream_t stream,
                        const void *caller)
 {
@@ -185,17 +193,25 @@ cudaError_t pool_alloc(void **ptr, size_t size, CUmemPoolHandle_st *pool, cudaSt
     cudaError_t e = cudaSuccess;
     auto s = stream_of(stream, &e);
     if (!s) return e;
-    if (capturing(s.get())) {
-        report("cudaMallocAsync in stream capture (a graph memory allocation node) is not "
-               "emulated");
-        return cudaErrorStreamCaptureUnsupported;
-    }
     if (!take(pool, size)) return cudaErrorMemoryAllocation;
     if ((e = new_device_block(size, Alloc::Device, pool->device, caller, pool, ptr))) {
         pool->used -= size;
         return e;
     }
-    return cudaSuccess;
+    if (!capturing(s.get())) return cudaSuccess;
+    /* a graph's allocation node: the block lives as long as a graph, an
+     * executable graph or a queued launch holds the node's work */
+    const uintptr_t base = reinterpret_cast<uintptr_t>(*ptr);
+    st().allocs.at(base).graph_owned = true;
+    auto block = std::shared_ptr<void>(nullptr, [base](void *) {
+        std::lock_guard<std::recursive_mutex> lock(st().mu);
+        auto it = st().allocs.find(base); /* not after cudaDeviceReset took it */
+        if (it != st().allocs.end() && it->second.graph_owned) finish_free(base);
+    });
+    Op op;
+    op.work = [block]() { return cudaSuccess; };
+    if ((e = enqueue(s.get(), std::move(op)))) *ptr = nullptr; /* the block is gone */
+    return e;
 }
 
 /* The stream reached cudaFreeAsync(base): the block leaves the table; its
@@ -272,9 +288,9 @@ bool freed_block_fault(uintptr_t addr, char *buf, size_t cap)
     return false;
 }
 
-size_t device_heap_limit(int d)
+size_t device_limit(int d, cudaLimit limit)
 {
-    return per_device(d).limit[cudaLimitMallocHeapSize];
+    return per_device(d).limit[int(limit)];
 }
 
 } // namespace cudaemu
@@ -316,15 +332,17 @@ cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
         (it->second.kind != Alloc::Device && it->second.kind != Alloc::Managed) ||
         it->second.array)
         return ret(cudaErrorInvalidValue);
-    if (capturing(s.get())) {
-        report("cudaFreeAsync in stream capture (a graph memory free node) is not emulated");
+    const bool graph_owned = it->second.graph_owned;
+    if (capturing(s.get()) && !graph_owned) {
+        report("cudaFreeAsync in stream capture of memory the graph did not allocate (a graph "
+               "memory free node of it) is not emulated");
         return ret(cudaErrorStreamCaptureUnsupported);
     }
-    it->second.free_queued = true;
+    it->second.free_queued = !graph_owned;
     const uintptr_t base = it->second.base;
     Op op;
-    op.work = [base]() {
-        finish_free(base);
+    op.work = [base, graph_owned]() {
+        if (!graph_owned) finish_free(base); /* graph memory lives with its graph */
         return cudaSuccess;
     };
     op.after_failure = true; /* the block is given back after a fault too */

@@ -134,6 +134,7 @@ State &st()
 
 cudaError_t ret(cudaError_t e)
 {
+    if (device_ret(e)) return e; /* device code: the CUDA thread's own */
     if (e != cudaSuccess) t_last = e;
     return e;
 }
@@ -179,7 +180,9 @@ inline namespace cudaemu_api {
 
 cudaError_t cudaGetLastError()
 {
-    cudaError_t e = t_last;
+    cudaError_t e = cudaSuccess;
+    if (device_last_error(true, &e)) return e;
+    e = t_last;
     t_last = cudaSuccess;
     if (config().ndev > 0) {
         CUDAEMU_LOCK;
@@ -190,6 +193,8 @@ cudaError_t cudaGetLastError()
 
 cudaError_t cudaPeekAtLastError()
 {
+    cudaError_t de;
+    if (device_last_error(false, &de)) return de;
     if (config().ndev > 0) {
         CUDAEMU_LOCK;
         if (dev(t_dev).sticky != cudaSuccess) return dev(t_dev).sticky;
@@ -237,6 +242,12 @@ cudaError_t cudaRuntimeGetVersion(int *v)
 
 cudaError_t cudaDeviceSynchronize()
 {
+    if (in_kernel_code()) /* CUDA 11's device runtime (CDP1): the parent would wait for its
+                             children, which run only after the parent grid here */
+        kernel_fault("cudaDeviceSynchronize() in device code (CUDA 11's dynamic parallelism) is "
+                     "not emulated: CUDA 12 removed it (nvcc refuses it for sm_90); a child grid "
+                     "completes before its parent grid, so read its results in a later kernel "
+                     "(or a tail launch, cudaStreamTailLaunch) or on the host after synchronizing");
     CUDAEMU_LOCK;
     if (cudaError_t e = usable()) return ret(e);
     if (cudaError_t e = capture_check_device_sync(t_dev)) return ret(e);

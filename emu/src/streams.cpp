@@ -206,6 +206,8 @@ cudaError_t cudaStreamCreate(cudaStream_t *p) { return create_stream(p, 0, 0); }
 
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *p, unsigned int flags)
 {
+    cudaError_t de;
+    if (device_stream_create(p, flags, &de)) return de; /* in device code */
     return create_stream(p, flags, 0);
 }
 
@@ -240,6 +242,8 @@ cudaError_t cudaStreamGetPriority(cudaStream_t h, int *priority)
 
 cudaError_t cudaStreamDestroy(cudaStream_t h)
 {
+    cudaError_t de;
+    if (device_stream_destroy(h, &de)) return de; /* in device code */
     CUDAEMU_LOCK;
     if (cudaError_t e = usable()) return ret(e);
     auto it = st().stream_reg.find(h);

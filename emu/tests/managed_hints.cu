@@ -4,6 +4,8 @@
  * flags) and in the form before it (a device number, cudaCpuDeviceId),
  * cudaMemAdvise in both; the kernel's results after them, and the errors CUDA
  * gives for a range outside managed memory, a bad location, flags or advice.
+ * cudaMemRangeGetAttribute(s) then read back what the advice and prefetches
+ * left on each part of a range.
  * CUDA 13's nvcc refuses the older forms, so a real build (CUDAEMU_REAL_TESTS)
  * makes the same calls in CUDA 13's forms (PREFETCH_OLD, ADVISE_OLD).
  */
@@ -14,7 +16,7 @@
 #include "test_util.h"
 
 /* a device number as CUDA 13 names it (cudaCpuDeviceId: the host) */
-[[maybe_unused]] static cudaMemLocation loc(int device)
+static cudaMemLocation loc(int device)
 {
     cudaMemLocation l = {device == cudaCpuDeviceId ? cudaMemLocationTypeHost : cudaMemLocationTypeDevice,
                          device == cudaCpuDeviceId ? 0 : device};
@@ -32,6 +34,102 @@ __global__ void add(int n, float *x, float *y)
 {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
         y[i] = x[i] + y[i];
+}
+
+/* cudaMemRangeGetAttribute(s): what advice and prefetches left on every
+ * page of the range asked about (four parts of 64 KiB, advised apart) */
+static int attr(cudaMemRangeAttribute a, const void *p, size_t n)
+{
+    int v = -7;
+    CK(cudaMemRangeGetAttribute(&v, sizeof v, a, p, n));
+    return v;
+}
+
+static void range_attributes(int dev, cudaStream_t s)
+{
+    const size_t part = 64 << 10, bytes = 4 * part;
+    char *m = nullptr;
+    CK(cudaMallocManaged(&m, bytes));
+    char *last = m + 3 * part;
+    /* nothing advised yet */
+    CHECK_EQ_INT(attr(cudaMemRangeAttributeReadMostly, m, bytes), 0);
+    CHECK_EQ_INT(attr(cudaMemRangeAttributePreferredLocation, m, bytes), cudaInvalidDeviceId);
+    CHECK_EQ_INT(attr(cudaMemRangeAttributeLastPrefetchLocation, m, bytes), cudaInvalidDeviceId);
+    /* read-mostly: all of the range, or 0 */
+    CK(cudaMemAdvise(m, bytes, cudaMemAdviseSetReadMostly, loc(dev)));
+    CK(cudaMemAdvise(m + part, part, cudaMemAdviseUnsetReadMostly, loc(dev)));
+    CHECK_EQ_INT(attr(cudaMemRangeAttributeReadMostly, m, bytes), 0);
+    CHECK_EQ_INT(attr(cudaMemRangeAttributeReadMostly, m, part), 1);
+    CHECK_EQ_INT(attr(cudaMemRangeAttributeReadMostly, last, part), 1);
+    CHECK_EQ_INT(attr(cudaMemRangeAttributeReadMostly, m + part, 1), 0);
+    /* preferred location: the device for three parts, the host for the last */
+    CK(cudaMemAdvise(m, 3 * part, cudaMemAdviseSetPreferredLocation, loc(dev)));
+    CK(cudaMemAdvise(last, part, cudaMemAdviseSetPreferredLocation, loc(cudaCpuDeviceId)));
+    CHECK_EQ_INT(attr(cudaMemRangeAttributePreferredLocation, m, 3 * part), dev);
+    CHECK_EQ_INT(attr(cudaMemRangeAttributePreferredLocation, last, part), cudaCpuDeviceId);
+    CHECK_EQ_INT(attr(cudaMemRangeAttributePreferredLocation, m, bytes), cudaInvalidDeviceId);
+    CHECK_EQ_INT(attr(cudaMemRangeAttributePreferredLocationType, m, part), cudaMemLocationTypeDevice);
+    CHECK_EQ_INT(attr(cudaMemRangeAttributePreferredLocationId, m, part), dev);
+    CHECK_EQ_INT(attr(cudaMemRangeAttributePreferredLocationType, last, part), cudaMemLocationTypeHost);
+    CHECK_EQ_INT(attr(cudaMemRangeAttributePreferredLocationType, m, bytes), cudaMemLocationTypeInvalid);
+    CK(cudaMemAdvise(m, part, cudaMemAdviseUnsetPreferredLocation, loc(dev)));
+    CHECK_EQ_INT(attr(cudaMemRangeAttributePreferredLocation, m, 3 * part), cudaInvalidDeviceId);
+    CHECK_EQ_INT(attr(cudaMemRangeAttributePreferredLocation, m + part, 2 * part), dev);
+    /* accessed by: the devices advised for the whole range, then cudaInvalidDeviceId */
+    CK(cudaMemAdvise(m, bytes, cudaMemAdviseSetAccessedBy, loc(dev)));
+    CK(cudaMemAdvise(last, part, cudaMemAdviseSetAccessedBy, loc(cudaCpuDeviceId)));
+    int by[3] = {-7, -7, -7};
+    CK(cudaMemRangeGetAttribute(by, sizeof by, cudaMemRangeAttributeAccessedBy, m, bytes));
+    CHECK_EQ_INT(by[0], dev);
+    CHECK_EQ_INT(by[1], cudaInvalidDeviceId);
+    CHECK_EQ_INT(by[2], cudaInvalidDeviceId);
+    CK(cudaMemRangeGetAttribute(by, sizeof by, cudaMemRangeAttributeAccessedBy, last, part));
+    CHECK_EQ_INT(by[0], dev);
+    CHECK_EQ_INT(by[1], cudaCpuDeviceId);
+    CHECK_EQ_INT(by[2], cudaInvalidDeviceId);
+    CK(cudaMemAdvise(m, bytes, cudaMemAdviseUnsetAccessedBy, loc(dev)));
+    CK(cudaMemRangeGetAttribute(by, sizeof by, cudaMemRangeAttributeAccessedBy, m, bytes));
+    CHECK_EQ_INT(by[0], cudaInvalidDeviceId);
+    /* the last prefetch location asked for, both at once with cudaMemRangeGetAttributes */
+    CK(cudaMemPrefetchAsync(m, bytes, loc(dev), 0, s));
+    CK(cudaMemPrefetchAsync(last, part, loc(cudaCpuDeviceId), 0, s));
+    int where = -7, type = -7, rm = -7;
+    void *data[3] = {&where, &type, &rm};
+    size_t sizes[3] = {sizeof where, sizeof type, sizeof rm};
+    cudaMemRangeAttribute which[3] = {cudaMemRangeAttributeLastPrefetchLocation,
+                                      cudaMemRangeAttributeLastPrefetchLocationType,
+                                      cudaMemRangeAttributeReadMostly};
+    CK(cudaMemRangeGetAttributes(data, sizes, which, 3, m, 3 * part));
+    CHECK_EQ_INT(where, dev);
+    CHECK_EQ_INT(type, cudaMemLocationTypeDevice);
+    CHECK_EQ_INT(rm, 0);
+    CK(cudaMemRangeGetAttributes(data, sizes, which, 3, last, part));
+    CHECK_EQ_INT(where, cudaCpuDeviceId);
+    CHECK_EQ_INT(type, cudaMemLocationTypeHost);
+    CHECK_EQ_INT(rm, 1);
+    CHECK_EQ_INT(attr(cudaMemRangeAttributeLastPrefetchLocation, m, bytes), cudaInvalidDeviceId);
+    CHECK_EQ_INT(attr(cudaMemRangeAttributeLastPrefetchLocationId, m, part), dev);
+    /* what CUDA refuses: a size the attribute does not take, memory that is
+     * not managed, a range past the allocation, an attribute not in the enum */
+    long long wide = 0;
+    CHECK(cudaMemRangeGetAttribute(&wide, sizeof wide, cudaMemRangeAttributeReadMostly, m, bytes) ==
+          cudaErrorInvalidValue);
+    CHECK(cudaMemRangeGetAttribute(by, 6, cudaMemRangeAttributeAccessedBy, m, bytes) ==
+          cudaErrorInvalidValue);
+    CHECK(cudaMemRangeGetAttribute(by, 0, cudaMemRangeAttributeAccessedBy, m, bytes) ==
+          cudaErrorInvalidValue);
+    CHECK(cudaMemRangeGetAttribute(&where, sizeof where, cudaMemRangeAttributeReadMostly, m,
+                                   bytes + 1) == cudaErrorInvalidValue);
+    CHECK(cudaMemRangeGetAttribute(&where, sizeof where, cudaMemRangeAttribute(9), m, bytes) ==
+          cudaErrorInvalidValue);
+    char *plain = nullptr;
+    CK(cudaMalloc(&plain, part));
+    CHECK(cudaMemRangeGetAttribute(&where, sizeof where, cudaMemRangeAttributeReadMostly, plain,
+                                   part) == cudaErrorInvalidValue);
+    CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+    CK(cudaStreamSynchronize(s));
+    CK(cudaFree(plain));
+    CK(cudaFree(m));
 }
 
 int main()
@@ -87,6 +185,8 @@ int main()
     /* the last error stays until read, successes between do not clear it */
     CHECK(cudaGetLastError() == cudaErrorInvalidDevice);
     CK(cudaGetLastError());
+
+    range_attributes(dev, s);
 
     CK(cudaStreamDestroy(s));
     CK(cudaFree(d));

@@ -4,7 +4,11 @@
  * threshold at a synchronize, cudaMemPoolTrimTo), created pools with
  * maxSize, cudaDeviceSetMemPool, the device memory limit (CUDAEMU_MEM_MB=64
  * when registered) shared with cudaMalloc, and the device limits
- * (cudaDeviceSetLimit/GetLimit).  Values asserted throughout.  With the
+ * (cudaDeviceSetLimit/GetLimit); graph memory nodes (cudaMallocAsync and
+ * cudaFreeAsync captured, cudaGraphAddMemAllocNode/FreeNode by hand): kernels
+ * of the graph compute through the block on every launch, the memory is
+ * held while the graph lives and given back after it; a free node of memory
+ * the graph did not allocate is refused.  Values asserted throughout.  With the
  * argument `use-after-free`, a kernel queued after cudaFreeAsync on the same
  * stream reads the freed block: the launch must fail as an illegal address.
  */
@@ -50,6 +54,109 @@ static int use_after_free()
     cudaError_t e = cudaStreamSynchronize(s);
     std::printf("use-after-free: %s\n", cudaGetErrorName(e));
     return e == cudaErrorIllegalAddress ? 1 : 0;
+}
+
+static const int GN = 300;
+
+static int wrong(const int *d, int per_index)
+{
+    std::vector<int> h(GN);
+    CK(cudaMemcpy(h.data(), d, GN * sizeof(int), cudaMemcpyDeviceToHost));
+    int bad = 0;
+    for (int i = 0; i < GN; ++i) bad += h[i] != per_index * i;
+    return bad;
+}
+
+static size_t free_bytes()
+{
+    CK(cudaDeviceSynchronize()); /* pools trimmed to their threshold (0) */
+    size_t f = 0, t = 0;
+    CK(cudaMemGetInfo(&f, &t));
+    return f;
+}
+
+/* cudaMallocAsync and cudaFreeAsync captured: an allocation and a free node */
+static void graph_captured(int *out, int launches)
+{
+    const size_t before = free_bytes();
+    cudaStream_t s;
+    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    int *tmp = nullptr;
+    cudaGraph_t g;
+    CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    CK(cudaMallocAsync(&tmp, GN * sizeof(int), s));
+    CHECK(tmp != nullptr);
+    iota_scaled<<<(GN + 127) / 128, 128, 0, s>>>(tmp, GN, 2);
+    add_into<<<(GN + 127) / 128, 128, 0, s>>>(out, tmp, GN);
+    CK(cudaFreeAsync(tmp, s));
+    CK(cudaGetLastError());
+    CK(cudaStreamEndCapture(s, &g));
+    size_t n = 0;
+    CK(cudaGraphGetNodes(g, nullptr, &n));
+    CHECK_EQ_INT(n, 4);
+    cudaGraphExec_t ex;
+    CK(cudaGraphInstantiate(&ex, g, 0));
+    CK(cudaMemsetAsync(out, 0, GN * sizeof(int), s));
+    for (int k = 0; k < launches; ++k) CK(cudaGraphLaunch(ex, s));
+    CK(cudaStreamSynchronize(s));
+    CHECK_EQ_INT(wrong(out, 2 * launches), 0);
+    CHECK(free_bytes() < before); /* the graph holds its block */
+    CK(cudaGraphExecDestroy(ex));
+    CK(cudaGraphDestroy(g));
+    CHECK_EQ_INT(free_bytes(), before); /* given back with the graph */
+    CK(cudaStreamDestroy(s));
+}
+
+/* the same nodes by hand */
+static void graph_by_hand(int *out, int launches, int dev)
+{
+    cudaGraph_t g;
+    CK(cudaGraphCreate(&g, 0));
+    cudaMemAllocNodeParams ap;
+    std::memset(&ap, 0, sizeof ap);
+    ap.poolProps.allocType = cudaMemAllocationTypePinned;
+    ap.poolProps.location.type = cudaMemLocationTypeDevice;
+    ap.poolProps.location.id = dev;
+    ap.bytesize = GN * sizeof(int);
+    cudaGraphNode_t alloc, k1, k2, fr;
+    CK(cudaGraphAddMemAllocNode(&alloc, g, nullptr, 0, &ap));
+    CHECK(ap.dptr != nullptr);
+    int *tmp = static_cast<int *>(ap.dptr);
+    int n = GN, k = 3;
+    void *a1[] = {&tmp, &n, &k};
+    void *a2[] = {&out, &tmp, &n};
+    cudaKernelNodeParams kp = {};
+    kp.func = (void *)iota_scaled;
+    kp.gridDim = dim3((GN + 127) / 128);
+    kp.blockDim = dim3(128);
+    kp.kernelParams = a1;
+    CK(cudaGraphAddKernelNode(&k1, g, &alloc, 1, &kp));
+    kp.func = (void *)add_into;
+    kp.kernelParams = a2;
+    CK(cudaGraphAddKernelNode(&k2, g, &k1, 1, &kp));
+    CK(cudaGraphAddMemFreeNode(&fr, g, &k2, 1, tmp));
+    cudaGraphNodeType t;
+    CK(cudaGraphNodeGetType(alloc, &t));
+    CHECK_EQ_INT(t, cudaGraphNodeTypeMemAlloc);
+    CK(cudaGraphNodeGetType(fr, &t));
+    CHECK_EQ_INT(t, cudaGraphNodeTypeMemFree);
+    cudaGraphExec_t ex;
+    CK(cudaGraphInstantiate(&ex, g, 0));
+    CK(cudaMemset(out, 0, GN * sizeof(int)));
+    for (int r = 0; r < launches; ++r) CK(cudaGraphLaunch(ex, 0));
+    CK(cudaDeviceSynchronize());
+    CHECK_EQ_INT(wrong(out, 3 * launches), 0);
+    /* what CUDA refuses: no bytes, a host pool, freeing memory the graph did not allocate */
+    cudaGraphNode_t bad;
+    ap.bytesize = 0;
+    CHECK_EQ_INT(cudaGraphAddMemAllocNode(&bad, g, nullptr, 0, &ap), cudaErrorInvalidValue);
+    ap.bytesize = 16;
+    ap.poolProps.location.type = cudaMemLocationTypeHost;
+    CHECK_EQ_INT(cudaGraphAddMemAllocNode(&bad, g, nullptr, 0, &ap), cudaErrorInvalidValue);
+    CHECK_EQ_INT(cudaGraphAddMemFreeNode(&bad, g, nullptr, 0, out), cudaErrorStreamCaptureUnsupported);
+    CHECK_EQ_INT(cudaGetLastError(), cudaErrorStreamCaptureUnsupported);
+    CK(cudaGraphExecDestroy(ex));
+    CK(cudaGraphDestroy(g));
 }
 
 int main(int argc, char **argv)
@@ -220,6 +327,16 @@ int main(int argc, char **argv)
     CK(cudaDeviceGetLimit(&lim, cudaLimitMallocHeapSize));
     CHECK_EQ_INT(lim, 1 << 20);
     CHECK(cudaDeviceSetLimit((cudaLimit)99, 1) == cudaErrorUnsupportedLimit);
+    CHECK_EQ_INT(cudaGetLastError(), cudaErrorUnsupportedLimit);
+
+    /* graph memory nodes, the default pool trimmed at every synchronize again */
+    zero = 0;
+    CK(cudaMemPoolSetAttribute(def, cudaMemPoolAttrReleaseThreshold, &zero));
+    int *gout = nullptr;
+    CK(cudaMalloc(&gout, GN * sizeof(int)));
+    graph_captured(gout, 3);
+    graph_by_hand(gout, 2, dev);
+    CK(cudaFree(gout));
 
     CK(cudaEventDestroy(ev));
     CK(cudaStreamDestroy(s));

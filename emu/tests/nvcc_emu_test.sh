@@ -199,7 +199,7 @@ err=$("$nvcc_emu" -c "$src/ptx_refused.cu" -o ptx_refused.o 2>&1)
 [ $? -ne 0 ] || bad "ptx_refused.cu compiled"
 printf '%s\n' "$err" | grep -q "ptx_refused.cu:7:.*static assertion failed: cudaemu: inline PTX 'add.cc.u32 %0, %1, %2' is not emulated" ||
     { echo "$err"; bad "no 'inline PTX ... is not emulated' line at ptx_refused.cu:7"; }
-# conditional graph nodes (and graph memory nodes) stop the compile by name
+# conditional graph nodes (and graph memory node getters) stop the compile by name
 err=$("$nvcc_emu" -c "$src/graph_refused.cu" -o graph_refused.o 2>&1)
 [ $? -ne 0 ] || bad "graph_refused.cu compiled"
 printf '%s\n' "$err" | grep -q "error: static assertion failed: cudaemu: cudaGraphConditionalHandleCreate (conditional graph nodes) is not emulated" ||

@@ -186,6 +186,15 @@ cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
 cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
                                        const cudaGraphNode_t *pDependencies,
                                        size_t numDependencies, cudaGraph_t childGraph);
+/* graph memory nodes: what cudaMallocFromPoolAsync (the device's default
+ * pool) and cudaFreeAsync queue in stream capture; the block (dptr, made
+ * now) lives as long as the graph, its clones and executable graphs */
+cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                     const cudaGraphNode_t *pDependencies, size_t numDependencies,
+                                     cudaMemAllocNodeParams *nodeParams);
+cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                    const cudaGraphNode_t *pDependencies, size_t numDependencies,
+                                    void *dptr);
 cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
                                   const cudaGraphNode_t *pDependencies, size_t numDependencies);
 /* CUDA 13's form (edgeData null or all zero) and CUDA 12's */
@@ -218,6 +227,15 @@ inline cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t
 }
 cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
                                              const cudaKernelNodeParams *pNodeParams);
+/* an executable graph takes the parameters of a topologically identical
+ * graph (graph_update.cpp), else cudaErrorGraphExecUpdateFailure and why */
+typedef struct cudaGraphExecUpdateResultInfo_st {
+    enum cudaGraphExecUpdateResult result;
+    cudaGraphNode_t errorNode;
+    cudaGraphNode_t errorFromNode;
+} cudaGraphExecUpdateResultInfo;
+cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
+                                cudaGraphExecUpdateResultInfo *resultInfo);
 cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream);
 cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream);
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec);
@@ -234,9 +252,8 @@ cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream,
                                      size_t *numDependencies_out = 0);
 cudaError_t cudaThreadExchangeStreamCaptureMode(cudaStreamCaptureMode *mode);
 
-/* Not emulated yet: graph memory nodes and conditional nodes stop the
- * compile where they are called, naming the call (cudaMallocAsync and
- * cudaFreeAsync on a capturing stream fail at run time instead). */
+/* Not emulated yet: the getters of graph memory nodes, their trim, and
+ * conditional nodes stop the compile where they are called, naming the call. */
 typedef unsigned long long cudaGraphConditionalHandle;
 template <class... A> struct cudaemu_graph_refused { static constexpr bool no = false; };
 #define CUDAEMU_GRAPH_REFUSED(fn, what)                                                     \
@@ -245,8 +262,6 @@ template <class... A> struct cudaemu_graph_refused { static constexpr bool no = 
         static_assert(cudaemu_graph_refused<A...>::no, "cudaemu: " #fn " (" what ") is not emulated"); \
         return cudaErrorNotSupported;                                                       \
     }
-CUDAEMU_GRAPH_REFUSED(cudaGraphAddMemAllocNode, "graph memory nodes")
-CUDAEMU_GRAPH_REFUSED(cudaGraphAddMemFreeNode, "graph memory nodes")
 CUDAEMU_GRAPH_REFUSED(cudaGraphMemAllocNodeGetParams, "graph memory nodes")
 CUDAEMU_GRAPH_REFUSED(cudaGraphMemFreeNodeGetParams, "graph memory nodes")
 CUDAEMU_GRAPH_REFUSED(cudaDeviceGraphMemTrim, "graph memory nodes")

@@ -1,5 +1,5 @@
 /* emu/tests/nvcc_emu/graph_refused.cu - graph calls the emulator does not
- * provide (conditional nodes, graph memory nodes) stop the compile with one
+ * provide (conditional nodes, the getters of graph memory nodes) stop the compile with one
  * line naming the call. */
 #include <cuda_runtime.h>
 
