@@ -42,15 +42,19 @@ want=$(( $(tr ',' '\n' <<<"$sizes" | grep -c .) * ncpu ))
 
 # each passing row: its repetitions, and the others of its problem in its note
 "$csvq" rounds/results.csv case backend check reps note >rows.txt
-while IFS=$'\t' read -r c b chk n note; do
-  [ "$chk" = pass ] || continue
-  [ "$n" = "$reps" ] || fail "$c $b: $n repetitions, want $reps"
-  grep -q "interleaved in $rounds rounds with" <<<"$note" || fail "$c $b: note says nothing of the rounds: $note"
-  while IFS=$'\t' read -r c2 b2 chk2 _ _; do
-    [ "$c2" = "$c" ] && [ "$b2" != "$b" ] && [ "$chk2" = pass ] || continue
-    grep -q "with.* $b2\b" <<<"$note" || fail "$c $b: note does not name $b2: $note"
-  done <rows.txt
-done <rows.txt
+bad=$(awk -F'\t' -v reps="$reps" -v r="$rounds" '
+  $3 == "pass" { n++; c[n] = $1; b[n] = $2; k[n] = $4; note[n] = $5 }
+  END {
+    for (i = 1; i <= n; i++) {
+      if (k[i] != reps) print c[i] " " b[i] ": " k[i] " repetitions, want " reps
+      if (index(note[i], "interleaved in " r " rounds with") == 0)
+        print c[i] " " b[i] ": the note says nothing of the rounds: " note[i]
+      for (j = 1; j <= n; j++)
+        if (j != i && c[j] == c[i] && index(note[i] " ", " " b[j] " ") == 0)
+          print c[i] " " b[i] ": the note does not name " b[j] ": " note[i]
+    }
+  }' rows.txt)
+[ -z "$bad" ] || fail "$bad"
 grep -q "^# rounds: $rounds " rounds/results.csv || fail "no '# rounds: $rounds' context line"
 ! grep -q "^# rounds:" plain/results.csv || fail "a run without --rounds has a rounds line"
 ! grep -q "interleaved" <("$csvq" plain/results.csv note) || fail "a run without --rounds says interleaved"
