@@ -106,13 +106,15 @@ static int grow(row_run *w)
 
 /* Row w's slice of round k of `rounds`: repetitions until the stop rules say
  * enough (then w->stopped) or, before the last round, until it has k/rounds
- * of its reps and time. Its signals and energy are added to the row's. 0, or
- * the callable's status / -1 with err_set. */
+ * of its reps and time, or of max_reps (a fast row that will stop at the cap
+ * spreads its capped repetitions over the rounds too). Its signals and energy
+ * are added to the row's. 0, or the callable's status / -1 with err_set. */
 static int slice(const measure_cfg *cfg, row_run *w, double plateau, double budget_ms, int k,
                  int rounds)
 {
     if (w->stopped) return 0;
     const long share_reps = ((long)k * cfg->min_reps + rounds - 1) / rounds;
+    const long share_max = ((long)k * cfg->max_reps + rounds - 1) / rounds;
     const double share_ms = cfg->min_time_s * 1e3 * k / rounds;
     disturb_snap a, b;
     disturb_metrics dm;
@@ -143,7 +145,9 @@ static int slice(const measure_cfg *cfg, row_run *w, double plateau, double budg
             w->stopped = 1;
             break;
         }
-        if (k < rounds && w->cur.n >= share_reps && w->measured >= share_ms) break;
+        if (k < rounds && ((w->cur.n >= share_reps && w->measured >= share_ms) ||
+                           w->cur.n >= share_max))
+            break;
         if ((rc = one_rep(w->fn, w->ctx, plateau, &ms, &end)) || (rc = grow(w))) break;
         w->ends[w->cur.n] = end;
         w->cur.samples[w->cur.n++] = ms;

@@ -83,8 +83,8 @@ int measure_run(const measure_cfg *cfg, measure_fn fn, void *ctx, measure_result
  * rounds, so that load that comes and goes reaches every row alike (a ratio
  * of two rows is measured as one): every row's warm-ups, then rounds
  * 1..rounds, each giving every row in turn repetitions until it has
- * k/rounds of its min_reps and min_time_s (a row already there sits the
- * round out; the last round takes it to its stop rules). Each row's
+ * k/rounds of its min_reps and min_time_s, or of its max_reps (a row already
+ * there sits the round out; the last round takes it to its stop rules). Each row's
  * statistics, judgment (its own repetitions' signals, summed over its
  * slices), budget_s and energy come from its repetitions alone; out[i] is
  * row i's, as measure_run gives it. When any row was disturbed, every row is

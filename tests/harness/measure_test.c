@@ -9,7 +9,8 @@
  *   3. one round, one row, and replicated rows (an agree function): the rows
  *      one after another, as measure_run always measured;
  *   4. rows timed by the host clock to a minimum time: n x rounds blocks of
- *      repetitions, each row's samples summing to at least the minimum;
+ *      repetitions, each row's samples summing to at least the minimum; rows
+ *      stopped by max_reps before their minimum time share the cap too;
  *   5. a failing repetition: its status, and no samples left to free.
  * Counts derive from the configurations, never from literals of the loop. */
 #include "measure.h"
@@ -165,6 +166,20 @@ int main(void)
         measure_result_free(&out[i]);
     }
     f[0].sleep_ms = f[1].sleep_ms = 0;
+
+    /* 4b. rows that stop at max_reps before their minimum time (fast
+     * repetitions): the capped repetitions are shared over the rounds too */
+    cfg.min_reps = 1;
+    cfg.max_reps = 6;
+    cfg.min_time_s = 1000;
+    EXPECT(run_group(&cfg, 2, 3, f, out) == 0, "capped rows: measured");
+    expect_order(2, 3, cfg.warmup, cfg.max_reps, want, sizeof want);
+    EXPECT(strcmp(order, want) == 0, "capped rows in 3 rounds: order %s, want %s", order, want);
+    for (int i = 0; i < 2; i++) {
+        EXPECT(out[i].n == cfg.max_reps && out[i].hit_max, "capped row %d: %d samples, hit_max %d",
+               i, out[i].n, out[i].hit_max);
+        measure_result_free(&out[i]);
+    }
 
     /* 5. a failing repetition ends the group with its status */
     cfg.min_time_s = 0;
