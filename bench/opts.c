@@ -39,6 +39,9 @@ void opts_usage(FILE *f)
         "  --quick            a few small sizes (a smoke run, well under a minute)\n"
         "  --reps N           exactly N timed repetitions per case\n"
         "  --min-time S       keep repeating until S seconds are measured (default 0.25)\n"
+        "  --rounds N         measure a problem's CPU backends (host rows) together in N\n"
+        "                     alternating rounds, each a share of --min-time / --reps, so\n"
+        "                     load that comes and goes hits both sides of a speedup (2..1000)\n"
         "  --threads N        CPU threads for OpenMP and OpenBLAS (default: all cores)\n"
         "  --baseline NAME    backend speedups are measured against (default: each suite's)\n"
         "  --out DIR          run folder (default results/<UTC time>, and results/latest)\n"
@@ -175,6 +178,7 @@ static const opt_def OPTS[] = {
     {.name = "--quick", .actions = ACT_RUN},
     {.name = "--reps", .takes_value = 1, .actions = ACT_RUN},
     {.name = "--min-time", .takes_value = 1, .actions = ACT_RUN},
+    {.name = "--rounds", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_CPU_PAIR},
     {.name = "--threads", .takes_value = 1, .actions = ACT_RUN},
     {.name = "--baseline", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_BASELINE},
     {.name = "--out", .takes_value = 1, .actions = ACT_RUN | ACT_MERGE},
@@ -422,6 +426,12 @@ int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap)
             if (parse_pos_int(val, 1000000, &v))
                 return fail(err, errcap, "bench: bad --reps '%s' (want an integer from 1 to 1000000)", val);
             o->reps = (int)v;
+        } else if (FLAG("--rounds")) {
+            NEED_VAL();
+            long v;
+            if (parse_pos_int(val, 1000, &v) || v < 2)
+                return fail(err, errcap, "bench: bad --rounds '%s' (want an integer from 2 to 1000)", val);
+            o->rounds = (int)v;
         } else if (FLAG("--steps")) {
             NEED_VAL();
             long v;

@@ -29,6 +29,7 @@ typedef struct bench_opts {
     int quick;
     int reps;            /* 0: harness default (count and time) */
     double min_time_s;   /* < 0: harness default */
+    int rounds;          /* --rounds: host CPU rows in alternating rounds (0: one after another) */
     int threads;         /* CPU threads */
     const char *baseline;   /* NULL: each suite's own */
     char out[OPT_PATH];  /* "" -> results/<UTC time> */

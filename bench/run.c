@@ -197,6 +197,7 @@ void run_prepare(bench_run *r, int emu_progress_set)
         run->mcfg.budget_s = 3.0;
     }
     if (o->min_time_s >= 0) run->mcfg.min_time_s = o->min_time_s;
+    run->rounds = o->rounds;
     if (o->reps) { /* exactly N: no time rule, no budget */
         run->mcfg.min_reps = run->mcfg.max_reps = o->reps;
         run->mcfg.min_time_s = 0;
@@ -310,6 +311,9 @@ int run_open(bench_run *r, const char *outdir, const char *csvpath)
         energy_gpu_describe(energy_gpu_get(), line, sizeof line);
         snprintf(ctx[nctx++], ENV_LINE, "energy-gpu: %s", line);
     }
+    if (o->rounds > 1 && nctx < 48) /* how the host rows were measured (runner.h) */
+        snprintf(ctx[nctx++], ENV_LINE, "rounds: %d (each problem's CPU host rows measured "
+                 "together, in alternating rounds)", o->rounds);
     if (comm_size() > 1 && nctx < 48) /* the job's ranks and their MPI */
         snprintf(ctx[nctx++], ENV_LINE, "mpi: %d ranks, %s", comm_size(), comm_mpi_version());
     const char *ctxp[48];

@@ -88,9 +88,13 @@ bench_build() {
 # one training step of each model (cnn-b64, mlp-b256, mlp-small-b64; about
 # 12 s), one thread, so that a busy second core cannot stall OpenMP barriers
 # and turn noise into verdicts. Each suite takes the --sizes entries it parses.
+# --rounds 10: each case's two rows are measured in alternating 50 ms slices
+# of their 0.5 s, so the Intel CI VM's speed phases (seconds long; they moved
+# a speedup up to 2x between runs when cpu-omp and cpu-blas were measured
+# seconds apart) land on both sides of the ratio.
 BENCH_GATE_ARGS="--suite matmul,conv,train --sizes 128,256,512,1024,256x512x784,1024x768x768,\
 mb4ic64ih28oc64kh3ph1,fwd:mb4ic32ih56oc64kh3sh2ph1,cnn-b64,mlp-b256,mlp-small-b64 \
---backend cpu-omp,cpu-blas --threads 1 --min-time 0.5 --no-plots"
+--backend cpu-omp,cpu-blas --threads 1 --min-time 0.5 --rounds 10 --no-plots"
 
 # bench_gate_suite BENCH OUT: runs the CI gate suite (ci/test, ci/make-baseline)
 # into folder OUT, its peer cpu-blas on the kernels this CPU has. When

@@ -127,6 +127,17 @@ void disturb_metrics_between(const disturb_snap *a, const disturb_snap *b, distu
     m->usable_cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : m->online_cpus;
 }
 
+void disturb_metrics_add(disturb_metrics *sum, const disturb_metrics *m)
+{
+    sum->wall_ms += m->wall_ms;
+    sum->cpu_ms += m->cpu_ms;   /* NAN stays NAN */
+    sum->nivcsw += m->nivcsw;
+    sum->runq_ms += m->runq_ms;
+    sum->steal_ms += m->steal_ms;
+    sum->online_cpus = m->online_cpus;
+    sum->usable_cpus = m->usable_cpus;
+}
+
 /* ---- plateaus ------------------------------------------------------------- */
 
 int disturb_plateau(const double *samples, const double *ends_ms, int n, double *tick_ms)

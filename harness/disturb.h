@@ -50,6 +50,10 @@ typedef struct disturb_metrics {
 /* b - a, with this machine's CPU counts. */
 void disturb_metrics_between(const disturb_snap *a, const disturb_snap *b, disturb_metrics *m);
 
+/* sum += m: the metrics of several spans of one row (measure_group's
+ * slices); sum zeroed: the first span. */
+void disturb_metrics_add(disturb_metrics *sum, const disturb_metrics *m);
+
 /* Signals, as bits of disturb_finding.signals. */
 enum {
     DISTURB_SIG_CPU = 1, DISTURB_SIG_SWITCHES = 2, DISTURB_SIG_RUNQ = 4,

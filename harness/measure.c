@@ -1,5 +1,6 @@
 /* harness/measure.c - warm-up, repeat to count and time, keep every sample;
- * judge each measurement and measure a disturbed one again (disturb.h). */
+ * judge each measurement and measure a disturbed one again (disturb.h); one
+ * row alone or several in alternating rounds, by the same loop. */
 #define _GNU_SOURCE
 #include "measure.h"
 #include "test_hooks.h"
@@ -10,6 +11,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -68,136 +70,220 @@ static int decide(const measure_cfg *cfg, int code)
     return cfg->agree ? cfg->agree(code) : code;
 }
 
-/* One measurement: repetitions until the stop rules say enough (budget_ms
- * counted from start). ends gets each sample's end time (grown with the
- * samples). 0, or the callable's status / -1 with out freed. */
-static int measure_once(const measure_cfg *cfg, measure_fn fn, void *ctx, double plateau,
-                        double start, double budget_ms, measure_result *out, double **ends)
+/* One row of a group while it is measured (measure_group). */
+typedef struct row_run {
+    measure_fn fn;
+    void *ctx;
+    measure_result cur;      /* this try's samples */
+    double *ends;            /* when each sample ended (grown with them) */
+    int cap;
+    double measured;         /* ms of samples this try */
+    double spent;            /* wall ms of its warm-ups and slices, every try (budget_s) */
+    double try_ms;           /* wall ms of its slices this try */
+    int stopped;             /* its stop rules said enough this try */
+    disturb_metrics dm;      /* its slices' signals, summed */
+    double energy_j;         /* its slices' energy, summed (NAN: not known) */
+    disturb_finding first;   /* its first disturbed try's judgment */
+    double first_median;
+} row_run;
+
+/* Room for one more sample. 0, or -1 with err_set. */
+static int grow(row_run *w)
 {
-    int cap = 64;
-    memset(out, 0, sizeof *out);
-    out->samples = malloc((size_t)cap * sizeof *out->samples);
-    *ends = malloc((size_t)cap * sizeof **ends);
-    if (!out->samples || !*ends) {
-        measure_result_free(out);
+    if (w->cur.n < w->cap) return 0;
+    int cap = w->cap ? 2 * w->cap : 64;
+    double *p = realloc(w->cur.samples, (size_t)cap * sizeof *p);
+    if (p) w->cur.samples = p;
+    double *e = p ? realloc(w->ends, (size_t)cap * sizeof *e) : NULL;
+    if (!e) {
         err_set("out of memory for timing samples");
         return -1;
     }
-    double measured = 0, ms, end;
+    w->ends = e;
+    w->cap = cap;
+    return 0;
+}
+
+/* Row w's slice of round k of `rounds`: repetitions until the stop rules say
+ * enough (then w->stopped) or, before the last round, until it has k/rounds
+ * of its reps and time, or of max_reps (a fast row that will stop at the cap
+ * spreads its capped repetitions over the rounds too). Its signals and energy
+ * are added to the row's. 0, or the callable's status / -1 with err_set. */
+static int slice(const measure_cfg *cfg, row_run *w, double plateau, double budget_ms, int k,
+                 int rounds)
+{
+    if (w->stopped) return 0;
+    const long share_reps = ((long)k * cfg->min_reps + rounds - 1) / rounds;
+    const long share_max = ((long)k * cfg->max_reps + rounds - 1) / rounds;
+    const double share_ms = cfg->min_time_s * 1e3 * k / rounds;
+    disturb_snap a, b;
+    disturb_metrics dm;
+    energy_span es;
+    double ms, end;
+    int rc = 0;
+    energy_span_begin(&es, cfg->energy == MEASURE_ENERGY_CPU ? energy_cpu() : NULL,
+                      cfg->energy == MEASURE_ENERGY_GPU ? energy_gpu_get() : NULL);
+    disturb_snap_take(&a);
+    const double t0 = timer_now_ms();
     for (;;) {
         int code = 0;
         if (interrupt_signal()) code = MEASURE_INTERRUPTED + interrupt_signal();
-        else if (out->n >= cfg->min_reps && measured >= cfg->min_time_s * 1e3) code = 1;
-        else if (out->n >= cfg->max_reps) code = 1;
-        else if (out->n >= 1 && timer_now_ms() - start > budget_ms) code = 1;
+        else if (w->cur.n >= cfg->min_reps && w->measured >= cfg->min_time_s * 1e3) code = 1;
+        else if (w->cur.n >= cfg->max_reps) code = 1;
+        else if (w->cur.n >= 1 && w->spent + (timer_now_ms() - t0) > budget_ms) code = 1;
         code = decide(cfg, code);
         if (code >= MEASURE_INTERRUPTED) { /* the runner abandons the case */
-            measure_result_free(out);
             err_set("interrupted by %s", interrupt_signal() ? interrupt_name(interrupt_signal())
                                                             : "a signal on another rank");
-            return -1;
-        }
-        if (code == 1) {
-            int enough = out->n >= cfg->min_reps && measured >= cfg->min_time_s * 1e3;
-            if (!enough && out->n >= cfg->max_reps) out->hit_max = 1;
-            else if (!enough) out->hit_budget = 1;
+            rc = -1;
             break;
         }
-        int rc = one_rep(fn, ctx, plateau, &ms, &end);
-        if (rc) {
-            measure_result_free(out);
-            return rc;
+        if (code == 1) {
+            int enough = w->cur.n >= cfg->min_reps && w->measured >= cfg->min_time_s * 1e3;
+            if (!enough && w->cur.n >= cfg->max_reps) w->cur.hit_max = 1;
+            else if (!enough) w->cur.hit_budget = 1;
+            w->stopped = 1;
+            break;
         }
-        if (out->n == cap) {
-            cap *= 2;
-            double *p = realloc(out->samples, (size_t)cap * sizeof *p);
-            if (p) out->samples = p;
-            double *e = p ? realloc(*ends, (size_t)cap * sizeof *e) : NULL;
-            if (!e) {
-                measure_result_free(out);
-                err_set("out of memory for timing samples");
-                return -1;
-            }
-            *ends = e;
-        }
-        (*ends)[out->n] = end;
-        out->samples[out->n++] = ms;
-        measured += ms;
+        if (k < rounds && ((w->cur.n >= share_reps && w->measured >= share_ms) ||
+                           w->cur.n >= share_max))
+            break;
+        if ((rc = one_rep(w->fn, w->ctx, plateau, &ms, &end)) || (rc = grow(w))) break;
+        w->ends[w->cur.n] = end;
+        w->cur.samples[w->cur.n++] = ms;
+        w->measured += ms;
     }
-    if (stats_summarize(out->samples, out->n, &out->stats)) {
-        measure_result_free(out);
-        err_set("out of memory for statistics");
-        return -1;
+    const double wall = timer_now_ms() - t0;
+    disturb_snap_take(&b);
+    w->energy_j += energy_span_end(&es);
+    disturb_metrics_between(&a, &b, &dm);
+    disturb_metrics_add(&w->dm, &dm);
+    w->spent += wall;
+    w->try_ms += wall;
+    return rc;
+}
+
+/* Every row's repetitions of one try, in rounds (measure_group); then each
+ * row's statistics and judgment. 0, or the callable's status / -1. */
+static int measure_try(const measure_cfg *cfg, row_run *w, int n, int rounds, double plateau)
+{
+    for (int i = 0; i < n; i++) {
+        memset(&w[i].cur, 0, sizeof w[i].cur);
+        memset(&w[i].dm, 0, sizeof w[i].dm);
+        w[i].cap = 0;
+        w[i].ends = NULL;
+        w[i].measured = w[i].try_ms = w[i].energy_j = 0;
+        w[i].stopped = 0;
+    }
+    for (int k = 1; k <= rounds; k++)
+        for (int i = 0; i < n; i++) {
+            int rc = slice(&cfg[i], &w[i], plateau, cfg[i].budget_s * 1e3, k, rounds);
+            if (rc) return rc;
+        }
+    for (int i = 0; i < n; i++) {
+        if (stats_summarize(w[i].cur.samples, w[i].cur.n, &w[i].cur.stats)) {
+            err_set("out of memory for statistics");
+            return -1;
+        }
+        w[i].cur.energy_j = w[i].energy_j;
+        disturb_judge((disturb_kind)cfg[i].judge, cfg[i].threads, &w[i].dm, w[i].cur.samples,
+                      w[i].ends, w[i].cur.n, &w[i].cur.kept);
+        free(w[i].ends);
+        w[i].ends = NULL;
     }
     return 0;
 }
 
 int measure_run(const measure_cfg *cfg, measure_fn fn, void *ctx, measure_result *out)
 {
-    memset(out, 0, sizeof *out);
-    out->energy_j = NAN;
-    double start = timer_now_ms();
-    double budget_ms = cfg->budget_s * 1e3;
-    double ms, end, plateau = plateau_ms();
-    for (int i = 0; i < cfg->warmup; i++) {
-        if (decide(cfg, interrupt_signal() ? MEASURE_INTERRUPTED + interrupt_signal() : 0)) break;
-        int rc = one_rep(fn, ctx, plateau, &ms, &end);
-        if (rc) return rc;
-        /* slow case: keep time for samples */
-        if (decide(cfg, timer_now_ms() - start > budget_ms / 2)) break;
-    }
-    /* measure; while disturbed, again within what is left of the budget */
+    void *const ctxs[1] = {ctx};
+    return measure_group(cfg, 1, &fn, ctxs, 1, out);
+}
+
+int measure_group(const measure_cfg *cfg, int n, const measure_fn *fns, void *const *ctxs,
+                  int rounds, measure_result *out)
+{
+    const double plateau = plateau_ms();
     const int no_remeasure = getenv(HOOK_NO_REMEASURE) != NULL;
-    double *ends = NULL;
-    disturb_finding first = {0};
-    double first_median = NAN;
-    for (int tries = 1;; tries++) {
-        measure_result cur;
-        disturb_snap a, b;
-        disturb_metrics dm;
-        double t0 = timer_now_ms();
-        energy_span es;
-        energy_span_begin(&es, cfg->energy == MEASURE_ENERGY_CPU ? energy_cpu() : NULL,
-                          cfg->energy == MEASURE_ENERGY_GPU ? energy_gpu_get() : NULL);
-        disturb_snap_take(&a);
-        int rc = measure_once(cfg, fn, ctx, plateau, t0, budget_ms - (t0 - start), &cur, &ends);
-        disturb_snap_take(&b);
-        cur.energy_j = energy_span_end(&es);
-        if (rc) {
-            free(ends);
-            measure_result_free(out);
-            return rc;
+    double ms, end;
+    int rc = 0;
+    if (n < 1) return 0;
+    if (rounds < 2 || n == 1 || cfg->agree) rounds = 1;
+    row_run *w = calloc((size_t)n, sizeof *w);
+    for (int i = 0; i < n; i++) {
+        memset(&out[i], 0, sizeof out[i]);
+        out[i].energy_j = NAN;
+    }
+    if (!w) {
+        err_set("out of memory for timing samples");
+        return -1;
+    }
+    /* every row's warm-ups first */
+    for (int i = 0; i < n && !rc; i++) {
+        const double t0 = timer_now_ms(), budget_ms = cfg[i].budget_s * 1e3;
+        w[i].fn = fns[i];
+        w[i].ctx = ctxs[i];
+        w[i].first_median = NAN;
+        for (int k = 0; k < cfg[i].warmup; k++) {
+            if (decide(&cfg[i], interrupt_signal() ? MEASURE_INTERRUPTED + interrupt_signal() : 0))
+                break;
+            if ((rc = one_rep(w[i].fn, w[i].ctx, plateau, &ms, &end))) break;
+            /* slow case: keep time for samples */
+            if (decide(&cfg[i], timer_now_ms() - t0 > budget_ms / 2)) break;
         }
-        disturb_metrics_between(&a, &b, &dm);
-        disturb_judge((disturb_kind)cfg->judge, cfg->threads, &dm, cur.samples, ends, cur.n,
-                      &cur.kept);
-        free(ends);
-        ends = NULL;
-        const int disturbed = cur.kept.disturbed;
-        if (disturbed && !first.disturbed) {
-            first = cur.kept;
-            first_median = cur.stats.median;
+        w[i].spent = timer_now_ms() - t0;
+    }
+    /* measure; while a row is disturbed, all again within what is left of the budget */
+    double kept_score = 0;
+    for (int tries = 1; !rc; tries++) {
+        if ((rc = measure_try(cfg, w, n, rounds, plateau))) break;
+        double score = 0;
+        int disturbed = 0, fits = 1, judged = 0;
+        for (int i = 0; i < n; i++) {
+            const measure_result *c = &w[i].cur;
+            score = c->kept.score > score ? c->kept.score : score;
+            disturbed |= c->kept.disturbed;
+            if (c->kept.disturbed && !w[i].first.disturbed) {
+                w[i].first = c->kept;
+                w[i].first_median = c->stats.median;
+            }
         }
-        /* the least disturbed so far; replicated cases keep the last, the
-         * same try on every rank (their samples are combined rank by rank) */
-        if (tries == 1 || cfg->agree || cur.kept.score < out->kept.score) {
-            measure_result_free(out);
-            *out = cur;
-        } else {
-            measure_result_free(&cur);
+        for (int i = 0; i < n && disturbed; i++)   /* measured again for another's sake */
+            if (!w[i].first.disturbed && !*w[i].first.what)
+                snprintf(w[i].first.what, sizeof w[i].first.what, "%s",
+                         "in another row it alternates with");
+        for (int i = 0; i < n; i++) {
+            /* another try may take as long as this one did */
+            fits &= w[i].spent + w[i].try_ms <= cfg[i].budget_s * 1e3;
+            judged |= cfg[i].judge != DISTURB_NONE;
         }
-        out->tries = tries;
-        out->seen = first;
-        out->seen_median_ms = first_median;
-        /* again when this one was disturbed and another fits in the budget:
-         * it may take as long as this one did */
-        double now = timer_now_ms();
-        int again = cfg->judge != DISTURB_NONE && disturbed && tries < DISTURB_MAX_TRIES &&
-                    !no_remeasure &&
-                    (now - start) + (now - t0) <= budget_ms;
+        /* the least disturbed try so far; replicated cases keep the last,
+         * the same try on every rank (their samples are combined rank by rank) */
+        const int keep = tries == 1 || cfg->agree || score < kept_score;
+        if (keep) kept_score = score;
+        for (int i = 0; i < n; i++) {
+            if (keep) {
+                measure_result_free(&out[i]);
+                out[i] = w[i].cur;
+            } else {
+                measure_result_free(&w[i].cur);
+            }
+            out[i].tries = tries;
+            out[i].seen = w[i].first;
+            out[i].seen_median_ms = w[i].first_median;
+        }
+        int again = judged && disturbed && tries < DISTURB_MAX_TRIES &&
+                    !no_remeasure && fits;
         if (!decide(cfg, again)) break;
     }
-    return 0;
+    if (rc)
+        for (int i = 0; i < n; i++) {
+            measure_result_free(&w[i].cur);
+            measure_result_free(&out[i]);
+        }
+    for (int i = 0; i < n; i++) free(w[i].ends);
+    free(w);
+    return rc;
 }
 
 void measure_result_free(measure_result *r)

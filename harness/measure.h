@@ -78,6 +78,23 @@ typedef struct measure_result {
 
 /* Returns 0, or the callable's non-zero status (or -1 out of memory). */
 int measure_run(const measure_cfg *cfg, measure_fn fn, void *ctx, measure_result *out);
+
+/* Measures n callables (rows; row i timed as cfg[i] says) in alternating
+ * rounds, so that load that comes and goes reaches every row alike (a ratio
+ * of two rows is measured as one): every row's warm-ups, then rounds
+ * 1..rounds, each giving every row in turn repetitions until it has
+ * k/rounds of its min_reps and min_time_s, or of its max_reps (a row already
+ * there sits the round out; the last round takes it to its stop rules). Each row's
+ * statistics, judgment (its own repetitions' signals, summed over its
+ * slices), budget_s and energy come from its repetitions alone; out[i] is
+ * row i's, as measure_run gives it. When any row was disturbed, every row is
+ * measured again (the same rule), and the try kept is the one whose most
+ * disturbed row is the least: the rows of a ratio come from one try.
+ * measure_run is this with n = 1. Rounds below 2, one row, or replicated
+ * rows (cfg[0].agree): one round, the rows one after another. Returns 0, or
+ * the first failing callable's status (or -1); out[] is then freed. */
+int measure_group(const measure_cfg *cfg, int n, const measure_fn *fns, void *const *ctxs,
+                  int rounds, measure_result *out);
 void measure_result_free(measure_result *r);
 
 #ifdef __cplusplus

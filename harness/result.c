@@ -65,10 +65,13 @@ void result_fill_timing(result_row *row, const struct measure_result *m, double 
         snprintf(row->note + used, sizeof row->note - used, "%sdisturbed: %s; %d tr%s",
                  used ? "; " : "", *m->kept.what ? m->kept.what : "on another rank", row->tries,
                  row->tries == 1 ? "y" : "ies");
-    else if (row->tries > 1)
+    else if (row->tries > 1) {
+        char x[48] = ""; /* no try of its own disturbed: no ratio */
+        if (row->disturbed_x > 0)
+            snprintf(x, sizeof x, "; %.2fx the kept median", row->disturbed_x);
         snprintf(row->note + used, sizeof row->note - used,
-                 "%smeasured again after a disturbed try (%s; %.2fx the kept median); %d tries",
-                 used ? "; " : "", *m->seen.what ? m->seen.what : "on another rank",
-                 row->disturbed_x, row->tries);
+                 "%smeasured again after a disturbed try (%s%s); %d tries", used ? "; " : "",
+                 *m->seen.what ? m->seen.what : "on another rank", x, row->tries);
+    }
 }
 

@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The run's state between the cases the iterator yields. */
@@ -31,6 +32,10 @@ typedef struct run_state {
     int skip_backend;       /* the rest of this backend's cases write no row */
     int skip_group;         /* the rest of its group (case_ref.first) writes no row */
     int barrier_due;        /* the ranks meet after this GPU backend's one-process modes */
+    /* --rounds: the host rows of this problem and dtype measured together
+     * (host_group): which backends' are written, and their samples/s */
+    unsigned char grouped[CASE_MAX_BACKENDS];
+    double group_sps[CASE_MAX_BACKENDS];
 } run_state;
 
 static const char *const NO_MEMORY = "out of host memory for the problem's buffers";
@@ -181,11 +186,12 @@ static void gpu_dp_case(runner *r, const suite_entry *e, const case_ref *c, cons
 
 /* ---- CPU cases ------------------------------------------------------------ */
 
-/* CPU backend b on p in one process (on rank 0 alone in a job of several
- * ranks, unless the suite's cases run on every rank; d NULL: out of host
- * memory). is_base: b is the baseline, whose median goes to st->base_median. */
-static void host_case(run_state *st, const case_ref *c, const case_data *d, int is_base,
-                      result_row *row)
+/* Whether CPU backend c->b's case on p runs here (on rank 0 alone in a job
+ * of several ranks, unless the suite's cases run on every rank; d NULL: out
+ * of host memory): 1, opened into cs and ex; 0, its row is decided (skipped,
+ * failed) or this rank sits it out. */
+static int host_open(run_state *st, const case_ref *c, const case_data *d, result_row *row,
+                     cpu_state *cs, case_exec *ex)
 {
     runner *r = st->r;
     const suite_def *s = st->e->def;
@@ -211,16 +217,35 @@ static void host_case(run_state *st, const case_ref *c, const case_data *d, int 
         row_skip(row, "%s needs MPI ranks: %s", b->name,
                  r->comm_why[0] ? r->comm_why : "not started");
     } else if (!several || comm_rank() == 0) {
-        cpu_state cs = {.s = s, .b = b, .p = p, .d = (case_data *)d, .next = 0};
-        case_exec ex;
-        cpu_open(&cs, &ex);
-        exec_case(r, s, b, p, d, &ex, 0, row);
-        if (s->coll && s->coll->bus_factor && row->gbps > 0)
-            row->busbw_gbps = row->gbps * s->coll->bus_factor(p, row->replicas);
+        *cs = (cpu_state){.s = s, .b = b, .p = p, .d = (case_data *)d, .next = 0};
+        cpu_open(cs, ex);
+        return 1;
     }
-    if (several) comm_quiet_barrier(); /* the other ranks sat this one out */
+    return 0;
+}
+
+/* After c's host row is filled: its bus bandwidth, the ranks that sat it out
+ * meet, and what the cases after it need of it (samples/s, the baseline's median). */
+static void host_close(run_state *st, const case_ref *c, result_row *row)
+{
+    const suite_def *s = st->e->def;
+    if (s->coll && s->coll->bus_factor && row->gbps > 0)
+        row->busbw_gbps = row->gbps * s->coll->bus_factor(&st->p, row->replicas);
+    if (st->r->comm && st->r->comm->size > 1 && !suite_all_ranks(s))
+        comm_quiet_barrier(); /* the other ranks sat this one out */
     st->host_sps = row->samples_per_s;
-    if (is_base) st->base_median = row->median_ms;
+    if (c->bi == 0 && st->it.baseline && c->dtype == DTYPE_FP32) /* the baseline's */
+        st->base_median = row->median_ms;
+}
+
+/* CPU backend c->b on p in one process. */
+static void host_case(run_state *st, const case_ref *c, const case_data *d, result_row *row)
+{
+    cpu_state cs;
+    case_exec ex;
+    if (host_open(st, c, d, row, &cs, &ex))
+        exec_case(st->r, st->e->def, c->b, &st->p, d, &ex, 0, row);
+    host_close(st, c, row);
 }
 
 /* ---- speedup against the best CPU ---------------------------------------- */
@@ -285,6 +310,30 @@ static void case_roof(const run_state *st, const case_ref *c, result_row *row)
     roof_verdict(r->roofs, &rc, row);
 }
 
+/* Case c's row started, and the progress line saying which case runs. */
+static void row_begin(run_state *st, const case_ref *c, result_row *row)
+{
+    const suite_def *s = st->e->def;
+    char label[192];
+    row_start(st->r, row, s, &st->p, c->b, c->mode);
+    if (c->kind == CASE_HOST)
+        snprintf(label, sizeof label, "%s %s %s", s->name, st->p.desc, c->b->name);
+    else
+        snprintf(label, sizeof label, "%s %s %s %s", s->name, st->p.desc, c->b->name, c->mode);
+    progress_start(st->r->prog, label);
+}
+
+/* Case c's filled row: its roof and best CPU, then written. 0, or the run
+ * stops (row_emit's status; -1 also when a dump failed). */
+static int row_end(run_state *st, const case_ref *c, result_row *row)
+{
+    case_roof(st, c, row);
+    best_cpu_row(st, c, row);
+    int rc = row_emit(st->r, row, st->base_median, st->it.baseline);
+    progress_finish_one(st->r->prog);
+    return !rc && st->r->dump_error[0] ? -1 : rc;
+}
+
 /* Case c's row: the case opened on its device, run, its row emitted. 0, or
  * the run stops (row_emit's status; -1 also when a dump failed). */
 static int case_row(run_state *st, const case_ref *c)
@@ -295,15 +344,9 @@ static int case_row(run_state *st, const case_ref *c)
     const case_data *d = st->ok ? &st->d : NULL;
     const int gpu_mode = c->kind == CASE_GPU || c->kind == CASE_OWN;
     result_row row;
-    char label[192];
-    row_start(r, &row, s, p, c->b, c->mode);
-    if (c->kind == CASE_HOST)
-        snprintf(label, sizeof label, "%s %s %s", s->name, p->desc, c->b->name);
-    else
-        snprintf(label, sizeof label, "%s %s %s %s", s->name, p->desc, c->b->name, c->mode);
-    progress_start(r->prog, label);
+    row_begin(st, c, &row);
     if (c->kind == CASE_HOST) {
-        host_case(st, c, d, c->bi == 0 && st->it.baseline && c->dtype == DTYPE_FP32, &row);
+        host_case(st, c, d, &row);
     } else if (gpu_mode) {
         gpu_case(r, st->e, c, p, d, &row);
         if (c->gpu && c->gpu->kind == GPU_RESIDENT && c->alloc == &GPU_ALLOCS[0])
@@ -317,12 +360,62 @@ static int case_row(run_state *st, const case_ref *c)
     } else {
         gpu_dp_case(r, st->e, c, p, d, st->resident_sps, &row);
     }
-    case_roof(st, c, &row);
-    best_cpu_row(st, c, &row);
-    int rc = row_emit(r, &row, st->base_median, st->it.baseline);
-    progress_finish_one(r->prog);
-    if (!rc && r->dump_error[0]) rc = -1;
+    int rc = row_end(st, c, &row);
     return gpu_mode ? rc : ranks_rc(r, rc); /* a GPU mode's ranks agree at its barrier */
+}
+
+/* --rounds: whether c's host row is measured with the others of its problem
+ * and dtype (host_group): not where every rank runs it (the ranks agree). */
+static int host_grouped(const run_state *st, const case_ref *c)
+{
+    return st->r->rounds > 1 && c->kind == CASE_HOST && !suite_all_ranks(st->e->def);
+}
+
+/* The host rows of first's problem and dtype (first and those the walk
+ * yields after it), each opened and checked in turn, timed together in
+ * alternating rounds (exec_group), then written in the walk's order as
+ * case_row writes one. 0, or the run stops (row_emit's status). */
+static int host_group(run_state *st, const case_ref *first)
+{
+    runner *r = st->r;
+    const suite_def *s = st->e->def;
+    const case_data *d = st->ok ? &st->d : NULL;
+    result_row *row = calloc(CASE_MAX_BACKENDS, sizeof *row);
+    case_ref g[CASE_MAX_BACKENDS];
+    cpu_state cs[CASE_MAX_BACKENDS];
+    case_exec ex[CASE_MAX_BACKENDS];
+    int timed[CASE_MAX_BACKENDS] = {0}, n = 0, rc = 0;
+    char why[200];
+    if (!row) {
+        err_set("out of memory for a group of rows");
+        return -1;
+    }
+    case_iter it = st->it;   /* a copy: the walk after first */
+    case_ref c = *first;
+    do {   /* the backends the run reaches at this problem and dtype (backend_first) */
+        if (c.kind == CASE_HOST && !(s->dtypes && backend_dt_skip(c.b, c.dtype, why, sizeof why)))
+            g[n++] = c;
+    } while (n < CASE_MAX_BACKENDS && case_iter_next(&it, &c) && c.pi == first->pi &&
+             c.di == first->di);
+    for (int i = 0; i < n; i++) {
+        row_begin(st, &g[i], &row[i]);
+        timed[i] = host_open(st, &g[i], d, &row[i], &cs[i], &ex[i]) &&
+                   exec_check(r, s, g[i].b, &st->p, d, &ex[i], &row[i]);
+    }
+    exec_group(r, s, &st->p, n, timed, ex, row);
+    for (int i = 0; i < n; i++) {
+        if (rc) { /* the run stops: the rows after are dropped */
+            free(row[i].samples);
+            continue;
+        }
+        host_close(st, &g[i], &row[i]);
+        st->grouped[g[i].bi] = 1;
+        st->group_sps[g[i].bi] = st->host_sps;
+        rc = ranks_rc(r, row_end(st, &g[i], &row[i]));
+    }
+    st->host_sps = st->group_sps[first->bi];
+    free(row);
+    return rc;
 }
 
 /* ---- the rows that stand for a group -------------------------------------- */
@@ -438,6 +531,7 @@ static void data_next(run_state *st, const problem *probs, const case_ref *c)
     const suite_def *s = st->e->def;
     char what[200];
     data_free(s, &st->d);
+    memset(st->grouped, 0, sizeof st->grouped);
     if (c->first & CASE_FIRST_PROBLEM) {
         st->base_median = NAN;
         for (int k = 0; k < DTYPE_COUNT; k++) {
@@ -510,6 +604,11 @@ int runner_run(runner *r, const suite_entry *e, const problem *probs, int nprobs
                             : c.kind == CASE_DP ? gpu_dp_first(&st, &c, &rc)
                                                 : gpu_group_first(&st, &c, &rc);
         if (rc || st.skip_group) continue;
+        if (host_grouped(&st, &c)) {   /* written with the first of its problem and dtype */
+            if (st.grouped[c.bi]) st.host_sps = st.group_sps[c.bi];
+            else rc = host_group(&st, &c);
+            continue;
+        }
         rc = case_row(&st, &c);
     }
     rc = gpu_group_end(&st, rc);

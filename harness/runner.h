@@ -46,6 +46,9 @@ typedef struct runner {
                                     * for GPU_ALLOCS[i]; 0: the default alone */
     int named_problems;            /* problems were named: no default-sweep limits */
     measure_cfg mcfg;              /* CPU and GPU timing */
+    int rounds;                    /* --rounds: a problem's host CPU rows measured together
+                                    * in this many alternating rounds (measure_group;
+                                    * < 2: one after another) */
     measure_cfg emu_cfg;           /* emulated GPU cases: one run */
     gpu_status *gpu;               /* probed by the caller */
     /* The GPU layer of this binary (harness/gpu_exec.h, harness/gpu.h): passed

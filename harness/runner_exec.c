@@ -181,19 +181,16 @@ static int ranks_pass(int pass, char *why, size_t whycap)
     return 0;
 }
 
-void exec_case(runner *r, const suite_def *s, const backend_def *b, const problem *p,
-               const case_data *d, case_exec *ex, int gpu, result_row *row)
+int exec_check(runner *r, const suite_def *s, const backend_def *b, const problem *p,
+               const case_data *d, case_exec *ex, result_row *row)
 {
     const int rep = replicated(r, s, row->mode);
     void *host[LAYOUT_MAX_BUFS] = {0};
-    measure_result m;
     char why[200] = "";
     double dummy = -1, worst = -1;
     int steps = suite_step_count(s) > 0 && !ex->check ? suite_step_count(s) : 1;
     int traced = suite_step_count(s) > 0 && r->trace_steps > steps && !ex->check ? r->trace_steps
                                                                                  : steps;
-    const double per = ex->per_run > 0 ? ex->per_run : 1;
-    memset(&m, 0, sizeof m);
     err_clear();
     case_note_clear();
     for (int step = 0; step < traced; step++) {
@@ -202,7 +199,7 @@ void exec_case(runner *r, const suite_def *s, const backend_def *b, const proble
          * dropped (row_emit) */
         if (step > 0 && (rep ? ranks_signal() : interrupt_signal())) {
             row_fail(row, "error: %s", "interrupted");
-            return;
+            return 0;
         }
         dummy = -1;
         int failed = ex->run(ex->st, &dummy) || ex->outputs(ex->st, host);
@@ -211,19 +208,19 @@ void exec_case(runner *r, const suite_def *s, const backend_def *b, const proble
             snprintf(why, sizeof why, "%s", failed ? err_get() : "");
             if (!ranks_pass(!failed, why, sizeof why)) {
                 row_fail(row, "error: %s", why);
-                return;
+                return 0;
             }
         }
         if (failed) {
             row_fail(row, "error: %s", err_get());
-            return;
+            return 0;
         }
         if (suite_step_count(s) > 0) trace_add(row, &d->l, host);
         if (step >= steps) continue;   /* --steps: the trace goes on, unchecked */
         if (step == 0) plant_fault(b, &d->l, host);
         if (step == 0 && plant_reduced(s, b, p, d, host)) {
             row_fail(row, "error: %s", err_get());
-            return;
+            return 0;
         }
         check_result cr;
         if (ex->check) ex->check(ex->st, &cr, why, sizeof why);
@@ -266,10 +263,17 @@ void exec_case(runner *r, const suite_def *s, const backend_def *b, const proble
                 snprintf(row->note, sizeof row->note, "check failed at step %d: %s", step + 1, why);
             else
                 snprintf(row->note, sizeof row->note, "check failed: %s", why);
-            return;
+            return 0;
         }
     }
     snprintf(row->check, sizeof row->check, "pass");
+    return 1;
+}
+
+measure_cfg exec_cfg(const runner *r, const suite_def *s, const case_exec *ex, int gpu,
+                     const result_row *row)
+{
+    const int rep = replicated(r, s, row->mode);
     measure_cfg cfg = gpu && r->gpu->emulated ? r->emu_cfg : r->mcfg;
     if (rep) cfg.agree = agree_max;
     /* what tells that something else ran (disturb.h); emulated rows: nothing */
@@ -281,12 +285,15 @@ void exec_case(runner *r, const suite_def *s, const backend_def *b, const proble
      * it) or a GPU row on several GPUs (the source reads one) */
     cfg.energy = !gpu ? MEASURE_ENERGY_CPU
                : r->gpu->emulated || row->replicas > 1 ? MEASURE_ENERGY_NONE : MEASURE_ENERGY_GPU;
-    err_clear();
-    if (measure_run(&cfg, ex->run, ex->st, &m)) {
-        row_fail(row, "error while timing: %s", err_get());
-        measure_result_free(&m);
-        return;
-    }
+    return cfg;
+}
+
+void exec_timed(runner *r, const suite_def *s, const problem *p, case_exec *ex, int gpu,
+                measure_result *mr, result_row *row)
+{
+    const int rep = replicated(r, s, row->mode);
+    const double per = ex->per_run > 0 ? ex->per_run : 1;
+    measure_result m = *mr;
     if (rep) { /* a step takes as long as its slowest rank; disturbed on any, disturbed */
         m.kept.disturbed = comm_max_int(m.kept.disturbed);
         comm_max_doubles(m.samples, m.n);
@@ -314,6 +321,56 @@ void exec_case(runner *r, const suite_def *s, const backend_def *b, const proble
         return;
     }
     /* the row points into m's samples until emitted */
+}
+
+void exec_case(runner *r, const suite_def *s, const backend_def *b, const problem *p,
+               const case_data *d, case_exec *ex, int gpu, result_row *row)
+{
+    measure_result m;
+    if (!exec_check(r, s, b, p, d, ex, row)) return;
+    measure_cfg cfg = exec_cfg(r, s, ex, gpu, row);
+    err_clear();
+    if (measure_run(&cfg, ex->run, ex->st, &m)) {
+        row_fail(row, "error while timing: %s", err_get());
+        return;
+    }
+    exec_timed(r, s, p, ex, gpu, &m, row);
+}
+
+/* Cases checked apart and timed together (runner_int.h): timed[i] says which
+ * of the n passed their checked run; the others' rows are as they are. */
+void exec_group(runner *r, const suite_def *s, const problem *p, int n, const int *timed,
+                case_exec *ex, result_row *row)
+{
+    measure_cfg cfg[CASE_MAX_BACKENDS];
+    measure_fn fn[CASE_MAX_BACKENDS];
+    void *ctx[CASE_MAX_BACKENDS];
+    measure_result m[CASE_MAX_BACKENDS];
+    int at[CASE_MAX_BACKENDS], k = 0;
+    for (int i = 0; i < n && i < CASE_MAX_BACKENDS; i++)
+        if (timed[i]) {
+            cfg[k] = exec_cfg(r, s, &ex[i], 0, &row[i]);
+            fn[k] = ex[i].run;
+            ctx[k] = ex[i].st;
+            at[k++] = i;
+        }
+    err_clear();
+    if (k > 0 && measure_group(cfg, k, fn, ctx, r->rounds, m)) {
+        for (int j = 0; j < k; j++) row_fail(&row[at[j]], "error while timing: %s", err_get());
+        return;
+    }
+    for (int j = 0; j < k; j++) {
+        result_row *w = &row[at[j]];
+        exec_timed(r, s, p, &ex[at[j]], 0, &m[j], w);
+        if (k < 2 || strcmp(w->check, "pass") != 0) continue;
+        /* what it alternated with: a ratio of these rows was measured as one */
+        size_t u = strlen(w->note);
+        u += (size_t)snprintf(w->note + u, sizeof w->note - u, "%sinterleaved in %d rounds with",
+                              u ? "; " : "", r->rounds);
+        for (int o = 0; o < k && u < sizeof w->note; o++)
+            if (o != j)
+                u += (size_t)snprintf(w->note + u, sizeof w->note - u, " %s", row[at[o]].backend);
+    }
 }
 
 /* ---- rows ----------------------------------------------------------------- */

@@ -61,10 +61,28 @@ void row_fail(result_row *row, const char *fmt, const char *what);
 /* The row is skipped, saying why. */
 void row_skip(result_row *row, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Runs an opened case: the checked run (a step suite's checked steps), then
- * the measure loop; fills row. gpu: the case runs on the GPU layer. */
+/* Runs an opened case: exec_check, the measure loop over exec_cfg, then
+ * exec_timed; fills row. gpu: the case runs on the GPU layer. */
 void exec_case(runner *r, const suite_def *s, const backend_def *b, const problem *p,
                const case_data *d, case_exec *ex, int gpu, result_row *row);
+/* Its parts, for cases measured together (runner.c, --rounds):
+ * exec_check: the checked run (a step suite's checked steps); 1 passed (time
+ * it), 0 the row is decided (failed);
+ * exec_cfg: how the case is timed (its judge, threads, energy source);
+ * exec_timed: the row from its measurement m (the row takes m's samples),
+ * then the case's finish and a step's phases. */
+int exec_check(runner *r, const suite_def *s, const backend_def *b, const problem *p,
+               const case_data *d, case_exec *ex, result_row *row);
+measure_cfg exec_cfg(const runner *r, const suite_def *s, const case_exec *ex, int gpu,
+                     const result_row *row);
+void exec_timed(runner *r, const suite_def *s, const problem *p, case_exec *ex, int gpu,
+                measure_result *m, result_row *row);
+/* --rounds: n CPU cases of p whose checked runs are done (timed[i]: case i
+ * passed it, opened in ex[i]), measured together in r->rounds alternating
+ * rounds (measure_group); each timed row filled by exec_timed and its note
+ * naming the rows it alternated with. At most CASE_MAX_BACKENDS. */
+void exec_group(runner *r, const suite_def *s, const problem *p, int n, const int *timed,
+                case_exec *ex, result_row *row);
 
 /* Hands the row on, with its speedup against base_median (the baseline's,
  * NULL: none). 0, -1 when writing it failed; a case the run was interrupted

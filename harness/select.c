@@ -244,6 +244,13 @@ unsigned select_has(const selection *s)
         if (DP_MODES[m].workers && mode_used(s, DP_MODES[m].name) &&
             (s->nmodes == 0 || named_in(s->modes, s->nmodes, DP_MODES[m].name)))
             has |= SEL_WORKERS;
+    for (int i = 0; i < *s->nsuites && mode_used(s, MODE_HOST) &&
+                    (s->nmodes == 0 || named_in(s->modes, s->nmodes, MODE_HOST)); i++) {
+        int cpus = 0;
+        for (const backend_def *b = s->backend_table; b->name; b++)
+            cpus += b->dev == DEV_CPU && runs_in(s, b, sel_suite(s, i));
+        if (cpus > 1 && !suite_all_ranks(sel_suite(s, i))) has |= SEL_CPU_PAIR;
+    }
     return has;
 }
 
@@ -298,6 +305,9 @@ int select_refuse(const selection *s, unsigned need, const char *opt, char *err,
         gpu_dp_backends(s, names, sizeof names);
         snprintf(what, sizeof what, "the data-parallel modes of GPU backends (%s)", names);
     }
+    if (need & SEL_CPU_PAIR)
+        snprintf(what, sizeof what, "host rows of two or more CPU backends of one suite "
+                 "(--backend, --mode host)");
     if (need & SEL_WORKERS)
         snprintf(what, sizeof what, "the hogwild mode of the CPU backends of the %s suite "
                  "(and --mode, when given, names it)", first_suite(s, 0));

@@ -23,9 +23,12 @@ enum {
     SEL_STEPS = 1u << 4,    /* a training step runs (known once the cases are counted) */
     SEL_WORKERS = 1u << 5,  /* a workers mode (hogwild) can run: a chosen CPU backend of a
                              * suite with one, and --mode names it or is not given */
+    SEL_CPU_PAIR = 1u << 6, /* a suite runs host rows of two or more chosen CPU backends
+                             * (--rounds alternates between them) */
 };
 /* The facts select_has gives; SEL_STEPS comes from select_has_steps. */
-#define SEL_BEFORE_PLAN (SEL_GPU | SEL_GPU_DP | SEL_OVERLAP | SEL_BASELINE | SEL_WORKERS)
+#define SEL_BEFORE_PLAN (SEL_GPU | SEL_GPU_DP | SEL_OVERLAP | SEL_BASELINE | SEL_WORKERS | \
+                         SEL_CPU_PAIR)
 
 typedef struct selection {
     const suite_entry *suite_table;   /* SUITES[], terminated by def NULL */
