@@ -7,6 +7,7 @@
 #include "errmsg.h"
 #include "interrupt.h"
 #include "energy.h"
+#include "neighbour.h"
 
 #include <errno.h>
 #include <math.h>
@@ -132,6 +133,33 @@ static int measure_once(const measure_cfg *cfg, measure_fn fn, void *ctx, double
     return 0;
 }
 
+/* The kept measurement's case once more, with a budget of its own, beside
+ * cfg->neighbour (measure.h): its median into out->neighbour_median_ms. The
+ * neighbour is stopped whatever the measurement's end. 0, or the callable's
+ * status / -1 (out freed). */
+static int measure_beside(const measure_cfg *cfg, measure_fn fn, void *ctx, double plateau,
+                          measure_result *out)
+{
+    if (cfg->judge == DISTURB_NONE || cfg->agree) return 0;
+    pid_t pid = neighbour_start((neighbour_kind)cfg->neighbour);
+    if (pid < 0) {
+        measure_result_free(out);
+        return -1;
+    }
+    measure_result near;
+    double *ends = NULL, t0 = timer_now_ms();
+    int rc = measure_once(cfg, fn, ctx, plateau, t0, cfg->budget_s * 1e3, &near, &ends);
+    neighbour_stop(pid);
+    free(ends);
+    if (rc) {
+        measure_result_free(out);
+        return rc;
+    }
+    out->neighbour_median_ms = near.stats.median;
+    measure_result_free(&near);
+    return 0;
+}
+
 int measure_run(const measure_cfg *cfg, measure_fn fn, void *ctx, measure_result *out)
 {
     memset(out, 0, sizeof *out);
@@ -197,7 +225,8 @@ int measure_run(const measure_cfg *cfg, measure_fn fn, void *ctx, measure_result
                     (now - start) + (now - t0) <= budget_ms;
         if (!decide(cfg, again)) break;
     }
-    return 0;
+    out->neighbour_median_ms = NAN;
+    return cfg->neighbour ? measure_beside(cfg, fn, ctx, plateau, out) : 0;
 }
 
 void measure_result_free(measure_result *r)
