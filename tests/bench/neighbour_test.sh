@@ -21,13 +21,14 @@ for bad in idle BUSY "" busy,busy; do
 done
 expect_usage "--neighbour" --plot somewhere --neighbour busy
 
-# The busy children of $1, as "pid nice": forked copies of bench leading
-# their own process group (not the commands bench runs to read the machine;
-# bench lowers the child to nice 19 before it leads its group), read from
-# /proc with builtins (on a loaded machine every fork is slow, and a
-# measurement is short).
+# The busy children of $1 into KIDS, as "pid nice": forked copies of bench
+# leading their own process group (not the commands bench runs to read the
+# machine; bench lowers the child to nice 19 before it leads its group),
+# read from /proc with builtins only: no fork, so a poll is quick even on a
+# loaded machine, and a measurement beside the child is short.
 busy_kids() { # PID
   local k stat f ks st
+  KIDS=()
   for f in /proc/"$1"/task/*/children; do
     read -r -a ks 2>/dev/null <"$f" || true
     for k in "${ks[@]}"; do
@@ -35,23 +36,22 @@ busy_kids() { # PID
       [[ "$stat" == "$k (bench) "* ]] || continue
       stat=${stat##*) }
       read -r -a st <<<"$stat" # fields 3.. of stat: st[2] the group, st[16] the nice
-      [ "${st[2]}" = "$k" ] && echo "$k ${st[16]}"
+      [ "${st[2]}" = "$k" ] && KIDS+=("$k ${st[16]}")
     done
   done
 }
 # Every busy kid of $1 seen until it exits, each once, into kids.txt; the
 # most seen at once into most.txt.
 watch_kids() {
-  : >kids.txt
-  local k n now most=0
+  local kn most=0 seen=" "
   while kill -0 "$1" 2>/dev/null; do
-    now=0
-    while read -r k n; do
-      now=$((now + 1))
-      grep -qx "$k $n" kids.txt || echo "$k $n" >>kids.txt
-    done < <(busy_kids "$1")
-    [ "$now" -gt "$most" ] && most=$now
+    busy_kids "$1"
+    [ "${#KIDS[@]}" -gt "$most" ] && most=${#KIDS[@]}
+    for kn in "${KIDS[@]}"; do
+      [[ "$seen" == *" $kn,"* ]] || seen="$seen$kn, "
+    done
   done
+  printf '%s\n' "$seen" | tr ',' '\n' | sed 's/^ *//; /^$/d' >kids.txt
   echo "$most" >most.txt
 }
 
@@ -89,20 +89,20 @@ awk '$2 != 19' kids.txt | grep -q . && fail "a child not at nice 19: $(cat kids.
 none_left $(cut -d' ' -f1 kids.txt | sort -u)
 
 # 2. bench ended while it measures beside the child: the child goes too
-# (cpu-naive at 128: a rep of milliseconds, so 0.3 s of them is not cut
+# (cpu-naive at 96: a rep of about a millisecond, so 0.1 s of them is not cut
 # short by the repetition cap)
 for sig in TERM KILL; do
-  "$bench" "${args[@]}" --min-time 0.3 --sizes 128,96 --backend cpu-naive --neighbour busy \
+  "$bench" "${args[@]}" --min-time 0.1 --sizes 96,80 --backend cpu-naive --neighbour busy \
     --out "$sig" >"$sig.txt" 2>&1 &
   pid=$!
   kid=""
-  for _ in $(seq 150); do
-    kid=$(busy_kids "$pid" | cut -d' ' -f1)
-    [ -n "$kid" ] && break
-    sleep 0.05
+  end=$((SECONDS + 8))
+  while [ -z "$kid" ] && [ "$SECONDS" -lt "$end" ] && kill -0 "$pid" 2>/dev/null; do
+    busy_kids "$pid"
+    [ "${#KIDS[@]}" -gt 0 ] && kid=${KIDS[0]%% *}
   done
   if [ -z "$kid" ]; then
-    fail "SIG$sig: no child within 7.5 s"
+    fail "SIG$sig: no child seen while bench ran (8 s at most)"
     kill -KILL "$pid"
     wait "$pid" 2>/dev/null
     continue
