@@ -7,6 +7,7 @@
 #include "select.h"
 #include "machine.h"
 #include "workers.h"
+#include "neighbour.h"
 #include "gpu_alloc.h"
 #include "../ops/dtype.h"
 
@@ -51,6 +52,9 @@ void opts_usage(FILE *f)
         "                     and class, the CPU model and GPU names)\n"
         "  --no-plots         do not render charts\n"
         "  --no-roofs         skip the roof probe: no pct_roof or verdict columns\n"
+        "  --neighbour busy   measure every timed row again beside a nice -n 19 busy-loop\n"
+        "                     process bench starts for it: the neighbour_x column (beside\n"
+        "                     / quiet median) and a findings line per backend\n"
         "  --verbose          stdout: every row too, not only the summary\n"
         "  --plot DIR         re-render the charts and report of an earlier run, then exit\n"
         "  --merge DIR...     merge run folders of several machines (read-only) into --out\n"
@@ -187,6 +191,7 @@ static const opt_def OPTS[] = {
     {.name = "--json", .takes_value = 1, .actions = ACT_RUN | ACT_PLOT | ACT_MERGE},
     {.name = "--no-plots", .actions = ACT_RUN | ACT_PLOT | ACT_MERGE},
     {.name = "--no-roofs", .actions = ACT_RUN},
+    {.name = "--neighbour", .takes_value = 1, .actions = ACT_RUN},
     {.name = "--verbose", .actions = ACT_RUN},
     {.name = "--steps", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_STEPS},
     {.name = "--dump", .takes_value = 1, .actions = ACT_RUN, .needs = SEL_STEPS},
@@ -489,6 +494,13 @@ int opts_parse(int argc, char **argv, bench_opts *o, char *err, size_t errcap)
             if (errno || end == val || *end || !isfinite(v) || v < 0.001 || v > 4096)
                 return fail(err, errcap, "bench: bad --bucket-mb '%s' (want MiB, 0.001..4096)", val);
             o->bucket_mb = v;
+        } else if (FLAG("--neighbour")) {
+            NEED_VAL();
+            int k = neighbour_parse(val);
+            if (k < 0)
+                return fail(err, errcap, "bench: bad --neighbour '%.40s%s' (want %s)", val,
+                            strlen(val) > 40 ? "..." : "", neighbour_names());
+            o->neighbour = k;
         } else if (FLAG("--baseline")) {
             NEED_VAL();
             o->baseline = val;

@@ -46,6 +46,7 @@ typedef struct bench_opts {
     double price_per_hour;  /* a run's --price-per-hour (0: not given) */
     int no_plots;
     int no_roofs;       /* --no-roofs: no roof probe, no verdicts */
+    int neighbour;       /* --neighbour: neighbour_kind (harness/neighbour.h; 0: none) */
     int verbose;         /* stdout: every row, not only the summary */
     int force;           /* --out may hold an earlier run: replace it */
     int list, info, help, version, columns;

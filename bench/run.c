@@ -203,6 +203,7 @@ void run_prepare(bench_run *r, int emu_progress_set)
         run->mcfg.min_time_s = 0;
         run->mcfg.budget_s = INFINITY;
     }
+    run->mcfg.neighbour = o->neighbour; /* emulated rows: not (emu_cfg) */
     /* what else a row's repro needs to re-run it the same way */
     static char repro_env[256], repro_extra[160];
     repro_run rr = {

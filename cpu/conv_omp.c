@@ -118,6 +118,7 @@ int conv_cols_fwd(dtype_t dt, const conv_dims *d, const void *x, const void *w, 
     const int point = conv_is_pointwise(d);
     const long nb = pixel_block(crs, pq, es), nblk = (pq + nb - 1) / nb;
     int failed = 0;
+    atomic_int arrived = 0;
 #pragma omp parallel
     {
         void *col = point ? NULL : per_thread(es * (size_t)(crs * nb));
@@ -125,7 +126,7 @@ int conv_cols_fwd(dtype_t dt, const conv_dims *d, const void *x, const void *w, 
 #pragma omp atomic write
             failed = 1;
         }
-#pragma omp for schedule(dynamic, 1)
+#pragma omp for schedule(dynamic, 1) nowait
         for (long it = 0; it < d->N * nblk; it++) {
             if (failed) continue;
             const int n = (int)(it / nblk);
@@ -140,6 +141,7 @@ int conv_cols_fwd(dtype_t dt, const conv_dims *d, const void *x, const void *w, 
                 failed = 1;
             }
         }
+        omp_team_end(&arrived);
     }
     if (failed) err_set("cpu-omp conv: out of memory for the column blocks");
     return failed;
@@ -159,16 +161,21 @@ const void *conv_flip_filters(dtype_t dt, const conv_dims *d, const void *w)
         return NULL;
     }
     const int R = d->R, S = d->S;
-#pragma omp parallel for schedule(static)
-    for (int c = 0; c < d->C; c++)
-        for (int k = 0; k < d->K; k++)
-            for (int r = 0; r < R; r++)
-                for (int s = 0; s < S; s++) {
-                    const long o = (((long)c * d->K + k) * R + R - 1 - r) * S + S - 1 - s;
-                    const long i = (((long)k * d->C + c) * R + r) * S + s;
-                    if (es == 4) ((float *)wt)[o] = ((const float *)w)[i];
-                    else ((uint16_t *)wt)[o] = ((const uint16_t *)w)[i];
-                }
+    atomic_int arrived = 0;
+#pragma omp parallel
+    {
+#pragma omp for schedule(static) nowait
+        for (int c = 0; c < d->C; c++)
+            for (int k = 0; k < d->K; k++)
+                for (int r = 0; r < R; r++)
+                    for (int s = 0; s < S; s++) {
+                        const long o = (((long)c * d->K + k) * R + R - 1 - r) * S + S - 1 - s;
+                        const long i = (((long)k * d->C + c) * R + r) * S + s;
+                        if (es == 4) ((float *)wt)[o] = ((const float *)w)[i];
+                        else ((uint16_t *)wt)[o] = ((const uint16_t *)w)[i];
+                    }
+        omp_team_end(&arrived);
+    }
     return wt;
 }
 
@@ -213,6 +220,7 @@ int conv_col2im_bwd_data(dtype_t dt, const conv_dims *d, const void *dy, const v
     char *wT = per_call(es * (size_t)(crs * d->K));
     int failed = !wT;
     if (wT) conv_transpose_es(w, crs, d->K, (int)crs, wT, d->K, es);
+    atomic_int arrived = 0;
 #pragma omp parallel if (!failed)
     {
         float *col = failed ? NULL : per_thread(sizeof(float) * (size_t)(ncol + nimg));
@@ -220,7 +228,7 @@ int conv_col2im_bwd_data(dtype_t dt, const conv_dims *d, const void *dy, const v
 #pragma omp atomic write
             failed = 1;
         }
-#pragma omp for schedule(dynamic, 1)
+#pragma omp for schedule(dynamic, 1) nowait
         for (long it = 0; it < d->N * ngrp; it++) {
             if (failed) continue;
             const int n = (int)(it / ngrp), c0 = (int)(it % ngrp * cg);
@@ -242,6 +250,7 @@ int conv_col2im_bwd_data(dtype_t dt, const conv_dims *d, const void *dy, const v
                 conv_store(dt, img + (long)c0 * hw, dx, at + (long)c0 * hw, (c1 - c0) * hw);
             }
         }
+        omp_team_end(&arrived);
     }
     if (failed) err_set("cpu-omp conv bwd-data: out of memory for the column blocks");
     return failed;
@@ -293,6 +302,7 @@ int conv_cols_bwd_filter(dtype_t dt, const conv_dims *d, const void *x, const vo
     int failed = 0;
     long nacc, ncol; /* one kept buffer per thread: partial, columns, dy^T */
     const long nfloats = bwf_floats(dt, d, &nacc, &ncol);
+    atomic_int arrived = 0;
 #pragma omp parallel num_threads(nt)
     {
         const int t = omp_get_thread_num();
@@ -306,7 +316,7 @@ int conv_cols_bwd_filter(dtype_t dt, const conv_dims *d, const void *x, const vo
             part[t] = acc;
         }
         long ones = -1; /* the width of the ones row under the columns */
-#pragma omp for schedule(dynamic, 1)
+#pragma omp for schedule(dynamic, 1) nowait
         for (long it = 0; it < d->N * nblk; it++) {
             if (failed) continue;
             const int n = (int)(it / nblk);
@@ -338,6 +348,7 @@ int conv_cols_bwd_filter(dtype_t dt, const conv_dims *d, const void *x, const vo
                 failed = 1;
             }
         }
+        omp_team_end(&arrived);
     }
     if (!failed) conv_sum_partials(dt, part, nt, K, crs, tr ? 1 : crs, tr ? K : 1, dw, db);
     if (failed) err_set("cpu-omp conv bwd-filter: out of memory for the per-thread partials");

@@ -30,7 +30,7 @@
  *              horizontally once per chunk of images, re-read the chunk
  *              from L2 for every tile: 2x slower on conv2.)
  * Threads: dynamic items, phases ending in gemm_yield_barrier (not a
- * spinning OpenMP barrier; gemm_omp_impl.h). Buffers: gemm_scratch slots 2
+ * spinning OpenMP barrier; omp_team.h). Buffers: gemm_scratch slots 2
  * (per thread) and 3 (the calling thread's filters), kept between calls.
  */
 #include "conv_omp_direct.h"

@@ -56,28 +56,33 @@ void conv_sum_partials(dtype_t dt, float *const *part, int np, long K, long crs,
 {
     enum { KB = 16, IB = 64 };
     const long nkb = (K + KB - 1) / KB, nib = (crs + IB - 1) / IB;
-#pragma omp parallel for schedule(static)
-    for (long blk = 0; blk < nkb * nib; blk++) {
-        const long k0 = blk / nib * KB, i0 = blk % nib * IB;
-        const long kn = K - k0 < KB ? K - k0 : KB, in = crs - i0 < IB ? crs - i0 : IB;
-        /* u[i*KB + k] when k is contiguous (sk == 1), else u[k*IB + i] */
-        float u[KB * IB], row[IB];
-        const long ek = sk == 1 ? 1 : IB, ei = sk == 1 ? KB : 1;
-        for (long e = 0; e < KB * IB; e++) u[e] = 0.0f;
-        for (int q = 0; q < np; q++) {
-            const float *p = part[q];
-            if (!p) continue;
-            if (sk == 1)
-                for (long i = 0; i < in; i++)
-                    for (long k = 0; k < kn; k++) u[i * KB + k] += p[k0 + k + (i0 + i) * si];
-            else
-                for (long k = 0; k < kn; k++)
-                    for (long i = 0; i < in; i++) u[k * IB + i] += p[(k0 + k) * sk + i0 + i];
+    atomic_int arrived = 0;
+#pragma omp parallel
+    {
+#pragma omp for schedule(static) nowait
+        for (long blk = 0; blk < nkb * nib; blk++) {
+            const long k0 = blk / nib * KB, i0 = blk % nib * IB;
+            const long kn = K - k0 < KB ? K - k0 : KB, in = crs - i0 < IB ? crs - i0 : IB;
+            /* u[i*KB + k] when k is contiguous (sk == 1), else u[k*IB + i] */
+            float u[KB * IB], row[IB];
+            const long ek = sk == 1 ? 1 : IB, ei = sk == 1 ? KB : 1;
+            for (long e = 0; e < KB * IB; e++) u[e] = 0.0f;
+            for (int q = 0; q < np; q++) {
+                const float *p = part[q];
+                if (!p) continue;
+                if (sk == 1)
+                    for (long i = 0; i < in; i++)
+                        for (long k = 0; k < kn; k++) u[i * KB + k] += p[k0 + k + (i0 + i) * si];
+                else
+                    for (long k = 0; k < kn; k++)
+                        for (long i = 0; i < in; i++) u[k * IB + i] += p[(k0 + k) * sk + i0 + i];
+            }
+            for (long k = 0; k < kn; k++) {
+                for (long i = 0; i < in; i++) row[i] = u[k * ek + i * ei];
+                conv_store(dt, row, dw, (k0 + k) * crs + i0, in);
+            }
         }
-        for (long k = 0; k < kn; k++) {
-            for (long i = 0; i < in; i++) row[i] = u[k * ek + i * ei];
-            conv_store(dt, row, dw, (k0 + k) * crs + i0, in);
-        }
+        omp_team_end(&arrived);
     }
     for (long k = 0; k < K; k++) {
         float s = 0.0f;

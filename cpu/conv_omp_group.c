@@ -311,13 +311,18 @@ static void split_dy(const conv_dims *d, const float *dy, int n0, int g, const s
     const long pq = (long)d->P * d->Q, K = d->K;
     const int qw = q->ow1 - q->ow0 + 1;
     const long npx = (long)(q->oh1 - q->oh0 + 1) * qw, ldc = g * npx;
-#pragma omp parallel for schedule(static)
-    for (long it = 0; it < g * K; it++) {
-        const long i = it / K, k = it % K;
-        float *dst = dyq + k * ldc + i * npx;
-        const float *src = dy + ((n0 + i) * K + k) * pq;
-        for (int oh = q->oh0; oh <= q->oh1; oh++, dst += qw)
-            for (int j = 0; j < qw; j++) dst[j] = src[(long)oh * d->Q + q->ow0 + j];
+    atomic_int arrived = 0;
+#pragma omp parallel
+    {
+#pragma omp for schedule(static) nowait
+        for (long it = 0; it < g * K; it++) {
+            const long i = it / K, k = it % K;
+            float *dst = dyq + k * ldc + i * npx;
+            const float *src = dy + ((n0 + i) * K + k) * pq;
+            for (int oh = q->oh0; oh <= q->oh1; oh++, dst += qw)
+                for (int j = 0; j < qw; j++) dst[j] = src[(long)oh * d->Q + q->ow0 + j];
+        }
+        omp_team_end(&arrived);
     }
 }
 
@@ -348,8 +353,14 @@ int conv_group_split_bwd_filter(const conv_dims *d, const float *x, const float 
         const split_region *q = &rg[0];
         const long ldc = g * (long)(q->oh1 - q->oh0 + 1) * (q->ow1 - q->ow0 + 1);
         const long npx = ldc / g;
-#pragma omp parallel for schedule(static)
-        for (int i = 0; i < g; i++) split_gather(d, x + (n0 + i) * img, 1, ldc, q, col + i * npx);
+        atomic_int arrived = 0;
+#pragma omp parallel
+        {
+#pragma omp for schedule(static) nowait
+            for (int i = 0; i < g; i++)
+                split_gather(d, x + (n0 + i) * img, 1, ldc, q, col + i * npx);
+            omp_team_end(&arrived);
+        }
         split_dy(d, dy, n0, g, q, dyg);
         if (gemm_cpu_omp_t(0, 1, (int)K, (int)crs, (int)ldc, 1.0f, dyg, (int)ldc, col, (int)ldc,
                            n0 ? 1.0f : 0.0f, dw, (int)crs))
@@ -362,25 +373,40 @@ int conv_group_split_bwd_filter(const conv_dims *d, const float *x, const float 
         return 1;
     }
     dyg = col + cols;
-#pragma omp parallel for schedule(static)
-    for (long k = 0; k < 2 * K; k++) memset(dwr + k * crs, 0, sizeof(float) * (size_t)crs);
+    atomic_int arrived2 = 0;
+#pragma omp parallel
+    {
+#pragma omp for schedule(static) nowait
+        for (long k = 0; k < 2 * K; k++) memset(dwr + k * crs, 0, sizeof(float) * (size_t)crs);
+        omp_team_end(&arrived2);
+    }
     for (int ri = 1; ri < nrg; ri++) {
         const split_region *q = &rg[ri];
         const long npx = (long)(q->oh1 - q->oh0 + 1) * (q->ow1 - q->ow0 + 1), ldc = d->N * npx;
         float *dst = q->layout == 1 ? dwr + (long)q->r0 * 3 * C : dws + (long)q->s0 * 3 * C;
-#pragma omp parallel for schedule(static)
-        for (int i = 0; i < d->N; i++) split_gather(d, x + i * img, 1, ldc, q, col + i * npx);
+        atomic_int arrived3 = 0;
+#pragma omp parallel
+        {
+#pragma omp for schedule(static) nowait
+            for (int i = 0; i < d->N; i++) split_gather(d, x + i * img, 1, ldc, q, col + i * npx);
+            omp_team_end(&arrived3);
+        }
         split_dy(d, dy, 0, d->N, q, dyg);
         if (gemm_cpu_omp_t(0, 1, (int)K, (int)(6 * C), (int)ldc, 1.0f, dyg, (int)ldc, col,
                            (int)ldc, 1.0f, dst, (int)crs))
             return 1;
     }
-#pragma omp parallel for schedule(static)
-    for (long k = 0; k < K; k++)
-        for (long c = 0; c < C; c++)
-            for (int t = 0; t < 9; t++)
-                dw[k * crs + c * 9 + t] +=
-                    dwr[k * crs + t * C + c] + dws[k * crs + ((t % 3) * 3 + t / 3) * C + c];
+    atomic_int arrived4 = 0;
+#pragma omp parallel
+    {
+#pragma omp for schedule(static) nowait
+        for (long k = 0; k < K; k++)
+            for (long c = 0; c < C; c++)
+                for (int t = 0; t < 9; t++)
+                    dw[k * crs + c * 9 + t] +=
+                        dwr[k * crs + t * C + c] + dws[k * crs + ((t % 3) * 3 + t / 3) * C + c];
+        omp_team_end(&arrived4);
+    }
     bias_grad(d, dy, db);
     return 0;
 }

@@ -83,19 +83,24 @@ void conv_igemm_pack_taps(const conv_dims *d, int mr, const uint16_t *w, uint32_
 {
     const int M = d->K, C = d->C, rs = d->R * d->S, np = (M + mr - 1) / mr;
     const size_t panel = (size_t)rs * ((C + 1) / 2) * mr;
-#pragma omp parallel for schedule(static) if (np > 1)
-    for (int p = 0; p < np; ++p) {
-        uint32_t *o = dst + (size_t)p * panel;
-        const int h = M - p * mr < mr ? M - p * mr : mr;
-        for (int t = 0; t < rs; ++t)
-            for (int c = 0; c < C; c += 2, o += mr) {
-                int i = 0;
-                for (; i < h; ++i) {
-                    const uint16_t *a = w + ((size_t)(p * mr + i) * C + c) * rs + t;
-                    o[i] = a[0] | (c + 1 < C ? (uint32_t)a[rs] << 16 : 0);
+    atomic_int arrived = 0;
+#pragma omp parallel if (np > 1)
+    {
+#pragma omp for schedule(static) nowait
+        for (int p = 0; p < np; ++p) {
+            uint32_t *o = dst + (size_t)p * panel;
+            const int h = M - p * mr < mr ? M - p * mr : mr;
+            for (int t = 0; t < rs; ++t)
+                for (int c = 0; c < C; c += 2, o += mr) {
+                    int i = 0;
+                    for (; i < h; ++i) {
+                        const uint16_t *a = w + ((size_t)(p * mr + i) * C + c) * rs + t;
+                        o[i] = a[0] | (c + 1 < C ? (uint32_t)a[rs] << 16 : 0);
+                    }
+                    for (; i < mr; ++i) o[i] = 0;
                 }
-                for (; i < mr; ++i) o[i] = 0;
-            }
+        }
+        omp_team_end(&arrived);
     }
 }
 
@@ -152,6 +157,7 @@ static int run_groups(const gemm_lowp_kern *k, dtype_t dt, const col_src *f, con
     const long ns = (ncols + NR - 1) / NR, ng = (ns + gs - 1) / gs;
     const int nt = 2.0 * M * ncols * K < GEMM_SERIAL_FLOPS ? 1 : omp_get_max_threads();
     int failed = 0;
+    atomic_int arrived = 0;
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
         char *bp = (char *)gemm_scratch(SCRATCH_PANELS, sliver * (size_t)gs);
@@ -159,7 +165,7 @@ static int run_groups(const gemm_lowp_kern *k, dtype_t dt, const col_src *f, con
 #pragma omp atomic write
             failed = 1;
         }
-#pragma omp for schedule(dynamic, 1)
+#pragma omp for schedule(dynamic, 1) nowait
         for (long g = 0; g < ng; ++g) {
             if (failed) continue;
             const long j0 = g * gs * NR, nc = ncols - j0 < (long)gs * NR ? ncols - j0 : (long)gs * NR;
@@ -173,6 +179,7 @@ static int run_groups(const gemm_lowp_kern *k, dtype_t dt, const col_src *f, con
                                        M - ir < MR ? M - ir : MR,
                                        (int)(nc - s * NR < NR ? nc - s * NR : NR));
         }
+        omp_team_end(&arrived);
     }
     if (failed) err_set("cpu-omp conv: out of memory for the packed columns (%zu bytes)",
                         sliver * (size_t)gs);

@@ -180,6 +180,7 @@ int conv_igemm_bwd_filter(dtype_t dt, const conv_dims *d, const void *x, const v
     float *part[nt]; /* each thread's partial; NULL: it took no chunk */
     for (int t = 0; t < nt; ++t) part[t] = NULL;
     int failed = 0;
+    atomic_int arrived = 0;
 #pragma omp parallel num_threads(nt)
     {
         const int me = omp_get_thread_num();
@@ -192,7 +193,7 @@ int conv_igemm_bwd_filter(dtype_t dt, const conv_dims *d, const void *x, const v
         uint16_t *ap = (uint16_t *)(buf + p.part), *bp = (uint16_t *)(buf + p.part + p.a);
         row_load *tab = (row_load *)(buf + p.part + p.a + p.b);
         int *start = (int *)((char *)tab + (size_t)p.nblk * sizeof(row_load) * 32 * rs);
-#pragma omp for schedule(dynamic, 1)
+#pragma omp for schedule(dynamic, 1) nowait
         for (long ch = 0; ch < nch; ++ch) {
             if (failed) continue;
             const long j0 = ch * p.J, jn = p.npq - j0 < p.J ? p.npq - j0 : p.J;
@@ -209,6 +210,7 @@ int conv_igemm_bwd_filter(dtype_t dt, const conv_dims *d, const void *x, const v
             }
             part[me] = mine;
         }
+        omp_team_end(&arrived);
     }
     if (failed) {
         err_set("cpu-omp conv: out of memory for the bf16 bwd-filter's chunks (%zu bytes a thread)",

@@ -184,17 +184,20 @@ int conv_igemm_phase_bwd_data(dtype_t dt, const conv_dims *d, const void *dy, co
     }
     const long panels = cdiv(d->C, MR), pq = (long)d->P * d->Q, chw = (long)d->C * d->H * d->W;
     int failed = 0;
+    atomic_int arrived = 0;
 #pragma omp parallel
     {
+        const int team = omp_get_num_threads();
         char *buf = (char *)gemm_scratch(SLOT_T, p.tbytes);
         if (!buf) {
 #pragma omp atomic write
             failed = 1;
         }
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
         for (long it = 0; it < p.nph * panels; ++it)
             pack_phase(d, &p, &p.ph[it / panels], it % panels, w, Ap);
-#pragma omp for schedule(dynamic, 1)
+        gemm_yield_barrier(&arrived, team); /* every filter panel is packed */
+#pragma omp for schedule(dynamic, 1) nowait
         for (long n = 0; n < d->N; ++n) {
             if (failed) continue;
             uint32_t *planes = (uint32_t *)buf;
@@ -233,6 +236,7 @@ int conv_igemm_phase_bwd_data(dtype_t dt, const conv_dims *d, const void *dy, co
             }
             merge(d, &p, img, (uint16_t *)dx + n * chw);
         }
+        gemm_yield_barrier(&arrived, 2 * team);
     }
     if (failed) {
         err_set("cpu-omp conv: out of memory for a thread's copy of dy and phase images (%zu bytes)",

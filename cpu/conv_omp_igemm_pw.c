@@ -90,8 +90,13 @@ TGT static void interleave_plane(const conv_dims *d, const pw_geom *g, const uin
 static void interleave(const conv_dims *d, const pw_geom *g, const uint16_t *x, uint32_t *xp)
 {
     const long planes = (long)d->N * g->planes;
-#pragma omp parallel for schedule(static) if (planes > 1)
-    for (long pl = 0; pl < planes; ++pl) interleave_plane(d, g, x, pl, xp + pl * g->plane);
+    atomic_int arrived = 0;
+#pragma omp parallel if (planes > 1)
+    {
+#pragma omp for schedule(static) nowait
+        for (long pl = 0; pl < planes; ++pl) interleave_plane(d, g, x, pl, xp + pl * g->plane);
+        omp_team_end(&arrived);
+    }
 }
 
 /* The operands of one call (read-only in the threads). */
@@ -147,6 +152,7 @@ int conv_igemm_pw_fwd(dtype_t dt, const conv_dims *d, const void *x, const void 
     const size_t ib = sizeof(uint32_t) * (size_t)g.img;
     int failed = 0;
     if (img_items) { /* an image an item, its planes in the taking thread's buffer */
+        atomic_int arrived2 = 0;
 #pragma omp parallel num_threads(nt) if (nt > 1)
         {
             uint32_t *xi = (uint32_t *)gemm_scratch(SLOT_X, ib);
@@ -154,12 +160,13 @@ int conv_igemm_pw_fwd(dtype_t dt, const conv_dims *d, const void *x, const void 
 #pragma omp atomic write
                 failed = 1;
             }
-#pragma omp for schedule(dynamic, 1)
+#pragma omp for schedule(dynamic, 1) nowait
             for (long n = 0; n < d->N; ++n) {
                 if (failed) continue;
                 for (long q = 0; q < g.planes; ++q) interleave_plane(d, &g, x, n * g.planes + q, xi + q * g.plane);
                 slivers(&c, n, xi, 0, g.ns);
             }
+            omp_team_end(&arrived2);
         }
     } else { /* few images: every plane first, then groups of slivers */
         uint32_t *xp = (uint32_t *)gemm_scratch(SLOT_X, ib * (size_t)d->N);
@@ -170,10 +177,15 @@ int conv_igemm_pw_fwd(dtype_t dt, const conv_dims *d, const void *x, const void 
         }
         interleave(d, &g, x, xp);
         const long per = (g.ns + ITEM - 1) / ITEM;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1)
-        for (long it = 0; it < d->N * per; ++it) {
-            const long n = it / per, s0 = it % per * ITEM;
-            slivers(&c, n, xp + n * g.img, s0, s0 + ITEM < g.ns ? s0 + ITEM : g.ns);
+        atomic_int arrived = 0;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+        {
+#pragma omp for schedule(dynamic, 1) nowait
+            for (long it = 0; it < d->N * per; ++it) {
+                const long n = it / per, s0 = it % per * ITEM;
+                slivers(&c, n, xp + n * g.img, s0, s0 + ITEM < g.ns ? s0 + ITEM : g.ns);
+            }
+            omp_team_end(&arrived);
         }
     }
     if (failed) err_set("cpu-omp conv: out of memory for an image's pair planes (%zu bytes)", ib);

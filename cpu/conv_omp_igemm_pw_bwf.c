@@ -212,6 +212,7 @@ int conv_igemm_pwbf(dtype_t dt, const conv_dims *d, const void *x, const void *d
     float *part[nt]; /* each thread's partial ([crs + 1][K]); NULL: it took no image */
     for (int t = 0; t < nt; ++t) part[t] = NULL;
     int failed = 0;
+    atomic_int arrived = 0;
 #pragma omp parallel num_threads(nt)
     {
         const int me = omp_get_thread_num();
@@ -223,7 +224,7 @@ int conv_igemm_pwbf(dtype_t dt, const conv_dims *d, const void *x, const void *d
         float *mine = (float *)buf;
         uint16_t *xw = (uint16_t *)(buf + p.part);
         uint32_t *B = (uint32_t *)(buf + p.part + p.xw);
-#pragma omp for schedule(dynamic, 1)
+#pragma omp for schedule(dynamic, 1) nowait
         for (long n = 0; n < d->N; ++n) {
             if (failed) continue;
             const int first = part[me] == NULL;
@@ -241,6 +242,7 @@ int conv_igemm_pwbf(dtype_t dt, const conv_dims *d, const void *x, const void *d
             }
             part[me] = mine;
         }
+        omp_team_end(&arrived);
     }
     if (failed) {
         err_set("cpu-omp conv: out of memory for the bf16 bwd-filter's buffers (%zu bytes a thread)",

@@ -148,6 +148,7 @@ int conv_igemm_regions_fwd(dtype_t dt, const conv_dims *d, const void *x, const 
     const col_src f = {d, x};
     const int nt = 2.0 * M * d->N * pq * crs < GEMM_SERIAL_FLOPS ? 1 : omp_get_max_threads();
     int failed = 0;
+    atomic_int arrived = 0;
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
         char *bp = (char *)gemm_scratch(SCRATCH_PANELS, wide * gs);
@@ -155,7 +156,7 @@ int conv_igemm_regions_fwd(dtype_t dt, const conv_dims *d, const void *x, const 
 #pragma omp atomic write
             failed = 1;
         }
-#pragma omp for schedule(dynamic, 1)
+#pragma omp for schedule(dynamic, 1) nowait
         for (int it = 0; it < items; ++it) {
             int s0 = 0, s1 = 0;
             const int q = regions_item(rg, nrg, gs, it, &s0, &s1);
@@ -180,6 +181,7 @@ int conv_igemm_regions_fwd(dtype_t dt, const conv_dims *d, const void *x, const 
                     cols_store_tile(t, h, &out[s], (uint16_t *)y + ir * pq, pq);
                 }
         }
+        omp_team_end(&arrived);
     }
     if (failed) err_set("cpu-omp conv: out of memory for the packed columns (%zu bytes)", wide * gs);
     return failed;

@@ -169,8 +169,10 @@ int conv_pw32_fwd(const conv_dims *d, const float *x, const float *w, const floa
     const long per = (g.ns + ITEM - 1) / ITEM, items = d->N * per;
     const int img_items = per_image(d);
     int failed = 0;
+    atomic_int arrived = 0;
 #pragma omp parallel
     {
+        const int team = omp_get_num_threads();
         float *mine = img_items ? gemm_scratch(SLOT_I, sizeof(float) * (size_t)g.img) : NULL;
         if (img_items && !mine) {
 #pragma omp atomic write
@@ -181,13 +183,12 @@ int conv_pw32_fwd(const conv_dims *d, const float *x, const float *w, const floa
             gemm_pack_cols((int)crs, M - p * mr < mr ? (int)(M - p * mr) : mr, mr,
                            w + p * mr * crs, crs, Ap + p * mr * crs, 0, 1);
         if (!img_items) {
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
             for (long pl = 0; pl < d->N * g.planes; ++pl)
                 pad_plane(d, &g, x, pl, xp + pl * g.plane);
-        } else {
-#pragma omp barrier
         }
-#pragma omp for schedule(dynamic, 1)
+        gemm_yield_barrier(&arrived, team); /* the panels (and the padded planes) are ready */
+#pragma omp for schedule(dynamic, 1) nowait
         for (long it = 0; it < (img_items ? d->N : items); ++it) {
             if (failed) continue;
             const long n = img_items ? it : it / per;
@@ -213,6 +214,7 @@ int conv_pw32_fwd(const conv_dims *d, const float *x, const float *w, const floa
                                   M - p * mr < mr ? (int)(M - p * mr) : mr);
             }
         }
+        gemm_yield_barrier(&arrived, 2 * team);
     }
     if (failed) err_set("cpu-omp conv: out of memory for an image's padded copy (%zu bytes)",
                         sizeof(float) * (size_t)g.img);

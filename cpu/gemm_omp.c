@@ -62,7 +62,7 @@
  * another process would otherwise stall the whole call (measured: median
  * 19 -> 141 GFLOP/s at n=512 under load).  Phases end in gemm_yield_barrier
  * rather than an OpenMP barrier (which spins ~12 ms here before sleeping, on
- * the core a co-scheduled partner may need; see gemm_omp_impl.h).  GOMP
+ * the core a co-scheduled partner may need; see omp_team.h).  GOMP
  * still spins between regions and in the region's final barrier, so under
  * heavy outside load 2-thread calls can lose a time slice each; the default
  * OMP_WAIT_POLICY is the user's to change (passive removes it).

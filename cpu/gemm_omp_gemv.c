@@ -171,7 +171,7 @@ int gemm_omp_gemv(int xt, int m, int K, float alpha, const float *X, long ldx,
     }
     /* dynamic chunks: a thread the OS preempts does not hold back the rest */
     const int nch = ng < 8 * nt ? ng : 8 * nt;
-    atomic_int arrived = 0; /* the end is a gemm_yield_barrier (gemm_omp_impl.h) */
+    atomic_int arrived = 0; /* the end is a gemm_yield_barrier (omp_team.h) */
 #pragma omp parallel num_threads(nt)
     {
 #pragma omp for schedule(dynamic, 1) nowait

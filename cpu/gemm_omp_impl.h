@@ -9,6 +9,8 @@
 #ifndef GEMM_OMP_IMPL_H
 #define GEMM_OMP_IMPL_H
 
+#include "omp_team.h"
+
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -120,14 +122,8 @@ int gemm_omp_small_ok(void);
 int gemm_omp_small(int ta, int tb, int M, int N, int K, float alpha, const float *A, long lda,
                    const float *B, long ldb, float beta, float *C, long ldc, int nt);
 
-/* The barrier the parallel regions use between their phases and before they
- * end: counts the thread in (*count += 1) and waits, yielding the CPU, until
- * *count >= target.  An OpenMP barrier spins for GOMP's spin count (~12 ms
- * on this CPU) before it sleeps, and on an oversubscribed machine that spin
- * holds the core a partner thread needs to finish: measured, 2-thread calls
- * of ~100 us taking 6-12 ms whenever other processes kept both vCPUs busy.
- * With every thread past this barrier, the region's own barrier is brief. */
-void gemm_yield_barrier(atomic_int *count, int target);
+/* gemm_yield_barrier, the barrier the parallel regions use between their
+ * phases and before they end: cpu/omp_team.h. */
 
 /* One call of gemm_cpu_omp_t, as its routes take it. */
 typedef struct gemm_call {

@@ -252,11 +252,16 @@ void gemm_lowp_pack_a(const gemm_lowp_kern *k, dtype_t dt, int M, int K, const v
 {
     const int Kp = gemm_lowp_kp(k, K), mp = (M + k->mr - 1) / k->mr;
     const size_t apanel = (size_t)k->mr * Kp * k->esize;
-#pragma omp parallel for schedule(static) if (mp > 1 && (double)M * K > 65536.0)
-    for (int p = 0; p < mp; ++p) {
-        const int n = M - p * k->mr < k->mr ? M - p * k->mr : k->mr;
-        k->pack_a(dt, K, Kp, n, (const uint16_t *)A + (size_t)p * k->mr * lda, lda,
-                  (char *)dst + (size_t)p * apanel);
+    atomic_int arrived = 0;
+#pragma omp parallel if (mp > 1 && (double)M * K > 65536.0)
+    {
+#pragma omp for schedule(static) nowait
+        for (int p = 0; p < mp; ++p) {
+            const int n = M - p * k->mr < k->mr ? M - p * k->mr : k->mr;
+            k->pack_a(dt, K, Kp, n, (const uint16_t *)A + (size_t)p * k->mr * lda, lda,
+                      (char *)dst + (size_t)p * apanel);
+        }
+        omp_team_end(&arrived);
     }
 }
 

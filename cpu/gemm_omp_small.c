@@ -164,7 +164,7 @@ int gemm_omp_small(int ta, int tb, int M, int N, int K, float alpha, const float
         for (int it = 0; it < nit; ++it) ITEM(it)
         return 0;
     }
-    atomic_int arrived = 0; /* phases end in gemm_yield_barrier (gemm_omp_impl.h) */
+    atomic_int arrived = 0; /* phases end in gemm_yield_barrier (omp_team.h) */
 #pragma omp parallel num_threads(nt)
     {
         const int team = omp_get_num_threads();

@@ -24,6 +24,7 @@
  * 256x512: 10 -> 5.4 (17 with the false sharing).
  */
 #include "train_elem.h"
+#include "omp_team.h"
 #include "train_args.h"
 
 #include <math.h>
@@ -39,11 +40,16 @@ int train_elem_bias_add(int rows, int cols, float *y, const float *b, void *stre
 {
     (void)stream;
     if (train_matrix_args(WHO, "bias_add", rows, cols)) return 1;
-#pragma omp parallel for schedule(static) if (parallel : (long)rows * cols >= PAR_MIN)
-    for (int r = 0; r < rows; r++) {
-        float *yr = y + (long)r * cols;
+    atomic_int arrived = 0;
+#pragma omp parallel if (parallel : (long)rows * cols >= PAR_MIN)
+    {
+#pragma omp for schedule(static) nowait
+        for (int r = 0; r < rows; r++) {
+            float *yr = y + (long)r * cols;
 #pragma omp simd
-        for (int c = 0; c < cols; c++) yr[c] += b[c];
+            for (int c = 0; c < cols; c++) yr[c] += b[c];
+        }
+        omp_team_end(&arrived);
     }
     return 0;
 }
@@ -78,11 +84,13 @@ int train_elem_bias_grad(int rows, int cols, const float *dy, float *db, void *s
         return 0;
     }
     if (cols >= COLS_MIN * nt) {
+        atomic_int arrived = 0;
 #pragma omp parallel num_threads(nt)
         {
             int t = omp_get_thread_num(), n = omp_get_num_threads();
             col_sums(0, rows, (int)((long)cols * t / n), (int)((long)cols * (t + 1) / n), cols,
                      dy, db);
+            omp_team_end(&arrived);
         }
         return 0;
     }
@@ -92,12 +100,14 @@ int train_elem_bias_grad(int rows, int cols, const float *dy, float *db, void *s
         return 1;
     }
     int used = 1;
+    atomic_int arrived2 = 0;
 #pragma omp parallel num_threads(nt)
     {
         int t = omp_get_thread_num(), n = omp_get_num_threads();
         if (t == 0) used = n;
         col_sums((int)((long)rows * t / n), (int)((long)rows * (t + 1) / n), 0, cols, cols, dy,
                  part + (long)t * cols);
+        omp_team_end(&arrived2);
     }
     for (int c = 0; c < cols; c++) db[c] = part[c];
     for (int t = 1; t < used; t++) {
@@ -114,8 +124,13 @@ int train_elem_relu(long n, const float *x, float *y, void *stream)
 {
     (void)stream;
     if (train_count_args(WHO, "relu", n)) return 1;
-#pragma omp parallel for simd schedule(static) if (parallel : n >= PAR_MIN)
-    for (long i = 0; i < n; i++) y[i] = x[i] <= 0.0f ? 0.0f : x[i];
+    atomic_int arrived = 0;
+#pragma omp parallel if (parallel : n >= PAR_MIN)
+    {
+#pragma omp for simd schedule(static) nowait
+        for (long i = 0; i < n; i++) y[i] = x[i] <= 0.0f ? 0.0f : x[i];
+        omp_team_end(&arrived);
+    }
     return 0;
 }
 
@@ -123,10 +138,15 @@ int train_elem_relu_bwd(long n, const float *y, const float *dy, float *dx, void
 {
     (void)stream;
     if (train_count_args(WHO, "relu_bwd", n)) return 1;
-#pragma omp parallel for simd schedule(static) if (parallel : n >= PAR_MIN)
-    for (long i = 0; i < n; i++) {
-        const float g = dy[i]; /* loaded unconditionally: a select, not a branch */
-        dx[i] = y[i] > 0.0f ? g : 0.0f;
+    atomic_int arrived = 0;
+#pragma omp parallel if (parallel : n >= PAR_MIN)
+    {
+#pragma omp for simd schedule(static) nowait
+        for (long i = 0; i < n; i++) {
+            const float g = dy[i]; /* loaded unconditionally: a select, not a branch */
+            dx[i] = y[i] > 0.0f ? g : 0.0f;
+        }
+        omp_team_end(&arrived);
     }
     return 0;
 }
@@ -176,14 +196,18 @@ int train_elem_maxpool(int planes, int H, int W, const float *x, float *y, int *
     const int Ho = H / 2, Wo = W / 2;
     /* collapse: the (plane, row) pair is divided out once per chunk, not per
      * row (a 64-bit division per 7-wide output row cost ~40% of the time) */
-#pragma omp parallel for collapse(2) schedule(static) \
-    if (parallel : (long)planes * H * W >= PAR_MIN)
-    for (int pl = 0; pl < planes; pl++)
-        for (int oh = 0; oh < Ho; oh++) {
-            const long row = (long)pl * Ho + oh;
-            const float *x0 = x + ((long)pl * H + 2 * oh) * W;
-            pool_row(x0, x0 + W, 2 * oh, W, Wo, y + row * Wo, arg + row * Wo);
-        }
+    atomic_int arrived = 0;
+#pragma omp parallel if (parallel : (long)planes * H * W >= PAR_MIN)
+    {
+#pragma omp for collapse(2) schedule(static) nowait
+        for (int pl = 0; pl < planes; pl++)
+            for (int oh = 0; oh < Ho; oh++) {
+                const long row = (long)pl * Ho + oh;
+                const float *x0 = x + ((long)pl * H + 2 * oh) * W;
+                pool_row(x0, x0 + W, 2 * oh, W, Wo, y + row * Wo, arg + row * Wo);
+            }
+        omp_team_end(&arrived);
+    }
     return 0;
 }
 
@@ -234,16 +258,20 @@ int train_elem_maxpool_bwd(int planes, int H, int W, const float *dy, const int 
         return 0;
     }
     int bad = 0;
-#pragma omp parallel for collapse(2) schedule(static) reduction(| : bad) \
-    if (parallel : (long)planes * plane >= PAR_MIN)
-    for (int pl = 0; pl < planes; pl++)
-        for (int oh = 0; oh < Ho; oh++) {
-            const long row = (long)pl * Ho + oh;
-            float *d0 = dx + pl * plane + 2L * oh * W;
-            bad |= pool_bwd_row(dy + row * Wo, arg + row * Wo, 2 * oh, W, Wo, d0, d0 + W);
-            if ((H & 1) && oh == Ho - 1) /* the row floor mode leaves out */
-                memset(d0 + 2L * W, 0, sizeof(float) * (size_t)W);
-        }
+    atomic_int arrived = 0;
+#pragma omp parallel reduction(| : bad) if (parallel : (long)planes * plane >= PAR_MIN)
+    {
+#pragma omp for collapse(2) schedule(static) nowait
+        for (int pl = 0; pl < planes; pl++)
+            for (int oh = 0; oh < Ho; oh++) {
+                const long row = (long)pl * Ho + oh;
+                float *d0 = dx + pl * plane + 2L * oh * W;
+                bad |= pool_bwd_row(dy + row * Wo, arg + row * Wo, 2 * oh, W, Wo, d0, d0 + W);
+                if ((H & 1) && oh == Ho - 1) /* the row floor mode leaves out */
+                    memset(d0 + 2L * W, 0, sizeof(float) * (size_t)W);
+            }
+        omp_team_end(&arrived);
+    }
     if (bad)
         for (long o = 0; o < nout; o++)
             if (!train_arg_in_window(arg[o], o % ((long)Ho * Wo), H, W)) {
@@ -261,24 +289,28 @@ int train_elem_softmax_xent(int rows, int classes, const float *z, const int *la
     if (train_xent_args(WHO, rows, classes, labels)) return 1;
     double total = 0.0;
     const float inv_rows = 1.0f / (float)rows;
-#pragma omp parallel for schedule(static) reduction(+ : total) \
-    if (parallel : (long)rows * classes >= PAR_MIN)
-    for (int r = 0; r < rows; r++) {
-        const float *zr = z + (long)r * classes;
-        float *dr = dz + (long)r * classes;
-        float m = zr[0], s = 0.0f;
+    atomic_int arrived = 0;
+#pragma omp parallel reduction(+ : total) if (parallel : (long)rows * classes >= PAR_MIN)
+    {
+#pragma omp for schedule(static) nowait
+        for (int r = 0; r < rows; r++) {
+            const float *zr = z + (long)r * classes;
+            float *dr = dz + (long)r * classes;
+            float m = zr[0], s = 0.0f;
 #pragma omp simd reduction(max : m)
-        for (int c = 1; c < classes; c++) m = zr[c] > m ? zr[c] : m;
-        for (int c = 0; c < classes; c++) {
-            float e = expf(zr[c] - m);
-            dr[c] = e;
-            s += e;
-        }
-        const float scale = inv_rows / s;
+            for (int c = 1; c < classes; c++) m = zr[c] > m ? zr[c] : m;
+            for (int c = 0; c < classes; c++) {
+                float e = expf(zr[c] - m);
+                dr[c] = e;
+                s += e;
+            }
+            const float scale = inv_rows / s;
 #pragma omp simd
-        for (int c = 0; c < classes; c++) dr[c] *= scale;
-        dr[labels[r]] -= inv_rows;
-        total += (double)m + log((double)s) - (double)zr[labels[r]];
+            for (int c = 0; c < classes; c++) dr[c] *= scale;
+            dr[labels[r]] -= inv_rows;
+            total += (double)m + log((double)s) - (double)zr[labels[r]];
+        }
+        omp_team_end(&arrived);
     }
     loss[0] = (float)(total / rows);
     return 0;
@@ -290,15 +322,25 @@ int train_elem_sgd(long n, float *p, const float *g, float *v, float lr, float m
     (void)stream;
     if (train_count_args(WHO, "sgd", n)) return 1;
     if (!v) {
-#pragma omp parallel for simd schedule(static) if (parallel : n >= PAR_MIN)
-        for (long i = 0; i < n; i++) p[i] -= lr * g[i];
+        atomic_int arrived = 0;
+#pragma omp parallel if (parallel : n >= PAR_MIN)
+        {
+#pragma omp for simd schedule(static) nowait
+            for (long i = 0; i < n; i++) p[i] -= lr * g[i];
+            omp_team_end(&arrived);
+        }
         return 0;
     }
-#pragma omp parallel for simd schedule(static) if (parallel : n >= PAR_MIN)
-    for (long i = 0; i < n; i++) {
-        float vi = momentum * v[i] + g[i];
-        v[i] = vi;
-        p[i] -= lr * vi;
+    atomic_int arrived2 = 0;
+#pragma omp parallel if (parallel : n >= PAR_MIN)
+    {
+#pragma omp for simd schedule(static) nowait
+        for (long i = 0; i < n; i++) {
+            float vi = momentum * v[i] + g[i];
+            v[i] = vi;
+            p[i] -= lr * vi;
+        }
+        omp_team_end(&arrived2);
     }
     return 0;
 }

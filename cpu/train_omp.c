@@ -9,6 +9,7 @@
  *   conv        CONV_OPS_CPU_OMP
  *   the rest    cpu/train_elem.c, cpu/train_seq_<op>.c */
 #include "train_cpu.h"
+#include "omp_team.h"
 #include "conv_cpu.h"
 #include "gemm_cpu.h"
 #include "train_args.h"
@@ -52,16 +53,21 @@ static int omp_gemm_batched(int ta, int tb, int M, int N, int K, const float *A,
     char why[256] = "";
     /* dynamic: on this shared machine a preempted thread must not hold back
      * the other's share (each item is a few microseconds) */
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
-    for (int i = 0; i < batch; i++)
-        if (gemm_cpu_omp_t(ta, tb, M, N, K, 1.0f, A + i * sA, lda, B + i * sB, ldb, beta,
-                           C + i * sC, ldc)) {
+    atomic_int arrived = 0;
+#pragma omp parallel num_threads(nt)
+    {
+#pragma omp for schedule(dynamic, 1) nowait
+        for (int i = 0; i < batch; i++)
+            if (gemm_cpu_omp_t(ta, tb, M, N, K, 1.0f, A + i * sA, lda, B + i * sB, ldb, beta,
+                               C + i * sC, ldc)) {
 #pragma omp critical(omp_gemm_batched_err)
-            if (failed < 0) { /* err_set is per thread: carry the text to this one */
-                failed = i;
-                snprintf(why, sizeof why, "%s", err_get());
+                if (failed < 0) { /* err_set is per thread: carry the text to this one */
+                    failed = i;
+                    snprintf(why, sizeof why, "%s", err_get());
+                }
             }
-        }
+        omp_team_end(&arrived);
+    }
     if (failed >= 0) {
         err_set("cpu-omp gemm_batched: matrix %d: %s", failed, why);
         return 1;

@@ -1,6 +1,7 @@
 /* cpu/train_seq_adamw.c - the AdamW update (cpu/train_seq.h; the GPU's is kernels/train_seq_adamw.cu;
  * shared set-up and the measurements: cpu/train_seq_impl.h). */
 #include "train_seq_impl.h"
+#include "omp_team.h"
 
 /* p, m, v over n elements, the scalars folded by the caller. */
 SEQ_CLONES static void adamw_span(long n, float *p, const float *g, float *m, float *v,
@@ -29,8 +30,13 @@ int train_seq_adamw(long n, float *p, const float *g, float *m, float *v, float 
     const float c1 = (float)(1.0 - b1), c2 = (float)(1.0 - b2);
     const float a = (float)(lr / (1.0 - pow(b1, step)) * bc2_sqrt);
     const float e = (float)(eps * bc2_sqrt);
-#pragma omp parallel for schedule(static) if (parallel : n >= PAR_MIN)
-    for (long i = 0; i < n; i += SPAN)
-        adamw_span(min_l(SPAN, n - i), p + i, g + i, m + i, v + i, b1, b2, c1, c2, decay, a, e);
+    atomic_int arrived = 0;
+#pragma omp parallel if (parallel : n >= PAR_MIN)
+    {
+#pragma omp for schedule(static) nowait
+        for (long i = 0; i < n; i += SPAN)
+            adamw_span(min_l(SPAN, n - i), p + i, g + i, m + i, v + i, b1, b2, c1, c2, decay, a, e);
+        omp_team_end(&arrived);
+    }
     return 0;
 }

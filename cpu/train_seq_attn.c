@@ -1,6 +1,7 @@
 /* cpu/train_seq_attn.c - causal attention's softmax and its backward (cpu/train_seq.h; the GPU's is kernels/train_seq_attn.cu;
  * shared set-up and the measurements: cpu/train_seq_impl.h). */
 #include "train_seq_impl.h"
+#include "omp_team.h"
 
 /* Attention's softmax, rows r0..r1 of t + 1 live scores each, then zeros
  * (p may be z: each z[s] is read before p[s] is written). The exponent is
@@ -84,10 +85,15 @@ int train_seq_attn_softmax(long rows, int T, float scale, const float *z, float 
     (void)stream;
     if (train_attn_args(WHO, "attn_softmax", rows, T)) return 1;
     const long rb = SPAN / T > 0 ? SPAN / T : 1; /* rows a block */
-#pragma omp parallel for schedule(static) if (parallel : rows * T >= 2 * PAR_MIN_MATH)
-    for (long r0 = 0; r0 < rows; r0 += rb) {
-        if (T % VB == 0) softmax_rows_vb(r0, min_l(r0 + rb, rows), T, scale, z, p);
-        else softmax_rows(r0, min_l(r0 + rb, rows), T, scale, z, p);
+    atomic_int arrived = 0;
+#pragma omp parallel if (parallel : rows * T >= 2 * PAR_MIN_MATH)
+    {
+#pragma omp for schedule(static) nowait
+        for (long r0 = 0; r0 < rows; r0 += rb) {
+            if (T % VB == 0) softmax_rows_vb(r0, min_l(r0 + rb, rows), T, scale, z, p);
+            else softmax_rows(r0, min_l(r0 + rb, rows), T, scale, z, p);
+        }
+        omp_team_end(&arrived);
     }
     return 0;
 }
@@ -117,8 +123,13 @@ int train_seq_attn_softmax_bwd(long rows, int T, float scale, const float *p, co
     (void)stream;
     if (train_attn_args(WHO, "attn_softmax_bwd", rows, T)) return 1;
     const long rb = SPAN / T > 0 ? SPAN / T : 1;
-#pragma omp parallel for schedule(static) if (parallel : rows * T >= PAR_MIN)
-    for (long r0 = 0; r0 < rows; r0 += rb)
-        softmax_bwd_rows(r0, min_l(r0 + rb, rows), T, scale, p, dp, dz);
+    atomic_int arrived = 0;
+#pragma omp parallel if (parallel : rows * T >= PAR_MIN)
+    {
+#pragma omp for schedule(static) nowait
+        for (long r0 = 0; r0 < rows; r0 += rb)
+            softmax_bwd_rows(r0, min_l(r0 + rb, rows), T, scale, p, dp, dz);
+        omp_team_end(&arrived);
+    }
     return 0;
 }

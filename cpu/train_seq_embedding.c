@@ -1,22 +1,28 @@
 /* cpu/train_seq_embedding.c - embedding lookup and its backward (cpu/train_seq.h; the GPU's is kernels/train_seq_embedding.cu;
  * shared set-up and the measurements: cpu/train_seq_impl.h). */
 #include "train_seq_impl.h"
+#include "omp_team.h"
 
 int train_seq_embedding(int rows, int dim, const int *ids, int vocab, const float *table,
                         float *y, int accumulate, void *stream)
 {
     (void)stream;
     if (train_embedding_args(WHO, "embedding", rows, dim, ids, vocab)) return 1;
-#pragma omp parallel for schedule(static) if (parallel : (long)rows * dim >= PAR_MIN)
-    for (int r = 0; r < rows; r++) {
-        const float *tr = table + (long)(ids ? ids[r] : r % vocab) * dim;
-        float *yr = y + (long)r * dim;
-        if (accumulate) {
+    atomic_int arrived = 0;
+#pragma omp parallel if (parallel : (long)rows * dim >= PAR_MIN)
+    {
+#pragma omp for schedule(static) nowait
+        for (int r = 0; r < rows; r++) {
+            const float *tr = table + (long)(ids ? ids[r] : r % vocab) * dim;
+            float *yr = y + (long)r * dim;
+            if (accumulate) {
 #pragma omp simd
-            for (int c = 0; c < dim; c++) yr[c] += tr[c];
-        } else {
-            memcpy(yr, tr, sizeof(float) * (size_t)dim);
+                for (int c = 0; c < dim; c++) yr[c] += tr[c];
+            } else {
+                memcpy(yr, tr, sizeof(float) * (size_t)dim);
+            }
         }
+        omp_team_end(&arrived);
     }
     return 0;
 }
@@ -44,6 +50,7 @@ int train_seq_embedding_bwd(int rows, int dim, const int *ids, int vocab, const 
         embed_cols(rows, dim, ids, vocab, dy, dtable, 0, dim);
         return 0;
     }
+    atomic_int arrived = 0;
 #pragma omp parallel num_threads(nt)
     {
         const int t = omp_get_thread_num(), n = omp_get_num_threads();
@@ -52,6 +59,7 @@ int train_seq_embedding_bwd(int rows, int dim, const int *ids, int vocab, const 
         int c0 = (int)((long)lines * t / n) * 16, c1 = (int)((long)lines * (t + 1) / n) * 16;
         if (c1 > dim) c1 = dim;
         if (c0 < c1) embed_cols(rows, dim, ids, vocab, dy, dtable, c0, c1);
+        omp_team_end(&arrived);
     }
     return 0;
 }

@@ -1,6 +1,7 @@
 /* cpu/train_seq_layernorm.c - layernorm and its backward (cpu/train_seq.h; the GPU's is kernels/train_seq_layernorm.cu;
  * shared set-up and the measurements: cpu/train_seq_impl.h). */
 #include "train_seq_impl.h"
+#include "omp_team.h"
 
 #define LN_EPS 1e-5f
 
@@ -32,9 +33,14 @@ int train_seq_layernorm(int rows, int dim, const float *x, const float *w, const
     (void)stream;
     if (train_layernorm_args(WHO, "layernorm", rows, dim)) return 1;
     const int rb = SPAN / dim > 0 ? SPAN / dim : 1;
-#pragma omp parallel for schedule(static) if (parallel : (long)rows * dim >= PAR_MIN)
-    for (int r0 = 0; r0 < rows; r0 += rb)
-        ln_rows(r0, (int)min_l(r0 + rb, rows), dim, x, w, b, y, mean, rstd);
+    atomic_int arrived = 0;
+#pragma omp parallel if (parallel : (long)rows * dim >= PAR_MIN)
+    {
+#pragma omp for schedule(static) nowait
+        for (int r0 = 0; r0 < rows; r0 += rb)
+            ln_rows(r0, (int)min_l(r0 + rb, rows), dim, x, w, b, y, mean, rstd);
+        omp_team_end(&arrived);
+    }
     return 0;
 }
 
@@ -86,6 +92,7 @@ int train_seq_layernorm_bwd(int rows, int dim, const float *dy, const float *x, 
         return 1;
     }
     int used = 1;
+    atomic_int arrived = 0;
 #pragma omp parallel num_threads(nt)
     {
         const int t = omp_get_thread_num(), n = omp_get_num_threads();
@@ -93,6 +100,7 @@ int train_seq_layernorm_bwd(int rows, int dim, const float *dy, const float *x, 
         float *pw = part + (long)t * 2 * dim;
         ln_bwd_rows((int)((long)rows * t / n), (int)((long)rows * (t + 1) / n), dim, dy, x, w,
                     mean, rstd, dx, pw, pw + dim);
+        omp_team_end(&arrived);
     }
     for (int t = 0; t < used; t++) {
         const float *pw = part + (long)t * 2 * dim;

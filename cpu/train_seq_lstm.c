@@ -1,6 +1,7 @@
 /* cpu/train_seq_lstm.c - the LSTM cell's pointwise part and its backward (cpu/train_seq.h; the GPU's is kernels/train_seq_lstm.cu;
  * shared set-up and the measurements: cpu/train_seq_impl.h). */
 #include "train_seq_impl.h"
+#include "omp_team.h"
 
 /* One sequence's H units (gates may be pre: each unit's four inputs are read
  * before its four gates are written). has_cp is a constant at each call, so
@@ -40,9 +41,14 @@ int train_seq_lstm_cell(int rows, int H, const float *pre, const float *c_prev, 
     if (train_lstm_args(WHO, "lstm_cell", rows, H)) return 1;
     if (H == 0) return 0;
     const int rb = SPAN / 4 / H > 0 ? SPAN / 4 / H : 1;
-#pragma omp parallel for schedule(static) if (parallel : (long)rows * H >= PAR_MIN_MATH)
-    for (int r0 = 0; r0 < rows; r0 += rb)
-        cell_rows(r0, (int)min_l(r0 + rb, rows), H, pre, c_prev, gates, c, h);
+    atomic_int arrived = 0;
+#pragma omp parallel if (parallel : (long)rows * H >= PAR_MIN_MATH)
+    {
+#pragma omp for schedule(static) nowait
+        for (int r0 = 0; r0 < rows; r0 += rb)
+            cell_rows(r0, (int)min_l(r0 + rb, rows), H, pre, c_prev, gates, c, h);
+        omp_team_end(&arrived);
+    }
     return 0;
 }
 
@@ -89,8 +95,14 @@ int train_seq_lstm_cell_bwd(int rows, int H, const float *dh, const float *dc,
     if (train_lstm_args(WHO, "lstm_cell_bwd", rows, H)) return 1;
     if (H == 0) return 0;
     const int rb = SPAN / 4 / H > 0 ? SPAN / 4 / H : 1;
-#pragma omp parallel for schedule(static) if (parallel : (long)rows * H >= PAR_MIN_MATH)
-    for (int r0 = 0; r0 < rows; r0 += rb)
-        cell_bwd_rows(r0, (int)min_l(r0 + rb, rows), H, dh, dc, gates, c_prev, c, dpre, dc_prev);
+    atomic_int arrived = 0;
+#pragma omp parallel if (parallel : (long)rows * H >= PAR_MIN_MATH)
+    {
+#pragma omp for schedule(static) nowait
+        for (int r0 = 0; r0 < rows; r0 += rb)
+            cell_bwd_rows(r0, (int)min_l(r0 + rb, rows), H, dh, dc, gates, c_prev, c, dpre,
+                          dc_prev);
+        omp_team_end(&arrived);
+    }
     return 0;
 }

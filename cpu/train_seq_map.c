@@ -1,13 +1,19 @@
 /* cpu/train_seq_map.c - elementwise maps: add, scale, gelu and its backward (cpu/train_seq.h; the GPU's is kernels/train_seq_map.cu;
  * shared set-up and the measurements: cpu/train_seq_impl.h). */
 #include "train_seq_impl.h"
+#include "omp_team.h"
 
 int train_seq_add(long n, const float *a, const float *b, float *y, void *stream)
 {
     (void)stream;
     if (train_count_args(WHO, "add", n)) return 1;
-#pragma omp parallel for simd schedule(static) if (parallel : n >= PAR_MIN)
-    for (long i = 0; i < n; i++) y[i] = a[i] + b[i];
+    atomic_int arrived = 0;
+#pragma omp parallel if (parallel : n >= PAR_MIN)
+    {
+#pragma omp for simd schedule(static) nowait
+        for (long i = 0; i < n; i++) y[i] = a[i] + b[i];
+        omp_team_end(&arrived);
+    }
     return 0;
 }
 
@@ -15,8 +21,13 @@ int train_seq_scale(long n, float a, float *x, void *stream)
 {
     (void)stream;
     if (train_count_args(WHO, "scale", n)) return 1;
-#pragma omp parallel for simd schedule(static) if (parallel : n >= PAR_MIN)
-    for (long i = 0; i < n; i++) x[i] *= a;
+    atomic_int arrived = 0;
+#pragma omp parallel if (parallel : n >= PAR_MIN)
+    {
+#pragma omp for simd schedule(static) nowait
+        for (long i = 0; i < n; i++) x[i] *= a;
+        omp_team_end(&arrived);
+    }
     return 0;
 }
 
@@ -38,8 +49,13 @@ int train_seq_gelu(long n, const float *x, float *y, void *stream)
 {
     (void)stream;
     if (train_count_args(WHO, "gelu", n)) return 1;
-#pragma omp parallel for schedule(static) if (parallel : n >= PAR_MIN_MATH)
-    for (long i = 0; i < n; i += SPAN) gelu_span(min_l(SPAN, n - i), x + i, y + i);
+    atomic_int arrived = 0;
+#pragma omp parallel if (parallel : n >= PAR_MIN_MATH)
+    {
+#pragma omp for schedule(static) nowait
+        for (long i = 0; i < n; i += SPAN) gelu_span(min_l(SPAN, n - i), x + i, y + i);
+        omp_team_end(&arrived);
+    }
     return 0;
 }
 
@@ -60,7 +76,12 @@ int train_seq_gelu_bwd(long n, const float *x, const float *dy, float *dx, void 
 {
     (void)stream;
     if (train_count_args(WHO, "gelu_bwd", n)) return 1;
-#pragma omp parallel for schedule(static) if (parallel : n >= PAR_MIN_MATH)
-    for (long i = 0; i < n; i += SPAN) gelu_bwd_span(min_l(SPAN, n - i), x + i, dy + i, dx + i);
+    atomic_int arrived = 0;
+#pragma omp parallel if (parallel : n >= PAR_MIN_MATH)
+    {
+#pragma omp for schedule(static) nowait
+        for (long i = 0; i < n; i += SPAN) gelu_bwd_span(min_l(SPAN, n - i), x + i, dy + i, dx + i);
+        omp_team_end(&arrived);
+    }
     return 0;
 }

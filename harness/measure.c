@@ -8,6 +8,7 @@
 #include "errmsg.h"
 #include "interrupt.h"
 #include "energy.h"
+#include "neighbour.h"
 
 #include <errno.h>
 #include <math.h>
@@ -194,6 +195,33 @@ static int measure_try(const measure_cfg *cfg, row_run *w, int n, int rounds, do
     return 0;
 }
 
+/* The kept measurement's case once more, with a budget of its own, beside
+ * cfg->neighbour (measure.h): its median into out->neighbour_median_ms. The
+ * neighbour is stopped whatever the measurement's end. 0, or the callable's
+ * status / -1 (out freed). */
+static int measure_beside(const measure_cfg *cfg, measure_fn fn, void *ctx, double plateau,
+                          measure_result *out)
+{
+    if (cfg->judge == DISTURB_NONE || cfg->agree) return 0;
+    pid_t pid = neighbour_start((neighbour_kind)cfg->neighbour);
+    if (pid < 0) {
+        measure_result_free(out);
+        return -1;
+    }
+    measure_result near;
+    double *ends = NULL, t0 = timer_now_ms();
+    int rc = measure_once(cfg, fn, ctx, plateau, t0, cfg->budget_s * 1e3, &near, &ends);
+    neighbour_stop(pid);
+    free(ends);
+    if (rc) {
+        measure_result_free(out);
+        return rc;
+    }
+    out->neighbour_median_ms = near.stats.median;
+    measure_result_free(&near);
+    return 0;
+}
+
 int measure_run(const measure_cfg *cfg, measure_fn fn, void *ctx, measure_result *out)
 {
     void *const ctxs[1] = {ctx};
@@ -276,11 +304,18 @@ int measure_group(const measure_cfg *cfg, int n, const measure_fn *fns, void *co
                     !no_remeasure && fits;
         if (!decide(cfg, again)) break;
     }
-    if (rc)
+    if (rc) /* a try failed: nothing of it was kept */
         for (int i = 0; i < n; i++) {
             measure_result_free(&w[i].cur);
             measure_result_free(&out[i]);
         }
+    /* each kept row once more beside the neighbour (--neighbour), one by one */
+    for (int i = 0; i < n && !rc; i++) {
+        out[i].neighbour_median_ms = NAN;
+        if (cfg[i].neighbour && (rc = measure_beside(&cfg[i], fns[i], ctxs[i], plateau, &out[i])))
+            for (int j = 0; j < n; j++) /* out[i] freed by measure_beside */
+                if (j != i) measure_result_free(&out[j]);
+    }
     for (int i = 0; i < n; i++) free(w[i].ends);
     free(w);
     return rc;

@@ -14,6 +14,11 @@
  * again (any rank disturbed: all do) and keep the last measurement, so they
  * stay in step.
  *
+ * With a neighbour (measure_cfg.neighbour, neighbour.h) every judged case of
+ * one process is measured once more after that, with its own budget_s,
+ * beside the neighbour, which lives only meanwhile: its median is
+ * measure_result.neighbour_median_ms; its samples are not kept.
+ *
  * A repetition is one call of the callable. A callable that times itself
  * (CUDA events around device work) stores its time in *ms; otherwise it leaves
  * *ms negative and the harness times the call with the monotonic host clock,
@@ -51,6 +56,9 @@ typedef struct measure_cfg {
     /* Where energy_j is read from (energy.h): the CPU packages (the
      * default), the GPU the case runs on, or nothing (emulated rows). */
     int energy;
+    /* neighbour_kind (neighbour.h): measure again beside it; 0: no. Not for
+     * cases that are not judged (emulated rows) or replicated (agree). */
+    int neighbour;
 } measure_cfg;
 
 enum { MEASURE_ENERGY_CPU = 0, MEASURE_ENERGY_GPU = 1, MEASURE_ENERGY_NONE = 2 };
@@ -74,6 +82,8 @@ typedef struct measure_result {
     double energy_j;     /* the energy over the kept measurement's repetitions,
                           * from measure_cfg.energy's source (energy.h); NAN:
                           * not known */
+    double neighbour_median_ms; /* the median beside measure_cfg.neighbour;
+                                 * NAN: not measured */
 } measure_result;
 
 /* Returns 0, or the callable's non-zero status (or -1 out of memory). */

@@ -60,6 +60,8 @@ void result_fill_timing(result_row *row, const struct measure_result *m, double 
     row->disturbed = m->kept.disturbed;
     if (row->tries > 1 && m->seen_median_ms > 0 && s->median > 0)
         row->disturbed_x = m->seen_median_ms / s->median;
+    if (m->neighbour_median_ms > 0 && s->median > 0)
+        row->neighbour_x = m->neighbour_median_ms / s->median;
     if (used >= sizeof row->note) return;
     if (m->kept.disturbed)
         snprintf(row->note + used, sizeof row->note - used, "%sdisturbed: %s; %d tr%s",

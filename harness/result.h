@@ -54,6 +54,7 @@ typedef struct result_row {
     double sweep_x;                      /* the row's position on it */
     int disturbed;                       /* 1: stayed disturbed after re-measuring */
     double disturbed_x;                  /* first disturbed try's median / kept median */
+    double neighbour_x;                  /* median beside --neighbour / quiet median */
     int tries;                           /* measurements taken (0: not timed) */
     char role[16];                       /* ours | library | reference (backend_role) */
     double energy_j;                     /* CPU rows: package energy per repetition (energy.h) */

@@ -55,7 +55,7 @@ int schema_col_timed(int col)
                  {COL_GBPS, 1},          {COL_BUSBW_GBPS, 1},    {COL_SAMPLES_PER_S, 1},
                  {COL_SPEEDUP, 1},       {COL_OVERLAP_EFF, 1},   {COL_SCALING_EFF, 1},
                  {COL_PCT_ROOF, 1},      {COL_SPEEDUP_VS_BEST_CPU, 1}, {COL_COMM_MS, 1},
-                 {COL_DISTURBED_X, 1}};
+                 {COL_DISTURBED_X, 1},   {COL_NEIGHBOUR_X, 1}};
     for (size_t i = 0; i < sizeof TIMED / sizeof TIMED[0]; i++)
         if (TIMED[i].col == col) return 1 + TIMED[i].from_time;
     return 0;

@@ -78,8 +78,7 @@ static void *worker_thread(void *p)
     return NULL;
 }
 
-/* Worker w's life after the fork; never returns. */
-static void worker_main(control *c, const workers_job *job, int w, pid_t parent, pid_t pgid)
+void workers_child_init(pid_t parent)
 {
     /* the parent may die between the fork and this line: then nobody would
      * send the death signal, so look */
@@ -89,6 +88,12 @@ static void worker_main(control *c, const workers_job *job, int w, pid_t parent,
     sigset_t none;
     sigemptyset(&none);
     pthread_sigmask(SIG_SETMASK, &none, NULL);
+}
+
+/* Worker w's life after the fork; never returns. */
+static void worker_main(control *c, const workers_job *job, int w, pid_t parent, pid_t pgid)
+{
+    workers_child_init(parent);
     (void)setpgid(0, pgid); /* the parent sets it too: whichever runs first */
     worker_arg a = {.ctl = c, .job = job, .w = w, .rc = 1};
     pthread_t t;

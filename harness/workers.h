@@ -36,6 +36,7 @@
 #define HARNESS_WORKERS_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -69,6 +70,13 @@ int workers_start(workers **out, int n, const workers_job *job);
  * SIGKILL"): the workers are then killed and reaped, and later calls fail;
  * 1 when the run was interrupted (interrupt_signal): the same. */
 int workers_run(workers *w);
+
+/* The start of any process bench forks that must not outlive it (a worker,
+ * harness/neighbour.c's busy child), called first in the child: it dies
+ * with the thread that forked it (PR_SET_PDEATHSIG SIGKILL; _exit(1) at
+ * once when `parent` is already gone), every signal at its default action,
+ * none blocked. Async-signal-safe calls only. */
+void workers_child_init(pid_t parent);
 
 /* Tells the workers to exit and reaps them (SIGKILL after a grace period);
  * frees w. NULL: nothing. */

@@ -39,34 +39,38 @@ static void subline(FILE *f, findings_style st, const char *fmt, ...)
 
 /* ---- the machine ---------------------------------------------------------- */
 
-/* Which backends lost speed to something else running: per backend, the
- * geometric mean of disturbed_x (a disturbed try's median over the kept one)
- * over its rows measured again, slowest first; nothing when none was. */
+/* Which backends lost speed to another process, per backend over its rows
+ * with a ratio in column col (a median beside the process over the quiet
+ * one): the geometric mean and the worst row. disturbed_x: rows measured
+ * again after something else ran, by geometric mean; neighbour_x: rows
+ * measured beside --neighbour's busy loop, by the worst. Slowest first;
+ * nothing when no row has the ratio. */
 #define NEIGHBOUR_MAX 6
 typedef struct {
     const char *b;
-    double logsum;
-    int n;
+    double logsum, worst;
+    int n, at;
 } neighbour_acc;
 
-static void neighbour(const rundata *rd, FILE *f, findings_style st)
+static void neighbour(const rundata *rd, FILE *f, findings_style st, int col)
 {
     neighbour_acc per[NEIGHBOUR_MAX * 4];
+    const int by_worst = col == COL_NEIGHBOUR_X;
     int nb = 0;
     for (int i = 0; i < rd_nrows(rd); i++) {
-        const double x = rd_num(rd, i, COL_DISTURBED_X);
+        const double x = rd_num(rd, i, col);
         if (!(x > 0) || rd_emulated(rd, i)) continue;
         const char *b = rd_str(rd, i, COL_BACKEND);
         int k = 0;
         while (k < nb && strcmp(per[k].b, b) != 0) k++;
         if (k == nb) {
             if (nb == (int)(sizeof per / sizeof per[0])) continue;
-            per[nb].b = b;
-            per[nb].logsum = 0;
-            per[nb++].n = 0;
+            per[nb] = (neighbour_acc){.b = b, .at = i, .worst = x};
+            nb++;
         }
         per[k].logsum += log(x);
         per[k].n++;
+        if (x > per[k].worst) per[k].worst = x, per[k].at = i;
     }
     if (!nb) return;
     char text[600];
@@ -74,19 +78,32 @@ static void neighbour(const rundata *rd, FILE *f, findings_style st)
     for (int shown = 0; shown < nb && shown < NEIGHBOUR_MAX; shown++) {
         int w = shown; /* the slowest left: a selection, the list is short */
         for (int k = shown + 1; k < nb; k++)
-            if (per[k].logsum / per[k].n > per[w].logsum / per[w].n) w = k;
+            if (by_worst ? per[k].worst > per[w].worst
+                         : per[k].logsum / per[k].n > per[w].logsum / per[w].n)
+                w = k;
         if (w != shown) {
             neighbour_acc t = per[w];
             per[w] = per[shown];
             per[shown] = t;
         }
-        if (u < sizeof text)
+        const neighbour_acc *a = &per[shown];
+        if (u >= sizeof text) continue;
+        if (by_worst)
+            u += (size_t)snprintf(text + u, sizeof text - u, "%s%s worst %.2fx (%s %s), %.2fx over %d row%s",
+                                  shown ? "; " : "", a->b, a->worst, rd_str(rd, a->at, COL_SUITE),
+                                  rd_str(rd, a->at, COL_SHAPE), exp(a->logsum / a->n), a->n,
+                                  a->n == 1 ? "" : "s");
+        else
             u += (size_t)snprintf(text + u, sizeof text - u, "%s%s %.2fx (%d row%s)", shown ? ", " : "",
-                                  per[shown].b, exp(per[shown].logsum / per[shown].n), per[shown].n,
-                                  per[shown].n == 1 ? "" : "s");
+                                  a->b, exp(a->logsum / a->n), a->n, a->n == 1 ? "" : "s");
     }
-    line(f, st, "Beside another process (rows measured again: a disturbed try's median over the kept "
-                "one, geometric mean per backend): %s%s", text, nb > NEIGHBOUR_MAX ? ", ..." : "");
+    if (by_worst)
+        line(f, st, "Beside a nice -n 19 busy loop (--neighbour busy: each row's median beside it over "
+                    "its quiet one, the worst row and the geometric mean per backend): %s%s",
+             text, nb > NEIGHBOUR_MAX ? "; ..." : "");
+    else
+        line(f, st, "Beside another process (rows measured again: a disturbed try's median over the kept "
+                    "one, geometric mean per backend): %s%s", text, nb > NEIGHBOUR_MAX ? ", ..." : "");
 }
 
 static void machine(const rundata *rd, FILE *f, findings_style st)
@@ -111,7 +128,8 @@ static void machine(const rundata *rd, FILE *f, findings_style st)
     else line(f, st, "Quiet: not recorded (results.csv has no quiet: line)");
     if (disturbed) line(f, st, "%d row%s stayed disturbed after being measured again: the disturbed column "
                          "and the notes say what ran", disturbed, disturbed == 1 ? "" : "s");
-    neighbour(rd, f, st);
+    neighbour(rd, f, st, COL_DISTURBED_X);
+    neighbour(rd, f, st, COL_NEIGHBOUR_X);
     char roofs[600] = "";
     len = 0;
     for (int i = 0; i < t->ncontext && len + 2 < sizeof roofs; i++)

@@ -60,20 +60,6 @@ start_long() {
   kill -KILL "$pid"
   return 1
 }
-# Whether none of the pids is alive (waits up to 5 s: a death signal is
-# asynchronous); the ones alive are killed and named.
-none_left() {
-  local p left
-  for _ in $(seq 50); do
-    left=""
-    for p in "$@"; do kill -0 "$p" 2>/dev/null && left="$left $p"; done
-    [ -z "$left" ] && return 0
-    sleep 0.1
-  done
-  for p in $left; do kill -KILL "$p"; done
-  fail "processes left behind:$left"
-  return 1
-}
 
 # a worker killed: exit 1, the line naming it, nothing left
 if start_long k; then

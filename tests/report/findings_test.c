@@ -76,6 +76,11 @@ static void build(int emulated)
     rows[0].disturbed_x = 2.0;
     rows[4].disturbed_x = 8.0;
     rows[1].disturbed_x = 1.21;
+    /* measured beside --neighbour busy: the worst of each backend and its case */
+    rows[0].neighbour_x = 5.0;
+    rows[4].neighbour_x = 1.25;
+    rows[1].neighbour_x = 1.1;
+    rows[5].neighbour_x = 1.3;
     snprintf(rows[1].verdict, sizeof rows[1].verdict, "low");
     snprintf(rows[1].bound, sizeof rows[1].bound, "bandwidth");
     rows[1].pct_roof = 4.5;
@@ -181,6 +186,28 @@ int main(void)
         snprintf(want, sizeof want, "geometric mean per backend): cpu-blas %.2fx (%d rows), cpu-omp "
                  "%.2fx (%d row)\n", exp(lb / nb), nb, exp(lo / no), no);
         EXPECT(strstr(md, "- Beside another process (") && strstr(md, want), "want '%s' in:\n%s", want, md);
+    }
+    {   /* beside the busy loop: per backend the worst row (its case) and the
+         * geometric mean, the worst backend first */
+        int wb = -1, wo = -1, nb = 0, no = 0;
+        double lb = 0, lo = 0;
+        for (int i = 0; i < n; i++) {
+            const double x = rows[i].neighbour_x;
+            if (!(x > 0)) continue;
+            if (!strcmp(rows[i].backend, "cpu-blas")) {
+                lb += log(x), nb++;
+                if (wb < 0 || x > rows[wb].neighbour_x) wb = i;
+            } else if (!strcmp(rows[i].backend, "cpu-omp")) {
+                lo += log(x), no++;
+                if (wo < 0 || x > rows[wo].neighbour_x) wo = i;
+            }
+        }
+        snprintf(want, sizeof want, "the geometric mean per backend): cpu-blas worst %.2fx (matmul %s), "
+                 "%.2fx over %d rows; cpu-omp worst %.2fx (matmul %s), %.2fx over %d rows\n",
+                 rows[wb].neighbour_x, rows[wb].shape, exp(lb / nb), nb, rows[wo].neighbour_x,
+                 rows[wo].shape, exp(lo / no), no);
+        EXPECT(strstr(md, "- Beside a nice -n 19 busy loop (--neighbour busy") && strstr(md, want),
+               "want '%s' in:\n%s", want, md);
     }
     snprintf(want, sizeof want, "- Checks: %d passed, %d failed", n - fails - skips, fails);
     EXPECT(strstr(md, want), "%s", want);
