@@ -208,17 +208,20 @@ static int measure_beside(const measure_cfg *cfg, measure_fn fn, void *ctx, doub
         measure_result_free(out);
         return -1;
     }
-    measure_result near;
-    double *ends = NULL, t0 = timer_now_ms();
-    int rc = measure_once(cfg, fn, ctx, plateau, t0, cfg->budget_s * 1e3, &near, &ends);
+    row_run w;
+    memset(&w, 0, sizeof w);
+    w.fn = fn;
+    w.ctx = ctx;
+    int rc = measure_try(cfg, &w, 1, 1, plateau); /* one row, one round, a budget of its own */
     neighbour_stop(pid);
-    free(ends);
+    free(w.ends);
     if (rc) {
+        measure_result_free(&w.cur);
         measure_result_free(out);
         return rc;
     }
-    out->neighbour_median_ms = near.stats.median;
-    measure_result_free(&near);
+    out->neighbour_median_ms = w.cur.stats.median;
+    measure_result_free(&w.cur);
     return 0;
 }
 
