@@ -101,17 +101,7 @@ int main(int argc, char **argv)
     if (on) {
         CHECK(racy != right);
         /* deterministic given the seed: the same program prints the same sum */
-        char cmd[4200];
-        std::snprintf(cmd, sizeof cmd, "'%s' race", argv[0]);
-        for (int k = 0; k < 2; ++k) {
-            FILE *p = popen(cmd, "r");
-            CHECK(p != nullptr);
-            if (!p) break;
-            int again = -1;
-            CHECK(std::fscanf(p, "%d", &again) == 1);
-            CHECK(pclose(p) == 0);
-            CHECK_EQ_INT(again, racy);
-        }
+        check_same_again(argv[0], "race", racy);
     } else {
         CHECK_EQ_INT(racy, right);
     }
