@@ -391,6 +391,10 @@ struct Launch {
     bool cooperative = false; /* every block resident: grid_group::sync() works */
 };
 cudaError_t run_kernel(const Launch &l);
+/* scheduler.cpp: the running block's cp.async queues, owned by pipeline.cpp
+ * (null until it makes them): each resident block of an interleaved launch
+ * has its own, where blocks running one after another share one. */
+std::shared_ptr<void> &block_pipeline_queues();
 /* launch.cpp: runs queued launches of one device, as their ops' work does:
  * one alone; several (not cooperative) interleaved, their blocks resident
  * together (CUDAEMU_INTERLEAVE=1); out[i]: launch i's error. */

@@ -156,6 +156,7 @@ void run_interleaved_kernels(const Launch *const *ls, size_t nl, cudaError_t *ou
              * previous thread left in fiber_main's loop (as run_kernel reuses
              * fibers from block to block) */
             sl.blk = L.proto;
+            sl.blk.pipeline.reset(); /* cp.async queues of its own (pipeline.cpp) */
             for (uint32_t i = 0; i < L.n; ++i) sl.blk.threads[i].f = pools[s][i];
             sl.order = L.base_order;
             if (config().order == Order::Shuffle) reshuffle(sl.order);
