@@ -395,6 +395,9 @@ cudaError_t run_kernel(const Launch &l);
  * (null until it makes them): each resident block of an interleaved launch
  * has its own, where blocks running one after another share one. */
 std::shared_ptr<void> &block_pipeline_queues();
+/* scheduler.cpp: warp w's (of 32) nvcuda::wmma staging buffer of per_warp
+ * floats in the running block's model (wmma.cpp), likewise. */
+float *block_wmma_stage(unsigned w, size_t per_warp);
 /* launch.cpp: runs queued launches of one device, as their ops' work does:
  * one alone; several (not cooperative) interleaved, their blocks resident
  * together (CUDAEMU_INTERLEAVE=1); out[i]: launch i's error. */

@@ -79,6 +79,9 @@ void run_interleaved_kernels(const Launch *const *ls, size_t nl, cudaError_t *ou
         b.owned = true;
         b.interleaved = true;
         L.proto = b;
+        /* each block its own cp.async queues and wmma staging buffers */
+        L.proto.pipeline.reset();
+        std::vector<float>().swap(L.proto.wmma_stage);
         make_order(L.base_order, n);
         L.border.resize(nblocks);
         for (uint64_t k = 0; k < nblocks; ++k)
@@ -156,7 +159,6 @@ void run_interleaved_kernels(const Launch *const *ls, size_t nl, cudaError_t *ou
              * previous thread left in fiber_main's loop (as run_kernel reuses
              * fibers from block to block) */
             sl.blk = L.proto;
-            sl.blk.pipeline.reset(); /* cp.async queues of its own (pipeline.cpp) */
             for (uint32_t i = 0; i < L.n; ++i) sl.blk.threads[i].f = pools[s][i];
             sl.order = L.base_order;
             if (config().order == Order::Shuffle) reshuffle(sl.order);
