@@ -61,6 +61,7 @@ void make_order(std::vector<uint32_t> &v, uint32_t n);
 void reshuffle(std::vector<uint32_t> &v);
 
 /* ---- handles ---- */
+struct Launch;
 struct Op {
     enum Kind { Work, Record, Wait } kind = Work;
     std::function<cudaError_t()> work;     /* Work: kernel, copy, memset, cuBLAS, host fn */
@@ -75,6 +76,9 @@ struct Op {
      * lock released), false to leave it queued (the drain stops there).
      * NCCL collectives use it to meet their other ranks (nccl.cpp). */
     std::function<bool()> gate;
+    /* Work that is a kernel launch (launch.cpp): under CUDAEMU_INTERLEAVE=1
+     * the drain may run it with kernels of other streams (run_launches). */
+    std::shared_ptr<const Launch> launch;
 };
 
 } // namespace cudaemu
@@ -413,6 +417,20 @@ bool device_ret(cudaError_t e);
 bool device_last_error(bool take, cudaError_t *e);
 bool device_stream_create(cudaStream_t *p, unsigned flags, cudaError_t *e);
 bool device_stream_destroy(cudaStream_t h, cudaError_t *e);
+/* scheduler.cpp: the running block's cp.async queues, owned by pipeline.cpp
+ * (null until it makes them): each resident block of an interleaved launch
+ * has its own, where blocks running one after another share one. */
+std::shared_ptr<void> &block_pipeline_queues();
+/* scheduler.cpp: warp w's (of 32) nvcuda::wmma staging buffer of per_warp
+ * floats in the running block's model (wmma.cpp), likewise. */
+float *block_wmma_stage(unsigned w, size_t per_warp);
+/* launch.cpp: runs queued launches of one device, as their ops' work does:
+ * one alone; several (not cooperative) interleaved, their blocks resident
+ * together (CUDAEMU_INTERLEAVE=1); out[i]: launch i's error. */
+void run_launches(const Launch *const *ls, size_t n, cudaError_t *out);
+/* scheduler_interleave.h: several launches of one device interleaved; the
+ * failing one's error in out (the others' cudaSuccess: the sticky error ends them). */
+void run_interleaved_kernels(const Launch *const *ls, size_t n, cudaError_t *out);
 /* scheduler_coop.h: a cooperative launch (launch.cpp has checked its size) */
 cudaError_t run_cooperative_kernel(const Launch &l);
 /* launch.cpp: the emulated occupancy, blocks of blockSize threads per SM */
@@ -444,6 +462,8 @@ bool kernel_guard_fault(uintptr_t addr);
  * that spin, ends kernels past CUDAEMU_KERNEL_TIMEOUT_S and at process exit. */
 void watchdog_begin(const void *func);
 void watchdog_end();
+/* The kernel running now changed (an interleaved batch switched launches). */
+void watchdog_kernel(const void *func);
 bool process_exiting(); /* exit has begun: queued kernels do not start */
 /* Counts fiber switches and threads run (the scheduler): unchanged for a
  * time slice means one CUDA thread runs on and on. */

@@ -10,7 +10,9 @@
  * __shared__ memory by default), a block larger than the kernel's
  * __launch_bounds__ (cudaErrorLaunchOutOfResources, as a GPU; both known
  * from kernel_info.cpp), the error also becoming the thread's last error;
- * then the grid is queued on the stream and runs when the stream is drained.
+ * then the grid is queued on the stream and runs when the stream is drained
+ * (run_launches: alone, or under CUDAEMU_INTERLEAVE=1 interleaved with kernels
+ * of other streams that streams.cpp's drain hands over together).
  * A cooperative launch (cudaLaunchAttributeCooperative, as
  * cudaLaunchCooperativeKernel sets it) must fit on the emulated device at
  * once, max_active_blocks x SMs blocks, else cudaErrorCooperativeLaunchTooLarge.
@@ -133,22 +135,48 @@ cudaError_t launch(const cudaLaunchConfig_t *config, const void *func,
     auto s = in_device ? nullptr : stream_of(config->stream, &se);
     if (!s && !in_device) return ret(se);
 
-    Launch l;
-    l.call = std::shared_ptr<KernelCall>(std::move(call));
-    l.func = func;
-    l.grid = g;
-    l.block = b;
-    l.smem = config->dynamicSmemBytes;
-    l.device = in_device ? t_kernel_device : s->device;
-    l.cooperative = cooperative;
-    if (in_device) return device_launch(l, config->stream);
+    auto l = std::make_shared<Launch>();
+    l->call = std::shared_ptr<KernelCall>(std::move(call));
+    l->func = func;
+    l->grid = g;
+    l->block = b;
+    l->smem = config->dynamicSmemBytes;
+    l->device = in_device ? t_kernel_device : s->device;
+    l->cooperative = cooperative;
+    if (in_device) return device_launch(*l, config->stream);
     Op op;
+    op.kind = Op::Work;
     op.kernel = func;
-    op.work = [l]() { return run_grid(l, 0); };
+    op.launch = l; /* streams.cpp may run it together with other streams' kernels */
+    op.work = [l]() {
+        const Launch *one = l.get();
+        cudaError_t e = cudaSuccess;
+        run_launches(&one, 1, &e);
+        return e;
+    };
     return ret(enqueue(s.get(), std::move(op)));
 }
 
 } // namespace detail
+
+void run_launches(const Launch *const *ls, size_t n, cudaError_t *out)
+{
+    if (n == 1) { /* with its child grids (device_runtime.cpp) */
+        out[0] = run_grid(*ls[0], 0);
+        return;
+    }
+    /* a batch of several streams' kernels (CUDAEMU_INTERLEAVE=1): their
+     * device-side launches, and racecheck/initcheck, are not followed here */
+    if (process_exiting()) { /* as a GPU context's teardown */
+        for (size_t i = 0; i < n; ++i) out[i] = cudaErrorLaunchFailure;
+        return;
+    }
+    const Launch &l = *ls[0];
+    watchdog_begin(l.func);
+    t_kernel_device = l.device; /* device-side malloc's heap (one device per batch) */
+    run_interleaved_kernels(ls, n, out);
+    watchdog_end();
+}
 } // namespace cudaemu
 
 using namespace cudaemu;

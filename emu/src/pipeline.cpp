@@ -8,10 +8,14 @@
  * Copies issued after the last commit belong to no batch yet and are not
  * waited for (as cp.async.wait_group).
  *
- * One block runs at a time (a cooperative block parks only at a grid barrier,
- * and then its threads' queues stay with their index: do not keep copies in
- * flight across grid.sync()), so the queues are indexed by the thread's
- * linear index in its block. A queue remembers the block it was filled in; a
+ * The queues belong to the running block's model (block_pipeline_queues,
+ * scheduler.cpp): blocks that run one after another share one set (a
+ * cooperative block parks only at a grid barrier, and then its threads'
+ * queues stay with their index: do not keep copies in flight across
+ * grid.sync()); each resident block of an interleaved launch
+ * (CUDAEMU_INTERLEAVE=1) has its own, so a block that another one preempts
+ * keeps its copies in flight.  A set is indexed by the thread's linear index
+ * in its block. A queue remembers the block it was filled in; a
  * thread of another block (or launch shape) that finds copies a finished
  * thread never waited for drops them (they would land in a block that is
  * gone). Copies left by a thread of a launch with the same shape and block
@@ -42,7 +46,13 @@ struct Queue {
     std::deque<std::vector<Copy>> batches;   /* committed, oldest first */
 };
 
-std::vector<Queue> g_queues; /* by linear thread index in the block */
+/* The running block's queues, by linear thread index in the block. */
+std::vector<Queue> &queues()
+{
+    std::shared_ptr<void> &p = block_pipeline_queues();
+    if (!p) p = std::make_shared<std::vector<Queue>>();
+    return *static_cast<std::vector<Queue> *>(p.get());
+}
 
 bool same(const uint3 &a, const uint3 &b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
 bool same(const dim3 &a, const dim3 &b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
@@ -53,8 +63,9 @@ Queue &queue()
     const uint3 t = detail::g_threadIdx, b = detail::g_blockIdx;
     const dim3 bd = detail::g_blockDim, gd = detail::g_gridDim;
     const size_t lin = t.x + size_t(bd.x) * (t.y + size_t(bd.y) * t.z);
-    if (g_queues.size() <= lin) g_queues.resize(lin + 1);
-    Queue &q = g_queues[lin];
+    std::vector<Queue> &all = queues();
+    if (all.size() <= lin) all.resize(lin + 1);
+    Queue &q = all[lin];
     if (!same(q.block, b) || !same(q.grid, gd) || !same(q.dims, bd)) {
         q.open.clear();
         q.batches.clear();

@@ -96,6 +96,8 @@ struct Block {
     uint64_t bar_epoch = 0;       /* barriers completed: a base unique to the block, + 1 each */
     std::unordered_map<uint64_t, uint32_t> tile_arrived; /* tile barriers: (size, first) -> count */
     std::vector<unsigned long long> tile_slots; /* multi-warp tiles' exchange slots (tile_slot) */
+    std::shared_ptr<void> pipeline; /* its threads' cp.async queues (block_pipeline_queues) */
+    std::vector<float> wmma_stage;  /* its warps' mma_sync staging buffers (block_wmma_stage) */
     bool bar_and = true, bar_or = false;
     int res_count = 0, res_and = 0, res_or = 0; /* the last completed barrier */
     Thread *cur = nullptr;        /* the thread running now (stale in a lazy segment) */
@@ -703,6 +705,23 @@ unsigned char *tile_slot(unsigned r)
     if (b.tile_slots.size() < 1024) b.tile_slots.resize(1024);
     return reinterpret_cast<unsigned char *>(&b.tile_slots[r & 1023u]);
 }
+
+} // namespace detail
+
+/* The running block's cp.async queues (pipeline.cpp): part of the block
+ * model, so each resident block of an interleaved launch has its own. */
+std::shared_ptr<void> &block_pipeline_queues() { return g_blk.pipeline; }
+
+/* Warp w's mma_sync staging buffer of per_warp floats (wmma.cpp), in the
+ * running block's model as above. */
+float *block_wmma_stage(unsigned w, size_t per_warp)
+{
+    std::vector<float> &v = g_blk.wmma_stage;
+    if (v.size() < 32 * per_warp) v.resize(32 * per_warp);
+    return v.data() + size_t(w) * per_warp;
+}
+
+namespace detail {
 
 unsigned long long warp_collective(int op, unsigned mask, unsigned long long value, int arg,
                                    int width)

@@ -126,7 +126,11 @@ cudaError_t submit(CUstream_st *s, std::function<cudaError_t()> fn, bool wait)
     return dev(s->device).sticky;
 }
 
-void drain(CUstream_st *s, uint64_t upto)
+namespace {
+
+/* Runs s's ops in issue order until upto have been done (or its queue is
+ * empty, or an op cannot run now), one at a time. */
+void drain_serial(CUstream_st *s, uint64_t upto)
 {
     if (s->done >= upto) return;
     device_memory_access(true);
@@ -166,6 +170,136 @@ void drain(CUstream_st *s, uint64_t upto)
     device_memory_access(false);
 }
 
+/* A stream to drain up to an op count; stuck: it cannot go on now (a gate,
+ * another thread's op), left as drain_serial leaves it. */
+struct Goal {
+    CUstream_st *s;
+    uint64_t upto;
+    bool stuck;
+};
+
+bool met(const Goal &g) { return g.stuck || g.s->done >= g.upto || g.s->q.empty(); }
+
+/* Raises s's goal to upto, or adds one (false: it was there already). */
+bool add_goal(std::vector<Goal> &goals, CUstream_st *s, uint64_t upto)
+{
+    for (Goal &g : goals)
+        if (g.s == s) {
+            if (g.upto >= upto) return false;
+            g.upto = upto;
+            return true;
+        }
+    goals.push_back(Goal{s, upto, false});
+    return true;
+}
+
+/* A wait not met yet, on a stream that is not stuck (a wait on a stuck
+ * stream runs as drain_serial runs it). */
+bool waits_on(const std::vector<Goal> &goals, const Op &w)
+{
+    if (w.kind != Op::Wait || met(Goal{w.other.get(), w.upto, false})) return false;
+    for (const Goal &g : goals)
+        if (g.s == w.other.get() && g.stuck) return false;
+    return true;
+}
+
+/* A kernel at the head of a stream that may run together with others. */
+bool batchable(const Op &h)
+{
+    return h.kind == Op::Work && h.launch && !h.launch->cooperative && !h.gate &&
+           dev(h.launch->device).sticky == cudaSuccess;
+}
+
+/* Runs the kernels at the heads of goals[at[...]] (on one device) as one
+ * interleaved batch (run_launches), as execute would run each. */
+void run_batch(std::vector<Goal> &goals, const std::vector<size_t> &at)
+{
+    const std::thread::id me = std::this_thread::get_id();
+    std::vector<Op> ops;
+    std::vector<const Launch *> ls;
+    for (size_t i : at) {
+        CUstream_st *s = goals[i].s;
+        ops.push_back(std::move(s->q.front()));
+        s->q.pop_front();
+        ++s->started;
+        s->runner = me;
+        ls.push_back(ops.back().launch.get());
+    }
+    std::vector<cudaError_t> out(ls.size(), cudaSuccess);
+    run_launches(ls.data(), ls.size(), out.data());
+    for (size_t k = 0; k < at.size(); ++k) {
+        CUstream_st *s = goals[at[k]].s;
+        if (out[k] != cudaSuccess) set_sticky(s->device, out[k]);
+        ++s->done;
+    }
+    api_notify();
+}
+
+/* CUDAEMU_INTERLEAVE=1: drains the goals' streams together.  Each round
+ * runs, one at a time, the ops at the heads that are not kernels (records,
+ * waits met, copies, host functions, gated ops: drain_serial); a wait not
+ * met makes its event's stream a goal too; when every head left is a kernel
+ * or a wait, the kernels at the heads (those of the first one's device) run
+ * as one interleaved batch: their dependencies are met, as on a GPU that
+ * runs them at once.  A lone kernel runs alone, as drain_serial runs it. */
+void drain_together(std::vector<Goal> goals)
+{
+    device_memory_access(true);
+    std::vector<size_t> batch;
+    for (;;) {
+        constexpr size_t kNone = ~size_t(0);
+        size_t single = kNone; /* a head that runs alone */
+        bool grew = false;
+        batch.clear();
+        for (size_t i = 0; i < goals.size(); ++i) { /* goals may grow meanwhile */
+            if (met(goals[i])) continue;
+            CUstream_st *s = goals[i].s;
+            const Op &h = s->q.front();
+            if (s->started == s->done && waits_on(goals, h)) {
+                /* the waits queued together (the legacy stream's, one per
+                 * blocking stream) all join: their kernels may run together */
+                for (const Op &w : s->q) {
+                    if (w.kind != Op::Wait) break;
+                    if (waits_on(goals, w)) grew |= add_goal(goals, w.other.get(), w.upto);
+                }
+                continue;
+            }
+            if (s->started == s->done && batchable(h)) {
+                if (batch.empty() ||
+                    h.launch->device == goals[batch[0]].s->q.front().launch->device)
+                    batch.push_back(i);
+                continue;
+            }
+            single = i;
+            break;
+        }
+        if (single == kNone && batch.size() == 1) single = batch[0];
+        if (single != kNone) {
+            Goal &g = goals[single];
+            const uint64_t at = g.s->done;
+            drain_serial(g.s, at + 1);
+            if (g.s->done == at) g.stuck = true;
+            continue;
+        }
+        if (batch.size() > 1) {
+            run_batch(goals, batch);
+            continue;
+        }
+        /* nothing runs: every goal is met (a wait on a stuck stream ran above) */
+        if (!grew) break;
+    }
+    device_memory_access(false);
+}
+
+} // namespace
+
+void drain(CUstream_st *s, uint64_t upto)
+{
+    if (s->done >= upto) return;
+    if (config().interleave) drain_together({Goal{s, upto, false}});
+    else drain_serial(s, upto);
+}
+
 void drain_all(CUstream_st *s) { drain(s, s->issued); }
 
 void sync_device(int d)
@@ -175,6 +309,12 @@ void sync_device(int d)
     all.insert(all.end(), dv.streams.begin(), dv.streams.end());
     if (config().order == Order::Rev) std::reverse(all.begin(), all.end());
     if (config().order == Order::Shuffle) std::shuffle(all.begin(), all.end(), rng());
+    if (config().interleave) { /* kernels of different streams run together */
+        std::vector<Goal> goals;
+        for (auto &s : all) goals.push_back(Goal{s.get(), s->issued, false});
+        drain_together(std::move(goals));
+        return;
+    }
     for (auto &s : all) drain_all(s.get());
 }
 

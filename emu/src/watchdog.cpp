@@ -58,7 +58,8 @@ std::condition_variable &g_cv = *new std::condition_variable;
 std::atomic<bool> g_running{false};      /* a kernel runs now */
 std::atomic<int64_t> g_start_ns{0};      /* ... since */
 pthread_t g_thread;                       /* ... on this host thread */
-const void *g_func = nullptr;            /* ... this kernel */
+std::atomic<const void *> g_func{nullptr}; /* ... this kernel (an interleaved batch: the one
+                                           * whose block runs now) */
 std::atomic<int> g_request{0};           /* the signal's request (KernelStop) */
 std::atomic<bool> g_exiting{false};      /* the process is exiting: end kernels */
 std::atomic<int> g_exit_status{1};
@@ -105,7 +106,7 @@ void on_signal(int, siginfo_t *, void *uctx)
     char buf[600];
     std::snprintf(buf, sizeof buf, "cudaemu: kernel %s %s, and it cannot be stopped where it "
                   "runs (outside the program's own code): ending the process\n",
-                  function_name(g_func).c_str(), why);
+                  function_name(g_func.load()).c_str(), why);
     ssize_t r = write(2, buf, std::strlen(buf));
     (void)r;
     _exit(status);
@@ -198,6 +199,8 @@ void watchdog_begin(const void *func)
     g_running.store(true);
     g_cv.notify_all();
 }
+
+void watchdog_kernel(const void *func) { g_func.store(func, std::memory_order_relaxed); }
 
 void watchdog_end()
 {

@@ -2,11 +2,14 @@
  * the checks CUDA states for load/store_matrix_sync, the full-warp rule, and
  * the per-warp staging buffer mma_sync exchanges its fragments through.
  *
- * One block runs at a time (a cooperative block parks only in grid sync, never
- * between the two meetings of an mma_sync), so one buffer per warp index of a
- * block serves every launch: a warp writes its a, b, c after a meeting of all
- * 32 lanes (so every lane has finished reading the previous mma_sync's) and
- * reads them after the next.
+ * The buffers belong to the running block's model (block_wmma_stage,
+ * scheduler.cpp): blocks that run one after another share one per warp index
+ * (a cooperative block parks only in grid sync, never between the two
+ * meetings of an mma_sync); each resident block of an interleaved launch
+ * (CUDAEMU_INTERLEAVE=1) has its own, as another block may run between the
+ * meetings.  A warp writes its a, b, c after a meeting of all 32 lanes (so
+ * every lane has finished reading the previous mma_sync's) and reads them
+ * after the next.
  */
 #include "internal.h"
 
@@ -16,8 +19,6 @@
 
 namespace cudaemu {
 namespace {
-float g_stage[32][wmma::STAGE]; /* one per warp of a block of at most 1024 threads */
-
 const char *fn_name(int op)
 {
     return op == detail::WOP_WMMA_LOAD    ? "load_matrix_sync"
@@ -48,7 +49,7 @@ Lane begin(int op, const void *p, unsigned ldm, unsigned elem_bytes)
                          fn_name(op), ldm, 16 / elem_bytes, elem_bytes);
     }
     detail::warp_collective(op, ~0u, 0, 0, 32);
-    return Lane{g_stage[lin >> 5], lin & 31u};
+    return Lane{block_wmma_stage(lin >> 5, size_t(wmma::STAGE)), lin & 31u};
 }
 
 void meet(int op) { detail::warp_collective(op, ~0u, 0, 0, 32); }

@@ -95,6 +95,24 @@ static bool moments_fit(const char *what, const T *v, size_t n, double mu, doubl
     return ok;
 }
 
+/* Runs this program (argv0) twice more as `argv0 arg`, each time reading
+ * the one integer it prints, and checks it is `expected`: the same seed
+ * gives the same result (the interleaving tests' determinism check). */
+static inline void check_same_again(const char *argv0, const char *arg, long long expected)
+{
+    char cmd[4200];
+    std::snprintf(cmd, sizeof cmd, "'%s' %s", argv0, arg);
+    for (int k = 0; k < 2; ++k) {
+        FILE *p = popen(cmd, "r");
+        CHECK(p != nullptr);
+        if (!p) return;
+        long long again = -1;
+        CHECK(std::fscanf(p, "%lld", &again) == 1);
+        CHECK(pclose(p) == 0);
+        CHECK_EQ_INT(again, expected);
+    }
+}
+
 static inline int test_exit(const char *name)
 {
     if (g_test_failures) {
