@@ -223,7 +223,7 @@ static int parse_dtypes(const char *val, unsigned *out, char *err, size_t errcap
         }
         if (d < 0 || d == DTYPE_U8)
             return fail(err, errcap, "bench: bad --dtype '%.60s%s': '%.*s%s' is not one of fp32, "
-                        "tf32, bf16, fp16, all", val, strlen(val) > 60 ? "..." : "",
+                        "tf32, bf16, fp16, amp-bf16, amp-fp16, all", val, strlen(val) > 60 ? "..." : "",
                         (int)(len < 24 ? len : 24), q, len > 24 ? "..." : "");
         unsigned bits = d == DTYPE_COUNT ? DTYPES_FLOAT : DTYPE_BIT(d);
         if (*out & bits) {

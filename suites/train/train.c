@@ -39,6 +39,7 @@
 #include "conv_cpu.h"
 #include "errmsg.h"
 #include "train_impl.h"
+#include "model_amp.h"
 #include "npy.h"
 #include "../../cpu/train_cpu.h"
 
@@ -62,7 +63,23 @@ static const char *const OPT_SUFFIX[] = {"", "-mom", "-adamw"};
 
 int train_plan(const problem *p, model_plan *pl)
 {
-    return model_plan_make(&MODELS[p->dim[TRAIN_DIM_MODEL]], (int)p->dim[TRAIN_DIM_B], pl);
+    if (model_plan_make(&MODELS[p->dim[TRAIN_DIM_MODEL]], (int)p->dim[TRAIN_DIM_B], pl)) return -1;
+    if (dtype_autocast(p->dtype) != DTYPE_FP32 && model_plan_amp(pl)) {
+        model_plan_free(pl);
+        return -1;
+    }
+    return 0;
+}
+
+/* BENCH_PLANT_AMP=<backend>:<op> for backend b: AMP_RULES' index of op + 1;
+ * 0 when the hook is unset or names another backend. */
+static int amp_plant(const backend_def *b)
+{
+    const char *v = getenv(HOOK_PLANT_AMP), *colon = v ? strchr(v, ':') : NULL;
+    if (!b || !colon || strncmp(v, b->name, (size_t)(colon - v)) != 0 ||
+        b->name[colon - v] != '\0')
+        return 0;
+    return amp_rule_find(colon + 1) + 1;
 }
 
 step_cfg train_step_cfg(const backend_def *b, const problem *p)
@@ -79,6 +96,8 @@ step_cfg train_step_cfg(const backend_def *b, const problem *p)
                   .eps = 1e-8f,
                   .weight_decay = 0.01f};
     c.skip_bias_update = b && plant && strcmp(plant, b->name) == 0;
+    c.amp = dtype_autocast(p->dtype) != DTYPE_FP32 ? p->dtype : DTYPE_FP32;
+    c.amp_flip = amp_plant(b);
     return c;
 }
 
@@ -368,5 +387,7 @@ const suite_def SUITE_TRAIN = {
     .cpu_run = train_cpu_run,
     .emu_max_work = 4e8, /* emulated default sweeps: the small steps */
     .steps = &TRAIN_STEPS, /* a step suite */
+    /* fp32, and the mixed-precision steps (ops/dtype.h; model_amp.c) */
+    .dtypes = DTYPE_BIT(DTYPE_FP32) | DTYPE_BIT(DTYPE_AMP_BF16) | DTYPE_BIT(DTYPE_AMP_FP16),
     .dp_open = train_dp_open, /* the data-parallel modes (train_dp.c) */
 };
