@@ -168,7 +168,7 @@ const backend_def BACKENDS[] = {
     /* train: one training step (forward, softmax cross-entropy, backward, SGD) of
      * a small CNN and two MLPs (suites/train/model.h), each row's ops table
      * filling ops/train_ops.h */
-    {.name = "cpu-naive", .op = "train", .dev = DEV_CPU, .dtypes = DT(FP32) | DT(AMP_BF16) | DT(AMP_FP16), .needs = NEEDS_NONE,
+    {.name = "cpu-naive", .op = "train", .dev = DEV_CPU, .dtypes = DT(FP32) | DT(AMP_BF16), .needs = NEEDS_NONE,
      .flags = BK_SERIAL | BK_REFERENCE, .default_max_flops = TRAIN_NAIVE_MAX,
      .about = "the reference ops: plain loops accumulating in double, direct convolution",
      .ops = &TRAIN_OPS_CPU_NAIVE},
