@@ -9,6 +9,7 @@
  * Runs under ASan with the unit tests.
  */
 #include "testutil.h"
+#include "train_run.h"
 #include "train/model_amp.h"
 #include "train_cpu.h"
 #include "check.h"
@@ -17,41 +18,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct run {
-    float *params, *grads, *scratch, loss;
-    void *x;
-    int *labels;
-    step_bufs b;
-} run;
-
-static void run_init(const model_plan *pl, run *r)
-{
-    size_t np = (size_t)pl->nparam_floats;
-    r->params = calloc(np, sizeof(float));
-    r->grads = calloc(np, sizeof(float));
-    r->x = calloc((size_t)pl->in_slots, 4);
-    r->scratch = calloc((size_t)pl->scratch_floats, sizeof(float));
-    r->labels = calloc((size_t)pl->nlabels, sizeof(int));
-    rng_fill_uniform(r->params, np, 7);
-    for (size_t i = 0; i < np; i++) r->params[i] *= 0.2f;
-    if (pl->x_ids)
-        for (long long i = 0; i < pl->in_slots; i++) ((int *)r->x)[i] = (int)(i * 7 % pl->m->classes);
-    else
-        rng_fill_uniform((float *)r->x, (size_t)pl->in_slots, 8);
-    for (long long n = 0; n < pl->nlabels; n++) r->labels[n] = (int)(n % pl->m->classes);
-    step_bufs b = {r->x, r->labels, r->params, r->grads, NULL, &r->loss, r->scratch, NULL, NULL, NULL, 0};
-    r->b = b;
-}
-
-static void run_free(run *r)
-{
-    free(r->params);
-    free(r->grads);
-    free(r->x);
-    free(r->scratch);
-    free(r->labels);
-}
 
 static double rel_l2(const float *a, const float *b, long long n)
 {
