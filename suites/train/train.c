@@ -367,6 +367,7 @@ static int train_cpu_run(const backend_def *b, const problem *p, void *const *ho
 static const suite_steps TRAIN_STEPS = {
     .steps = TRAIN_CHECK_STEPS,
     .dump = train_dump,
+    .accuracy = train_accuracy, /* amp rows: the loss against fp32's */
 };
 
 const suite_def SUITE_TRAIN = {

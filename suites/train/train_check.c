@@ -35,6 +35,9 @@ typedef struct train_ref {
      * (the next step's update is checked from them) */
     float *seen_params, *seen_state;
     int seen_step;
+    /* mixed precision: the fp32 reference's loss of each step (accuracy_lost) */
+    double fp32_loss[TRAIN_CHECK_STEPS];
+    int fp32_steps;
 } train_ref;
 
 void train_ref_free(void *r)
@@ -112,7 +115,38 @@ static int host_step_alloc(const model_plan *pl, opt_kind opt, const float *para
     return 0;
 }
 
-/* cpu-naive's steps 0..TRAIN_CHECK_STEPS-1 from the initial parameters. */
+/* Mixed precision: the losses of cpu-naive's fp32 steps from the same
+ * initial parameters, into ref->fp32_loss. 0, or -1 (out of memory, a
+ * failed step). */
+static int ref_fp32_losses(const problem *p, const model_plan *pl, const float *params0,
+                           train_ref *ref)
+{
+    step_cfg cfg = train_step_cfg(NULL, p);
+    host_step h;
+    int rc = 0;
+    cfg.amp = DTYPE_FP32;
+    if (host_step_alloc(pl, cfg.opt, params0, NULL, &h)) return -1;
+    for (int s = 0; rc == 0 && s < TRAIN_CHECK_STEPS; s++) {
+        train_fill_batch(pl, s, h.x, h.labels);
+        if ((rc = model_step(pl, &TRAIN_OPS_CPU_NAIVE, &cfg, &h.b, NULL)) == 0) {
+            ref->fp32_loss[s] = h.loss;
+            ref->fp32_steps = s + 1;
+        }
+    }
+    host_step_free(&h);
+    return rc;
+}
+
+double train_accuracy(const problem *p, const void *r, int step, void *const *host)
+{
+    const train_ref *ref = (const train_ref *)r;
+    if (dtype_autocast(p->dtype) == DTYPE_FP32 || !ref || step >= ref->fp32_steps) return NAN;
+    const double f = ref->fp32_loss[step];
+    return fabs((double)*(const float *)host[TB_LOSS] - f) / fabs(f);
+}
+
+/* cpu-naive's steps 0..TRAIN_CHECK_STEPS-1 from the initial parameters
+ * (mixed precision: and its fp32 steps' losses). */
 void *train_ref_build(const problem *p, void *const *host)
 {
     model_plan pl;
@@ -142,6 +176,8 @@ void *train_ref_build(const problem *p, void *const *host)
         ref->steps = s + 1;
     }
     host_step_free(&h);
+    if (ok && dtype_autocast(p->dtype) != DTYPE_FP32)
+        ok = ref_fp32_losses(p, &pl, (const float *)host[TB_PARAMS], ref) == 0;
     model_plan_free(&pl);
     if (!ok) {
         train_ref_free(ref);
