@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # tests/bench/train_amp_test.sh BENCH CSVQ PART - mixed-precision training steps
-# (--dtype amp-bf16, amp-fp16; suites/train/model_amp.c) end to end.
+# (--dtype amp-bf16; suites/train/model_amp.c) end to end.
 # PART cpu:
 #  - every CPU backend of train that lists amp-bf16 runs every model under
-#    autocast, every checked step passing, rows saying amp-bf16;
+#    autocast, every checked step passing, rows saying amp-bf16, accuracy_lost
+#    (the loss against the fp32 reference's) above the check's rel_err;
 #  - a planted op in the wrong precision fails the check: gemm left in fp32
 #    (BENCH_PLANT_AMP=cpu-omp:gemm), layernorm rounded to bf16 where autocast
 #    keeps fp32 (cpu-omp:layernorm); the other backend of the run passes.
@@ -36,6 +37,11 @@ if [ "$part" = cpu ]; then
   [ ! -s bad.txt ] || fail "amp-bf16 rows not passing: $(cat bad.txt)"
   [ "$("$csvq" a/results.csv check | grep -c .)" -eq $((n_sizes * n_cpu)) ] \
     || fail "amp-bf16: want $((n_sizes * n_cpu)) rows: $("$csvq" a/results.csv backend shape check)"
+  # accuracy_lost: the loss against the fp32 reference's, above the check's
+  # rel_err (a row without the suite's measure has accuracy_lost = rel_err)
+  "$csvq" a/results.csv backend shape accuracy_lost rel_err |
+    awk -F'\t' '!($3 > $4 && $3 < 0.1)' >bad.txt
+  [ ! -s bad.txt ] || fail "amp-bf16 accuracy_lost is not the loss's distance from fp32's: $(cat bad.txt)"
 
   # planted: an op of the 16-bit list left in fp32, an op of the fp32 list rounded
   for plant in mlp-small-b8:gemm gpt-b1:layernorm; do
