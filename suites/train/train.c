@@ -101,6 +101,14 @@ step_cfg train_step_cfg(const backend_def *b, const problem *p)
     return c;
 }
 
+int train_dp_dtype_skip(const problem *p, const dp_mode *m, char *skip, size_t skipcap)
+{
+    if (dtype_autocast(p->dtype) == DTYPE_FP32) return 0;
+    snprintf(skip, skipcap, "%s: mode %s runs fp32 steps only (its replicas do not run under "
+             "autocast yet)", dtype_name(p->dtype), m->name);
+    return 1;
+}
+
 static void set_problem(problem *p, int model, long B, int opt)
 {
     model_plan pl;
