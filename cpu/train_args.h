@@ -6,6 +6,7 @@
 #define CPU_TRAIN_ARGS_H
 
 #include "errmsg.h"
+#include "../ops/dtype.h"
 
 /* M, N, K >= 1; lda >= (ta ? M : K), ldb >= (tb ? K : N), ldc >= N; `op`
  * names the operation in the message (gemm, gemm_batched). */
@@ -77,6 +78,16 @@ static inline int train_count_args(const char *who, const char *op, long n)
         return 1;
     }
     return 0;
+}
+
+/* round's dtype: bf16 or fp16 (then as train_count_args). */
+static inline int train_round_args(const char *who, long n, dtype_t dt)
+{
+    if (dt != DTYPE_BF16 && dt != DTYPE_FP16) {
+        err_set("%s round: dtype %s is not bf16 or fp16", who, dtype_name(dt));
+        return 1;
+    }
+    return train_count_args(who, "round", n);
 }
 
 /* planes, H, W >= 0 (maxpool, maxpool_bwd; H or W < 2 gives empty output planes). */

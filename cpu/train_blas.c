@@ -92,6 +92,10 @@ static int add1(long n, const float *a, const float *b, float *y, void *s)
     ONE_THREAD(train_seq_add(n, a, b, y, s));
 }
 static int scale1(long n, float a, float *x, void *s) { ONE_THREAD(train_seq_scale(n, a, x, s)); }
+static int round1(long n, dtype_t dt, const float *x, float *y, void *s)
+{
+    ONE_THREAD(train_seq_round(n, dt, x, y, s));
+}
 static int permute1(int A, int B, int C, int D, const float *x, float *y, void *s)
 {
     ONE_THREAD(train_seq_permute(A, B, C, D, x, y, s));
@@ -162,6 +166,7 @@ const train_ops TRAIN_OPS_CPU_BLAS = {
     .gemm_batched = blas_gemm_batched,
     .add = add1,
     .scale = scale1,
+    .round = round1,
     .permute = permute1,
     .attn_softmax = attn_softmax1,
     .attn_softmax_bwd = attn_softmax_bwd1,

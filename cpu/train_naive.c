@@ -191,6 +191,7 @@ const train_ops TRAIN_OPS_CPU_NAIVE = {
     .gemm_batched = naive_gemm_batched,
     .add = train_naive_add,
     .scale = train_naive_scale,
+    .round = train_naive_round,
     .permute = train_naive_permute,
     .attn_softmax = train_naive_attn_softmax,
     .attn_softmax_bwd = train_naive_attn_softmax_bwd,

@@ -33,6 +33,14 @@ int train_naive_scale(long n, float a, float *x, void *stream)
     return 0;
 }
 
+int train_naive_round(long n, dtype_t dt, const float *x, float *y, void *stream)
+{
+    (void)stream;
+    if (train_round_args(WHO, n, dt)) return 1;
+    for (long i = 0; i < n; i++) y[i] = dtype_round(dt, x[i]);
+    return 0;
+}
+
 int train_naive_permute(int A, int B, int C, int D, const float *x, float *y, void *stream)
 {
     (void)stream;

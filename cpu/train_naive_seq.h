@@ -6,8 +6,11 @@
 #ifndef CPU_TRAIN_NAIVE_SEQ_H
 #define CPU_TRAIN_NAIVE_SEQ_H
 
+#include "../ops/dtype.h"
+
 int train_naive_add(long n, const float *a, const float *b, float *y, void *stream);
 int train_naive_scale(long n, float a, float *x, void *stream);
+int train_naive_round(long n, dtype_t dt, const float *x, float *y, void *stream);
 int train_naive_permute(int A, int B, int C, int D, const float *x, float *y, void *stream);
 int train_naive_attn_softmax(long rows, int T, float scale, const float *z, float *p,
                              void *stream);

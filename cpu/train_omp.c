@@ -89,6 +89,7 @@ const train_ops TRAIN_OPS_CPU_OMP = {
     .gemm_batched = omp_gemm_batched,
     .add = train_seq_add,
     .scale = train_seq_scale,
+    .round = train_seq_round,
     .permute = train_seq_permute,
     .attn_softmax = train_seq_attn_softmax,
     .attn_softmax_bwd = train_seq_attn_softmax_bwd,

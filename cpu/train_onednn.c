@@ -62,6 +62,7 @@ const train_ops TRAIN_OPS_CPU_ONEDNN = {
     .gemm_batched = onednn_gemm_batched,
     .add = train_seq_add,
     .scale = train_seq_scale,
+    .round = train_seq_round,
     .permute = train_seq_permute,
     .attn_softmax = train_seq_attn_softmax,
     .attn_softmax_bwd = train_seq_attn_softmax_bwd,

@@ -7,8 +7,11 @@
 #ifndef CPU_TRAIN_SEQ_H
 #define CPU_TRAIN_SEQ_H
 
+#include "../ops/dtype.h"
+
 int train_seq_add(long n, const float *a, const float *b, float *y, void *stream);
 int train_seq_scale(long n, float a, float *x, void *stream);
+int train_seq_round(long n, dtype_t dt, const float *x, float *y, void *stream);
 int train_seq_permute(int A, int B, int C, int D, const float *x, float *y, void *stream);
 int train_seq_attn_softmax(long rows, int T, float scale, const float *z, float *p,
                              void *stream);

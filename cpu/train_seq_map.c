@@ -1,4 +1,4 @@
-/* cpu/train_seq_map.c - elementwise maps: add, scale, gelu and its backward (cpu/train_seq.h; the GPU's is kernels/train_seq_map.cu;
+/* cpu/train_seq_map.c - elementwise maps: add, scale, round, gelu and its backward (cpu/train_seq.h; the GPU's is kernels/train_seq_map.cu;
  * shared set-up and the measurements: cpu/train_seq_impl.h). */
 #include "train_seq_impl.h"
 #include "omp_team.h"
@@ -28,6 +28,15 @@ int train_seq_scale(long n, float a, float *x, void *stream)
         for (long i = 0; i < n; i++) x[i] *= a;
         omp_team_end(&arrived);
     }
+    return 0;
+}
+
+int train_seq_round(long n, dtype_t dt, const float *x, float *y, void *stream)
+{
+    (void)stream;
+    if (train_round_args(WHO, n, dt)) return 1;
+#pragma omp parallel for schedule(static) if (parallel : n >= PAR_MIN)
+    for (long i = 0; i < n; i++) y[i] = dtype_round(dt, x[i]);
     return 0;
 }
 

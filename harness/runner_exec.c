@@ -231,6 +231,10 @@ int exec_check(runner *r, const suite_def *s, const backend_def *b, const proble
                 ? s->check(p, d->ref_exact, 0, p->dtype, host, ignored, sizeof ignored).rel_err
                 : cr.rel_err;
         }
+        if (s->steps && s->steps->accuracy && !ex->check) { /* a step suite's own measure */
+            const double a = s->steps->accuracy(p, d->ref, step, host);
+            if (!isnan(a)) row->accuracy_lost = a;
+        }
         note_take(row); /* what the check saw (near-ties it replayed) */
         if (ex->agree) { /* every replica takes part, whatever its own check said */
             char differ[200] = "";

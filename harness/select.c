@@ -69,7 +69,13 @@ static int known_mode(const selection *s, const char *mode)
     return 0;
 }
 
-/* Every suite, or (--dtype without fp32) those with a dtype axis. */
+/* The dtypes suite d runs (fp32 alone without a dtype axis). */
+static unsigned suite_dtypes(const suite_def *d)
+{
+    return d->dtypes ? d->dtypes : DTYPE_BIT(DTYPE_FP32);
+}
+
+/* Every suite, or (--dtype) those that run one of its dtypes. */
 static void expand_all(const selection *s)
 {
     /* the suites left out are said at once: a refusal that follows is the last line */
@@ -78,7 +84,7 @@ static void expand_all(const selection *s)
     *s->nsuites = 0;
     for (int i = 0; s->suite_table[i].def && *s->nsuites < s->max_suites; i++) {
         const suite_def *d = s->suite_table[i].def;
-        if (s->dtypes && !d->dtypes && !(s->dtypes & DTYPE_BIT(DTYPE_FP32))) {
+        if (s->dtypes && !(s->dtypes & suite_dtypes(d))) {
             if (u < sizeof left)
                 u += (size_t)snprintf(left + u, sizeof left - u, "%s%s", u ? ", " : "", d->name);
             continue;
@@ -86,8 +92,8 @@ static void expand_all(const selection *s)
         s->suites[(*s->nsuites)++] = d->name;
     }
     if (left[0] && comm_rank() == 0)
-        fprintf(stderr, "bench: %s: no dtype axis (one dtype each, fp32 or bytes): not run "
-                "without fp32 in --dtype\n", left);
+        fprintf(stderr, "bench: %s: none of the --dtype dtypes (without a dtype axis: fp32 "
+                "or bytes): not run\n", left);
 }
 
 int select_validate(const selection *s, char *err, size_t errcap)
@@ -101,9 +107,10 @@ int select_validate(const selection *s, char *err, size_t errcap)
             snprintf(err, errcap, "bench: unknown suite '%s' (see bench --list)", s->suites[i]);
             return 2;
         }
-        if (s->dtypes && !d->dtypes && !(s->dtypes & DTYPE_BIT(DTYPE_FP32))) {
-            snprintf(err, errcap, "bench: --dtype selects nothing in suite '%s': it has no dtype "
-                     "axis (only matmul and conv do; give fp32 in --dtype)", s->suites[i]);
+        if (s->dtypes && !(s->dtypes & suite_dtypes(d))) {
+            char runs[96];
+            snprintf(err, errcap, "bench: --dtype selects nothing in suite '%s': it runs %s",
+                     s->suites[i], dtype_list(suite_dtypes(d), ", ", runs, sizeof runs));
             return 2;
         }
     }

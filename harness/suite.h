@@ -96,6 +96,11 @@ typedef struct BENCH_DESIGNATED suite_steps {
      * for external checking: in holds the inputs of set 0 and the initial
      * INOUT state, out the outputs after step 1. 0, or -1 with err_set. */
     int (*dump)(const problem *p, void *const *in, void *const *out, const char *dir);
+    /* Optional: the accuracy the case's dtype gives up after checked step
+     * `step` (host holds that step's outputs; ref is ref_build's), for the
+     * accuracy_lost column; the last checked step's stands. NaN: the
+     * default (the check's rel_err, or against the unrounded inputs). */
+    double (*accuracy)(const problem *p, const void *ref, int step, void *const *host);
 } suite_steps;
 
 /* A collectives suite: its CPU backends' cases run on every rank, with

@@ -22,6 +22,10 @@
 /* =BACKEND: BACKEND's update of the last parameter tensor is dropped
  * (suites/train/train.c). */
 #define HOOK_PLANT_SKIP_BIAS "BENCH_PLANT_SKIP_BIAS"
+/* =BACKEND:OP: under autocast (amp-bf16, amp-fp16) BACKEND runs OP (an
+ * AMP_RULES op: gemm, softmax_xent, ...) in the other precision
+ * (suites/train/model_amp.c). */
+#define HOOK_PLANT_AMP "BENCH_PLANT_AMP"
 /* =BACKEND: every replica weighs its gradient 1/N, not by its shard
  * (suites/train/train_dp_step.c). */
 #define HOOK_PLANT_SHARD_WEIGHT "BENCH_PLANT_SHARD_WEIGHT"

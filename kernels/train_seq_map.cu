@@ -1,7 +1,10 @@
-/* kernels/train_seq_map.cu - elementwise maps: add, scale, gelu and its backward on the GPU (kernels/train_cuda.h; the
+/* kernels/train_seq_map.cu - elementwise maps: add, scale, round, gelu and its backward on the GPU (kernels/train_cuda.h; the
  * CPU's is cpu/train_seq_map.c; the launch shapes and contract notes:
  * kernels/train_seq_impl.h). */
 #include "train_seq_impl.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 /* ---- elementwise maps: y[i] = F(a[i], b[i]) (add, scale, gelu, gelu_bwd) ---- */
 
@@ -13,6 +16,18 @@ struct AddOp {
 struct ScaleOp {
     float a;
     __device__ float operator()(float x, float) const { return a * x; }
+};
+
+/* x rounded to bf16 / fp16 (nearest even), back in a float; the second
+ * operand unused */
+struct RoundBf16Op {
+    __device__ float operator()(float x, float) const
+    {
+        return __bfloat162float(__float2bfloat16_rn(x));
+    }
+};
+struct RoundFp16Op {
+    __device__ float operator()(float x, float) const { return __half2float(__float2half_rn(x)); }
 };
 
 #define GELU_K0 0.7978845608028654f /* sqrt(2/pi) */
@@ -89,6 +104,14 @@ extern "C" int train_cuda_add(long n, const float *a, const float *b, float *y, 
 extern "C" int train_cuda_scale(long n, float a, float *x, void *stream)
 {
     return map2<ScaleOp>("train_cuda scale", n, x, x, x, stream, ScaleOp{a});
+}
+
+extern "C" int train_cuda_round(long n, dtype_t dt, const float *x, float *y, void *stream)
+{
+    if (dt == DTYPE_BF16) return map2<RoundBf16Op>("train_cuda round", n, x, x, y, stream);
+    if (dt == DTYPE_FP16) return map2<RoundFp16Op>("train_cuda round", n, x, x, y, stream);
+    err_set("train_cuda round: dtype %s is not bf16 or fp16", dtype_name(dt));
+    return -1;
 }
 
 extern "C" int train_cuda_gelu(long n, const float *x, float *y, void *stream)

@@ -18,6 +18,12 @@
  *   bf16   uint16: 8-bit exponent, 7-bit fraction   exact (fp32 accumulation)
  *   fp16   uint16: 5-bit exponent, 10-bit fraction  exact (fp32 accumulation)
  *   u8     raw bytes (copies), compared exactly
+ *   amp-bf16  float (fp32 master weights, optimizer state, every tensor a
+ *             step keeps): a training step under autocast, the ops of the
+ *             autocast list (suites/train/model_amp.c) reading their inputs
+ *             rounded to bf16, products exact, fp32 accumulation
+ *   amp-fp16  the same at fp16, with dynamic loss scaling: named here, run by
+ *             no suite yet (the train step does not scale its loss yet)
  * Includable from C and C++ (CPU code, the harness, CUDA host code).
  */
 #ifndef OPS_DTYPE_H
@@ -34,7 +40,11 @@
 extern "C" {
 #endif
 
-typedef enum { DTYPE_FP32, DTYPE_TF32, DTYPE_BF16, DTYPE_FP16, DTYPE_U8, DTYPE_COUNT } dtype_t;
+typedef enum {
+    DTYPE_FP32, DTYPE_TF32, DTYPE_BF16, DTYPE_FP16, DTYPE_U8,
+    DTYPE_AMP_BF16, DTYPE_AMP_FP16, /* mixed-precision training steps (the train suite) */
+    DTYPE_COUNT
+} dtype_t;
 
 /* A set of dtypes (a registry row's, a run's selection). */
 #define DTYPE_BIT(d) (1u << (unsigned)(d))
@@ -56,20 +66,31 @@ typedef struct dtype_info {
                           * reference (tf32) */
     uint16_t one16;      /* 1.0 in its 16-bit storage (storage16 only) */
     const char *colour;  /* its chart colour (plots/dtype.gp's DTYPEPAL) */
+    dtype_t autocast;    /* a mixed-precision mode: the 16-bit dtype the
+                          * autocast list's ops read their inputs in (fp32
+                          * storage, fp32 accumulation); DTYPE_FP32: none */
+    int loss_scale;      /* a mixed-precision mode that needs dynamic loss scaling
+                          * (amp-fp16: no suite runs it until a step does) */
 } dtype_info;
 
 static const dtype_info DTYPE_INFO[DTYPE_COUNT] = {
     /* every member, in order (C++ translation units need both) */
     {.name = "fp32", .size = 4, .frac_bits = 23, .exp_bits = 8, .emin = -126, .storage16 = 0,
-     .rounds_inputs = 0, .one16 = 0, .colour = "#0072B2"},
+     .rounds_inputs = 0, .one16 = 0, .colour = "#0072B2", .autocast = DTYPE_FP32, .loss_scale = 0},
     {.name = "tf32", .size = 4, .frac_bits = 10, .exp_bits = 8, .emin = -126, .storage16 = 0,
-     .rounds_inputs = 1, .one16 = 0, .colour = "#56B4E9"},
+     .rounds_inputs = 1, .one16 = 0, .colour = "#56B4E9", .autocast = DTYPE_FP32, .loss_scale = 0},
     {.name = "bf16", .size = 2, .frac_bits = 7, .exp_bits = 8, .emin = -126, .storage16 = 1,
-     .rounds_inputs = 0, .one16 = 0x3F80, .colour = "#D55E00"},
+     .rounds_inputs = 0, .one16 = 0x3F80, .colour = "#D55E00", .autocast = DTYPE_FP32, .loss_scale = 0},
     {.name = "fp16", .size = 2, .frac_bits = 10, .exp_bits = 5, .emin = -14, .storage16 = 1,
-     .rounds_inputs = 0, .one16 = 0x3C00, .colour = "#E69F00"},
+     .rounds_inputs = 0, .one16 = 0x3C00, .colour = "#E69F00", .autocast = DTYPE_FP32, .loss_scale = 0},
     {.name = "u8", .size = 1, .frac_bits = 0, .exp_bits = 0, .emin = 0, .storage16 = 0,
-     .rounds_inputs = 0, .one16 = 0, .colour = "#7F7F7F"},
+     .rounds_inputs = 0, .one16 = 0, .colour = "#7F7F7F", .autocast = DTYPE_FP32, .loss_scale = 0},
+    /* mixed precision: stored and checked as fp32 (the reference rounds the
+     * autocast ops' inputs as the backends do, so the check is as strict) */
+    {.name = "amp-bf16", .size = 4, .frac_bits = 23, .exp_bits = 8, .emin = -126, .storage16 = 0,
+     .rounds_inputs = 0, .one16 = 0, .colour = "#CC79A7", .autocast = DTYPE_BF16, .loss_scale = 0},
+    {.name = "amp-fp16", .size = 4, .frac_bits = 23, .exp_bits = 8, .emin = -126, .storage16 = 0,
+     .rounds_inputs = 0, .one16 = 0, .colour = "#009E73", .autocast = DTYPE_FP16, .loss_scale = 1},
 };
 
 /* d's row (fp32's for an out-of-range d). */
@@ -86,7 +107,7 @@ static inline double dtype_unit_roundoff(dtype_t d)
     return i->frac_bits ? 1.0 / (double)(2ull << i->frac_bits) : 0.0;
 }
 
-/* "fp32", "tf32", "bf16", "fp16", "u8" ("?" out of range). */
+/* "fp32", "tf32", "bf16", "fp16", "u8", "amp-bf16", "amp-fp16" ("?" out of range). */
 static inline const char *dtype_name(dtype_t d)
 {
     return (unsigned)d < DTYPE_COUNT ? DTYPE_INFO[d].name : "?";
@@ -114,6 +135,10 @@ static inline char *dtype_list(unsigned set, const char *sep, char *out, size_t 
 
 /* Bytes of one element in storage. */
 static inline size_t dtype_size(dtype_t d) { return dtype_info_of(d)->size; }
+
+/* The 16-bit dtype a mixed-precision mode's autocast ops read their inputs
+ * in; DTYPE_FP32 for every other dtype. */
+static inline dtype_t dtype_autocast(dtype_t d) { return dtype_info_of(d)->autocast; }
 
 /* Whether d is stored in 16 bits (its outputs are rounded to it). */
 static inline int dtype_is_16bit(dtype_t d) { return dtype_info_of(d)->storage16; }

@@ -83,6 +83,10 @@ typedef struct train_ops {
     /* x[i] *= a, n >= 0 elements, in place (a data-parallel replica weighs
      * its shard's loss gradient by the shard's share of the batch). */
     int (*scale)(long n, float a, float *x, void *stream);
+    /* y[i] = x[i] rounded to the values of dt (bf16 or fp16: ops/dtype.h's
+     * dtype_round, nearest even), n >= 0 elements; y may be x. (Autocast's
+     * cast of an op's inputs: suites/train/model_amp.c.) */
+    int (*round)(long n, dtype_t dt, const float *x, float *y, void *stream);
     /* y[a][c][b][d] = x[a][b][c][d] for x of A x B x C x D, each >= 0 (swaps
      * the middle two axes; y must not overlap x). Batch-first to time-major
      * ([1][B][T][X] -> [1][T][B][X]) and attention's heads

@@ -379,6 +379,8 @@ def adamw_on(cfg, p, grads):
 def check(folder):
     cfg = read_config(folder)
     model = cfg["model"]
+    if "autocast" in cfg:   # a mixed-precision step is not an fp32 one
+        raise BadDump(f"autocast={cfg['autocast'][:16]}: a mixed-precision step; replay it with tools/amp_replay.py")
     if model not in LAYERS and model not in ("rnn", "lstm", "gpt"):
         raise BadDump(f"model.txt: unknown model '{model[:40]}'")
     lr = finite_number(cfg, "lr")

@@ -5,11 +5,13 @@
  * backends call model_step from the host with a table of device entry
  * points and a stream. */
 #include "model_impl.h"
+#include "model_amp.h"
 #include "errmsg.h"
 #include "interrupt.h"
 #include "phase.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +91,7 @@ int model_plan_make(const model_def *m, int B, model_plan *pl)
     if (B < 1) return -1;
     pl->m = m;
     pl->B = B;
+    pl->amp_ws = -1;
     int rc = -1;
     switch (m->kind) {
     case MODEL_CHAIN: rc = chain_plan(pl); break;
@@ -215,6 +218,7 @@ static int ops_complete(const model_plan *pl, const train_ops *ops, const step_c
     NEED(sgd);
     if (cfg->opt == OPT_ADAMW) NEED(adamw);
     if (cfg->shard_weight > 0 && cfg->shard_weight != 1.0f) NEED(scale);
+    if (dtype_autocast(cfg->amp) != DTYPE_FP32) NEED(round);
     switch (pl->m->kind) {
     case MODEL_CHAIN:
         NEED(relu);
@@ -247,10 +251,10 @@ static int ops_complete(const model_plan *pl, const train_ops *ops, const step_c
     return 1;
 }
 
-int model_grads(const model_plan *pl, const train_ops *ops, const step_cfg *cfg,
-                const step_bufs *b, void *stream)
+static int grads_body(const model_plan *pl, const train_ops *ops, const step_cfg *cfg,
+                      const step_bufs *b, void *stream, void *ctx)
 {
-    if (!ops_complete(pl, ops, cfg)) return -1;
+    (void)ctx;
     phase_mark("forward", stream);
     TRY(forward(pl, ops, b, stream));
     TRY(loss(pl, ops, b, stream));
@@ -264,12 +268,82 @@ int model_grads(const model_plan *pl, const train_ops *ops, const step_cfg *cfg,
     return model_grads_ready(b, 0, stream);
 }
 
+static int loss_body(const model_plan *pl, const train_ops *ops, const step_cfg *cfg,
+                     const step_bufs *b, void *stream, void *ctx)
+{
+    (void)cfg;
+    (void)ctx;
+    TRY(forward(pl, ops, b, stream));
+    return loss(pl, ops, b, stream);
+}
+
+typedef struct replay_args {
+    const float *theirs;
+    double tol;
+    int *flips;
+} replay_args;
+
+static int replay_body(const model_plan *pl, const train_ops *ops, const step_cfg *cfg,
+                       const step_bufs *b, void *stream, void *ctx)
+{
+    (void)stream;
+    const replay_args *r = (const replay_args *)ctx;
+    if (pl->m->kind == MODEL_CHAIN) TRY(chain_replay_forward(pl, ops, b, r->theirs, r->tol, r->flips));
+    else TRY(forward(pl, ops, b, NULL));
+    TRY(loss(pl, ops, b, NULL));
+    TRY(backward(pl, ops, b, NULL));
+    (void)cfg;
+    return 0;
+}
+
+/* body under cfg's precision: the autocast table over ops for a
+ * mixed-precision step (model_amp.h), ops itself otherwise. */
+static int run_amp(int (*body)(const model_plan *, const train_ops *, const step_cfg *,
+                               const step_bufs *, void *, void *),
+                   const model_plan *pl, const train_ops *ops, const step_cfg *cfg,
+                   const step_bufs *b, void *stream, void *ctx)
+{
+    train_ops w;
+    amp_ctx *saved;
+    if (!ops_complete(pl, ops, cfg)) return -1;
+    const replay_args *r = body == replay_body ? (const replay_args *)ctx : NULL;
+    const amp_follow follow = {r ? r->theirs : NULL, r ? r->tol : 0.0, r ? r->flips : NULL};
+    const int on = model_amp_begin(pl, ops, cfg, b, &follow, &w, &saved);
+    if (on < 0) return -1;
+    const int rc = body(pl, on ? &w : ops, cfg, b, stream, ctx);
+    if (on) model_amp_end(saved);
+    return rc;
+}
+
+int model_plan_amp(model_plan *pl)
+{
+    train_ops w;
+    amp_ctx *saved;
+    if (pl->amp_ws >= 0) return 0;
+    /* the step's calls over a table of no-ops: pointers into buffers at an
+     * arbitrary address, never read */
+    float *at = (float *)(uintptr_t)4096;
+    int *iat = (int *)(uintptr_t)4096;
+    step_bufs b = {at, iat, at, at, at, at, at, NULL, NULL, NULL, ~0ull};
+    if (model_amp_count_begin(&w, &saved)) return -1;
+    const int rc = forward(pl, &w, &b, NULL) || loss(pl, &w, &b, NULL) || backward(pl, &w, &b, NULL);
+    const long long n = model_amp_count_end(saved);
+    if (rc) return -1;
+    pl->amp_floats = n;
+    pl->amp_ws = plan_take(pl, n);
+    return 0;
+}
+
+int model_grads(const model_plan *pl, const train_ops *ops, const step_cfg *cfg,
+                const step_bufs *b, void *stream)
+{
+    return run_amp(grads_body, pl, ops, cfg, b, stream, NULL);
+}
+
 int model_loss(const model_plan *pl, const train_ops *ops, const step_cfg *cfg,
                const step_bufs *b, void *stream)
 {
-    if (!ops_complete(pl, ops, cfg)) return -1;
-    TRY(forward(pl, ops, b, stream));
-    return loss(pl, ops, b, stream);
+    return run_amp(loss_body, pl, ops, cfg, b, stream, NULL);
 }
 
 int model_step(const model_plan *pl, const train_ops *ops, const step_cfg *cfg,
@@ -284,11 +358,8 @@ int model_replay(const model_plan *pl, const train_ops *ops, const step_cfg *cfg
                  const step_bufs *b, const float *theirs, double tol, int *flips)
 {
     *flips = 0;
-    if (!ops_complete(pl, ops, cfg)) return -1;
-    if (pl->m->kind == MODEL_CHAIN) TRY(chain_replay_forward(pl, ops, b, theirs, tol, flips));
-    else TRY(forward(pl, ops, b, NULL));
-    TRY(loss(pl, ops, b, NULL));
-    TRY(backward(pl, ops, b, NULL));
+    replay_args r = {theirs, tol, flips};
+    TRY(run_amp(replay_body, pl, ops, cfg, b, NULL, &r));
     step_cfg c = *cfg;
     c.skip_bias_update = 0;
     return model_update(pl, ops, &c, b, NULL);

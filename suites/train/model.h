@@ -126,6 +126,9 @@ typedef struct model_plan {
     long long logits, dlogits;   /* [nlabels][classes], batch-major */
     double flops;                /* one step: forward + backward + SGD update */
     long longest_reduction;      /* the longest chain of reductions of a step (tolerance) */
+    long long amp_ws;            /* mixed precision: the log of the autocast ops' rounded
+                                  * inputs (model_plan_amp), amp_floats long; -1: none */
+    long long amp_floats;
     /* chain models */
     plan_layer layer[MODEL_MAX_LAYERS];
     /* sequence models */
@@ -142,6 +145,11 @@ typedef struct model_plan {
  * range or out of memory (nothing to free then). */
 int model_plan_make(const model_def *m, int B, model_plan *pl);
 void model_plan_free(model_plan *pl);
+
+/* Adds the amp region a mixed-precision step needs to pl's scratch area
+ * (model_amp.c: the rounded copies of the autocast ops' inputs). 0, or -1
+ * out of memory. */
+int model_plan_amp(model_plan *pl);
 
 /* Device (or host) workspace the conv calls of ops need for the plan (bytes). */
 unsigned long long model_workspace(const model_plan *pl, const train_ops *ops);
@@ -181,6 +189,10 @@ typedef struct step_cfg {
     float shard_weight;      /* a data-parallel replica's share of the global batch: its
                               * loss and loss gradient are weighted by it, so the replicas'
                               * gradients sum to the full-batch step (0: 1, one process) */
+    dtype_t amp;             /* amp-bf16 / amp-fp16: the step under autocast
+                              * (model_amp.h); fp32 (0): none */
+    int amp_flip;            /* test hook: AMP_RULES[amp_flip - 1] runs in the other
+                              * precision (a planted fault); 0: none */
 } step_cfg;
 
 /* One training step: forward, softmax cross-entropy, backward (every
@@ -209,6 +221,8 @@ int model_update(const model_plan *pl, const train_ops *ops, const step_cfg *cfg
  * same plan) did wherever the two differ by no more than rounding
  * (3 * tol * the tensor's rms): two correct runs may break a near-tie
  * differently, and their gradients then differ by far more than rounding.
+ * Under autocast (cfg->amp) the 16-bit roundings of the autocast ops' inputs
+ * that lie in the scratch area are taken from `theirs` alike (model_amp.c).
  * *flips counts the decisions taken from them. 0; -1 with err_set naming a
  * decision that differs beyond a tie (a wrong result, not a tie). Models
  * without ReLU or max-pool take no decision. */

@@ -39,6 +39,7 @@
 #include "conv_cpu.h"
 #include "errmsg.h"
 #include "train_impl.h"
+#include "model_amp.h"
 #include "npy.h"
 #include "../../cpu/train_cpu.h"
 
@@ -62,7 +63,23 @@ static const char *const OPT_SUFFIX[] = {"", "-mom", "-adamw"};
 
 int train_plan(const problem *p, model_plan *pl)
 {
-    return model_plan_make(&MODELS[p->dim[TRAIN_DIM_MODEL]], (int)p->dim[TRAIN_DIM_B], pl);
+    if (model_plan_make(&MODELS[p->dim[TRAIN_DIM_MODEL]], (int)p->dim[TRAIN_DIM_B], pl)) return -1;
+    if (dtype_autocast(p->dtype) != DTYPE_FP32 && model_plan_amp(pl)) {
+        model_plan_free(pl);
+        return -1;
+    }
+    return 0;
+}
+
+/* BENCH_PLANT_AMP=<backend>:<op> for backend b: AMP_RULES' index of op + 1;
+ * 0 when the hook is unset or names another backend. */
+static int amp_plant(const backend_def *b)
+{
+    const char *v = getenv(HOOK_PLANT_AMP), *colon = v ? strchr(v, ':') : NULL;
+    if (!b || !colon || strncmp(v, b->name, (size_t)(colon - v)) != 0 ||
+        b->name[colon - v] != '\0')
+        return 0;
+    return amp_rule_find(colon + 1) + 1;
 }
 
 step_cfg train_step_cfg(const backend_def *b, const problem *p)
@@ -79,7 +96,17 @@ step_cfg train_step_cfg(const backend_def *b, const problem *p)
                   .eps = 1e-8f,
                   .weight_decay = 0.01f};
     c.skip_bias_update = b && plant && strcmp(plant, b->name) == 0;
+    c.amp = dtype_autocast(p->dtype) != DTYPE_FP32 ? p->dtype : DTYPE_FP32;
+    c.amp_flip = amp_plant(b);
     return c;
+}
+
+int train_dp_dtype_skip(const problem *p, const dp_mode *m, char *skip, size_t skipcap)
+{
+    if (dtype_autocast(p->dtype) == DTYPE_FP32) return 0;
+    snprintf(skip, skipcap, "%s: mode %s runs fp32 steps only (its replicas do not run under "
+             "autocast yet)", dtype_name(p->dtype), m->name);
+    return 1;
 }
 
 static void set_problem(problem *p, int model, long B, int opt)
@@ -348,6 +375,7 @@ static int train_cpu_run(const backend_def *b, const problem *p, void *const *ho
 static const suite_steps TRAIN_STEPS = {
     .steps = TRAIN_CHECK_STEPS,
     .dump = train_dump,
+    .accuracy = train_accuracy, /* amp rows: the loss against fp32's */
 };
 
 const suite_def SUITE_TRAIN = {
@@ -368,5 +396,8 @@ const suite_def SUITE_TRAIN = {
     .cpu_run = train_cpu_run,
     .emu_max_work = 4e8, /* emulated default sweeps: the small steps */
     .steps = &TRAIN_STEPS, /* a step suite */
+    /* fp32, and the mixed-precision step (ops/dtype.h; model_amp.c); not
+     * amp-fp16 until the step scales its loss (dtype_info.loss_scale) */
+    .dtypes = DTYPE_BIT(DTYPE_FP32) | DTYPE_BIT(DTYPE_AMP_BF16),
     .dp_open = train_dp_open, /* the data-parallel modes (train_dp.c) */
 };

@@ -43,6 +43,11 @@ step_cfg train_step_cfg(const backend_def *b, const problem *p);
 dp_open_fn train_dp_open;
 dp_open_fn train_dp_gpu_open;
 
+/* 1 with skip saying why when replicated mode m does not run problem p's
+ * dtype (a mixed-precision step: its replicas' plans have no amp log yet);
+ * 0 when it does. Both dp_open halves ask it first. */
+int train_dp_dtype_skip(const problem *p, const dp_mode *m, char *skip, size_t skipcap);
+
 /* The chain models' ReLU and max-pool decisions of the whole batch, as the
  * shards of n replicas hold them: fn(ctx, r, full_off, shard_off, count) for
  * each region of replica r's shard plan (floats at shard_off in its scratch)

@@ -35,6 +35,9 @@ typedef struct train_ref {
      * (the next step's update is checked from them) */
     float *seen_params, *seen_state;
     int seen_step;
+    /* mixed precision: the fp32 reference's loss of each step (accuracy_lost) */
+    double fp32_loss[TRAIN_CHECK_STEPS];
+    int fp32_steps;
 } train_ref;
 
 void train_ref_free(void *r)
@@ -112,7 +115,38 @@ static int host_step_alloc(const model_plan *pl, opt_kind opt, const float *para
     return 0;
 }
 
-/* cpu-naive's steps 0..TRAIN_CHECK_STEPS-1 from the initial parameters. */
+/* Mixed precision: the losses of cpu-naive's fp32 steps from the same
+ * initial parameters, into ref->fp32_loss. 0, or -1 (out of memory, a
+ * failed step). */
+static int ref_fp32_losses(const problem *p, const model_plan *pl, const float *params0,
+                           train_ref *ref)
+{
+    step_cfg cfg = train_step_cfg(NULL, p);
+    host_step h;
+    int rc = 0;
+    cfg.amp = DTYPE_FP32;
+    if (host_step_alloc(pl, cfg.opt, params0, NULL, &h)) return -1;
+    for (int s = 0; rc == 0 && s < TRAIN_CHECK_STEPS; s++) {
+        train_fill_batch(pl, s, h.x, h.labels);
+        if ((rc = model_step(pl, &TRAIN_OPS_CPU_NAIVE, &cfg, &h.b, NULL)) == 0) {
+            ref->fp32_loss[s] = h.loss;
+            ref->fp32_steps = s + 1;
+        }
+    }
+    host_step_free(&h);
+    return rc;
+}
+
+double train_accuracy(const problem *p, const void *r, int step, void *const *host)
+{
+    const train_ref *ref = (const train_ref *)r;
+    if (dtype_autocast(p->dtype) == DTYPE_FP32 || !ref || step >= ref->fp32_steps) return NAN;
+    const double f = ref->fp32_loss[step];
+    return fabs((double)*(const float *)host[TB_LOSS] - f) / fabs(f);
+}
+
+/* cpu-naive's steps 0..TRAIN_CHECK_STEPS-1 from the initial parameters
+ * (mixed precision: and its fp32 steps' losses). */
 void *train_ref_build(const problem *p, void *const *host)
 {
     model_plan pl;
@@ -142,6 +176,8 @@ void *train_ref_build(const problem *p, void *const *host)
         ref->steps = s + 1;
     }
     host_step_free(&h);
+    if (ok && dtype_autocast(p->dtype) != DTYPE_FP32)
+        ok = ref_fp32_losses(p, &pl, (const float *)host[TB_PARAMS], ref) == 0;
     model_plan_free(&pl);
     if (!ok) {
         train_ref_free(ref);
@@ -323,6 +359,93 @@ static int ref_from_seen(const problem *p, const model_plan *pl, const train_ref
     return rc;
 }
 
+/* The backend's parameters and optimizer state after `step`, the state the
+ * next step is checked from (AdamW: check_adamw records them). */
+static void keep_seen(const model_plan *pl, train_ref *ref, int step, void *const *host,
+                      long long nstate)
+{
+    size_t np = (size_t)pl->nparam_floats;
+    if (!ref->seen_params) ref->seen_params = (float *)malloc(np * sizeof(float));
+    if (!ref->seen_state) ref->seen_state = (float *)malloc((size_t)(nstate ? nstate : 1) * 4);
+    if (!ref->seen_params || !ref->seen_state) return;
+    memcpy(ref->seen_params, host[TB_PARAMS], np * sizeof(float));
+    memcpy(ref->seen_state, host[TB_STATE], (size_t)nstate * sizeof(float));
+    ref->seen_step = step;
+}
+
+/* A mixed-precision step (amp-bf16, amp-fp16): the reference's step from the
+ * state the backend started it from (the initial state, then the backend's
+ * own outputs of the step before, which were checked), taking the backend's
+ * 16-bit roundings near a tie and its ReLU / max-pool near-ties
+ * (model_replay): a correct backend then differs from it by fp32 rounding
+ * alone, and one step's fp32 tolerance applies. Without that, a value that
+ * two correct runs hold one fp32 rounding apart, rounded to 16 bits on either
+ * side of a boundary, differs by a 16-bit ulp, and such differences grow
+ * through the step to the size of a planted fault. */
+static check_result check_amp(const problem *p, const model_plan *pl, train_ref *ref, int step,
+                              void *const *host, double tol, char *why, size_t whycap)
+{
+    const step_cfg cfg = train_step_cfg(NULL, p);
+    const size_t np = (size_t)pl->nparam_floats;
+    check_result worst = {0, 0, -1, 0, -1, 1}, c;
+    host_step h;
+    double *gd = NULL, *pd = NULL, want_loss;
+    int flips = 0;
+    worst.pass = 0;
+    if (step > 0 && ref->seen_step != step - 1) {
+        snprintf(why, whycap, "step %d was not checked, so step %d has no state to check from",
+                 step, step + 1);
+        return worst;
+    }
+    if (host_step_alloc(pl, cfg.opt, step ? ref->seen_params : ref->pre_params[0],
+                        step ? ref->seen_state : ref->pre_state[0], &h)) {
+        snprintf(why, whycap, "out of memory checking step %d", step + 1);
+        return worst;
+    }
+    train_fill_batch(pl, step, h.x, h.labels);
+    if (model_replay(pl, &TRAIN_OPS_CPU_NAIVE, &cfg, &h.b, (const float *)host[TB_SCRATCH], tol,
+                     &flips)) {
+        snprintf(why, whycap, "%s", err_get());
+        goto out;
+    }
+    want_loss = h.loss;
+    c = check_compare((const float *)host[TB_LOSS], &want_loss, 1, tol);
+    if (!c.pass) {
+        snprintf(why, whycap, "loss %.7g, cpu-naive %.7g (rel %.3g > tol %.3g)",
+                 *(const float *)host[TB_LOSS], want_loss, c.rel_err, tol);
+        worst = c;
+        goto out;
+    }
+    worst = c;
+    gd = to_double(h.grads, (long long)np);
+    pd = to_double(h.params, (long long)np);
+    if (!gd || !pd) {
+        snprintf(why, whycap, "out of memory checking step %d", step + 1);
+        worst.pass = 0;
+        goto out;
+    }
+    if (!compare_step(pl, cfg.opt, host, gd, pd, tol, &worst, why, whycap) ||
+        (cfg.opt == OPT_ADAMW && !check_adamw(p, pl, ref, step, host, tol, &worst, why, whycap))) {
+        worst.pass = 0;
+        if (flips) {
+            size_t u = strlen(why);
+            snprintf(why + u, whycap - u, " (after %d roundings or near-ties replayed)", flips);
+        }
+        goto out;
+    }
+    worst.pass = 1;
+    if (cfg.opt != OPT_ADAMW) keep_seen(pl, ref, step, host, h.nstate);
+    if (flips)
+        case_note_set("step %d: %d 16-bit roundings or ReLU/max-pool near-ties taken otherwise than "
+                      "cpu-naive; checked against cpu-naive taking them alike", step + 1, flips);
+out:
+    if (worst.tolerance < 0) worst.tolerance = tol;
+    host_step_free(&h);
+    free(gd);
+    free(pd);
+    return worst;
+}
+
 check_result train_check(const problem *p, const void *r, int step, dtype_t dt,
                                 void *const *host, char *why, size_t whycap)
 {
@@ -337,6 +460,11 @@ check_result train_check(const problem *p, const void *r, int step, dtype_t dt,
     }
     double tol = check_tolerance(dt, pl.longest_reduction) * (step + 1);
     double want_loss = 0, *seen_grads = NULL;
+    if (dtype_autocast(dt) != DTYPE_FP32) {   /* one step's tolerance, from the same state */
+        worst = check_amp(p, &pl, ref, step, host, check_tolerance(dt, pl.longest_reduction),
+                          why, whycap);
+        goto out;
+    }
     if (step >= ref->steps) {
         snprintf(why, whycap, "no reference for step %d", step + 1);
         worst.pass = 0;

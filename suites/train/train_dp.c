@@ -155,6 +155,7 @@ int train_dp_open(const backend_def *b, const dp_mode *m, const problem *p, cons
         err_set("%s has no training ops in this build", b->name);
         return -1;
     }
+    if (train_dp_dtype_skip(p, m, skip, skipcap)) return 1;
     if (m->workers) return train_hog_open(b, m, p, cfg, sets, nsets, ex, skip, skipcap);
     dp_state *d = (dp_state *)calloc(1, sizeof *d);
     if (!d) {

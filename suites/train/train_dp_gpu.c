@@ -390,6 +390,7 @@ int train_dp_gpu_open(const backend_def *b, const dp_mode *m, const problem *p, 
     const int n = over_mpi ? cfg->comm->size : cfg->devices;
     int ndev = 0, devs[GPU_NCCL_MAX];
     gdp *g = NULL;
+    if (train_dp_dtype_skip(p, m, skip, skipcap)) return 1;
     if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1) {
         snprintf(skip, skipcap, "no usable GPU");
         return 1;

@@ -88,6 +88,9 @@ static int write_config(const model_plan *pl, const step_cfg *c, const char *dir
         n += snprintf(text + n, sizeof text - (size_t)n,
                       "seq=%d\ninput=%d\nhidden=%d\nlayers=%d\nvocab=%d\nembd=%d\nheads=%d\n", m->seq,
                       m->input, m->hidden, m->depth, m->classes, m->embd, m->heads);
+    if (dtype_autocast(c->amp) != DTYPE_FP32)   /* a mixed-precision step (tools/amp_replay.py) */
+        n += snprintf(text + n, sizeof text - (size_t)n, "autocast=%s\n",
+                      dtype_name(dtype_autocast(c->amp)));
     snprintf(text + n, sizeof text - (size_t)n,
              "optimizer=%s\nlr=%.9g\nmomentum=%.9g\nbeta1=%.9g\nbeta2=%.9g\neps=%.9g\n"
              "weight_decay=%.9g\n",

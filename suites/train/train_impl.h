@@ -16,5 +16,8 @@ void train_ref_free(void *r);
 check_result train_check(const problem *p, const void *r, int step, dtype_t dt, void *const *host,
                          char *why, size_t whycap);
 int train_dump(const problem *p, void *const *in, void *const *out, const char *dir);
+/* suite_steps.accuracy: a mixed-precision row's |loss - the fp32 reference's
+ * loss| / the fp32 loss after the same checked steps; NaN for fp32 rows. */
+double train_accuracy(const problem *p, const void *ref, int step, void *const *host);
 
 #endif

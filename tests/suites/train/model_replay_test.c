@@ -8,6 +8,7 @@
  */
 #include "testutil.h"
 #include "train/model.h"
+#include "train_run.h"
 #include "train_cpu.h"
 #include "check.h"
 #include "errmsg.h"
@@ -15,37 +16,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct run {
-    float *params, *grads, *x, *scratch, loss;
-    int *labels;
-    step_bufs b;
-} run;
-
-static void run_init(const model_plan *pl, run *r)
-{
-    size_t np = (size_t)pl->nparam_floats;
-    r->params = calloc(np, sizeof(float));
-    r->grads = calloc(np, sizeof(float));
-    r->x = calloc((size_t)pl->in_slots, sizeof(float));
-    r->scratch = calloc((size_t)pl->scratch_floats, sizeof(float));
-    r->labels = calloc((size_t)pl->B, sizeof(int));
-    rng_fill_uniform(r->params, np, 7);
-    for (size_t i = 0; i < np; i++) r->params[i] *= 0.2f;
-    rng_fill_uniform(r->x, (size_t)pl->in_slots, 8);
-    for (int n = 0; n < pl->B; n++) r->labels[n] = n % pl->m->classes;
-    step_bufs b = {r->x, r->labels, r->params, r->grads, NULL, &r->loss, r->scratch, NULL, NULL, NULL, 0};
-    r->b = b;
-}
-
-static void run_free(run *r)
-{
-    free(r->params);
-    free(r->grads);
-    free(r->x);
-    free(r->scratch);
-    free(r->labels);
-}
 
 /* Replays `theirs` from fresh initial state; returns model_replay's status. */
 static int replay(const model_plan *pl, const float *theirs, int *flips, float *loss)
