@@ -35,8 +35,13 @@ int train_seq_round(long n, dtype_t dt, const float *x, float *y, void *stream)
 {
     (void)stream;
     if (train_round_args(WHO, n, dt)) return 1;
-#pragma omp parallel for schedule(static) if (parallel : n >= PAR_MIN)
-    for (long i = 0; i < n; i++) y[i] = dtype_round(dt, x[i]);
+    atomic_int arrived = 0;
+#pragma omp parallel if (parallel : n >= PAR_MIN)
+    {
+#pragma omp for schedule(static) nowait
+        for (long i = 0; i < n; i++) y[i] = dtype_round(dt, x[i]);
+        omp_team_end(&arrived);
+    }
     return 0;
 }
 

@@ -97,8 +97,8 @@ for shape in M32N8K16 DOUBLE INT8; do
 done
 
 # a cuRAND generator the emulator lacks stops the compile at one static_assert
-err=$("$nvcc_emu" -c "$src/curand_mrg.cu" -o curand_mrg.o 2>&1)
-[ $? -ne 0 ] || bad "curand_mrg.cu compiled"
+err=$("$nvcc_emu" -c "$src/curand_sobol_refused.cu" -o curand_sobol_refused.o 2>&1)
+[ $? -ne 0 ] || bad "curand_sobol_refused.cu compiled"
 [ "$(printf '%s\n' "$err" | grep -c "error: static assertion failed: cudaemu: this cuRAND generator's device API")" -eq 1 ] ||
     { echo "$err"; bad "no single 'cuRAND generator ... not emulated' line"; }
 
