@@ -1,7 +1,8 @@
 /* cpu/omp_team.h - how every parallel region of cpu-omp's GEMM, convolution
  * and training-step code (and the elementwise ops cpu-blas and cpu-onednn
- * share) ends: each thread counts itself in and waits, yielding the CPU,
- * until the whole team has (omp_team_end); never in an OpenMP barrier.
+ * share) ends: each thread counts itself in and waits, spinning up to 50 us
+ * and then yielding the CPU (gemm_omp.c: gemm_yield_barrier), until the
+ * whole team has (omp_team_end); never in an OpenMP barrier.
  *
  * Why: an OpenMP barrier (the end of a worksharing loop without nowait,
  * `#pragma omp barrier`) spins for GOMP's spin count (~12 ms on this CPU)
@@ -36,8 +37,8 @@
 #include <omp.h>
 #include <stdatomic.h>
 
-/* Counts the thread in (*count += 1) and waits, yielding the CPU, until
- * *count >= target. */
+/* Counts the thread in (*count += 1) and waits, spinning up to 50 us, then
+ * yielding the CPU, until *count >= target. */
 void gemm_yield_barrier(atomic_int *count, int target);
 
 /* The end of a region whose team has counted into *arrived nothing yet:
