@@ -47,6 +47,18 @@
 #define WARP_MMA_PTX 0
 #endif
 
+/* WMP_BODY: how the portable bodies of ldmatrix and mma are called. Under
+ * the host emulator out of line: each is a dozen shuffles (a fiber switch
+ * each), so a call costs nothing beside them, while inlined into a kernel's
+ * unrolled 4 x 8 fragment loops they made one kernel tens of thousands of
+ * statements (GCC: 26 s at -O1, 100 s at -O3, for gemm_wmma.cu alone). On a
+ * GPU (-DWARP_MMA_PORTABLE) inline, like the PTX bodies. */
+#ifdef __CUDAEMU__
+#define WMP_BODY static __device__ __noinline__
+#else
+#define WMP_BODY static __device__ __forceinline__
+#endif
+
 #if !WARP_MMA_PTX
 /* the portable bodies: lane l's row address of matrix j, and a 16-bit or
  * 32-bit element of shared memory read without type punning */
@@ -72,7 +84,12 @@ static __device__ __forceinline__ unsigned wmp_u32(const char *p)
 /* ldmatrix.sync.aligned.m8n8.x4[.trans].shared.b16: p is this lane's row
  * (16 bytes, 16-byte aligned, shared memory). */
 template <bool TRANS>
-static __device__ __forceinline__ void ldsm_x4(unsigned (&r)[4], const void *p)
+#if WARP_MMA_PTX
+static __device__ __forceinline__
+#else
+WMP_BODY
+#endif
+void ldsm_x4(unsigned (&r)[4], const void *p)
 {
 #if WARP_MMA_PTX
     const unsigned a = (unsigned)__cvta_generic_to_shared(p);
@@ -163,7 +180,7 @@ template <> __device__ __forceinline__ float wmp_elem<float>(unsigned w, int)
  * (the fragment layouts above); each lane gathers rows g, g+8 of A and
  * columns 2q, 2q+1 of B from those lanes, then wmp_dot. */
 template <typename T, int KN>
-static __device__ __forceinline__ void wmp_mma(float (&d)[4], const unsigned (&a)[4],
+WMP_BODY void wmp_mma(float (&d)[4], const unsigned (&a)[4],
                                                const unsigned (&b)[2], const float (&c)[4])
 {
     constexpr int E = KN / 8;

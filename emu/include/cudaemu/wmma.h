@@ -159,6 +159,12 @@ inline size_t offset(unsigned e, unsigned cols, unsigned ldm, bool col_major)
 namespace nvcuda {
 namespace wmma {
 
+/* The warp-collective operations out of line: each meets the other 31 lanes
+ * (fiber switches) and a call costs nothing beside that, while inlined into
+ * every fragment loop of a kernel they made GCC take 16 s on a test of a few
+ * dozen tiles (11 s so). */
+#define CUDAEMU_WMMA_OP inline __attribute__((noinline))
+
 template <typename Use, int m, int n, int k, typename T, typename Layout = void>
 class alignas(8) fragment {
     static_assert(::cudaemu::wmma::supported<Use, m, n, k, T, Layout>(),
@@ -184,7 +190,7 @@ inline void fill_fragment(fragment<Use, m, n, k, T, Layout> &f,
 
 /* matrix_a, matrix_b: the layout is the fragment's. */
 template <typename Use, int m, int n, int k, typename T, typename Layout>
-inline void load_matrix_sync(fragment<Use, m, n, k, T, Layout> &f,
+CUDAEMU_WMMA_OP void load_matrix_sync(fragment<Use, m, n, k, T, Layout> &f,
                              const typename helper_traits<T>::storage_element_type *p,
                              unsigned ldm)
 {
@@ -199,7 +205,7 @@ inline void load_matrix_sync(fragment<Use, m, n, k, T, Layout> &f,
 }
 
 template <int m, int n, int k, typename T>
-inline void load_matrix_sync(fragment<accumulator, m, n, k, T> &f, const T *p, unsigned ldm,
+CUDAEMU_WMMA_OP void load_matrix_sync(fragment<accumulator, m, n, k, T> &f, const T *p, unsigned ldm,
                              layout_t layout)
 {
     namespace e = ::cudaemu::wmma;
@@ -209,7 +215,7 @@ inline void load_matrix_sync(fragment<accumulator, m, n, k, T> &f, const T *p, u
 }
 
 template <int m, int n, int k, typename T>
-inline void store_matrix_sync(T *p, const fragment<accumulator, m, n, k, T> &f, unsigned ldm,
+CUDAEMU_WMMA_OP void store_matrix_sync(T *p, const fragment<accumulator, m, n, k, T> &f, unsigned ldm,
                               layout_t layout)
 {
     namespace e = ::cudaemu::wmma;
@@ -220,7 +226,7 @@ inline void store_matrix_sync(T *p, const fragment<accumulator, m, n, k, T> &f, 
 
 template <int m, int n, int k, typename TD, typename TA, typename LA, typename TB, typename LB,
           typename TC>
-inline void mma_sync(fragment<accumulator, m, n, k, TD> &d, const fragment<matrix_a, m, n, k, TA, LA> &a,
+CUDAEMU_WMMA_OP void mma_sync(fragment<accumulator, m, n, k, TD> &d, const fragment<matrix_a, m, n, k, TA, LA> &a,
                      const fragment<matrix_b, m, n, k, TB, LB> &b,
                      const fragment<accumulator, m, n, k, TC> &c)
 {
