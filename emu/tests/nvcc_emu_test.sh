@@ -117,6 +117,7 @@ rc=$?
 rm -f rdc_kernels.o rdc_main.o
 err=$("$nvcc_emu" "${extra[@]}" -dc -O0 -v -std=c++14 -m64 -arch=sm_80,sm_90 --gpu-architecture=sm_90 \
     -code=sm_80,compute_80 -gencode arch=compute_80,code=[sm_80,compute_80] -lineinfo \
+    -gencode arch=compute_35,code=sm_35 -gencode=arch=compute_90a,code=\"sm_90a,compute_90a\" \
     -Xptxas -v --resource-usage --default-stream legacy -rdc=true -Werror all-warnings \
     -I "$src/inc" "$src/rdc_kernels.cu" "$src/rdc_main.cu" 2>&1 >/dev/null) ||
     { echo "$err"; bad "nvcc-emu -dc rdc_kernels.cu rdc_main.cu failed"; }
@@ -141,6 +142,9 @@ refused() { # refused "EXPECTED LINE" ARGS...
 refused "nvcc-emu: -lcufft: cuFFT is not emulated" -lcufft
 refused "nvcc-emu: -lcusparse: cuSPARSE is not emulated" -l cublas,cusparse
 refused "nvcc-emu: --default-stream per-thread: not emulated: stream 0 stays the legacy default stream (name cudaStreamPerThread explicitly, or build with --default-stream legacy)" --default-stream per-thread
+refused "nvcc-emu: -arch: unsupported gpu architecture 'sm_bogus' (want sm_NN, compute_NN or lto_NN, as nvcc --list-gpu-code names them)" -arch=sm_bogus
+refused "nvcc-emu: -gencode: unsupported gpu architecture 'sm90' (want sm_NN, compute_NN or lto_NN, as nvcc --list-gpu-code names them)" -gencode arch=compute_90,code=[sm90,compute_90]
+refused "nvcc-emu: -gencode 'arch=compute_90': not in arch=<target>,code=<target>[,...] form" -gencode arch=compute_90
 refused "nvcc-emu: -m32: 32-bit host code is not supported (nvcc dropped it too)" -m32
 refused "nvcc-emu: -ptx: asks for device code or nvcc's intermediate files; the emulator has none" -ptx
 refused "nvcc-emu: -rdc maybe: not true or false" -rdc maybe
