@@ -8,9 +8,9 @@
  * names it.  Every copy to or from an array is a cudaMemcpy2D(Async) over
  * that block, so its checks (direction, bounds), its stream ordering and its
  * synchronous/asynchronous rules are cudaMemcpy2D's; cudaMemcpy3D copies one
- * slice after another.  1D, 2D and 3D arrays of 1, 2 or 4 channels; layered,
- * cubemap, sparse and mipmapped arrays are not emulated (a cudaemu line and
- * cudaErrorNotSupported).
+ * slice after another.  1D, 2D and 3D arrays of 1, 2 or 4 channels, and 1D
+ * and 2D layered arrays (stored as 3D, a layer a slice); cubemap, sparse and
+ * mipmapped arrays are not emulated (a cudaemu line and cudaErrorNotSupported).
  */
 #include "texture_internal.h"
 
@@ -50,18 +50,29 @@ cudaError_t make_array(cudaArray_t *out, const cudaChannelFormatDesc *desc, cuda
                            cudaArrayTextureGather | cudaArrayColorAttachment | cudaArraySparse |
                            cudaArrayDeferredMapping;
     if (flags & ~known) return ret(cudaErrorInvalidValue);
-    if (flags & ~unsigned(cudaArraySurfaceLoadStore | cudaArrayTextureGather)) {
-        report("%s: layered, cubemap, sparse, deferred-mapping and color-attachment arrays "
+    if (flags & ~unsigned(cudaArraySurfaceLoadStore | cudaArrayTextureGather | cudaArrayLayered)) {
+        report("%s: cubemap, sparse, deferred-mapping and color-attachment arrays "
                "(flags 0x%x) are not emulated", fname, flags);
         return ret(cudaErrorNotSupported);
     }
     const bool surf = flags & cudaArraySurfaceLoadStore;
+    /* layered: (width, 0, layers) is 1D layered, (width, height, layers) 2D
+     * layered (the CUDA Runtime API's cudaMalloc3DArray); stored as 3D */
+    const bool layered = flags & cudaArrayLayered;
     int dims;
-    if (ext.width == 0 || (ext.height == 0 && ext.depth != 0)) return ret(cudaErrorInvalidValue);
-    dims = ext.height == 0 ? 1 : ext.depth == 0 ? 2 : 3;
+    if (ext.width == 0 || (ext.height == 0 && ext.depth != 0 && !layered) ||
+        (layered && ext.depth == 0))
+        return ret(cudaErrorInvalidValue);
+    dims = ext.height == 0 ? 1 : ext.depth == 0 || layered ? 2 : 3;
     const size_t n[3] = {ext.width, ext.height ? ext.height : 1, ext.depth ? ext.depth : 1};
     bool fits;
-    if (dims == 1) {
+    if (layered && dims == 1) {
+        const int *m = surf ? kMaxSurf1DLayered : kMaxTex1DLayered;
+        fits = n[0] <= size_t(m[0]) && n[2] <= size_t(m[1]);
+    } else if (layered) {
+        const int *m = surf ? kMaxSurf2DLayered : kMaxTex2DLayered;
+        fits = n[0] <= size_t(m[0]) && n[1] <= size_t(m[1]) && n[2] <= size_t(m[2]);
+    } else if (dims == 1) {
         fits = n[0] <= size_t(surf ? kMaxSurf1D : kMaxTex1D);
     } else if (dims == 2) {
         const int *m = surf ? kMaxSurf2D : kMaxTex2D;
@@ -72,7 +83,8 @@ cudaError_t make_array(cudaArray_t *out, const cudaChannelFormatDesc *desc, cuda
                (!surf && n[0] <= size_t(kMaxTex3DAlt[0]) && n[1] <= size_t(kMaxTex3DAlt[1]) &&
                 n[2] <= size_t(kMaxTex3DAlt[2]));
     }
-    if (!fits || ((flags & cudaArrayTextureGather) && dims != 2)) return ret(cudaErrorInvalidValue);
+    if (!fits || ((flags & cudaArrayTextureGather) && (dims != 2 || layered)))
+        return ret(cudaErrorInvalidValue);
     size_t pitch, slice, bytes;
     if (!mul_ok(n[0], elem, &pitch) || !mul_ok(pitch, n[1], &slice) ||
         !mul_ok(slice, n[2], &bytes))
@@ -85,6 +97,7 @@ cudaError_t make_array(cudaArray_t *out, const cudaChannelFormatDesc *desc, cuda
     a->extent = ext;
     a->flags = flags;
     a->dims = dims;
+    a->layered = layered;
     for (int i = 0; i < 3; ++i) a->n[i] = n[i];
     a->elem = elem;
     a->pitch = pitch;
@@ -274,6 +287,14 @@ void texture_limits(cudaDeviceProp &p)
         p.maxTexture3DAlt[i] = kMaxTex3DAlt[i];
         p.maxTexture2DLinear[i] = kMaxTex2DLinear[i];
         p.maxSurface3D[i] = kMaxSurf3D[i];
+    }
+    for (int i = 0; i < 2; ++i) {
+        p.maxTexture1DLayered[i] = kMaxTex1DLayered[i];
+        p.maxSurface1DLayered[i] = kMaxSurf1DLayered[i];
+    }
+    for (int i = 0; i < 3; ++i) {
+        p.maxTexture2DLayered[i] = kMaxTex2DLayered[i];
+        p.maxSurface2DLayered[i] = kMaxSurf2DLayered[i];
     }
     p.maxSurface1D = kMaxSurf1D;
     for (int i = 0; i < 2; ++i) p.maxSurface2D[i] = kMaxSurf2D[i];

@@ -8,6 +8,12 @@
  * descriptors as CUDA documents them (cudaErrorInvalidValue) and keeps what
  * a fetch needs: base address, pitches, extent, format, modes.
  *
+ * A layered texture or surface (over a cudaArrayLayered array) is read a
+ * layer at a time: tex1DLayered/tex2DLayered fetch, filter and address in
+ * the layer the integer index names (clamped to the layers), never across
+ * layers; a layered fetch of a plain texture, or a plain one of a layered
+ * texture, fails the launch naming both.
+ *
  * Fetches follow the CUDA Programming Guide's "Texture Fetching" appendix:
  * normalized coordinates are scaled by the extent after the address mode
  * (wrap: frac(x); mirror: frac(x) or 1 - frac(x) by the parity of floor(x));
@@ -43,7 +49,8 @@ struct Obj {
     size_t pitch = 0, slice = 0, elem = 0;
     int64_t n[3] = {1, 1, 1};
     float nf[3] = {1, 1, 1};    /* n as float, to scale normalized coordinates */
-    int dims = 1;
+    int dims = 1;               /* of one layer when layered */
+    bool layered = false;       /* over a layered array: n[2] layers, a slice each */
     bool linear_res = false;    /* cudaResourceTypeLinear: tex1Dfetch */
     Fmt fmt = F32;
     int ch = 1;
@@ -53,8 +60,9 @@ struct Obj {
     bool filter_linear = false;
     int addr[3] = {0, 0, 0};
     detail::Texel border;
-    /* ok[fetch][cls]: tex1Dfetch (1) or tex1D/2D/3D (0) returning cls may read it */
-    bool ok[2][2] = {{false, false}, {false, false}};
+    /* ok[kind][cls]: tex1D/2D/3D (0), tex1Dfetch (1) or a layered fetch (2)
+     * returning cls may read it (fetch_kind) */
+    bool ok[3][2] = {{false, false}, {false, false}, {false, false}};
     bool raw32 = false;         /* 32-bit channels: their bits are the result */
     detail::Texel fill;         /* channels the format lacks: (0, 0, 0, 1) */
 };
@@ -143,6 +151,7 @@ cudaError_t set_resource(Obj &o, const cudaResourceDesc *r, bool surface, const 
         o.pitch = a->pitch;
         o.slice = a->slice;
         o.dims = a->dims;
+        o.layered = a->layered;
         for (int i = 0; i < 3; ++i) o.n[i] = int64_t(a->n[i]);
         return cudaSuccess;
     }
@@ -223,7 +232,7 @@ cudaError_t set_sampling(Obj &o, const cudaTextureDesc *t, const cudaResourceVie
         else o.fill.i[c] = c == 3 ? 1 : 0;
     }
     /* what texture_error() explains */
-    o.ok[o.linear_res][o.float_class ? detail::kTexFloat : detail::kTexInt] =
+    o.ok[o.linear_res ? 1 : o.layered ? 2 : 0][o.float_class ? detail::kTexFloat : detail::kTexInt] =
         !(o.filter_linear && !o.float_class);
     return cudaSuccess;
 }
@@ -232,8 +241,15 @@ cudaError_t set_sampling(Obj &o, const cudaTextureDesc *t, const cudaResourceVie
 
 const char *call_name(int call)
 {
-    static const char *names[] = {"tex1Dfetch", "tex1D", "tex2D", "tex3D"};
-    return call >= 0 && call < 4 ? names[call] : "texture fetch";
+    static const char *names[] = {"tex1Dfetch", "tex1D", "tex2D", "tex3D", "tex1DLayered",
+                                  "tex2DLayered"};
+    return call >= 0 && call < 6 ? names[call] : "texture fetch";
+}
+
+/* The row of Obj::ok a fetch call checks. */
+inline int fetch_kind(int call)
+{
+    return call == detail::kTex1Dfetch ? 1 : call >= detail::kTex1DLayered ? 2 : 0;
 }
 
 const char *fmt_name(Fmt f)
@@ -263,6 +279,13 @@ const char *fmt_name(Fmt f)
 {
     const Obj *o = live(h, false);
     if (!o) bad_handle(call_name(call), h, false);
+    if (!o->linear_res && call != detail::kTex1Dfetch &&
+        (call >= detail::kTex1DLayered) != o->layered)
+        kernel_fault(o->layered ? "%s on a layered texture (a cudaArrayLayered array): read it "
+                                  "with tex1DLayered or tex2DLayered"
+                                : "%s on a texture that is not layered: the array was not "
+                                  "allocated with cudaArrayLayered",
+                     call_name(call));
     if ((call == detail::kTex1Dfetch) != o->linear_res)
         kernel_fault(o->linear_res ? "%s on a texture over linear memory (cudaResourceTypeLinear): "
                                      "read it with tex1Dfetch"
@@ -289,7 +312,7 @@ inline const Obj &texture(unsigned long long h, int call, int cls)
     const uint64_t i = (h & 0xffffffffu) - 1;
     if (i < g_objs.size()) {
         const Obj &o = g_objs[i];
-        if (o.gen == (h >> 32) && o.live && !o.surface && o.ok[call == detail::kTex1Dfetch][cls])
+        if (o.gen == (h >> 32) && o.live && !o.surface && o.ok[fetch_kind(call)][cls])
             return o;
     }
     texture_error(h, call, cls);
@@ -469,7 +492,16 @@ namespace detail {
 
 void tex_fetch(cudaTextureObject_t h, int call, float x, float y, float z, int cls, Texel *out)
 {
-    const Obj &o = texture(h, call, cls);
+    const Obj &t = texture(h, call, cls);
+    Obj one_layer;
+    const Obj *op = &t;
+    if (t.layered) { /* the layer z names, clamped, as an array of dims 1 or 2 */
+        const int64_t l = z >= float(t.n[2] - 1) ? t.n[2] - 1 : z > 0.0f ? int64_t(z) : 0;
+        one_layer = t;
+        one_layer.base += size_t(l) * t.slice;
+        op = &one_layer;
+    }
+    const Obj &o = *op;
     if (o.filter_linear) {
         const float c[3] = {x, y, z};
         float u[3];
@@ -494,14 +526,26 @@ void tex_fetch_index(cudaTextureObject_t h, int x, int cls, Texel *out)
     read(o, o.base + size_t(x) * o.elem, out);
 }
 
-void surf_access(cudaSurfaceObject_t h, int dims, int x, int y, int z, void *data, unsigned size,
+void surf_access(cudaSurfaceObject_t h, int kind, int x, int y, int z, void *data, unsigned size,
                  int mode, bool write)
 {
-    static const char *names[2][3] = {{"surf1Dread", "surf2Dread", "surf3Dread"},
-                                      {"surf1Dwrite", "surf2Dwrite", "surf3Dwrite"}};
-    const char *what = names[write][dims - 1];
+    static const char *names[2][5] = {
+        {"surf1Dread", "surf2Dread", "surf3Dread", "surf1DLayeredread", "surf2DLayeredread"},
+        {"surf1Dwrite", "surf2Dwrite", "surf3Dwrite", "surf1DLayeredwrite", "surf2DLayeredwrite"}};
+    const char *what = names[write][kind - 1];
     const Obj *o = live(h, true);
     if (!o) bad_handle(what, h, true);
+    const bool layered = kind >= kSurf1DLayered;
+    if (layered != o->layered)
+        kernel_fault(o->layered ? "%s on a layered surface (a cudaArrayLayered array): use "
+                                  "surf1DLayered or surf2DLayered reads and writes"
+                                : "%s on a surface that is not layered: the array was not "
+                                  "allocated with cudaArrayLayered",
+                     what);
+    /* the coordinates used: x always; y for 2D, 3D and 2D layered; z (the
+     * layer of a layered surface) for 3D and layered */
+    const bool use[3] = {true, kind == 2 || kind == 3 || kind == kSurf2DLayered,
+                         kind == 3 || layered};
     if (size != o->elem)
         kernel_fault("%s of a %u-byte value from a surface of %zu-byte elements", what, size,
                      o->elem);
@@ -510,7 +554,7 @@ void surf_access(cudaSurfaceObject_t h, int dims, int x, int y, int z, void *dat
     int64_t ix[3] = {0, 0, 0};
     const int64_t c[3] = {x, y, z};
     for (int d = 0; d < 3; ++d) {
-        int64_t i = d < dims ? c[d] : 0;
+        int64_t i = use[d] ? c[d] : 0;
         if (d == 0) {
             if (i >= 0 && i % int64_t(o->elem) != 0)
                 kernel_fault("%s: x = %d bytes is not a multiple of the %zu-byte element", what,

@@ -13,7 +13,8 @@ struct cudaArray {
     cudaChannelFormatDesc desc;
     cudaExtent extent;      /* as allocated (height and depth 0 for missing dimensions) */
     unsigned flags = 0;
-    int dims = 1;           /* 1, 2 or 3 */
+    int dims = 1;           /* 1, 2 or 3; of one layer when layered */
+    bool layered = false;   /* cudaArrayLayered: n[2] layers of dims 1 or 2 */
     size_t n[3] = {1, 1, 1};
     size_t elem = 0;        /* bytes per element */
     size_t pitch = 0;       /* n[0] * elem */
@@ -25,7 +26,7 @@ struct cudaArray {
 namespace cudaemu {
 
 /* Limits of the emulated sm_90 device for the arrays and textures emulated;
- * layered, cubemap, mipmapped and gather limits are 0 (not emulated). */
+ * cubemap, mipmapped and gather limits are 0 (not emulated). */
 constexpr int kMaxTex1D = 131072;
 constexpr int kMaxTex2D[2] = {131072, 65536};
 constexpr int kMaxTex3D[3] = {16384, 16384, 16384};
@@ -35,6 +36,10 @@ constexpr int kMaxTex1DLinear = 1 << 28;                      /* elements */
 constexpr int kMaxSurf1D = 32768;
 constexpr int kMaxSurf2D[2] = {131072, 65536};
 constexpr int kMaxSurf3D[3] = {16384, 16384, 16384};
+constexpr int kMaxTex1DLayered[2] = {32768, 2048};          /* width, layers */
+constexpr int kMaxTex2DLayered[3] = {32768, 32768, 2048};   /* width, height, layers */
+constexpr int kMaxSurf1DLayered[2] = {32768, 2048};
+constexpr int kMaxSurf2DLayered[3] = {32768, 32768, 2048};
 constexpr size_t kTextureAlignment = 512;
 constexpr size_t kTexturePitchAlignment = 32;
 

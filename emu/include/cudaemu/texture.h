@@ -382,7 +382,10 @@ struct Texel {
     };
 };
 enum TexClass : int { kTexFloat = 0, kTexInt = 1 };
-enum TexCall : int { kTex1Dfetch = 0, kTex1D = 1, kTex2D = 2, kTex3D = 3 };
+enum TexCall : int { kTex1Dfetch = 0, kTex1D = 1, kTex2D = 2, kTex3D = 3, kTex1DLayered = 4,
+                     kTex2DLayered = 5 };
+/* surf_access's kind: 1, 2, 3 dimensions, or a layer of a layered surface */
+enum SurfKind : int { kSurf1DLayered = 4, kSurf2DLayered = 5 };
 
 /* The element types of texture fetches and channel descriptors: a
  * component type and 1, 2 or 4 components. */
@@ -435,7 +438,7 @@ template <class T> inline cudaChannelFormatDesc channel_desc_of()
  * type that does not fit the texture they fail the launch */
 void tex_fetch(cudaTextureObject_t obj, int call, float x, float y, float z, int cls, Texel *out);
 void tex_fetch_index(cudaTextureObject_t obj, int x, int cls, Texel *out);
-void surf_access(cudaSurfaceObject_t obj, int dims, int x, int y, int z, void *data,
+void surf_access(cudaSurfaceObject_t obj, int kind, int x, int y, int z, void *data,
                  unsigned size, int mode, bool write);
 
 template <class T> inline T texel_as(const Texel &t)
@@ -517,19 +520,35 @@ template <class T> inline T tex2DLod(cudaTextureObject_t obj, float x, float y, 
 template <class T> inline T tex3DLod(cudaTextureObject_t obj, float x, float y, float z, float)
 { return tex3D<T>(obj, x, y, z); }
 
+/* Layered: a 1D or 2D fetch in one layer (an integer index, clamped to the
+ * array's layers); no filtering across layers. */
+template <class T> inline T tex1DLayered(cudaTextureObject_t obj, float x, int layer)
+{ return cudaemu::detail::tex_get<T>(obj, cudaemu::detail::kTex1DLayered, x, 0.f, float(layer)); }
+template <class T> inline cudaemu::detail::tex_ptr_ok<T> tex1DLayered(T *ptr, cudaTextureObject_t obj, float x, int layer)
+{ *ptr = tex1DLayered<T>(obj, x, layer); }
+template <class T> inline T tex2DLayered(cudaTextureObject_t obj, float x, float y, int layer)
+{ return cudaemu::detail::tex_get<T>(obj, cudaemu::detail::kTex2DLayered, x, y, float(layer)); }
+template <class T> inline cudaemu::detail::tex_ptr_ok<T> tex2DLayered(T *ptr, cudaTextureObject_t obj, float x, float y, int layer)
+{ *ptr = tex2DLayered<T>(obj, x, y, layer); }
+template <class T> inline T tex2DLayered(cudaTextureObject_t obj, float x, float y, int layer, bool *isResident)
+{
+    if (isResident) *isResident = true;
+    return tex2DLayered<T>(obj, x, y, layer);
+}
+template <class T> inline T tex1DLayeredLod(cudaTextureObject_t obj, float x, int layer, float)
+{ return tex1DLayered<T>(obj, x, layer); }
+template <class T> inline T tex2DLayeredLod(cudaTextureObject_t obj, float x, float y, int layer, float)
+{ return tex2DLayered<T>(obj, x, y, layer); }
+
 /* what is not emulated stops the compile with one line */
 #define CUDAEMU_TEX_MISSING(name)                                              \
     template <class T, class... A> inline T name(A...)                         \
     {                                                                          \
         static_assert(cudaemu::detail::tex_dependent_false<T>::value,          \
-                      "cudaemu: " #name " is not emulated (layered, cubemap, " \
-                      "gather and gradient fetches)");                         \
+                      "cudaemu: " #name " is not emulated (cubemap, gather "   \
+                      "and gradient fetches)");                                \
         return T();                                                            \
     }
-CUDAEMU_TEX_MISSING(tex1DLayered)
-CUDAEMU_TEX_MISSING(tex2DLayered)
-CUDAEMU_TEX_MISSING(tex1DLayeredLod)
-CUDAEMU_TEX_MISSING(tex2DLayeredLod)
 CUDAEMU_TEX_MISSING(tex1DGrad)
 CUDAEMU_TEX_MISSING(tex2DGrad)
 CUDAEMU_TEX_MISSING(tex3DGrad)
@@ -587,5 +606,37 @@ template <class T>
 inline void surf3Dwrite(T v, cudaSurfaceObject_t s, int x, int y, int z,
                         cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap)
 { cudaemu::detail::surf_access(s, 3, x, y, z, &v, sizeof(T), mode, true); }
+template <class T>
+inline void surf1DLayeredread(T *out, cudaSurfaceObject_t s, int x, int layer,
+                              cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap)
+{ cudaemu::detail::surf_access(s, cudaemu::detail::kSurf1DLayered, x, 0, layer, out, sizeof(T), mode, false); }
+template <class T>
+inline T surf1DLayeredread(cudaSurfaceObject_t s, int x, int layer,
+                           cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap)
+{
+    T v;
+    surf1DLayeredread(&v, s, x, layer, mode);
+    return v;
+}
+template <class T>
+inline void surf1DLayeredwrite(T v, cudaSurfaceObject_t s, int x, int layer,
+                               cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap)
+{ cudaemu::detail::surf_access(s, cudaemu::detail::kSurf1DLayered, x, 0, layer, &v, sizeof(T), mode, true); }
+template <class T>
+inline void surf2DLayeredread(T *out, cudaSurfaceObject_t s, int x, int y, int layer,
+                              cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap)
+{ cudaemu::detail::surf_access(s, cudaemu::detail::kSurf2DLayered, x, y, layer, out, sizeof(T), mode, false); }
+template <class T>
+inline T surf2DLayeredread(cudaSurfaceObject_t s, int x, int y, int layer,
+                           cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap)
+{
+    T v;
+    surf2DLayeredread(&v, s, x, y, layer, mode);
+    return v;
+}
+template <class T>
+inline void surf2DLayeredwrite(T v, cudaSurfaceObject_t s, int x, int y, int layer,
+                               cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap)
+{ cudaemu::detail::surf_access(s, cudaemu::detail::kSurf2DLayered, x, y, layer, &v, sizeof(T), mode, true); }
 
 #endif
