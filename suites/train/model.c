@@ -310,8 +310,8 @@ static int run_amp(int (*body)(const model_plan *, const train_ops *, const step
     const amp_follow follow = {r ? r->theirs : NULL, r ? r->tol : 0.0, r ? r->flips : NULL};
     const int on = model_amp_begin(pl, ops, cfg, b, &follow, &w, &saved);
     if (on < 0) return -1;
-    const int rc = body(pl, on ? &w : ops, cfg, b, stream, ctx);
-    if (on) model_amp_end(saved);
+    int rc = body(pl, on ? &w : ops, cfg, b, stream, ctx);
+    if (on && model_amp_end(saved, stream) && !rc) rc = -1;
     return rc;
 }
 

@@ -6,15 +6,20 @@
  * the step (its thread), the wrappers below read it. A 16-bit op's floating
  * inputs are rounded to the autocast dtype (bf16 or fp16) by the table's own
  * round op into the plan's amp region (in the table's memory: host or
- * device), a log of every operand of the step, each at its own place (the
- * step's calls in order; the plan sizes it by a pass of the step over a
- * table of no-ops), then the table's fp32 op runs on them: a product of two 16-bit
- * values is exact in fp32, so this is a 16-bit GEMM with fp32 accumulation,
- * the same on every backend and in the reference (which sums in double).
- * Outputs stay fp32: PyTorch's autocast rounds a 16-bit op's output to 16
- * bits as well; we keep every stored tensor fp32 (tools/amp_replay.py
- * measures what that changes). Master weights, gradients and optimizer
- * state are fp32.
+ * device), a log of every operand and output of the step, each at its own
+ * place (the step's calls in order; the plan sizes it by a pass of the step
+ * over a table of no-ops), then the table's fp32 op runs on them: a product
+ * of two 16-bit values is exact in fp32, so this is a 16-bit GEMM with fp32
+ * accumulation, the same on every backend and in the reference (which sums
+ * in double). Its output is a 16-bit tensor, as PyTorch's: rounded once, in
+ * place, where PyTorch rounds it. It is left pending after the op, because
+ * our split of one PyTorch op may go on writing it (gemm then bias_add is
+ * one addmm; a gemm accumulating into it, one addmm over a concatenation),
+ * and rounded before any other op runs (every op of the table is wrapped).
+ * So a gradient flowing into a bf16 tensor is bf16 too (PyTorch rounds it at
+ * the cast's backward; the 16-bit op that reads it rounds it here). Master
+ * weights, gradient and optimizer arrays are fp32. tools/amp_replay.py
+ * replays a dumped step under torch.autocast and says how close it is.
  */
 #include "model_amp.h"
 #include "model_impl.h"
@@ -27,19 +32,25 @@
 
 /* PyTorch's autocast op lists (torch.amp docs, "Autocast Op Reference":
  * "CPU Ops that can autocast to bfloat16" / "to float32", and the CUDA
- * lists), for the ops our table has. Every other op (bias_add, relu,
- * max-pool, gelu, the LSTM cell, embedding, add, SGD, AdamW) runs in fp32:
- * in PyTorch they run in their input's dtype, and our inputs are fp32. */
+ * lists), for the ops our table has, and what PyTorch 1.13's CPU autocast
+ * does with our models' other ops: an op on no list runs in its input's
+ * dtype, so softmax and gelu of a 16-bit op's output run in bf16 (output
+ * rounded; out), layer_norm of the fp32 residual stream in fp32. Every
+ * other op (relu, max-pool, permute: exact on bf16 values; the LSTM cell,
+ * embedding, add, SGD, AdamW) runs in fp32; bias_add is gemm's (addmm). */
 const amp_rule AMP_RULES[AMP_OP_COUNT] = {
-    [AMP_OP_GEMM] = {"gemm", "linear, matmul, mm, addmm", 1},
-    [AMP_OP_GEMM_BATCHED] = {"gemm_batched", "bmm, baddbmm", 1},
-    [AMP_OP_CONV_FWD] = {"conv_fwd", "conv2d", 1},
-    [AMP_OP_CONV_BWD_DATA] = {"conv_bwd_data", "conv2d (its backward)", 1},
-    [AMP_OP_CONV_BWD_FILTER] = {"conv_bwd_filter", "conv2d (its backward)", 1},
-    [AMP_OP_SOFTMAX_XENT] = {"softmax_xent", "cross_entropy, log_softmax, nll_loss", 0},
-    [AMP_OP_ATTN_SOFTMAX] = {"attn_softmax", "softmax", 0},
-    [AMP_OP_LAYERNORM] = {"layernorm", "layer_norm", 0},
-    [AMP_OP_BIAS_GRAD] = {"bias_grad", "sum", 0},
+    [AMP_OP_GEMM] = {"gemm", "linear, matmul, mm, addmm (its bias too)", 1, 1},
+    [AMP_OP_GEMM_BATCHED] = {"gemm_batched", "bmm, baddbmm", 1, 1},
+    [AMP_OP_CONV_FWD] = {"conv_fwd", "conv2d", 1, 1},
+    [AMP_OP_CONV_BWD_DATA] = {"conv_bwd_data", "conv2d (its backward)", 1, 1},
+    [AMP_OP_CONV_BWD_FILTER] = {"conv_bwd_filter", "conv2d (its backward)", 1, 1},
+    [AMP_OP_SOFTMAX_XENT] = {"softmax_xent", "cross_entropy, log_softmax, nll_loss", 0, 0},
+    [AMP_OP_ATTN_SOFTMAX] = {"attn_softmax", "softmax (of bmm's bf16 output: in bf16)", 0, 1},
+    [AMP_OP_LAYERNORM] = {"layernorm", "layer_norm", 0, 0},
+    [AMP_OP_BIAS_GRAD] = {"bias_grad", "addmm's bias gradient (a bf16 sum)", 1, 1},
+    [AMP_OP_ATTN_SOFTMAX_BWD] = {"attn_softmax_bwd", "softmax's backward (in bf16)", 0, 1},
+    [AMP_OP_GELU] = {"gelu", "gelu (of addmm's bf16 output: in bf16)", 0, 1},
+    [AMP_OP_GELU_BWD] = {"gelu_bwd", "gelu's backward (in bf16)", 0, 1},
 };
 
 typedef struct amp_ctx {
@@ -49,6 +60,11 @@ typedef struct amp_ctx {
     long long cap, used;     /* its floats; the log so far */
     int counting;            /* the plan's sizing pass: nothing rounded or run */
     int low[AMP_OP_COUNT];   /* AMP_RULES, with a planted flip */
+    int out[AMP_OP_COUNT];
+    /* a 16-bit op's output not yet rounded (a bias_add, or a gemm that
+     * accumulates into it, may follow): its floats and its place in the log */
+    float *pend;
+    long long pend_n, pend_at;
     /* the check's replay (host): the amp log of the run checked, whose
      * roundings near a tie are taken (see follow_ties) */
     const float *theirs;
@@ -83,25 +99,64 @@ static void follow_ties(const amp_ctx *c, const float *x, long long at, long lon
     }
 }
 
-/* x's first n floats rounded into their place of the log (x itself when op
- * runs in fp32, or in the sizing pass). NULL after err_set when the log is
- * full (the step's calls are not the plan's). */
-static const float *lowered(int op, const float *x, long long n, void *s)
+/* A place of n floats in the log: every operand and every output has its
+ * own, taken whether it is rounded or not, so the plan's sizing pass and
+ * every run take the same places. */
+static long long take(long long n)
+{
+    const long long at = cur->used;
+    cur->used += (n + 63) / 64 * 64;   /* float4-aligned */
+    return at;
+}
+
+/* x's first n floats rounded into place `at` of the log (x itself when `on`
+ * is 0, or in the sizing pass). NULL after err_set when the log is full
+ * (the step's calls are not the plan's). */
+static const float *round_at(int on, const char *op, const float *x, long long n, long long at,
+                             void *s)
 {
     amp_ctx *c = cur;
-    if (!x || n <= 0) return x;
-    const long long at = c->used;
-    c->used += (n + 63) / 64 * 64;   /* every operand has its place; float4-aligned */
-    if (c->counting || !c->low[op]) return x;
-    if (c->used > c->cap) {
-        err_set("autocast: %s's operand at %lld of the amp log overruns its %lld floats",
-                AMP_RULES[op].op, at, c->cap);
+    if (!x || n <= 0 || c->counting || !on) return x;
+    if (at + n > c->cap) {
+        err_set("autocast: %s's operand at %lld of the amp log overruns its %lld floats", op, at,
+                c->cap);
         return NULL;
     }
     float *y = c->ws + at;
     if (c->theirs) follow_ties(c, x, at, n, y);
     else if (c->base->round((long)n, c->dt, x, y, s)) return NULL;
     return y;
+}
+
+/* An input of op: rounded when op runs in 16 bits. */
+static const float *lowered(int op, const float *x, long long n, void *s)
+{
+    if (!x || n <= 0) return x;
+    return round_at(cur->low[op], AMP_RULES[op].op, x, n, take(n), s);
+}
+
+/* The pending output rounded in place (its copy in the log, copied back). */
+static int flush(void *s)
+{
+    amp_ctx *c = cur;
+    float *y = c->pend;
+    if (!y) return 0;
+    c->pend = NULL;
+    const float *r = round_at(1, "an output", y, c->pend_n, c->pend_at, s);
+    if (!r) return -1;
+    return r == y ? 0 : c->base->round((long)c->pend_n, c->dt, r, y, s);
+}
+
+/* op has written n floats at y: a 16-bit output is left pending (after any
+ * earlier one was rounded: see flush's callers). */
+static int output(int op, float *y, long long n)
+{
+    const long long at = take(n);
+    if (cur->counting || !cur->out[op]) return 0;
+    cur->pend = y;
+    cur->pend_n = n;
+    cur->pend_at = at;
+    return 0;
 }
 
 /* Floats an operand spans: rows of ld, the last one cols long. */
@@ -111,24 +166,55 @@ static long long span(int rows, int cols, int ld) { return (long long)(rows - 1)
     const float *var = lowered(op, x, n, s); \
     if ((x) && !var) return -1
 
+/* C (n floats) continues the pending output: a gemm accumulating into it
+ * (beta != 0), as our split of one addmm over a concatenation does. */
+static int continues(const float *C, float beta)
+{
+    const amp_ctx *c = cur;
+    return beta != 0.0f && c->pend && C >= c->pend && C < c->pend + c->pend_n;
+}
+
 static int amp_gemm(int ta, int tb, int M, int N, int K, const float *A, int lda, const float *B,
                     int ldb, float beta, float *C, int ldc, void *s)
 {
+    const int cont = continues(C, beta);
+    if (!cont && flush(s)) return -1;
     LOWER(a, AMP_OP_GEMM, A, ta ? span(K, M, lda) : span(M, K, lda));
     LOWER(b, AMP_OP_GEMM, B, tb ? span(N, K, ldb) : span(K, N, ldb));
-    return cur->base->gemm(ta, tb, M, N, K, a, lda, b, ldb, beta, C, ldc, s);
+    if (cur->base->gemm(ta, tb, M, N, K, a, lda, b, ldb, beta, C, ldc, s)) return -1;
+    if (cont) {
+        take(span(M, N, ldc));   /* its place, as the sizing pass took it */
+        return 0;
+    }
+    return output(AMP_OP_GEMM, C, span(M, N, ldc));
 }
 
 static int amp_gemm_batched(int ta, int tb, int M, int N, int K, const float *A, int lda,
                             long long sA, const float *B, int ldb, long long sB, float beta,
                             float *C, int ldc, long long sC, int batch, void *s)
 {
+    if (flush(s)) return -1;
     LOWER(a, AMP_OP_GEMM_BATCHED, A,
           (batch - 1) * sA + (ta ? span(K, M, lda) : span(M, K, lda)));
     LOWER(b, AMP_OP_GEMM_BATCHED, B,
           (batch - 1) * sB + (tb ? span(N, K, ldb) : span(K, N, ldb)));
-    return cur->base->gemm_batched(ta, tb, M, N, K, a, lda, sA, b, ldb, sB, beta, C, ldc, sC,
-                                   batch, s);
+    if (cur->base->gemm_batched(ta, tb, M, N, K, a, lda, sA, b, ldb, sB, beta, C, ldc, sC, batch,
+                                s))
+        return -1;
+    return output(AMP_OP_GEMM_BATCHED, C, (batch - 1) * sC + span(M, N, ldc));
+}
+
+/* After a 16-bit gemm into y: addmm's bias (F.linear's, on 2-D and 3-D
+ * inputs alike), rounded to 16 bits and added before the output is rounded
+ * (once). Otherwise an fp32 op. */
+static int amp_bias_add(int rows, int cols, float *y, const float *b, void *s)
+{
+    amp_ctx *c = cur;
+    const int fused = c->pend == y;
+    if (!fused && flush(s)) return -1;
+    const float *bl = round_at(fused && c->low[AMP_OP_GEMM], "bias_add", b, cols, take(cols), s);
+    if (!bl) return -1;
+    return c->base->bias_add(rows, cols, y, bl, s);
 }
 
 static long long conv_x(const conv_dims *d) { return (long long)d->N * d->C * d->H * d->W; }
@@ -138,25 +224,33 @@ static long long conv_y(const conv_dims *d) { return (long long)d->N * d->K * d-
 static int amp_conv_fwd(const conv_dims *d, const float *x, const float *w, const float *b,
                         float *y, void *ws, void *s)
 {
+    if (flush(s)) return -1;
     LOWER(xl, AMP_OP_CONV_FWD, x, conv_x(d));
     LOWER(wl, AMP_OP_CONV_FWD, w, conv_w(d));
-    return cur->base->conv->fwd(d, xl, wl, b, y, ws, s);   /* the bias added in fp32 */
+    LOWER(bl, AMP_OP_CONV_FWD, b, d->K);
+    if (cur->base->conv->fwd(d, xl, wl, bl, y, ws, s)) return -1;   /* the bias added in fp32 */
+    return output(AMP_OP_CONV_FWD, y, conv_y(d));
 }
 
 static int amp_conv_bwd_data(const conv_dims *d, const float *dy, const float *w, float *dx,
                              void *ws, void *s)
 {
+    if (flush(s)) return -1;
     LOWER(dyl, AMP_OP_CONV_BWD_DATA, dy, conv_y(d));
     LOWER(wl, AMP_OP_CONV_BWD_DATA, w, conv_w(d));
-    return cur->base->conv->bwd_data(d, dyl, wl, dx, ws, s);
+    if (cur->base->conv->bwd_data(d, dyl, wl, dx, ws, s)) return -1;
+    return output(AMP_OP_CONV_BWD_DATA, dx, conv_x(d));
 }
 
 static int amp_conv_bwd_filter(const conv_dims *d, const float *x, const float *dy, float *dw,
                                float *db, void *ws, void *s)
 {
+    if (flush(s)) return -1;
     LOWER(xl, AMP_OP_CONV_BWD_FILTER, x, conv_x(d));
     LOWER(dyl, AMP_OP_CONV_BWD_FILTER, dy, conv_y(d));
-    return cur->base->conv->bwd_filter(d, xl, dyl, dw, db, ws, s);
+    if (cur->base->conv->bwd_filter(d, xl, dyl, dw, db, ws, s)) return -1;
+    if (output(AMP_OP_CONV_BWD_FILTER, dw, conv_w(d)) || flush(s)) return -1;
+    return db ? output(AMP_OP_CONV_BWD_FILTER, db, d->K) : 0;
 }
 
 static unsigned long long amp_conv_workspace(const conv_dims *d, conv_dir dir)
@@ -174,27 +268,163 @@ static const conv_ops AMP_CONV = {
 static int amp_softmax_xent(int rows, int classes, const float *z, const int *labels, float *loss,
                             float *dz, void *s)
 {
+    if (flush(s)) return -1;
     LOWER(zl, AMP_OP_SOFTMAX_XENT, z, (long long)rows * classes);
     return cur->base->softmax_xent(rows, classes, zl, labels, loss, dz, s);
 }
 
+/* In 16 bits (its input a bmm's bf16 output) PyTorch scales the logits
+ * (att / sqrt(D)) as an op of its own, rounding them, before the softmax;
+ * our op scales inside: the scaled copy is made and rounded here. */
 static int amp_attn_softmax(long rows, int T, float scale, const float *z, float *p, void *s)
 {
-    LOWER(zl, AMP_OP_ATTN_SOFTMAX, z, (long long)rows * T);
-    return cur->base->attn_softmax(rows, T, scale, zl, p, s);
+    const amp_ctx *c = cur;
+    const long long n = (long long)rows * T;
+    if (flush(s)) return -1;
+    LOWER(zl, AMP_OP_ATTN_SOFTMAX, z, n);
+    const int in16 = c->out[AMP_OP_ATTN_SOFTMAX] && c->base->scale;
+    float *zs = (float *)round_at(in16, "attn_softmax", zl, n, take(n), s);
+    if (!zs) return -1;
+    if (in16 && !c->counting && c->base->scale(n, scale, zs, s)) return -1;
+    const float *zr = round_at(in16, "attn_softmax", zs, n, take(n), s);
+    if (!zr) return -1;
+    if (c->base->attn_softmax(rows, T, in16 ? 1.0f : scale, zr, p, s)) return -1;
+    return output(AMP_OP_ATTN_SOFTMAX, p, n);
+}
+
+static int amp_attn_softmax_bwd(long rows, int T, float scale, const float *p, const float *dp,
+                                float *dz, void *s)
+{
+    if (flush(s)) return -1;
+    LOWER(pl, AMP_OP_ATTN_SOFTMAX_BWD, p, (long long)rows * T);
+    LOWER(dpl, AMP_OP_ATTN_SOFTMAX_BWD, dp, (long long)rows * T);
+    /* the softmax's backward rounded, then the scale's (as amp_attn_softmax) */
+    const amp_ctx *c = cur;
+    const long long n = (long long)rows * T;
+    const int in16 = c->out[AMP_OP_ATTN_SOFTMAX_BWD] && c->base->scale;
+    if (c->base->attn_softmax_bwd(rows, T, in16 ? 1.0f : scale, pl, dpl, dz, s)) return -1;
+    if (output(AMP_OP_ATTN_SOFTMAX_BWD, dz, n) || flush(s)) return -1;
+    if (in16 && !c->counting && c->base->scale(n, scale, dz, s)) return -1;
+    return output(AMP_OP_ATTN_SOFTMAX_BWD, dz, n);
+}
+
+static int amp_gelu(long n, const float *x, float *y, void *s)
+{
+    if (flush(s)) return -1;
+    LOWER(xl, AMP_OP_GELU, x, n);
+    if (cur->base->gelu(n, xl, y, s)) return -1;
+    return output(AMP_OP_GELU, y, n);
+}
+
+static int amp_gelu_bwd(long n, const float *x, const float *dy, float *dx, void *s)
+{
+    if (flush(s)) return -1;
+    LOWER(xl, AMP_OP_GELU_BWD, x, n);
+    LOWER(dyl, AMP_OP_GELU_BWD, dy, n);
+    if (cur->base->gelu_bwd(n, xl, dyl, dx, s)) return -1;
+    return output(AMP_OP_GELU_BWD, dx, n);
 }
 
 static int amp_layernorm(int rows, int dim, const float *x, const float *w, const float *b,
                          float *y, float *mean, float *rstd, void *s)
 {
+    if (flush(s)) return -1;
     LOWER(xl, AMP_OP_LAYERNORM, x, (long long)rows * dim);
     return cur->base->layernorm(rows, dim, xl, w, b, y, mean, rstd, s);
 }
 
 static int amp_bias_grad(int rows, int cols, const float *dy, float *db, void *s)
 {
+    if (flush(s)) return -1;
     LOWER(dyl, AMP_OP_BIAS_GRAD, dy, (long long)rows * cols);
-    return cur->base->bias_grad(rows, cols, dyl, db, s);
+    if (cur->base->bias_grad(rows, cols, dyl, db, s)) return -1;
+    return output(AMP_OP_BIAS_GRAD, db, cols) || flush(s) ? -1 : 0;
+}
+
+/* The ops autocast leaves alone: a pending output is rounded first. */
+static int f_relu(long n, const float *x, float *y, void *s)
+{
+    return flush(s) ? -1 : cur->base->relu(n, x, y, s);
+}
+static int f_relu_bwd(long n, const float *y, const float *dy, float *dx, void *s)
+{
+    return flush(s) ? -1 : cur->base->relu_bwd(n, y, dy, dx, s);
+}
+static int f_maxpool(int planes, int H, int W, const float *x, float *y, int *arg, void *s)
+{
+    return flush(s) ? -1 : cur->base->maxpool(planes, H, W, x, y, arg, s);
+}
+static int f_maxpool_bwd(int planes, int H, int W, const float *dy, const int *arg, float *dx,
+                         void *s)
+{
+    return flush(s) ? -1 : cur->base->maxpool_bwd(planes, H, W, dy, arg, dx, s);
+}
+static int f_add(long n, const float *a, const float *b, float *y, void *s)
+{
+    return flush(s) ? -1 : cur->base->add(n, a, b, y, s);
+}
+static int f_permute(int A, int B, int C, int D, const float *x, float *y, void *s)
+{
+    return flush(s) ? -1 : cur->base->permute(A, B, C, D, x, y, s);
+}
+static int f_embedding(int rows, int dim, const int *ids, int vocab, const float *table, float *y,
+                       int accumulate, void *s)
+{
+    return flush(s) ? -1 : cur->base->embedding(rows, dim, ids, vocab, table, y, accumulate, s);
+}
+static int f_embedding_bwd(int rows, int dim, const int *ids, int vocab, const float *dy,
+                           float *dtable, void *s)
+{
+    return flush(s) ? -1 : cur->base->embedding_bwd(rows, dim, ids, vocab, dy, dtable, s);
+}
+static int f_layernorm_bwd(int rows, int dim, const float *dy, const float *x, const float *w,
+                           const float *mean, const float *rstd, float *dx, float *dw, float *db,
+                           void *s)
+{
+    return flush(s) ? -1 : cur->base->layernorm_bwd(rows, dim, dy, x, w, mean, rstd, dx, dw, db, s);
+}
+static int f_lstm_cell(int rows, int H, const float *pre, const float *c_prev, float *gates,
+                       float *c, float *h, void *s)
+{
+    return flush(s) ? -1 : cur->base->lstm_cell(rows, H, pre, c_prev, gates, c, h, s);
+}
+static int f_lstm_cell_bwd(int rows, int H, const float *dh, const float *dc, const float *gates,
+                           const float *c_prev, const float *c, float *dpre, float *dc_prev,
+                           void *s)
+{
+    return flush(s) ? -1
+                    : cur->base->lstm_cell_bwd(rows, H, dh, dc, gates, c_prev, c, dpre, dc_prev, s);
+}
+
+/* *out: ops with every entry the step calls under autocast (those ops has). */
+static void wrap(const train_ops *ops, train_ops *out)
+{
+    *out = *ops;
+#define WRAP(f, w) \
+    if (ops->f) out->f = w
+    WRAP(gemm, amp_gemm);
+    WRAP(gemm_batched, amp_gemm_batched);
+    WRAP(conv, &AMP_CONV);
+    WRAP(bias_add, amp_bias_add);
+    WRAP(bias_grad, amp_bias_grad);
+    WRAP(softmax_xent, amp_softmax_xent);
+    WRAP(attn_softmax, amp_attn_softmax);
+    WRAP(attn_softmax_bwd, amp_attn_softmax_bwd);
+    WRAP(gelu, amp_gelu);
+    WRAP(gelu_bwd, amp_gelu_bwd);
+    WRAP(layernorm, amp_layernorm);
+    WRAP(relu, f_relu);
+    WRAP(relu_bwd, f_relu_bwd);
+    WRAP(maxpool, f_maxpool);
+    WRAP(maxpool_bwd, f_maxpool_bwd);
+    WRAP(add, f_add);
+    WRAP(permute, f_permute);
+    WRAP(embedding, f_embedding);
+    WRAP(embedding_bwd, f_embedding_bwd);
+    WRAP(layernorm_bwd, f_layernorm_bwd);
+    WRAP(lstm_cell, f_lstm_cell);
+    WRAP(lstm_cell_bwd, f_lstm_cell_bwd);
+#undef WRAP
 }
 
 int model_amp_begin(const model_plan *pl, const train_ops *ops, const step_cfg *cfg,
@@ -226,24 +456,25 @@ int model_amp_begin(const model_plan *pl, const train_ops *ops, const step_cfg *
         c->tol = follow->tol;
         c->flips = follow->flips;
     }
-    for (int i = 0; i < AMP_OP_COUNT; i++)
-        c->low[i] = AMP_RULES[i].low ^ (cfg->amp_flip == i + 1);   /* a planted wrong precision */
-    *out = *ops;
-    out->gemm = amp_gemm;
-    if (ops->gemm_batched) out->gemm_batched = amp_gemm_batched;
-    if (ops->conv) out->conv = &AMP_CONV;
-    out->softmax_xent = amp_softmax_xent;
-    if (ops->attn_softmax) out->attn_softmax = amp_attn_softmax;
-    if (ops->layernorm) out->layernorm = amp_layernorm;
-    out->bias_grad = amp_bias_grad;
+    for (int i = 0; i < AMP_OP_COUNT; i++) {
+        /* a planted wrong precision; bias_grad is gemm's (addmm's) bias
+         * gradient and goes with it */
+        const int flip = cfg->amp_flip == i + 1 ||
+                         (i == AMP_OP_BIAS_GRAD && cfg->amp_flip == AMP_OP_GEMM + 1);
+        c->low[i] = AMP_RULES[i].low ^ flip;
+        c->out[i] = AMP_RULES[i].out && !flip;
+    }
+    wrap(ops, out);
     cur = c;
     return 1;
 }
 
-void model_amp_end(amp_ctx *saved)
+int model_amp_end(amp_ctx *saved, void *stream)
 {
+    const int rc = flush(stream);
     free(cur);
     cur = saved;
+    return rc;
 }
 
 /* ---- the plan's sizing pass: a table whose every op does nothing ---- */
@@ -392,14 +623,7 @@ int model_amp_count_begin(train_ops *out, amp_ctx **saved)
     if (!c) return -1;
     c->base = &NULL_OPS;
     c->counting = 1;
-    *out = NULL_OPS;
-    out->gemm = amp_gemm;
-    out->gemm_batched = amp_gemm_batched;
-    out->conv = &AMP_CONV;
-    out->softmax_xent = amp_softmax_xent;
-    out->attn_softmax = amp_attn_softmax;
-    out->layernorm = amp_layernorm;
-    out->bias_grad = amp_bias_grad;
+    wrap(&NULL_OPS, out);
     cur = c;
     return 0;
 }
@@ -407,7 +631,7 @@ int model_amp_count_begin(train_ops *out, amp_ctx **saved)
 long long model_amp_count_end(amp_ctx *saved)
 {
     const long long n = cur->used;
-    model_amp_end(saved);
+    model_amp_end(saved, NULL);
     return n;
 }
 

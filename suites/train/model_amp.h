@@ -12,13 +12,16 @@
 typedef enum {
     AMP_OP_GEMM, AMP_OP_GEMM_BATCHED, AMP_OP_CONV_FWD, AMP_OP_CONV_BWD_DATA,
     AMP_OP_CONV_BWD_FILTER, AMP_OP_SOFTMAX_XENT, AMP_OP_ATTN_SOFTMAX, AMP_OP_LAYERNORM,
-    AMP_OP_BIAS_GRAD, AMP_OP_COUNT
+    AMP_OP_BIAS_GRAD, AMP_OP_ATTN_SOFTMAX_BWD, AMP_OP_GELU, AMP_OP_GELU_BWD, AMP_OP_COUNT
 } amp_op;
 
 typedef struct amp_rule {
     const char *op;      /* the train_ops entry */
     const char *torch;   /* PyTorch's ops it stands for */
     int low;             /* 1: inputs rounded to the autocast dtype; 0: fp32 */
+    int out;             /* 1: its output is a 16-bit tensor, rounded where PyTorch
+                          * rounds it (after the bias a following bias_add adds:
+                          * addmm; before any other op reads it) */
 } amp_rule;
 
 extern const amp_rule AMP_RULES[AMP_OP_COUNT];
@@ -44,7 +47,8 @@ typedef struct amp_follow {
 int model_amp_begin(const model_plan *pl, const train_ops *ops, const step_cfg *cfg,
                     const step_bufs *b, const amp_follow *follow, train_ops *out,
                     amp_ctx **saved);
-void model_amp_end(amp_ctx *saved);
+/* Ends it: rounds an output still pending (0), -1 with err_set. */
+int model_amp_end(amp_ctx *saved, void *stream);
 
 /* The plan's sizing pass (model_plan_amp): *out is a table of no-ops under
  * autocast that only counts the floats its operands take in the log; run

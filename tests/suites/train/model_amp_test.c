@@ -4,8 +4,12 @@
  *   - every model's amp-bf16 step runs on the reference table within the amp
  *     log its plan sized (a pass over no-ops), and its gradients differ from
  *     the fp32 step's by bf16 rounding (rel > 1e-4), not fp32 rounding;
- *   - mlp-small's only 16-bit op is gemm: with gemm flipped to fp32 (the
- *     planted fault's hook) its amp step is the fp32 step, bit for bit.
+ *   - a 16-bit op's output is a bf16 value (rounded where PyTorch rounds):
+ *     in the chain models every gradient (gemm's, bias_grad's, the conv
+ *     backward's) and the logits (the last gemm plus its bias);
+ *   - mlp-small's only 16-bit op is gemm (addmm, its bias gradient with it):
+ *     with gemm flipped to fp32 (the planted fault's hook) its amp step is
+ *     the fp32 step, bit for bit.
  * Runs under ASan with the unit tests.
  */
 #include "testutil.h"
@@ -29,9 +33,19 @@ static double rel_l2(const float *a, const float *b, long long n)
     return sqrt(d / (s > 0 ? s : 1));
 }
 
+/* How many of x's n floats are not bf16 values. */
+static long long not_bf16(const float *x, long long n)
+{
+    long long k = 0;
+    for (long long i = 0; i < n; i++) k += dtype_round(DTYPE_BF16, x[i]) != x[i];
+    return k;
+}
+
 /* One step of model `name` at batch B on the reference table, fp32 and
  * amp-bf16 (flip: a planted rule), from the same parameters and batch; the
- * relative L2 distance of their gradients, or -1 when a step fails. */
+ * relative L2 distance of their gradients, or -1 when a step fails. In a
+ * chain model without a flip, the amp step's gradients and logits are bf16
+ * values (its only ops that compute are 16-bit ones). */
 static double amp_vs_fp32(const char *name, int B, int flip)
 {
     model_plan pl;
@@ -49,6 +63,13 @@ static double amp_vs_fp32(const char *name, int B, int flip)
     int ra = model_step(&pl, &TRAIN_OPS_CPU_NAIVE, &c16, &a.b, NULL);
     EXPECT(rf == 0 && ra == 0, "%s: steps %d %d: %s", name, rf, ra, err_get());
     if (rf == 0 && ra == 0) d = rel_l2(a.grads, f.grads, pl.nparam_floats);
+    if (rf == 0 && ra == 0 && !flip && pl.m->kind == MODEL_CHAIN) {
+        const long long nl = pl.nlabels * pl.m->classes;
+        const long long g = not_bf16(a.grads, pl.nparam_floats), l = not_bf16(a.scratch + pl.logits, nl);
+        EXPECT(g == 0 && l == 0, "%s: %lld of %lld gradients, %lld of %lld logits not bf16 values",
+               name, g, pl.nparam_floats, l, nl);
+        EXPECT(not_bf16(f.grads, pl.nparam_floats) > 0, "%s: the fp32 step's gradients are bf16", name);
+    }
     run_free(&f);
     run_free(&a);
     model_plan_free(&pl);
