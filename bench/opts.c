@@ -213,7 +213,7 @@ _Static_assert(NOPTS <= 64, "bench_opts.given has a bit per option");
 #define FLAG_LIST(n) (!strcmp(n, "--suite") || !strcmp(n, "--backend") || !strcmp(n, "--sizes") || \
                       !strcmp(n, "--mode"))
 
-/* --dtype LIST: fp32, tf32, bf16, fp16, amp-bf16 or all, comma-separated, each once,
+/* --dtype LIST: fp32, tf32, bf16, fp16, amp-bf16, amp-fp16 or all, comma-separated, each once,
  * into a DTYPE_BIT set. 0, or 2 with one line naming the bad value. */
 static int parse_dtypes(const char *val, unsigned *out, char *err, size_t errcap)
 {
@@ -230,9 +230,9 @@ static int parse_dtypes(const char *val, unsigned *out, char *err, size_t errcap
             item[len] = '\0';
             d = strcmp(item, "all") == 0 ? DTYPE_COUNT : dtype_parse(item);
         }
-        if (d < 0 || d == DTYPE_U8 || d == DTYPE_AMP_FP16)   /* amp-fp16: no suite runs it yet */
+        if (d < 0 || d == DTYPE_U8)
             return fail(err, errcap, "bench: bad --dtype '%.60s%s': '%.*s%s' is not one of fp32, "
-                        "tf32, bf16, fp16, amp-bf16, all", val, strlen(val) > 60 ? "..." : "",
+                        "tf32, bf16, fp16, amp-bf16, amp-fp16, all", val, strlen(val) > 60 ? "..." : "",
                         (int)(len < 24 ? len : 24), q, len > 24 ? "..." : "");
         unsigned bits = d == DTYPE_COUNT ? DTYPES_FLOAT : DTYPE_BIT(d);
         if (*out & bits) {

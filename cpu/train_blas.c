@@ -18,6 +18,7 @@
 #include "train_args.h"
 #include "train_elem.h"
 #include "train_seq.h"
+#include "train_naive_seq.h" /* amp_scale, amp_unscale */
 
 #include <cblas.h>
 #include <omp.h>
@@ -167,6 +168,8 @@ const train_ops TRAIN_OPS_CPU_BLAS = {
     .add = add1,
     .scale = scale1,
     .round = round1,
+    .amp_scale = train_cpu_amp_scale,
+    .amp_unscale = train_cpu_amp_unscale,
     .permute = permute1,
     .attn_softmax = attn_softmax1,
     .attn_softmax_bwd = attn_softmax_bwd1,

@@ -11,6 +11,7 @@
  */
 #include "train_naive_seq.h"
 #include "train_args.h"
+#include "../ops/loss_scale.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -38,6 +39,28 @@ int train_naive_round(long n, dtype_t dt, const float *x, float *y, void *stream
     (void)stream;
     if (train_round_args(WHO, n, dt)) return 1;
     for (long i = 0; i < n; i++) y[i] = dtype_round(dt, x[i]);
+    return 0;
+}
+
+/* Dynamic loss scaling, the one CPU implementation every CPU table uses
+ * (serial: a pass over the gradients, next to a whole step's work). */
+int train_cpu_amp_scale(long n, const float *ls, float *x, void *stream)
+{
+    (void)stream;
+    if (train_count_args("cpu", "amp_scale", n)) return 1;
+    for (long i = 0; i < n; i++) x[i] *= ls[LS_SCALE];
+    return 0;
+}
+
+int train_cpu_amp_unscale(long n, float *g, float *ls, int plant, int *found, void *stream)
+{
+    (void)stream;
+    if (train_count_args("cpu", "amp_unscale", n)) return 1;
+    const float inv = ls_inv_scale(ls);
+    const int planted = ls_planted(ls, plant);
+    for (long i = 0; i < n; i++) g[i] = ls_unscale_elem(g[i], inv, i, planted, &ls[LS_FOUND]);
+    ls_update(ls);
+    *found = ls[LS_LAST] != 0.0f;
     return 0;
 }
 

@@ -2,7 +2,7 @@
  * table TRAIN_OPS_CPU_NAIVE, written in cpu/train_naive_seq.c (rules:
  * cpu/train_naive.c). Signatures and contract: the train_ops entries of the
  * same names (ops/train_ops.h). Internal to cpu/: train_naive.c's table
- * points at these. */
+ * points at these (and every CPU table at train_cpu_amp_*). */
 #ifndef CPU_TRAIN_NAIVE_SEQ_H
 #define CPU_TRAIN_NAIVE_SEQ_H
 
@@ -11,6 +11,9 @@
 int train_naive_add(long n, const float *a, const float *b, float *y, void *stream);
 int train_naive_scale(long n, float a, float *x, void *stream);
 int train_naive_round(long n, dtype_t dt, const float *x, float *y, void *stream);
+/* amp_scale and amp_unscale of every CPU table (serial). */
+int train_cpu_amp_scale(long n, const float *ls, float *x, void *stream);
+int train_cpu_amp_unscale(long n, float *g, float *ls, int plant, int *found, void *stream);
 int train_naive_permute(int A, int B, int C, int D, const float *x, float *y, void *stream);
 int train_naive_attn_softmax(long rows, int T, float scale, const float *z, float *p,
                              void *stream);

@@ -16,6 +16,7 @@
 #include "train_args.h"
 #include "train_elem.h"
 #include "train_seq.h"
+#include "train_naive_seq.h" /* amp_scale, amp_unscale */
 
 #include <dnnl.h>
 #include <dnnl_debug.h>
@@ -63,6 +64,8 @@ const train_ops TRAIN_OPS_CPU_ONEDNN = {
     .add = train_seq_add,
     .scale = train_seq_scale,
     .round = train_seq_round,
+    .amp_scale = train_cpu_amp_scale,
+    .amp_unscale = train_cpu_amp_unscale,
     .permute = train_seq_permute,
     .attn_softmax = train_seq_attn_softmax,
     .attn_softmax_bwd = train_seq_attn_softmax_bwd,

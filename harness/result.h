@@ -63,6 +63,8 @@ typedef struct result_row {
     char workload[320];                  /* the workload key (machine.h) */
     char machine[200];                   /* --name, or host/class */
     int version;                         /* the suite's work version (not a column) */
+    double loss_scale;                   /* amp-fp16 steps: the loss scale after the last step */
+    double skipped_steps;                /* amp-fp16 steps: steps the loss scaler skipped */
     char trace[4096];                    /* step suites: the loss after each step, ';'-separated */
     char repro[512];                     /* the command that re-runs this case */
     char note[512];                      /* skip reason, error text, warning */

@@ -216,6 +216,9 @@ int exec_check(runner *r, const suite_def *s, const backend_def *b, const proble
             return 0;
         }
         if (suite_step_count(s) > 0) trace_add(row, &d->l, host);
+        if (s->steps && s->steps->scaler &&   /* the last step's stands */
+            !s->steps->scaler(p, host, &row->loss_scale, &row->skipped_steps))
+            row->loss_scale = row->skipped_steps = NAN;
         if (step >= steps) continue;   /* --steps: the trace goes on, unchecked */
         if (step == 0) plant_fault(b, &d->l, host);
         if (step == 0 && plant_reduced(s, b, p, d, host)) {

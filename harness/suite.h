@@ -101,6 +101,10 @@ typedef struct BENCH_DESIGNATED suite_steps {
      * accuracy_lost column; the last checked step's stands. NaN: the
      * default (the check's rel_err, or against the unrounded inputs). */
     double (*accuracy)(const problem *p, const void *ref, int step, void *const *host);
+    /* Optional: a dynamic loss scaler's state after the step host holds (its
+     * scale and the steps it skipped, for the loss_scale and skipped_steps
+     * columns; the last step's stands). 1 with both set; 0: no scaler. */
+    int (*scaler)(const problem *p, void *const *host, double *scale, double *skipped);
 } suite_steps;
 
 /* A collectives suite: its CPU backends' cases run on every rank, with

@@ -26,6 +26,13 @@
  * AMP_RULES op: gemm, softmax_xent, ...) in the other precision
  * (suites/train/model_amp.c). */
 #define HOOK_PLANT_AMP "BENCH_PLANT_AMP"
+/* =STEP: under amp-fp16's loss scaler every backend and the reference take
+ * the first gradient element of the scaler's step STEP (1-based) as inf
+ * (ops/loss_scale.h; suites/train/train.c). */
+#define HOOK_PLANT_OVERFLOW "BENCH_PLANT_OVERFLOW"
+/* =BACKEND: BACKEND applies the optimizer update of a step whose gradients
+ * hold an inf/NaN, which the loss scaler skips (suites/train/model.c). */
+#define HOOK_PLANT_NO_SKIP "BENCH_PLANT_NO_SKIP"
 /* =BACKEND: every replica weighs its gradient 1/N, not by its shard
  * (suites/train/train_dp_step.c). */
 #define HOOK_PLANT_SHARD_WEIGHT "BENCH_PLANT_SHARD_WEIGHT"

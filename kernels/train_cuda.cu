@@ -49,7 +49,9 @@ static int gemm_batched_lib(int ta, int tb, int M, int N, int K, const float *A,
 /* The entries both tables share, after gemm_batched (designated, in the
  * struct's order, as nvcc and g++ take them in C++17). */
 #define TRAIN_CUDA_SHARED_SEQ_OPS                                                        \
-    .add = train_cuda_add, .scale = train_cuda_scale, .round = train_cuda_round, .permute = train_cuda_permute,                                \
+    .add = train_cuda_add, .scale = train_cuda_scale, .round = train_cuda_round,                            \
+    .amp_scale = train_cuda_amp_scale, .amp_unscale = train_cuda_amp_unscale,             \
+    .permute = train_cuda_permute,                                \
     .attn_softmax = train_cuda_attn_softmax, .attn_softmax_bwd = train_cuda_attn_softmax_bwd, \
     .embedding = train_cuda_embedding, .embedding_bwd = train_cuda_embedding_bwd,        \
     .layernorm = train_cuda_layernorm, .layernorm_bwd = train_cuda_layernorm_bwd,        \

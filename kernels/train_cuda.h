@@ -59,6 +59,8 @@ int train_cuda_sgd(long n, float *p, const float *g, float *v, float lr, float m
 int train_cuda_add(long n, const float *a, const float *b, float *y, void *stream);
 int train_cuda_scale(long n, float a, float *x, void *stream);
 int train_cuda_round(long n, dtype_t dt, const float *x, float *y, void *stream);
+int train_cuda_amp_scale(long n, const float *ls, float *x, void *stream);
+int train_cuda_amp_unscale(long n, float *g, float *ls, int plant, int *found, void *stream);
 int train_cuda_permute(int A, int B, int C, int D, const float *x, float *y, void *stream);
 int train_cuda_attn_softmax(long rows, int T, float scale, const float *z, float *p,
                             void *stream);

@@ -1,7 +1,9 @@
-/* kernels/train_seq_map.cu - elementwise maps: add, scale, round, gelu and its backward on the GPU (kernels/train_cuda.h; the
+/* kernels/train_seq_map.cu - elementwise maps: add, scale, round, gelu and its backward, and the
+ * loss scaler's amp_scale and amp_unscale (ops/loss_scale.h) on the GPU (kernels/train_cuda.h; the
  * CPU's is cpu/train_seq_map.c; the launch shapes and contract notes:
  * kernels/train_seq_impl.h). */
 #include "train_seq_impl.h"
+#include "../ops/loss_scale.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -123,4 +125,62 @@ extern "C" int train_cuda_gelu_bwd(long n, const float *x, const float *dy, floa
                                    void *stream)
 {
     return map2<GeluBwdOp>("train_cuda gelu_bwd", n, x, dy, dx, stream);
+}
+
+/* ---- dynamic loss scaling (ops/loss_scale.h: the rule, written once) ---- */
+
+static __global__ void amp_scale_kernel(size_t n, const float *ls, float *x)
+{
+    const float a = ls[LS_SCALE];
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) x[i] *= a;
+}
+
+/* Every thread that meets an inf/NaN stores 1 to ls[LS_FOUND] (the same
+ * value: a benign race, as PyTorch's found_inf). */
+static __global__ void amp_unscale_kernel(size_t n, float *g, float *ls, int plant)
+{
+    const float inv = ls_inv_scale(ls);
+    const int planted = ls_planted(ls, plant);
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        g[i] = ls_unscale_elem(g[i], inv, (long)i, planted, &ls[LS_FOUND]);
+}
+
+static __global__ void amp_update_kernel(float *ls) { ls_update(ls); }
+
+extern "C" int train_cuda_amp_scale(long n, const float *ls, float *x, void *stream)
+{
+    const char *who = "train_cuda amp_scale";
+    if (!size_ok(who, n, "n", 0) || !ptrs_ok(who, ls, x, x)) return -1;
+    if (n == 0) return 0;
+    amp_scale_kernel<<<elem_grid((size_t)n), ELEM_THREADS, 0, (cudaStream_t)stream>>>((size_t)n,
+                                                                                       ls, x);
+    LAUNCH_CHECK();
+    return 0;
+fail:
+    return -1;
+}
+
+/* Unscales on the stream, updates the state in one thread, then waits for
+ * the step's flag (GradScaler.step's found_inf.item()). */
+extern "C" int train_cuda_amp_unscale(long n, float *g, float *ls, int plant, int *found,
+                                      void *stream)
+{
+    const char *who = "train_cuda amp_unscale";
+    const cudaStream_t s = (cudaStream_t)stream;
+    float last = 0.0f;
+    if (!size_ok(who, n, "n", 0) || !ptrs_ok(who, g, ls, found)) return -1;
+    if (n > 0) {
+        amp_unscale_kernel<<<elem_grid((size_t)n), ELEM_THREADS, 0, s>>>((size_t)n, g, ls, plant);
+        LAUNCH_CHECK();
+    }
+    amp_update_kernel<<<1, 1, 0, s>>>(ls);
+    LAUNCH_CHECK();
+    CUDA_TRY(cudaMemcpyAsync(&last, ls + LS_LAST, sizeof last, cudaMemcpyDeviceToHost, s));
+    CUDA_TRY(cudaStreamSynchronize(s));
+    *found = last != 0.0f;
+    return 0;
+fail:
+    return -1;
 }

@@ -22,8 +22,8 @@
  *             step keeps): a training step under autocast, the ops of the
  *             autocast list (suites/train/model_amp.c) reading their inputs
  *             rounded to bf16, products exact, fp32 accumulation
- *   amp-fp16  the same at fp16, with dynamic loss scaling: named here, run by
- *             no suite yet (the train step does not scale its loss yet)
+ *   amp-fp16  the same at fp16, with dynamic loss scaling (GradScaler's:
+ *             ops/loss_scale.h; amp-bf16 uses none)
  * Includable from C and C++ (CPU code, the harness, CUDA host code).
  */
 #ifndef OPS_DTYPE_H
@@ -70,7 +70,7 @@ typedef struct dtype_info {
                           * autocast list's ops read their inputs in (fp32
                           * storage, fp32 accumulation); DTYPE_FP32: none */
     int loss_scale;      /* a mixed-precision mode that needs dynamic loss scaling
-                          * (amp-fp16: no suite runs it until a step does) */
+                          * (amp-fp16: ops/loss_scale.h) */
 } dtype_info;
 
 static const dtype_info DTYPE_INFO[DTYPE_COUNT] = {

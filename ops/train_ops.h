@@ -87,6 +87,16 @@ typedef struct train_ops {
      * dtype_round, nearest even), n >= 0 elements; y may be x. (Autocast's
      * cast of an op's inputs: suites/train/model_amp.c.) */
     int (*round)(long n, dtype_t dt, const float *x, float *y, void *stream);
+    /* Dynamic loss scaling (amp-fp16; the rule and the state ls, LS_FLOATS
+     * floats in the table's memory: ops/loss_scale.h). amp_scale: x[i] *=
+     * ls[LS_SCALE], n >= 0 (the loss gradient, as GradScaler.scale(loss)).
+     * amp_unscale: every g[i] (n >= 0) through ls_unscale_elem (inf/NaN
+     * found, times ls_inv_scale), then ls_update(ls); *found (host memory) =
+     * ls[LS_LAST]: 1 when the step's optimizer update is to be skipped. It
+     * synchronizes the stream for *found, as GradScaler.step's
+     * found_inf.item() does. plant: the test hook's step (ls_planted), 0. */
+    int (*amp_scale)(long n, const float *ls, float *x, void *stream);
+    int (*amp_unscale)(long n, float *g, float *ls, int plant, int *found, void *stream);
     /* y[a][c][b][d] = x[a][b][c][d] for x of A x B x C x D, each >= 0 (swaps
      * the middle two axes; y must not overlap x). Batch-first to time-major
      * ([1][B][T][X] -> [1][T][B][X]) and attention's heads

@@ -9,6 +9,7 @@
 #include "errmsg.h"
 #include "interrupt.h"
 #include "phase.h"
+#include "../../ops/loss_scale.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -103,10 +104,26 @@ int model_plan_make(const model_def *m, int B, model_plan *pl)
     return rc;
 }
 
-long long model_state_floats(const model_plan *pl, opt_kind opt)
+static long long opt_floats(const model_plan *pl, opt_kind opt)
 {
     return opt == OPT_SGD ? 0 : opt == OPT_MOMENTUM ? pl->nparam_floats
                                                     : 2 * pl->nparam_floats + 1;
+}
+
+long long model_state_floats(const model_plan *pl, opt_kind opt)
+{
+    return opt_floats(pl, opt) + (pl->loss_scaled ? LS_FLOATS : 0);
+}
+
+float *model_scaler(const model_plan *pl, opt_kind opt, float *state)
+{
+    return pl->loss_scaled ? state + opt_floats(pl, opt) : NULL;
+}
+
+void model_state_init(const model_plan *pl, opt_kind opt, float *state)
+{
+    memset(state, 0, (size_t)model_state_floats(pl, opt) * sizeof(float));
+    if (pl->loss_scaled) ls_init(model_scaler(pl, opt, state));
 }
 
 /* Replicas whose steps are open (model_hold): threads of one process too. */
@@ -200,6 +217,12 @@ int model_update(const model_plan *pl, const train_ops *ops, const step_cfg *cfg
                     cfg->lr, cfg->momentum, stream);
 }
 
+/* Whether the step runs under the loss scaler (amp-fp16). */
+static int scaled(const model_plan *pl, const step_cfg *cfg)
+{
+    return pl->loss_scaled && dtype_info_of(cfg->amp)->loss_scale;
+}
+
 /* Whether ops has every entry the model and optimizer call (a table of an
  * older build, or one still being filled, fails with the entry named). */
 static int ops_complete(const model_plan *pl, const train_ops *ops, const step_cfg *cfg)
@@ -219,6 +242,14 @@ static int ops_complete(const model_plan *pl, const train_ops *ops, const step_c
     if (cfg->opt == OPT_ADAMW) NEED(adamw);
     if (cfg->shard_weight > 0 && cfg->shard_weight != 1.0f) NEED(scale);
     if (dtype_autocast(cfg->amp) != DTYPE_FP32) NEED(round);
+    if (dtype_info_of(cfg->amp)->loss_scale && !pl->loss_scaled) {
+        err_set("%s: the plan has no loss scaler state", dtype_name(cfg->amp));
+        return 0;
+    }
+    if (scaled(pl, cfg)) {
+        NEED(amp_scale);
+        NEED(amp_unscale);
+    }
     switch (pl->m->kind) {
     case MODEL_CHAIN:
         NEED(relu);
@@ -251,6 +282,16 @@ static int ops_complete(const model_plan *pl, const train_ops *ops, const step_c
     return 1;
 }
 
+/* Under the loss scaler, GradScaler.scale(loss): the loss gradient times
+ * the scale (the loss itself is reported unscaled). */
+static int scale_loss(const model_plan *pl, const train_ops *ops, const step_cfg *cfg,
+                      const step_bufs *b, void *stream)
+{
+    if (!scaled(pl, cfg)) return 0;
+    return ops->amp_scale(pl->nlabels * pl->m->classes, model_scaler(pl, cfg->opt, b->state),
+                          b->scratch + pl->dlogits, stream);
+}
+
 static int grads_body(const model_plan *pl, const train_ops *ops, const step_cfg *cfg,
                       const step_bufs *b, void *stream, void *ctx)
 {
@@ -263,6 +304,7 @@ static int grads_body(const model_plan *pl, const train_ops *ops, const step_cfg
                        stream));
         TRY(ops->scale(1, cfg->shard_weight, b->loss, stream));
     }
+    TRY(scale_loss(pl, ops, cfg, b, stream));
     phase_mark("backward", stream);
     TRY(backward(pl, ops, b, stream));
     return model_grads_ready(b, 0, stream);
@@ -291,8 +333,8 @@ static int replay_body(const model_plan *pl, const train_ops *ops, const step_cf
     if (pl->m->kind == MODEL_CHAIN) TRY(chain_replay_forward(pl, ops, b, r->theirs, r->tol, r->flips));
     else TRY(forward(pl, ops, b, NULL));
     TRY(loss(pl, ops, b, NULL));
+    TRY(scale_loss(pl, ops, cfg, b, NULL));
     TRY(backward(pl, ops, b, NULL));
-    (void)cfg;
     return 0;
 }
 
@@ -346,12 +388,27 @@ int model_loss(const model_plan *pl, const train_ops *ops, const step_cfg *cfg,
     return run_amp(loss_body, pl, ops, cfg, b, stream, NULL);
 }
 
+/* The optimizer's update after the gradients; under the loss scaler, the
+ * gradients unscaled first and the update skipped (parameters and optimizer
+ * state untouched) when one was inf or NaN (GradScaler.unscale_, .step,
+ * .update). */
+static int scaled_update(const model_plan *pl, const train_ops *ops, const step_cfg *cfg,
+                         const step_bufs *b, void *stream)
+{
+    int found = 0;
+    if (scaled(pl, cfg))
+        TRY(ops->amp_unscale((long)pl->nparam_floats, b->grads,
+                             model_scaler(pl, cfg->opt, b->state), cfg->ls_plant, &found, stream));
+    if (found && !cfg->ls_no_skip) return 0;
+    return model_update(pl, ops, cfg, b, stream);
+}
+
 int model_step(const model_plan *pl, const train_ops *ops, const step_cfg *cfg,
                const step_bufs *b, void *stream)
 {
     TRY(model_grads(pl, ops, cfg, b, stream));
     phase_mark("update", stream);
-    return model_update(pl, ops, cfg, b, stream);
+    return scaled_update(pl, ops, cfg, b, stream);
 }
 
 int model_replay(const model_plan *pl, const train_ops *ops, const step_cfg *cfg,
@@ -362,5 +419,6 @@ int model_replay(const model_plan *pl, const train_ops *ops, const step_cfg *cfg
     TRY(run_amp(replay_body, pl, ops, cfg, b, NULL, &r));
     step_cfg c = *cfg;
     c.skip_bias_update = 0;
-    return model_update(pl, ops, &c, b, NULL);
+    c.ls_no_skip = 0;
+    return scaled_update(pl, ops, &c, b, NULL);
 }

@@ -129,6 +129,8 @@ typedef struct model_plan {
     long long amp_ws;            /* mixed precision: the log of the autocast ops' rounded
                                   * inputs (model_plan_amp), amp_floats long; -1: none */
     long long amp_floats;
+    int loss_scaled;             /* amp-fp16: the optimizer state ends with the loss
+                                  * scaler's (ops/loss_scale.h; model_state_floats) */
     /* chain models */
     plan_layer layer[MODEL_MAX_LAYERS];
     /* sequence models */
@@ -157,15 +159,24 @@ unsigned long long model_workspace(const model_plan *pl, const train_ops *ops);
 typedef enum { OPT_SGD, OPT_MOMENTUM, OPT_ADAMW } opt_kind;
 
 /* Floats of optimizer state for a plan: 0 (SGD), the momentum buffer, or
- * AdamW's m and v and its step count (2 * nparam_floats + 1). */
+ * AdamW's m and v and its step count (2 * nparam_floats + 1); then, when
+ * pl->loss_scaled, the loss scaler's LS_FLOATS (ops/loss_scale.h). */
 long long model_state_floats(const model_plan *pl, opt_kind opt);
+
+/* The loss scaler's state in state (model_state_floats' layout), or NULL
+ * when the plan has none. */
+float *model_scaler(const model_plan *pl, opt_kind opt, float *state);
+
+/* A fresh optimizer state (host memory): zeros, and a fresh loss scaler. */
+void model_state_init(const model_plan *pl, opt_kind opt, float *state);
 
 /* What one step reads and writes (all in the ops' memory: host or device). */
 typedef struct step_bufs {
     const void *x;           /* float [B][C][H][W] / [B][T][I], or int token ids [B][T] */
     const int *labels;       /* [nlabels] */
     float *params, *grads;
-    float *state;            /* model_state_floats: momentum, or AdamW's m | v | t */
+    float *state;            /* model_state_floats: momentum, or AdamW's m | v | t;
+                              * then amp-fp16's loss scaler (model_scaler) */
     float *loss;             /* [1] */
     float *scratch;          /* plan.scratch_floats */
     void *ws;                /* model_workspace bytes (NULL on the CPU) */
@@ -193,11 +204,17 @@ typedef struct step_cfg {
                               * (model_amp.h); fp32 (0): none */
     int amp_flip;            /* test hook: AMP_RULES[amp_flip - 1] runs in the other
                               * precision (a planted fault); 0: none */
+    int ls_plant;            /* test hook: the loss scaler's step with a planted inf
+                              * gradient (ops/loss_scale.h's ls_planted); 0: none */
+    int ls_no_skip;          /* test hook: a step with an inf/NaN gradient is not
+                              * skipped (a planted fault); 0: none */
 } step_cfg;
 
 /* One training step: forward, softmax cross-entropy, backward (every
  * parameter's gradient into grads), the optimizer's update of params.
- * 0, or -1 (err_set). */
+ * With a loss scaler (cfg->amp's dtype_info.loss_scale, pl->loss_scaled):
+ * the loss gradient scaled, the gradients unscaled, and the update skipped
+ * when one of them is inf or NaN (ops/loss_scale.h). 0, or -1 (err_set). */
 int model_step(const model_plan *pl, const train_ops *ops, const step_cfg *cfg,
                const step_bufs *b, void *stream);
 

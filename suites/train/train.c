@@ -41,6 +41,7 @@
 #include "train_impl.h"
 #include "model_amp.h"
 #include "npy.h"
+#include "../../ops/loss_scale.h"
 #include "../../cpu/train_cpu.h"
 
 #include <ctype.h>
@@ -68,6 +69,7 @@ int train_plan(const problem *p, model_plan *pl)
         model_plan_free(pl);
         return -1;
     }
+    pl->loss_scaled = dtype_info_of(p->dtype)->loss_scale;   /* amp-fp16 */
     return 0;
 }
 
@@ -98,6 +100,12 @@ step_cfg train_step_cfg(const backend_def *b, const problem *p)
     c.skip_bias_update = b && plant && strcmp(plant, b->name) == 0;
     c.amp = dtype_autocast(p->dtype) != DTYPE_FP32 ? p->dtype : DTYPE_FP32;
     c.amp_flip = amp_plant(b);
+    /* BENCH_PLANT_OVERFLOW=STEP: every backend and the reference meet an inf
+     * gradient at the scaler's step STEP; BENCH_PLANT_NO_SKIP=<backend>: that
+     * backend applies the update of such a step */
+    const char *ov = getenv(HOOK_PLANT_OVERFLOW), *noskip = getenv(HOOK_PLANT_NO_SKIP);
+    c.ls_plant = ov ? atoi(ov) : 0;
+    c.ls_no_skip = b && noskip && strcmp(noskip, b->name) == 0;
     return c;
 }
 
@@ -342,8 +350,7 @@ static void train_fill(const problem *p, int set, void *const *host)
     if (train_plan(p, &pl)) return;
     train_fill_batch(&pl, set, host[TB_X], (int *)host[TB_LABELS]);
     init_params(&pl, (float *)host[TB_PARAMS]);
-    long long st = model_state_floats(&pl, (opt_kind)p->dim[TRAIN_DIM_OPT]);
-    if (st) memset(host[TB_STATE], 0, (size_t)st * sizeof(float));
+    model_state_init(&pl, (opt_kind)p->dim[TRAIN_DIM_OPT], (float *)host[TB_STATE]);
     model_plan_free(&pl);
 }
 
@@ -371,11 +378,26 @@ static int train_cpu_run(const backend_def *b, const problem *p, void *const *ho
     return rc;
 }
 
+/* suite_steps.scaler: amp-fp16's loss scale and skipped steps after the
+ * step host holds (its optimizer state ends with the scaler's). */
+static int train_scaler(const problem *p, void *const *host, double *scale, double *skipped)
+{
+    model_plan pl;
+    if (!dtype_info_of(p->dtype)->loss_scale || train_plan(p, &pl)) return 0;
+    const float *ls = model_scaler(&pl, (opt_kind)p->dim[TRAIN_DIM_OPT], (float *)host[TB_STATE]);
+    model_plan_free(&pl);
+    if (!ls) return 0;
+    *scale = ls[LS_SCALE];
+    *skipped = ls[LS_SKIPPED];
+    return 1;
+}
+
 /* Each repetition is the next training step; --dump writes step 1. */
 static const suite_steps TRAIN_STEPS = {
     .steps = TRAIN_CHECK_STEPS,
     .dump = train_dump,
     .accuracy = train_accuracy, /* amp rows: the loss against fp32's */
+    .scaler = train_scaler,     /* amp-fp16 rows: loss_scale, skipped_steps */
 };
 
 const suite_def SUITE_TRAIN = {
@@ -396,8 +418,8 @@ const suite_def SUITE_TRAIN = {
     .cpu_run = train_cpu_run,
     .emu_max_work = 4e8, /* emulated default sweeps: the small steps */
     .steps = &TRAIN_STEPS, /* a step suite */
-    /* fp32, and the mixed-precision step (ops/dtype.h; model_amp.c); not
-     * amp-fp16 until the step scales its loss (dtype_info.loss_scale) */
-    .dtypes = DTYPE_BIT(DTYPE_FP32) | DTYPE_BIT(DTYPE_AMP_BF16),
+    /* fp32, and the mixed-precision steps (ops/dtype.h; model_amp.c; amp-fp16
+     * with its loss scaler, ops/loss_scale.h) */
+    .dtypes = DTYPE_BIT(DTYPE_FP32) | DTYPE_BIT(DTYPE_AMP_BF16) | DTYPE_BIT(DTYPE_AMP_FP16),
     .dp_open = train_dp_open, /* the data-parallel modes (train_dp.c) */
 };

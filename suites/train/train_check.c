@@ -5,6 +5,7 @@
 #include "conv_cpu.h"
 #include "errmsg.h"
 #include "npy.h"
+#include "../../ops/loss_scale.h"
 #include "../../cpu/train_cpu.h"
 
 #include <ctype.h>
@@ -110,6 +111,7 @@ static int host_step_alloc(const model_plan *pl, opt_kind opt, const float *para
     }
     memcpy(h->params, params0, np * sizeof(float));
     if (state0) memcpy(h->state, state0, (size_t)h->nstate * sizeof(float));
+    else model_state_init(pl, opt, h->state);
     step_bufs b = {h->x, h->labels, h->params, h->grads, h->state, &h->loss, h->scratch, NULL, NULL, NULL, 0};
     h->b = b;
     return 0;
@@ -373,6 +375,49 @@ static void keep_seen(const model_plan *pl, train_ref *ref, int step, void *cons
     ref->seen_step = step;
 }
 
+/* amp-fp16's loss scaler: the backend's scaler state after the step (scale,
+ * growth tracker, skipped and step counts, the step's flag) must equal the
+ * replay's h, exactly (both run ops/loss_scale.h's rule on the same finding).
+ * When the replay found an inf/NaN gradient, the backend's parameters and
+ * optimizer state, and the replay's, must be those the step started from
+ * (params0, state0), bit for bit; its gradients hold the inf and are not
+ * compared: *worst passes and the note says so. 1 when all agree
+ * (worst->pass 1: the step was skipped, 0: go on to compare it); 0 with why. */
+static int check_scaler(const model_plan *pl, opt_kind opt, void *const *host, const host_step *h,
+                        const float *params0, const float *state0, int step, double tol,
+                        check_result *worst, char *why, size_t whycap)
+{
+    const float *want = model_scaler(pl, opt, h->state);
+    const float *got = model_scaler(pl, opt, (float *)host[TB_STATE]);
+    const size_t np = (size_t)pl->nparam_floats, nopt = (size_t)(h->nstate - (want ? LS_FLOATS : 0));
+    worst->pass = 0;
+    if (!want) return 1;
+    for (int i = 0; i < LS_FLOATS; i++)
+        if (got[i] != want[i]) {
+            snprintf(why, whycap, "loss scaler: scale %.9g, skipped %.9g, last step %s; cpu-naive "
+                     "%.9g, %.9g, %s (state [%d] %.9g vs %.9g)", got[LS_SCALE], got[LS_SKIPPED],
+                     got[LS_LAST] != 0.0f ? "skipped" : "taken", want[LS_SCALE], want[LS_SKIPPED],
+                     want[LS_LAST] != 0.0f ? "skipped" : "taken", i, got[i], want[i]);
+            return 0;
+        }
+    if (want[LS_LAST] == 0.0f) return 1;
+    if (memcmp(host[TB_PARAMS], params0, np * sizeof(float)) != 0 ||
+        memcmp(host[TB_STATE], state0, nopt * sizeof(float)) != 0 ||
+        memcmp(h->params, params0, np * sizeof(float)) != 0 ||
+        memcmp(h->state, state0, nopt * sizeof(float)) != 0) {
+        snprintf(why, whycap, "step %d had an inf/NaN gradient, to be skipped, but the %s's "
+                 "parameters or optimizer state changed", step + 1,
+                 memcmp(h->params, params0, np * sizeof(float)) ||
+                 memcmp(h->state, state0, nopt * sizeof(float)) ? "reference" : "backend");
+        return 0;
+    }
+    worst->pass = 1;
+    if (worst->tolerance < 0) worst->tolerance = tol;
+    case_note_set("step %d skipped (an inf/NaN gradient): loss scale %.9g, as cpu-naive's; "
+                  "parameters unchanged", step + 1, want[LS_SCALE]);
+    return 1;
+}
+
 /* A mixed-precision step (amp-bf16, amp-fp16): the reference's step from the
  * state the backend started it from (the initial state, then the backend's
  * own outputs of the step before, which were checked), taking the backend's
@@ -417,6 +462,13 @@ static check_result check_amp(const problem *p, const model_plan *pl, train_ref 
         goto out;
     }
     worst = c;
+    if (!check_scaler(pl, cfg.opt, host, &h, step ? ref->seen_params : ref->pre_params[0],
+                      step ? ref->seen_state : ref->pre_state[0], step, tol, &worst, why, whycap))
+        goto out;
+    if (worst.pass) { /* a skipped step: nothing updated, as in the replay */
+        keep_seen(pl, ref, step, host, h.nstate);   /* the next step starts from it */
+        goto out;
+    }
     gd = to_double(h.grads, (long long)np);
     pd = to_double(h.params, (long long)np);
     if (!gd || !pd) {

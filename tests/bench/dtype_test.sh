@@ -16,7 +16,7 @@ csvq=$(realpath "$2")
 test_begin
 . "$here/expect_usage.sh"
 
-expect_usage "bad --dtype 'fp32,bf17': 'bf17' is not one of fp32, tf32, bf16, fp16, amp-bf16, all" \
+expect_usage "bad --dtype 'fp32,bf17': 'bf17' is not one of fp32, tf32, bf16, fp16, amp-bf16, amp-fp16, all" \
   --suite matmul --dtype fp32,bf17
 expect_usage "--dtype names 'bf16' twice" --suite matmul --dtype bf16,bf16
 expect_usage "--dtype 'all,fp16': 'all' already names every dtype (fp32, tf32, bf16, fp16): give 'all' alone" --suite matmul --dtype all,fp16
