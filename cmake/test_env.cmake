@@ -11,9 +11,3 @@ set(ENV{BENCH_NO_REMEASURE} 1)
 # cudaMemcpy lands later, as work on the legacy stream, as CUDA allows; so a
 # set-up copy not ordered before work on a non-blocking stream fails a test.
 set(ENV{CUDAEMU_PAGEABLE_LATE} 1)
-# OMP_WAIT_POLICY=passive: an OpenMP thread between parallel regions sleeps
-# instead of spinning. CTest runs two tests on two cores; a spinning worker of
-# one took CPU from the other (a quarter of unit.suites.train.model's samples
-# were libgomp's spin loop). Tests check values, not speed; a user's run keeps
-# the policy they set (cpu/gemm_omp.c). A test that studies spinning sets it.
-set(ENV{OMP_WAIT_POLICY} passive)
