@@ -207,8 +207,15 @@ sig_rank() {
     >"$out.log" 2>&1 &
   local job=$!
   sleep "$delay"
-  for p in $(pgrep -f -- "--out $out --no-plots"); do
-    grep -qa "OMPI_COMM_WORLD_RANK=$rank" "/proc/$p/environ" 2>/dev/null && pid=$p
+  # the rank's process (mpirun may take longer than DELAY to start it on a
+  # busy machine: up to 15 s more)
+  for _ in $(seq 75); do
+    for p in $(pgrep -f -- "--out $out --no-plots"); do
+      grep -qa "OMPI_COMM_WORLD_RANK=$rank" "/proc/$p/environ" 2>/dev/null && pid=$p
+    done
+    [ -n "${pid:-}" ] && break
+    kill -0 "$job" 2>/dev/null || break
+    sleep 0.2
   done
   [ -n "${pid:-}" ] && kill -TERM "$pid"
   wait $job
